@@ -1,0 +1,281 @@
+//! Aggregation sinks.
+//! - GlobalAggregate (no keys): per-thread accumulators over the row loop, then a warp
+//!   shuffle reduction, a block reduction in shared memory and one atomic per block and
+//!   state.
+//! - HashAggregate: an open-addressing hash table of group ids in global memory
+//!   (atomicCAS insert), keys and states in arrays indexed by group id. Lanes of a warp
+//!   that hit the same group first combine their values (warp-level local resolution) when
+//!   the warp sees few distinct groups; otherwise each lane updates its group atomically.
+
+use crate::expr::{gen, Value};
+use crate::pipeline::PipelineGen;
+use crate::types::{c_max, c_min, c_type, eq_call, hash_call, helper_suffix};
+use crate::{InitKernel, Param, Part, BLOCK_SIZE};
+use gpusql_common::Result;
+use gpusql_plan::{AggState, Expr, StateFunc};
+
+/// Warp-distinct-group count up to which lanes pre-combine values in the warp.
+const WARP_COMBINE_MAX_GROUPS: u32 = 4;
+
+struct StateCode {
+    ct: &'static str,
+    suffix: &'static str,
+    /// Identity element (value of a lane that contributes nothing).
+    identity: String,
+    /// Reduction/atomic helper names: ("sum"|"min"|"max", "add"|"min"|"max").
+    reduce: &'static str,
+    atomic: &'static str,
+}
+
+fn state_code(s: &AggState) -> Result<StateCode> {
+    let ct = match s.func {
+        StateFunc::Count => "int64_t",
+        _ => c_type(&s.ty),
+    };
+    let suffix = helper_suffix(ct, &format!("{s}"))?;
+    Ok(match s.func {
+        StateFunc::Sum | StateFunc::Count => StateCode { ct, suffix, identity: format!("(({ct})0)"), reduce: "sum", atomic: "add" },
+        StateFunc::Min => {
+            if ct == "__int128" {
+                helper_suffix("bool", &format!("{s}"))?;
+            }
+            StateCode { ct, suffix, identity: c_max(ct).into(), reduce: "min", atomic: "min" }
+        }
+        StateFunc::Max => {
+            if ct == "__int128" {
+                helper_suffix("bool", &format!("{s}"))?;
+            }
+            StateCode { ct, suffix, identity: c_min(ct).into(), reduce: "max", atomic: "max" }
+        }
+    })
+}
+
+/// This row's contribution to a state: the identity unless `take`.
+fn contribution(s: &AggState, c: &StateCode, arg: &Value, take: &str) -> String {
+    let ok = if arg.is_never_null() { take.to_string() } else { format!("({take} && !{})", arg.null) };
+    let v = match s.func {
+        StateFunc::Count => "1".to_string(),
+        _ => format!("({})({})", c.ct, arg.v),
+    };
+    format!("({ok} ? ({}){v} : {})", c.ct, c.identity)
+}
+
+pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], entry: &str) -> Result<InitKernel> {
+    let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
+    let ptrs: Vec<String> =
+        codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
+    let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
+
+    // Argument values, evaluated for active rows.
+    let arg_vals: Vec<Value> = states
+        .iter()
+        .enumerate()
+        .map(|(j, s)| match &s.arg {
+            None => Value::not_null("1"),
+            Some(a) => Value { v: format!("a{j}_"), null: if a.nullable() { format!("a{j}_null") } else { "false".into() } },
+        })
+        .collect();
+    let eval_args = |g: &mut PipelineGen| -> Result<()> {
+        for (j, s) in states.iter().enumerate() {
+            if let Some(a) = &s.arg {
+                let x = gen(a, &g.row, &mut g.body)?;
+                g.body.line(format!("a{j}_ = {};", x.v));
+                if a.nullable() {
+                    g.body.line(format!("a{j}_null = {};", x.null));
+                }
+            }
+        }
+        Ok(())
+    };
+    let declare_args = |g: &mut PipelineGen| {
+        for (j, s) in states.iter().enumerate() {
+            if let Some(a) = &s.arg {
+                let ct = c_type(&a.ty());
+                g.body.line(format!("{ct} a{j}_{};", if ct == "Str" { "" } else { " = 0" }));
+                if a.nullable() {
+                    g.body.line(format!("bool a{j}_null = true;"));
+                }
+            }
+        }
+    };
+    let mut all_exprs: Vec<&Expr> = keys.iter().collect();
+    all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));
+
+    let init_params: Vec<Param>;
+    if keys.is_empty() {
+        g.body.line(format!("// ---- GlobalAggregate -> #{id} [{}] (block reduction, one atomic per block) ----", names.join(", ")));
+        for (j, c) in codes.iter().enumerate() {
+            g.pre.line(format!("{} acc{j}_ = {};", c.ct, c.identity));
+        }
+        declare_args(g);
+        g.body.open("if (active)");
+        g.load_columns(&all_exprs);
+        eval_args(g)?;
+        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
+            let contrib = contribution(s, c, &arg_vals[j], "true");
+            let update = match c.reduce {
+                "sum" => format!("acc{j}_ += {contrib};"),
+                "min" => format!("{{ const {} x_ = {contrib}; if (x_ < acc{j}_) acc{j}_ = x_; }}", c.ct),
+                _ => format!("{{ const {} x_ = {contrib}; if (x_ > acc{j}_) acc{j}_ = x_; }}", c.ct),
+            };
+            g.body.line(update);
+        }
+        g.body.close();
+        let warps = BLOCK_SIZE / 32;
+        let p = &mut g.post;
+        p.line("// GlobalAggregate: warp shuffle reduction, block reduction in shared memory, one atomic per block");
+        p.line("const uint32_t lane_ = threadIdx.x & 31, warp_ = threadIdx.x >> 5;");
+        for (j, c) in codes.iter().enumerate() {
+            p.open("");
+            p.line(format!("__shared__ {} red_[{warps}];", c.ct));
+            p.line(format!("{} v_ = warp_{}_{}(acc{j}_);", c.ct, c.reduce, c.suffix));
+            p.line("if (lane_ == 0) red_[warp_] = v_;");
+            p.line("__syncthreads();");
+            p.open("if (warp_ == 0)");
+            p.line(format!("v_ = lane_ < {warps} ? red_[lane_] : {};", c.identity));
+            p.line(format!("v_ = warp_{}_{}(v_);", c.reduce, c.suffix));
+            p.line(format!("if (lane_ == 0) atomic_{}_{}({}, v_);", c.atomic, c.suffix, ptrs[j]));
+            p.close();
+            p.close();
+        }
+        init_params = vec![];
+    } else {
+        let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        g.body.line(format!(
+            "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table, atomicCAS insert) ----",
+            key_list.join(", "),
+            names.join(", ")
+        ));
+        let slots = g.param(Param::HashSlots, "int* __restrict__");
+        let mask = g.param(Param::HashMask, "const uint32_t");
+        let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+        let count = g.param(Param::OutCount, "unsigned long long*");
+        let mut key_out = vec![];
+        for (k, e) in keys.iter().enumerate() {
+            let ct = c_type(&e.ty());
+            let vals = g.param(Param::Output { column: k, part: Part::Values }, &format!("{ct}* __restrict__"));
+            let valid = e.nullable().then(|| g.param(Param::Output { column: k, part: Part::Validity }, "uint8_t* __restrict__"));
+            key_out.push((vals, valid, e.ty()));
+        }
+        g.body.line("int gid_ = -1;");
+        declare_args(g);
+        g.body.open("if (active)");
+        g.load_columns(&all_exprs);
+        let mut kv = vec![];
+        for k in keys {
+            kv.push(gen(k, &g.row, &mut g.body)?);
+        }
+        let b = &mut g.body;
+        b.line("uint64_t h_ = 0x9e3779b97f4a7c15ull;");
+        for (v, (_, _, ty)) in kv.iter().zip(&key_out) {
+            let h = hash_call(ty, &v.v);
+            if v.is_never_null() {
+                b.line(format!("h_ = hash_combine(h_, {h});"));
+            } else {
+                b.line(format!("h_ = hash_combine(h_, {} ? 0x5bd1e995ull : {h});", v.null));
+            }
+        }
+        b.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
+        b.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
+        b.line(format!("int cur_ = *(volatile int*)&{slots}[slot_];"));
+        b.open("if (cur_ == -1)");
+        b.line(format!("cur_ = atomicCAS(&{slots}[slot_], -1, -2);"));
+        b.open("if (cur_ == -1)");
+        b.line(format!("const unsigned long long g_ = atomicAdd({count}, 1ull);"));
+        b.line(format!("if (g_ >= {max_groups}) {{ raise_error(err, ERR_GROUPS_FULL); atomicExch(&{slots}[slot_], -3); break; }}"));
+        for (v, (vals, valid, _)) in kv.iter().zip(&key_out) {
+            b.line(format!("{vals}[g_] = {};", v.v));
+            if let Some(valid) = valid {
+                b.line(format!("{valid}[g_] = !{};", v.null));
+            }
+        }
+        b.line("__threadfence();");
+        b.line(format!("atomicExch(&{slots}[slot_], (int)g_);"));
+        b.line("gid_ = (int)g_;");
+        b.line("break;");
+        b.close();
+        b.close();
+        b.line(format!("while (cur_ == -2) cur_ = *(volatile int*)&{slots}[slot_];"));
+        b.line("if (cur_ == -3) break;");
+        let mut conds = vec![];
+        for (v, (vals, valid, ty)) in kv.iter().zip(&key_out) {
+            let eq = eq_call(ty, &v.v, &format!("ld_cg(&{vals}[cur_])"));
+            conds.push(match valid {
+                None => eq,
+                Some(valid) => format!("({} ? ld_cg(&{valid}[cur_]) == 0 : (ld_cg(&{valid}[cur_]) != 0 && {eq}))", v.null),
+            });
+        }
+        b.line(format!("if ({}) {{ gid_ = cur_; break; }}", conds.join(" && ")));
+        b.line(format!("slot_ = (slot_ + 1) & {mask};"));
+        b.close();
+        b.line("if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);");
+        eval_args(g)?;
+        g.body.close();
+
+        let b = &mut g.body;
+        b.line("// local resolution: lanes holding the same group combine values in the warp first");
+        b.line("const bool has_ = active && gid_ >= 0;");
+        b.line("const uint32_t lane_ = threadIdx.x & 31;");
+        b.line("const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);");
+        b.line("const uint32_t leaders_ = __ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_);");
+        b.open(format!("if (__popc(leaders_) <= {WARP_COMBINE_MAX_GROUPS})"));
+        b.line("uint32_t todo_ = __ballot_sync(FULL_MASK, has_);");
+        b.open("while (todo_)");
+        b.line("const int g_ = __shfl_sync(FULL_MASK, gid_, __ffs(todo_) - 1);");
+        b.line("const bool mine_ = has_ && gid_ == g_;");
+        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
+            let contrib = contribution(s, c, &arg_vals[j], "mine_");
+            b.line(format!(
+                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(&{p}[g_], v_); }}",
+                ct = c.ct,
+                r = c.reduce,
+                sfx = c.suffix,
+                a = c.atomic,
+                p = ptrs[j]
+            ));
+        }
+        b.line("todo_ &= ~__ballot_sync(FULL_MASK, mine_);");
+        b.close();
+        b.close_with("else if (has_)");
+        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
+            let v = match s.func {
+                StateFunc::Count => "1".to_string(),
+                _ => format!("({})({})", c.ct, arg_vals[j].v),
+            };
+            let upd = format!("atomic_{}_{}(&{}[gid_], {v});", c.atomic, c.suffix, ptrs[j]);
+            if arg_vals[j].is_never_null() {
+                b.line(upd);
+            } else {
+                b.line(format!("if (!{}) {upd}", arg_vals[j].null));
+            }
+        }
+        b.close();
+        init_params = vec![Param::HashSlots, Param::HashMask];
+    }
+
+    // Init kernel: empty hash slots and MIN/MAX identities.
+    let mut params = init_params;
+    let mut decls: Vec<String> = vec![];
+    let mut fills = vec![];
+    if !keys.is_empty() {
+        decls.push("int* ht_slots".into());
+        decls.push("const uint32_t ht_mask".into());
+        fills.push("for (uint64_t i = tid; i <= ht_mask; i += stride) ht_slots[i] = -1;".to_string());
+    }
+    for (j, c) in codes.iter().enumerate() {
+        if c.reduce != "sum" {
+            params.push(Param::State { index: j });
+            decls.push(format!("{}* state{j}", c.ct));
+            fills.push(format!("for (uint64_t i = tid; i < max_groups; i += stride) state{j}[i] = {};", c.identity));
+        }
+    }
+    params.push(Param::MaxGroups);
+    decls.push("const uint32_t max_groups".into());
+    let init_entry = format!("{entry}_init");
+    g.extra.push_str(&format!(
+        "// Init of #{id}: empty hash slots, MIN/MAX identities\nextern \"C\" __global__ void {init_entry}({}) {{\n    const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;\n    {}\n}}\n\n",
+        decls.join(", "),
+        fills.join("\n    ")
+    ));
+    Ok(InitKernel { entry: init_entry, params })
+}

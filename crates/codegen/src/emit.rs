@@ -1,0 +1,35 @@
+//! A small indented-code writer with fresh temporary names.
+
+#[derive(Default)]
+pub struct Emitter {
+    pub code: String,
+    pub indent: usize,
+    pub next_tmp: usize,
+}
+
+impl Emitter {
+    pub fn line(&mut self, s: impl AsRef<str>) {
+        for l in s.as_ref().lines() {
+            self.code.push_str(&"    ".repeat(self.indent));
+            self.code.push_str(l);
+            self.code.push('\n');
+        }
+    }
+    pub fn open(&mut self, s: impl AsRef<str>) {
+        self.line(format!("{} {{", s.as_ref()));
+        self.indent += 1;
+    }
+    pub fn close(&mut self) {
+        self.indent -= 1;
+        self.line("}");
+    }
+    pub fn close_with(&mut self, s: impl AsRef<str>) {
+        self.indent -= 1;
+        self.line(format!("}} {} {{", s.as_ref()));
+        self.indent += 1;
+    }
+    pub fn tmp(&mut self, prefix: &str) -> String {
+        self.next_tmp += 1;
+        format!("{prefix}{}", self.next_tmp)
+    }
+}

@@ -1,0 +1,216 @@
+//! Expression -> CUDA statements. Every value is a pair: a C expression for the value and
+//! one for "is NULL" ("false" when the value cannot be NULL). CASE, AND and OR evaluate
+//! lazily, like the CPU backend, so a division in an untaken branch raises no error.
+
+use crate::emit::Emitter;
+use crate::types::{c_literal, c_type};
+use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_plan::{BinaryOp, Expr};
+
+#[derive(Debug, Clone)]
+pub struct Value {
+    pub v: String,
+    pub null: String,
+}
+
+impl Value {
+    pub fn not_null(v: impl Into<String>) -> Self {
+        Value { v: v.into(), null: "false".into() }
+    }
+    pub fn is_never_null(&self) -> bool {
+        self.null == "false"
+    }
+}
+
+/// Values of the current row's columns, as C expressions (loaded beforehand).
+pub type Row = [Value];
+
+fn or_null(a: &Value, b: &Value) -> String {
+    match (a.is_never_null(), b.is_never_null()) {
+        (true, true) => "false".into(),
+        (true, false) => b.null.clone(),
+        (false, true) => a.null.clone(),
+        _ => format!("({} || {})", a.null, b.null),
+    }
+}
+
+/// Emits `e`; returns its value.
+pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
+    match e {
+        Expr::Column { index, .. } => Ok(row[*index].clone()),
+        Expr::Literal { value, ty } => Ok(Value {
+            v: c_literal(value, ty),
+            null: if value.is_null() { "true".into() } else { "false".into() },
+        }),
+        Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), left, right, .. } => {
+            let l = gen(left, row, out)?;
+            let (v, n) = (out.tmp("b"), out.tmp("bn"));
+            out.line(format!("bool {v}, {n};"));
+            // AND: a FALSE left side decides; OR: a TRUE left side decides.
+            let decided = if *op == BinaryOp::And { format!("!{} && !({})", l.null, l.v) } else { format!("!{} && ({})", l.null, l.v) };
+            out.open(format!("if ({decided})"));
+            out.line(format!("{v} = {}; {n} = false;", *op == BinaryOp::Or));
+            out.close_with("else");
+            let r = gen(right, row, out)?;
+            if *op == BinaryOp::And {
+                out.line(format!("const bool f_ = (!{rn} && !({rv}));", rn = r.null, rv = r.v));
+                out.line(format!("{n} = !f_ && ({} || {});", l.null, r.null));
+                out.line(format!("{v} = !f_ && !{n};"));
+            } else {
+                out.line(format!("const bool t_ = (!{rn} && ({rv}));", rn = r.null, rv = r.v));
+                out.line(format!("{n} = !t_ && ({} || {});", l.null, r.null));
+                out.line(format!("{v} = t_;"));
+            }
+            out.close();
+            Ok(Value { v, null: n })
+        }
+        Expr::Binary { op, left, right, ty } => {
+            let l = gen(left, row, out)?;
+            let r = gen(right, row, out)?;
+            let null = or_null(&l, &r);
+            let t = out.tmp("t");
+            if op.is_comparison() {
+                let sym = match op {
+                    BinaryOp::Eq => "==",
+                    BinaryOp::NotEq => "!=",
+                    s => s.symbol(),
+                };
+                let expr = if left.ty() == DataType::Utf8 {
+                    if *op == BinaryOp::Eq {
+                        format!("str_eq({}, {})", l.v, r.v)
+                    } else if *op == BinaryOp::NotEq {
+                        format!("!str_eq({}, {})", l.v, r.v)
+                    } else {
+                        format!("(str_cmp({}, {}) {sym} 0)", l.v, r.v)
+                    }
+                } else {
+                    format!("({} {sym} {})", l.v, r.v)
+                };
+                out.line(format!("const bool {t} = {expr};"));
+                return Ok(Value { v: t, null });
+            }
+            let ct = c_type(ty);
+            let (a, b) = (format!("(({ct}){})", l.v), format!("(({ct}){})", r.v));
+            match op {
+                BinaryOp::Div | BinaryOp::Mod => {
+                    let zero = if *ty == DataType::Float64 { "0.0" } else { "0" };
+                    out.line(format!("const bool {t}z = !({null}) && {b} == {zero};"));
+                    out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
+                    let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod { format!("fmod({a}, {b})") } else { format!("{a} {} {b}", op.symbol()) };
+                    out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({expr});"));
+                }
+                _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
+            }
+            Ok(Value { v: t, null })
+        }
+        Expr::Not(x) => {
+            let x = gen(x, row, out)?;
+            Ok(Value { v: format!("(!{})", x.v), null: x.null })
+        }
+        Expr::Negate(x) => {
+            let x = gen(x, row, out)?;
+            Ok(Value { v: format!("(-{})", x.v), null: x.null })
+        }
+        Expr::IsNull { expr, negated } => {
+            let x = gen(expr, row, out)?;
+            Ok(Value::not_null(if *negated { format!("(!{})", x.null) } else { x.null.clone() }))
+        }
+        Expr::Cast { expr, ty } => {
+            let x = gen(expr, row, out)?;
+            let v = cast(&x.v, &expr.ty(), ty)?;
+            let t = out.tmp("t");
+            out.line(format!("const {} {t} = {v};", c_type(ty)));
+            Ok(Value { v: t, null: x.null })
+        }
+        Expr::DateAdd { date, months, days } => {
+            let d = gen(date, row, out)?;
+            let t = out.tmp("t");
+            let moved = if *months != 0 { format!("date_add_months({}, {months})", d.v) } else { d.v.clone() };
+            out.line(format!("const int32_t {t} = {moved} + ({days});"));
+            Ok(Value { v: t, null: d.null })
+        }
+        Expr::Case { branches, else_expr, ty } => {
+            let ct = c_type(ty);
+            let (v, n) = (out.tmp("c"), out.tmp("cn"));
+            out.line(format!("{ct} {v}; bool {n};"));
+            let mut opened = 0;
+            for (when, then) in branches {
+                let w = gen(when, row, out)?;
+                out.open(format!("if (!{} && ({}))", w.null, w.v));
+                let t = gen(then, row, out)?;
+                out.line(format!("{v} = {}; {n} = {};", t.v, t.null));
+                out.close_with("else");
+                opened += 1;
+            }
+            match else_expr {
+                Some(e) => {
+                    let x = gen(e, row, out)?;
+                    out.line(format!("{v} = {}; {n} = {};", x.v, x.null));
+                }
+                None => out.line(format!("{v} = {}; {n} = true;", c_literal(&ScalarValue::Null, ty))),
+            }
+            for _ in 0..opened {
+                out.close();
+            }
+            Ok(Value { v, null: n })
+        }
+        Expr::InList { expr, list, negated } => {
+            let x = gen(expr, row, out)?;
+            let ty = expr.ty();
+            let (found, saw_null) = (out.tmp("in"), out.tmp("inn"));
+            out.line(format!("bool {found} = false, {saw_null} = false;"));
+            for item in list {
+                let i = gen(item, row, out)?;
+                let eq = crate::types::eq_call(&ty, &x.v, &i.v);
+                if i.is_never_null() {
+                    out.line(format!("{found} = {found} || {eq};"));
+                } else {
+                    out.line(format!("if ({}) {saw_null} = true; else {found} = {found} || {eq};", i.null));
+                }
+            }
+            let null = format!("({} || (!{found} && {saw_null}))", x.null);
+            let v = if *negated { format!("(!{found})") } else { found };
+            Ok(Value { v, null })
+        }
+    }
+}
+
+fn pow10_literal(k: u8, c_ty: &str) -> String {
+    let p = 10i128.pow(k as u32);
+    if c_ty == "__int128" {
+        crate::types::i128_literal(p)
+    } else {
+        format!("((int64_t){p}ll)")
+    }
+}
+
+/// C expression converting `v` from `from` to `to` (same rules as the CPU backend's cast).
+pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
+    use DataType::*;
+    let ct = c_type(to);
+    Ok(match (from, to) {
+        _ if from == to => v.to_string(),
+        (Decimal { scale, .. }, Float64) => {
+            if c_type(from) == "__int128" {
+                format!("(i128_to_f64({v}) / {:?})", 10f64.powi(*scale as i32))
+            } else {
+                format!("((double){v} / {:?})", 10f64.powi(*scale as i32))
+            }
+        }
+        (_, Float64) => format!("((double){v})"),
+        (Int32 | Int64 | Decimal { .. }, Decimal { scale: s2, .. }) => {
+            let s1 = from.scale();
+            let wide = if c_type(from) == "__int128" || ct == "__int128" { "__int128" } else { "int64_t" };
+            if *s2 >= s1 {
+                format!("(({ct})(({wide}){v} * {}))", pow10_literal(s2 - s1, wide))
+            } else {
+                format!("(({ct})div_round((__int128){v}, {}))", pow10_literal(s1 - s2, "__int128"))
+            }
+        }
+        (Decimal { scale, .. }, Int32 | Int64) => format!("(({ct})div_round((__int128){v}, {}))", pow10_literal(*scale, "__int128")),
+        (Float64, Int32 | Int64) => format!("(({ct})llround({v}))"),
+        (Float64, Decimal { scale, .. }) => format!("(({ct})llround({v} * {:?}))", 10f64.powi(*scale as i32)),
+        (Int32 | Int64 | Date | Boolean, Int32 | Int64 | Date) => format!("(({ct}){v})"),
+        _ => return Err(Error::not_supported(format!("cast from {from} to {to} on the GPU"))),
+    })
+}

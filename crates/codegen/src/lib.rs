@@ -1,0 +1,73 @@
+//! Produce/consume code generation: each pipeline becomes one fused CUDA kernel. Every
+//! operator's code begins with a comment naming it, so EXPLAIN and the source read side
+//! by side. The executor binds the kernel's parameters from `KernelSpec::params`.
+
+mod aggregate;
+mod emit;
+mod expr;
+mod filter;
+mod materialize;
+mod pipeline;
+mod project;
+mod scan;
+pub mod sort;
+pub mod types;
+
+pub use pipeline::generate_pipeline;
+
+/// The CUDA helpers every generated module starts with.
+pub const PRELUDE: &str = include_str!("prelude.cu");
+
+/// Threads per block of pipeline kernels (8 warps).
+pub const BLOCK_SIZE: u32 = 256;
+
+/// Part of a column a kernel parameter points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// Fixed-width values (for strings in intermediates: `Str` records).
+    Values,
+    /// One byte per row, 1 = valid.
+    Validity,
+    /// String column of a table: int32 offsets (rows + 1) and the bytes.
+    Offsets,
+    Bytes,
+}
+
+/// What the executor passes for each kernel parameter, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// uint64_t: rows of the source.
+    RowCount,
+    /// Pointer to a source column's part.
+    Input { column: usize, part: Part },
+    /// Pointer to a sink output column's part (materialized rows, or group keys).
+    Output { column: usize, part: Part },
+    /// unsigned long long*: rows written by a materialize sink / groups created.
+    OutCount,
+    /// Pointer to aggregate state `index` (one value per group).
+    State { index: usize },
+    /// int*: the hash table's slots (group ids, -1 empty).
+    HashSlots,
+    /// uint32_t: slots - 1 (a power of two minus one).
+    HashMask,
+    /// uint32_t: groups the key/state arrays can hold.
+    MaxGroups,
+    /// int*: first error raised by the kernel (0 = none).
+    ErrorFlag,
+}
+
+/// A generated module: the pipeline kernel and, for aggregations, an init kernel that
+/// fills the hash table and MIN/MAX states with their identities.
+#[derive(Debug, Clone)]
+pub struct KernelSpec {
+    pub source: String,
+    pub entry: String,
+    pub params: Vec<Param>,
+    pub init: Option<InitKernel>,
+}
+
+#[derive(Debug, Clone)]
+pub struct InitKernel {
+    pub entry: String,
+    pub params: Vec<Param>,
+}

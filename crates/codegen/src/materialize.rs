@@ -1,0 +1,51 @@
+//! Materialize: dense output positions by the atomic prefix sum of seed 002 with local
+//! resolution and global propagation: ballot + popc inside the warp, a scan of the warp
+//! counts in shared memory, and one atomicAdd per block on the global row counter.
+
+use crate::pipeline::PipelineGen;
+use crate::types::c_type;
+use crate::{Param, Part, BLOCK_SIZE};
+use gpusql_common::{Result, Schema};
+
+pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
+    let warps = BLOCK_SIZE / 32;
+    g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
+    g.pre.line("__shared__ unsigned long long block_base_;");
+    let count = g.param(Param::OutCount, "unsigned long long*");
+    g.body.line(format!("// ---- Materialize -> #{id} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
+    let all: Vec<usize> = (0..g.row.len()).collect();
+    g.body.open("if (active)");
+    // Columns of the source that were never read are loaded here.
+    let loads: Vec<String> = all.iter().filter_map(|c| g.pending_loads.get_mut(*c).and_then(|l| l.take())).collect();
+    for l in loads {
+        g.body.line(l);
+    }
+    g.body.close();
+    let b = &mut g.body;
+    b.line("const uint32_t lane_ = threadIdx.x & 31, warp_ = threadIdx.x >> 5;");
+    b.line("const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);");
+    b.line("if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);");
+    b.line("__syncthreads();");
+    b.open("if (threadIdx.x == 0)");
+    b.line("uint32_t total_ = 0;");
+    b.line(format!("for (int w = 0; w < {warps}; w++) {{ const uint32_t c = warp_base_[w]; warp_base_[w] = total_; total_ += c; }}"));
+    b.line(format!("block_base_ = total_ ? atomicAdd({count}, (unsigned long long)total_) : 0ull;"));
+    b.close();
+    b.line("__syncthreads();");
+    b.open("if (active)");
+    b.line("const uint64_t pos_ = block_base_ + warp_base_[warp_] + __popc(ballot_ & ((1u << lane_) - 1u));");
+    let row = g.row.clone();
+    for (i, v) in row.iter().enumerate() {
+        let ct = c_type(&schema.fields[i].ty);
+        let out = g.param(Param::Output { column: i, part: Part::Values }, &format!("{ct}* __restrict__"));
+        g.body.line(format!("{out}[pos_] = {};", v.v));
+        if schema.fields[i].nullable {
+            let valid = g.param(Param::Output { column: i, part: Part::Validity }, "uint8_t* __restrict__");
+            g.body.line(format!("{valid}[pos_] = !{};", v.null));
+        }
+    }
+    g.body.close();
+    g.body.line("__syncthreads();");
+    Ok(())
+}
+

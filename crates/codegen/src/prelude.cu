@@ -1,0 +1,161 @@
+// ---- gpusql prelude: types and device helpers shared by every generated kernel ----
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+
+#define FULL_MASK 0xffffffffu
+#define ERR_DIV_ZERO 1
+#define ERR_OVERFLOW 2
+#define ERR_GROUPS_FULL 3
+
+// A string value: pointer into GPU-resident bytes (a column or a literal) and a length.
+struct Str {
+    const uint8_t* p;
+    uint32_t len;
+    uint32_t pad_;
+};
+
+__device__ __forceinline__ Str make_str(const char* p, uint32_t len) {
+    Str s; s.p = (const uint8_t*)p; s.len = len; s.pad_ = 0; return s;
+}
+
+__device__ __forceinline__ Str load_str(const int32_t* offsets, const uint8_t* bytes, uint64_t row) {
+    const int32_t a = offsets[row], b = offsets[row + 1];
+    Str s; s.p = bytes + a; s.len = (uint32_t)(b - a); s.pad_ = 0; return s;
+}
+
+// Byte-wise comparison (memcmp order, shorter prefix first), like the CPU backend.
+__device__ int str_cmp(Str a, Str b) {
+    const uint32_t n = a.len < b.len ? a.len : b.len;
+    for (uint32_t i = 0; i < n; i++) {
+        if (a.p[i] != b.p[i]) return a.p[i] < b.p[i] ? -1 : 1;
+    }
+    return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
+}
+
+__device__ __forceinline__ bool str_eq(Str a, Str b) {
+    if (a.len != b.len) return false;
+    for (uint32_t i = 0; i < a.len; i++) if (a.p[i] != b.p[i]) return false;
+    return true;
+}
+
+// Records the first error of a launch; the host checks the flag after the kernel.
+__device__ __forceinline__ void raise_error(int* err, int code) { atomicCAS(err, 0, code); }
+
+// ---- hashing (murmur3 finalizer; FNV-1a over string bytes) ----
+__device__ __forceinline__ uint64_t hash_u64(uint64_t x) {
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33; return x;
+}
+__device__ __forceinline__ uint64_t hash_i128(__int128 v) { return hash_u64((uint64_t)v ^ hash_u64((uint64_t)(v >> 64))); }
+__device__ __forceinline__ uint64_t hash_f64(double d) { return hash_u64(d == 0.0 ? 0ull : (uint64_t)__double_as_longlong(d)); }
+__device__ uint64_t hash_str(Str s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < s.len; i++) { h ^= s.p[i]; h *= 0x100000001b3ull; }
+    return hash_u64(h);
+}
+__device__ __forceinline__ uint64_t hash_combine(uint64_t h, uint64_t k) { return h ^ (k + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+
+// ---- decimal and date helpers ----
+// Divides by 10^k rounding half away from zero (decimal scale reduction).
+__device__ __forceinline__ __int128 div_round(__int128 v, __int128 d) {
+    __int128 q = v / d, r = v % d;
+    if (r < 0) r = -r;
+    if (2 * r >= d) q += (v < 0 ? -1 : 1);
+    return q;
+}
+__device__ __forceinline__ double i128_to_f64(__int128 v) {
+    const bool neg = v < 0;
+    unsigned __int128 u = neg ? (unsigned __int128)(-v) : (unsigned __int128)v;
+    double d = (double)(uint64_t)(u >> 64) * 18446744073709551616.0 + (double)(uint64_t)u;
+    return neg ? -d : d;
+}
+__device__ int64_t days_from_civil(int64_t y, uint32_t m, uint32_t d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (int64_t)((m + 9) % 12) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+__device__ int32_t date_add_months(int32_t days, int32_t months) {
+    int64_t z = (int64_t)days + 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t y = yoe + era * 400;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    const uint32_t d = (uint32_t)(doy - (153 * mp + 2) / 5 + 1);
+    const uint32_t m = (uint32_t)(mp < 10 ? mp + 3 : mp - 9);
+    if (m <= 2) y += 1;
+    int64_t total = y * 12 + (m - 1) + months;
+    int64_t ny = total >= 0 ? total / 12 : (total - 11) / 12;
+    uint32_t nm = (uint32_t)(total - ny * 12) + 1;
+    const bool leap = (ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0;
+    const uint32_t dim[12] = {31, leap ? 29u : 28u, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return (int32_t)days_from_civil(ny, nm, d < dim[nm - 1] ? d : dim[nm - 1]);
+}
+
+// ---- atomics for aggregate states ----
+// 128-bit add as two 64-bit atomics: the low word's carry goes into the high word.
+__device__ __forceinline__ void atomic_add_i128(__int128* addr, __int128 v) {
+    uint64_t* p = (uint64_t*)addr;
+    const uint64_t lo = (uint64_t)v;
+    const uint64_t old = atomicAdd(p, lo);
+    const uint64_t carry = (old + lo < old) ? 1ull : 0ull;
+    const uint64_t hi = (uint64_t)(v >> 64) + carry;
+    if (hi != 0) atomicAdd(p + 1, hi);
+}
+__device__ __forceinline__ void atomic_add_i64(int64_t* a, int64_t v) { atomicAdd((unsigned long long*)a, (unsigned long long)v); }
+__device__ __forceinline__ void atomic_add_f64(double* a, double v) { atomicAdd(a, v); }
+__device__ __forceinline__ void atomic_min_i64(int64_t* a, int64_t v) { atomicMin((long long*)a, (long long)v); }
+__device__ __forceinline__ void atomic_max_i64(int64_t* a, int64_t v) { atomicMax((long long*)a, (long long)v); }
+__device__ __forceinline__ void atomic_min_i32(int32_t* a, int32_t v) { atomicMin(a, v); }
+__device__ __forceinline__ void atomic_max_i32(int32_t* a, int32_t v) { atomicMax(a, v); }
+__device__ void atomic_min_f64(double* a, double v) {
+    unsigned long long* p = (unsigned long long*)a;
+    unsigned long long old = *p, assumed;
+    do { assumed = old; if (__longlong_as_double(assumed) <= v) return; old = atomicCAS(p, assumed, __double_as_longlong(v)); } while (assumed != old);
+}
+__device__ void atomic_max_f64(double* a, double v) {
+    unsigned long long* p = (unsigned long long*)a;
+    unsigned long long old = *p, assumed;
+    do { assumed = old; if (__longlong_as_double(assumed) >= v) return; old = atomicCAS(p, assumed, __double_as_longlong(v)); } while (assumed != old);
+}
+
+// ---- warp reductions (all 32 lanes take part) ----
+__device__ __forceinline__ __int128 warp_sum_i128(__int128 v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        const uint64_t lo = __shfl_down_sync(FULL_MASK, (uint64_t)v, o);
+        const uint64_t hi = __shfl_down_sync(FULL_MASK, (uint64_t)(v >> 64), o);
+        v += (__int128)(((unsigned __int128)hi << 64) | lo);
+    }
+    return v;
+}
+__device__ __forceinline__ int64_t warp_sum_i64(int64_t v) { for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o); return v; }
+__device__ __forceinline__ double warp_sum_f64(double v) { for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o); return v; }
+__device__ __forceinline__ int64_t warp_min_i64(int64_t v) { for (int o = 16; o > 0; o >>= 1) { int64_t x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
+__device__ __forceinline__ int64_t warp_max_i64(int64_t v) { for (int o = 16; o > 0; o >>= 1) { int64_t x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
+__device__ __forceinline__ int32_t warp_min_i32(int32_t v) { for (int o = 16; o > 0; o >>= 1) { int32_t x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
+__device__ __forceinline__ int32_t warp_max_i32(int32_t v) { for (int o = 16; o > 0; o >>= 1) { int32_t x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
+__device__ __forceinline__ double warp_min_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
+__device__ __forceinline__ double warp_max_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
+// ---- end of prelude ----
+
+// ---- L1-bypassing loads for hash-table entries other blocks may have just written ----
+__device__ __forceinline__ int32_t ld_cg(const int32_t* p) { return __ldcg(p); }
+__device__ __forceinline__ int64_t ld_cg(const int64_t* p) { return __ldcg((const long long*)p); }
+__device__ __forceinline__ double ld_cg(const double* p) { return __ldcg(p); }
+__device__ __forceinline__ uint8_t ld_cg(const uint8_t* p) { return __ldcg(p); }
+__device__ __forceinline__ bool ld_cg(const bool* p) { return __ldcg((const unsigned char*)p) != 0; }
+__device__ __forceinline__ __int128 ld_cg(const __int128* p) {
+    const ulonglong2 v = __ldcg((const ulonglong2*)p);
+    return (__int128)(((unsigned __int128)v.y << 64) | v.x);
+}
+__device__ __forceinline__ Str ld_cg(const Str* p) {
+    const ulonglong2 v = __ldcg((const ulonglong2*)p);
+    Str s; s.p = (const uint8_t*)v.x; s.len = (uint32_t)v.y; s.pad_ = 0; return s;
+}

@@ -1,0 +1,50 @@
+//! Scan: the source of a pipeline. Declares one variable pair per source column; a column
+//! is loaded by the first operator that reads it, so filtered-out rows skip later loads.
+
+use crate::expr::Value;
+use crate::pipeline::PipelineGen;
+use crate::types::c_type;
+use crate::{Param, Part};
+use gpusql_plan::Source;
+
+/// How a source column is stored on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StringLayout {
+    /// Table string column: offsets + bytes.
+    OffsetsBytes,
+    /// Intermediate: `Str` records.
+    Records,
+}
+
+pub fn declare(g: &mut PipelineGen, source: &Source) {
+    let (what, layout) = match source {
+        Source::Table { table, .. } => (format!("Scan {table}"), StringLayout::OffsetsBytes),
+        Source::Intermediate { id, .. } => (format!("Scan intermediate #{id}"), StringLayout::Records),
+    };
+    g.body.line(format!("// ---- {what} ----"));
+    for (i, f) in source.schema().fields.iter().enumerate() {
+        let ct = c_type(&f.ty);
+        let v = format!("c{i}");
+        let null = if f.nullable { format!("c{i}_null") } else { "false".to_string() };
+        g.body.line(format!("{ct} {v}{}; ", if ct == "Str" { "" } else { " = 0" }));
+        if f.nullable {
+            g.body.line(format!("bool {null} = true;"));
+        }
+        let load = if ct == "Str" && layout == StringLayout::OffsetsBytes {
+            let off = g.param(Param::Input { column: i, part: Part::Offsets }, "const int32_t* __restrict__");
+            let bytes = g.param(Param::Input { column: i, part: Part::Bytes }, "const uint8_t* __restrict__");
+            format!("{v} = load_str({off}, {bytes}, row);")
+        } else {
+            let p = g.param(Param::Input { column: i, part: Part::Values }, &format!("const {ct}* __restrict__"));
+            format!("{v} = {p}[row];")
+        };
+        let load = if f.nullable {
+            let valid = g.param(Param::Input { column: i, part: Part::Validity }, "const uint8_t* __restrict__");
+            format!("{null} = {valid}[row] == 0; if (!{null}) {{ {load} }}")
+        } else {
+            load
+        };
+        g.pending_loads.push(Some(load));
+        g.row.push(Value { v, null });
+    }
+}

@@ -1,0 +1,122 @@
+//! Sort stage: a bitonic sort of a row permutation over a materialized intermediate, with
+//! a comparator generated for the key columns (NULL placement, ASC/DESC, strings), then
+//! gathers. Ties break on the row index, so the order is deterministic.
+
+use crate::types::c_type;
+use crate::{Param, Part, PRELUDE};
+use gpusql_common::{Result, Schema};
+use gpusql_plan::SortColumn;
+
+pub struct SortSpec {
+    pub source: String,
+    /// `sort_step(uint32_t* idx, uint32_t npow2, uint64_t n, uint32_t j, uint32_t k, <params>)`
+    pub step_entry: String,
+    /// `sort_iota(uint32_t* idx, uint32_t npow2)`
+    pub iota_entry: String,
+    pub params: Vec<Param>,
+}
+
+pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
+    let mut params = vec![];
+    let mut decls = vec![];
+    let mut body = String::new();
+    for k in keys {
+        let f = &schema.fields[k.column];
+        let ct = c_type(&f.ty);
+        let vals = format!("k{}_values", k.column);
+        if !params.contains(&Param::Input { column: k.column, part: Part::Values }) {
+            params.push(Param::Input { column: k.column, part: Part::Values });
+            decls.push(format!("const {ct}* __restrict__ {vals}"));
+        }
+        body.push_str(&format!("    // key #{} {}\n    {{\n", k.column, if k.asc { "ASC" } else { "DESC" }));
+        if f.nullable {
+            let valid = format!("k{}_validity", k.column);
+            if !params.contains(&Param::Input { column: k.column, part: Part::Validity }) {
+                params.push(Param::Input { column: k.column, part: Part::Validity });
+                decls.push(format!("const uint8_t* __restrict__ {valid}"));
+            }
+            let first = if k.nulls_first { -1 } else { 1 };
+            body.push_str(&format!(
+                "        const bool an = {valid}[a] == 0, bn = {valid}[b] == 0;\n        if (an != bn) return an ? {first} : {};\n        if (!an) {{\n",
+                -first
+            ));
+        } else {
+            body.push_str("        {\n");
+        }
+        let cmp = if ct == "Str" {
+            format!("str_cmp({vals}[a], {vals}[b])")
+        } else {
+            format!("({vals}[a] < {vals}[b] ? -1 : ({vals}[a] > {vals}[b] ? 1 : 0))")
+        };
+        let sign = if k.asc { "" } else { "-" };
+        body.push_str(&format!("            const int c = {cmp};\n            if (c != 0) return {sign}c;\n        }}\n    }}\n"));
+    }
+    let key_text: Vec<String> = keys.iter().map(|k| format!("#{} {}", k.column, if k.asc { "ASC" } else { "DESC" })).collect();
+    let decl_list = if decls.is_empty() { String::new() } else { format!(", {}", decls.join(", ")) };
+    let args: String = params
+        .iter()
+        .map(|p| match p {
+            Param::Input { column, part: Part::Values } => format!(", k{column}_values"),
+            Param::Input { column, .. } => format!(", k{column}_validity"),
+            _ => String::new(),
+        })
+        .collect();
+    let source = format!(
+        "{PRELUDE}
+// ======== Sort by [{keys}]: bitonic sort of a row permutation ========
+__device__ int compare_rows(uint32_t a, uint32_t b{decl_list}) {{
+{body}    return a < b ? -1 : (a > b ? 1 : 0);
+}}
+
+extern \"C\" __global__ void sort_iota(uint32_t* idx, uint32_t npow2) {{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < npow2) idx[i] = i;
+}}
+
+// One compare-exchange step (j, k) of the bitonic network; rows >= n are padding and sort last.
+extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n, uint32_t j, uint32_t k{decl_list}) {{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npow2) return;
+    const uint32_t ixj = i ^ j;
+    if (ixj <= i) return;
+    const uint32_t a = idx[i], b = idx[ixj];
+    bool a_after_b;
+    if (a >= n || b >= n) a_after_b = a >= n && (b < n || a > b);
+    else a_after_b = compare_rows(a, b{args}) > 0;
+    const bool up = (i & k) == 0;
+    if (up == a_after_b) {{ idx[i] = b; idx[ixj] = a; }}
+}}
+",
+        keys = key_text.join(", ")
+    );
+    Ok(SortSpec { source, step_entry: "sort_step".into(), iota_entry: "sort_iota".into(), params })
+}
+
+/// Kernels used to assemble results: gathers by a permutation and string byte copies.
+pub fn util_module() -> String {
+    format!(
+        "{PRELUDE}
+// ======== Result assembly: gathers through a row permutation, string byte copies ========
+#define GATHER(NAME, T) extern \"C\" __global__ void NAME(const T* __restrict__ in, const uint32_t* __restrict__ idx, T* __restrict__ out, uint64_t n) {{ \\
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = in[idx[i]]; }}
+GATHER(gather_1, uint8_t)
+GATHER(gather_4, uint32_t)
+GATHER(gather_8, uint64_t)
+GATHER(gather_16, ulonglong2)
+
+// Copies each string's bytes to out + offsets[i].
+extern \"C\" __global__ void copy_strings(const Str* __restrict__ strs, const int64_t* __restrict__ offsets, uint8_t* __restrict__ out, uint64_t n) {{
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {{
+        const Str s = strs[i];
+        uint8_t* dst = out + offsets[i];
+        for (uint32_t b = 0; b < s.len; b++) dst[b] = s.p[b];
+    }}
+}}
+
+// String lengths (to size the byte buffer on the host).
+extern \"C\" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {{
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;
+}}
+"
+    )
+}

@@ -1,0 +1,127 @@
+//! C types, literals and per-type helper names for generated CUDA.
+
+use gpusql_common::{DataType, Error, Result, ScalarValue};
+
+/// The C type a value of `ty` has in registers and in fixed-width GPU columns.
+pub fn c_type(ty: &DataType) -> &'static str {
+    match ty {
+        DataType::Boolean => "bool",
+        DataType::Int32 | DataType::Date => "int32_t",
+        DataType::Int64 => "int64_t",
+        DataType::Float64 => "double",
+        DataType::Decimal { precision, .. } if *precision <= 18 => "int64_t",
+        DataType::Decimal { .. } => "__int128",
+        DataType::Utf8 => "Str",
+    }
+}
+
+/// A C expression of type `ty` holding `v` (NULL literals become the type's zero; their
+/// null flag is emitted separately).
+pub fn c_literal(v: &ScalarValue, ty: &DataType) -> String {
+    match v {
+        ScalarValue::Null => match ty {
+            DataType::Utf8 => "make_str(\"\", 0)".into(),
+            _ => format!("(({})0)", c_type(ty)),
+        },
+        ScalarValue::Boolean(b) => b.to_string(),
+        ScalarValue::Int32(x) => format!("((int32_t){x})"),
+        ScalarValue::Date(x) => format!("((int32_t){x})"),
+        ScalarValue::Int64(x) => i64_literal(*x),
+        ScalarValue::Float64(f) => {
+            if f.is_finite() {
+                format!("{f:?}")
+            } else if f.is_nan() {
+                "__longlong_as_double(0x7ff8000000000000ll)".into()
+            } else if *f > 0.0 {
+                "__longlong_as_double(0x7ff0000000000000ll)".into()
+            } else {
+                "__longlong_as_double(0xfff0000000000000ll)".into()
+            }
+        }
+        ScalarValue::Decimal(x) => {
+            if c_type(ty) == "__int128" {
+                i128_literal(*x)
+            } else {
+                i64_literal(*x as i64)
+            }
+        }
+        ScalarValue::Utf8(s) => format!("make_str(\"{}\", {})", escape_c(s.as_bytes()), s.len()),
+    }
+}
+
+fn i64_literal(x: i64) -> String {
+    if x == i64::MIN {
+        "((int64_t)(-9223372036854775807ll - 1))".into()
+    } else {
+        format!("((int64_t){x}ll)")
+    }
+}
+
+pub fn i128_literal(x: i128) -> String {
+    if x >= i64::MIN as i128 && x <= i64::MAX as i128 {
+        format!("((__int128){})", i64_literal(x as i64))
+    } else {
+        let u = x as u128;
+        format!("((__int128)(((unsigned __int128){}ull << 64) | {}ull))", (u >> 64) as u64, u as u64)
+    }
+}
+
+/// Bytes as a C string literal body (octal escapes for anything not plain printable).
+pub fn escape_c(b: &[u8]) -> String {
+    let mut s = String::new();
+    for &c in b {
+        match c {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            b'?' => s.push_str("\\?"),
+            0x20..=0x7e => s.push(c as char),
+            _ => s.push_str(&format!("\\{c:03o}")),
+        }
+    }
+    s
+}
+
+/// Expression hashing one value of `ty` to 64 bits.
+pub fn hash_call(ty: &DataType, v: &str) -> String {
+    match c_type(ty) {
+        "Str" => format!("hash_str({v})"),
+        "double" => format!("hash_f64({v})"),
+        "__int128" => format!("hash_i128({v})"),
+        _ => format!("hash_u64((uint64_t)(int64_t)({v}))"),
+    }
+}
+
+pub fn eq_call(ty: &DataType, a: &str, b: &str) -> String {
+    match ty {
+        DataType::Utf8 => format!("str_eq({a}, {b})"),
+        _ => format!("({a} == {b})"),
+    }
+}
+
+/// Suffix of the prelude's reduction/atomic helpers for an accumulator C type.
+pub fn helper_suffix(c_ty: &str, what: &str) -> Result<&'static str> {
+    Ok(match c_ty {
+        "__int128" => "i128",
+        "int64_t" => "i64",
+        "int32_t" => "i32",
+        "double" => "f64",
+        other => return Err(Error::not_supported(format!("{what} on values of C type {other} on the GPU"))),
+    })
+}
+
+/// Largest and smallest value of a C type (MIN/MAX identities).
+pub fn c_max(c_ty: &str) -> &'static str {
+    match c_ty {
+        "int32_t" => "((int32_t)2147483647)",
+        "int64_t" => "((int64_t)9223372036854775807ll)",
+        _ => "__longlong_as_double(0x7ff0000000000000ll)",
+    }
+}
+
+pub fn c_min(c_ty: &str) -> &'static str {
+    match c_ty {
+        "int32_t" => "((int32_t)(-2147483647 - 1))",
+        "int64_t" => "((int64_t)(-9223372036854775807ll - 1))",
+        _ => "__longlong_as_double(0xfff0000000000000ll)",
+    }
+}

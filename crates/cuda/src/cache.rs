@@ -1,0 +1,299 @@
+//! Kernel cache: loaded modules in memory, CUBINs on disk.
+//!
+//! Key = sha256(cache format, source, arch, NVRTC version, NVRTC options). The memory
+//! level holds loaded `CudaModule`s (so a repeated query neither compiles nor
+//! reloads); the disk level holds CUBIN files so a new process skips NVRTC. The disk
+//! is an optimisation only: any disk problem degrades to memory-only caching.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use cudarc::driver::CudaModule;
+use sha2::{Digest, Sha256};
+
+use crate::compile::{compile_cubin, NVRTC_OPTIONS};
+use crate::CudaError;
+
+/// Bump when the on-disk format or the meaning of a key changes.
+const CACHE_FORMAT: &str = "gpusql-kernel-cache-v1";
+
+/// Where a kernel came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheHit {
+    /// Module already loaded in this process.
+    Memory,
+    /// CUBIN read from the disk cache (no NVRTC run), then loaded.
+    Disk,
+    /// Compiled with NVRTC, then loaded.
+    Miss,
+}
+
+/// What getting a kernel cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompileStats {
+    pub cache_hit: CacheHit,
+    /// NVRTC time (0 unless `cache_hit == Miss`).
+    pub compile_ms: f64,
+    /// Module load + function lookup time (disk read included for `Disk`).
+    pub load_ms: f64,
+}
+
+pub struct KernelCache {
+    dir: Option<PathBuf>,
+    /// Cleared after the first failed write so a read-only disk is not retried.
+    disk_writable: AtomicBool,
+    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+}
+
+impl std::fmt::Debug for KernelCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelCache")
+            .field("dir", &self.dir)
+            .field("modules", &self.memory_len())
+            .finish()
+    }
+}
+
+impl Default for KernelCache {
+    fn default() -> Self {
+        Self::with_default_dir()
+    }
+}
+
+impl KernelCache {
+    /// A cache with CUBINs stored in `dir` (created if needed). If the directory
+    /// cannot be created, the cache is memory-only.
+    pub fn new(dir: Option<PathBuf>) -> Self {
+        let dir = dir.and_then(|d| match std::fs::create_dir_all(&d) {
+            Ok(()) => Some(d),
+            Err(e) => {
+                tracing::warn!(dir = %d.display(), error = %e, "kernel disk cache disabled");
+                None
+            }
+        });
+        KernelCache {
+            dir,
+            disk_writable: AtomicBool::new(true),
+            modules: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn memory_only() -> Self {
+        Self::new(None)
+    }
+
+    /// A cache in [`KernelCache::default_dir`].
+    pub fn with_default_dir() -> Self {
+        Self::new(Self::default_dir())
+    }
+
+    /// `$GPUSQL_CACHE_DIR` (empty or `none` disables the disk cache), else
+    /// `$XDG_CACHE_HOME/gpusql/kernels`, else `~/.cache/gpusql/kernels`.
+    pub fn default_dir() -> Option<PathBuf> {
+        if let Some(v) = std::env::var_os("GPUSQL_CACHE_DIR") {
+            if v.is_empty() || v == "none" {
+                return None;
+            }
+            return Some(PathBuf::from(v));
+        }
+        let abs = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+        if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").and_then(abs) {
+            return Some(xdg.join("gpusql/kernels"));
+        }
+        std::env::var_os("HOME")
+            .and_then(abs)
+            .map(|h| h.join(".cache/gpusql/kernels"))
+    }
+
+    /// The disk directory in use, if any.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Hex sha256 identifying a compiled kernel.
+    pub fn key(source: &str, arch: &str, nvrtc_version: (i32, i32)) -> String {
+        let mut h = Sha256::new();
+        for part in [
+            CACHE_FORMAT,
+            arch,
+            &format!("{nvrtc_version:?}"),
+            &NVRTC_OPTIONS.join(" "),
+        ] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
+        h.update(source.as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// A module loaded earlier under `key`.
+    pub fn get_module(&self, key: &str) -> Option<Arc<CudaModule>> {
+        self.lock().get(key).cloned()
+    }
+
+    /// Remembers a loaded module. If another thread got there first, returns its
+    /// module (and drops `module`) so everyone shares one.
+    pub fn insert_module(&self, key: &str, module: Arc<CudaModule>) -> Arc<CudaModule> {
+        self.lock().entry(key.to_string()).or_insert(module).clone()
+    }
+
+    /// Number of modules held in memory.
+    pub fn memory_len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Drops all loaded modules (functions already handed out stay valid).
+    pub fn clear_memory(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<CudaModule>>> {
+        // A panic elsewhere while holding the lock leaves the map usable.
+        self.modules.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn cubin_path(&self, key: &str) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join(format!("{key}.cubin")))
+    }
+
+    /// The CUBIN stored under `key`, if present and plausibly valid (ELF magic).
+    pub fn read_cubin(&self, key: &str) -> Option<Vec<u8>> {
+        let path = self.cubin_path(key)?;
+        let bytes = std::fs::read(&path).ok()?;
+        if bytes.starts_with(b"\x7fELF") {
+            Some(bytes)
+        } else {
+            self.remove_cubin(key);
+            None
+        }
+    }
+
+    /// Stores a CUBIN; failures only log (and turn further writes off).
+    pub fn write_cubin(&self, key: &str, cubin: &[u8]) {
+        static TMP_SEQ: AtomicU64 = AtomicU64::new(0);
+        let Some(path) = self.cubin_path(key) else {
+            return;
+        };
+        if !self.disk_writable.load(Ordering::Relaxed) {
+            return;
+        }
+        // Write to a unique temp name, then rename: readers never see a partial file.
+        let seq = TMP_SEQ.fetch_add(1, Ordering::Relaxed);
+        let tmp = path.with_extension(format!("tmp.{}.{seq}", std::process::id()));
+        let result = std::fs::write(&tmp, cubin).and_then(|_| std::fs::rename(&tmp, &path));
+        if let Err(e) = result {
+            let _ = std::fs::remove_file(&tmp);
+            if self.disk_writable.swap(false, Ordering::Relaxed) {
+                tracing::warn!(path = %path.display(), error = %e, "kernel disk cache not writable; caching in memory only");
+            }
+        }
+    }
+
+    /// Deletes a stored CUBIN (e.g. one the driver refused to load).
+    pub fn remove_cubin(&self, key: &str) {
+        if let Some(path) = self.cubin_path(key) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// The CUBIN for `key`: from disk, else compiled with NVRTC and stored.
+    /// Returns the bytes, `Disk` or `Miss`, and the NVRTC time in ms.
+    /// Needs no GPU.
+    pub fn cubin(
+        &self,
+        key: &str,
+        source: &str,
+        arch: &str,
+    ) -> Result<(Vec<u8>, CacheHit, f64), CudaError> {
+        if let Some(bytes) = self.read_cubin(key) {
+            return Ok((bytes, CacheHit::Disk, 0.0));
+        }
+        let t = Instant::now();
+        let bytes = compile_cubin(source, arch)?;
+        let compile_ms = t.elapsed().as_secs_f64() * 1e3;
+        self.write_cubin(key, &bytes);
+        Ok((bytes, CacheHit::Miss, compile_ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("gpusql-cache-test-{tag}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn key_depends_on_everything() {
+        let k = KernelCache::key("src", "sm_90", (13, 0));
+        assert_eq!(k.len(), 64);
+        assert_ne!(k, KernelCache::key("src2", "sm_90", (13, 0)));
+        assert_ne!(k, KernelCache::key("src", "sm_80", (13, 0)));
+        assert_ne!(k, KernelCache::key("src", "sm_90", (13, 1)));
+        assert_eq!(k, KernelCache::key("src", "sm_90", (13, 0)));
+    }
+
+    #[test]
+    fn disk_roundtrip_and_garbage_rejected() {
+        let dir = temp_dir("roundtrip");
+        let cache = KernelCache::new(Some(dir.clone()));
+        assert_eq!(cache.dir(), Some(dir.as_path()));
+        let key = KernelCache::key("x", "sm_90", (13, 0));
+        assert!(cache.read_cubin(&key).is_none());
+        cache.write_cubin(&key, b"\x7fELFpayload");
+        assert_eq!(
+            cache.read_cubin(&key).as_deref(),
+            Some(&b"\x7fELFpayload"[..])
+        );
+        cache.write_cubin(&key, b"garbage");
+        assert!(cache.read_cubin(&key).is_none(), "non-ELF file is ignored");
+        assert!(!dir.join(format!("{key}.cubin")).exists(), "and removed");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unusable_dir_means_memory_only() {
+        // A path under a regular file can never be a directory.
+        let file = temp_dir("file");
+        std::fs::write(&file, b"not a dir").ok();
+        let cache = KernelCache::new(Some(file.join("kernels")));
+        assert!(cache.dir().is_none());
+        cache.write_cubin("k", b"\x7fELF");
+        assert!(cache.read_cubin("k").is_none());
+        let _ = std::fs::remove_file(&file);
+    }
+
+    #[test]
+    fn cubin_compiles_then_hits_disk() {
+        if crate::libs::ensure_nvrtc_loaded().is_err() {
+            assert!(
+                std::env::var("GPUSQL_REQUIRE_NVRTC").map_or(true, |v| v != "1"),
+                "NVRTC required"
+            );
+            println!("skipped: no NVRTC");
+            return;
+        }
+        let dir = temp_dir("compile");
+        let cache = KernelCache::new(Some(dir.clone()));
+        let src = "extern \"C\" __global__ void k(int* p) { p[threadIdx.x] = 1; }";
+        let Ok(version) = crate::compile::nvrtc_version() else {
+            panic!("nvrtc version")
+        };
+        let key = KernelCache::key(src, "sm_90", version);
+        let (a, hit_a, ms) = cache
+            .cubin(&key, src, "sm_90")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(hit_a, CacheHit::Miss);
+        assert!(ms > 0.0);
+        let (b, hit_b, _) = cache
+            .cubin(&key, src, "sm_90")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(hit_b, CacheHit::Disk);
+        assert_eq!(a, b);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

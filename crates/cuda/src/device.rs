@@ -1,0 +1,517 @@
+//! `GpuDevice`: one CUDA context + stream, kernel loading through the cache,
+//! memory accounting with clear out-of-memory errors, and event timing.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr,
+    DriverError, ValidAsZeroBits,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::cache::{CacheHit, CompileStats, KernelCache};
+use crate::compile::nvrtc_version;
+use crate::{describe_driver_error, libs, CudaError};
+
+/// A GPU ready for the executor. Cheap to share (`Send + Sync`); use one per process.
+///
+/// All work goes to one stream ([`GpuDevice::stream`], the context's default
+/// stream), so operations issued through it run in order.
+pub struct GpuDevice {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+    name: String,
+    compute_capability: (i32, i32),
+    total_memory: usize,
+    sm_count: u32,
+    driver_version: (i32, i32),
+    cache: KernelCache,
+    allocated: AtomicUsize,
+}
+
+impl std::fmt::Debug for GpuDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuDevice")
+            .field("ordinal", &self.ordinal)
+            .field("name", &self.name)
+            .field("arch", &self.arch())
+            .field("sm_count", &self.sm_count)
+            .field("total_memory", &self.total_memory)
+            .finish()
+    }
+}
+
+impl GpuDevice {
+    /// Number of CUDA devices; `Unavailable` if the driver is missing or fails.
+    pub fn device_count() -> Result<usize, CudaError> {
+        libs::ensure_driver_loaded()?;
+        guard("cuDeviceGetCount", || {
+            CudaContext::device_count()
+                .map(|n| n.max(0) as usize)
+                .map_err(|e| {
+                    CudaError::Unavailable(format!(
+                        "CUDA driver init failed: {}",
+                        describe_driver_error(e)
+                    ))
+                })
+        })
+    }
+
+    /// Opens device `ordinal` with the kernel cache in its default directory.
+    /// Returns `Unavailable` (never panics) if there is no driver, no such device,
+    /// or the driver fails to initialise.
+    pub fn open(ordinal: usize) -> Result<GpuDevice, CudaError> {
+        Self::open_with_cache(ordinal, KernelCache::with_default_dir())
+    }
+
+    /// [`GpuDevice::open`] with a caller-chosen kernel cache.
+    pub fn open_with_cache(ordinal: usize, cache: KernelCache) -> Result<GpuDevice, CudaError> {
+        libs::ensure_driver_loaded()?;
+        let count = Self::device_count()?;
+        if count == 0 {
+            return Err(CudaError::Unavailable("no CUDA device found".into()));
+        }
+        if ordinal >= count {
+            return Err(CudaError::Unavailable(format!(
+                "no CUDA device {ordinal} ({count} present)"
+            )));
+        }
+        guard("opening the device", move || {
+            Self::open_inner(ordinal, cache)
+        })
+    }
+
+    fn open_inner(ordinal: usize, cache: KernelCache) -> Result<GpuDevice, CudaError> {
+        let unavailable = |what: &str, e: DriverError| {
+            CudaError::Unavailable(format!("{what}: {}", describe_driver_error(e)))
+        };
+        let ctx =
+            CudaContext::new(ordinal).map_err(|e| unavailable("creating a CUDA context", e))?;
+        let name = ctx.name().map_err(|e| unavailable("cuDeviceGetName", e))?;
+        let compute_capability = ctx
+            .compute_capability()
+            .map_err(|e| unavailable("compute capability", e))?;
+        let total_memory = ctx
+            .total_mem()
+            .map_err(|e| unavailable("cuDeviceTotalMem", e))?;
+        let sm_count = ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| unavailable("SM count", e))?;
+        let mut v = 0;
+        // SAFETY: driver loaded and initialised (CudaContext::new succeeded).
+        let driver_version =
+            match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }.result() {
+                Ok(()) => (v / 1000, (v % 1000) / 10),
+                Err(_) => (0, 0),
+            };
+        let stream = ctx.default_stream();
+        let dev = GpuDevice {
+            ctx,
+            stream,
+            ordinal,
+            name,
+            compute_capability,
+            total_memory,
+            sm_count: sm_count.max(0) as u32,
+            driver_version,
+            cache,
+            allocated: AtomicUsize::new(0),
+        };
+        tracing::info!(device = %dev.describe(), "opened GPU");
+        Ok(dev)
+    }
+
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// (major, minor), e.g. (9, 0) for an H100.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.compute_capability
+    }
+
+    /// The NVRTC target for this device, e.g. "sm_90".
+    pub fn arch(&self) -> String {
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
+    }
+
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+
+    /// CUDA version the driver supports, e.g. (13, 0).
+    pub fn driver_version(&self) -> (i32, i32) {
+        self.driver_version
+    }
+
+    /// Device memory in bytes.
+    pub fn total_memory(&self) -> usize {
+        self.total_memory
+    }
+
+    /// Free device memory in bytes right now (0 if the driver cannot tell).
+    pub fn free_memory(&self) -> usize {
+        self.try_free_memory().unwrap_or(0)
+    }
+
+    /// Free device memory in bytes, or the driver's error.
+    pub fn try_free_memory(&self) -> Result<usize, CudaError> {
+        self.ctx
+            .mem_get_info()
+            .map(|(free, _total)| free)
+            .map_err(|e| CudaError::driver("cuMemGetInfo", e))
+    }
+
+    /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.19 GiB, driver CUDA 13.0)".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}, {} SMs, {} GiB, driver CUDA {}.{})",
+            self.name,
+            self.arch(),
+            self.sm_count,
+            crate::gib(self.total_memory),
+            self.driver_version.0,
+            self.driver_version.1
+        )
+    }
+
+    pub fn ctx(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    pub fn cache(&self) -> &KernelCache {
+        &self.cache
+    }
+
+    /// Compiles (or fetches from cache) `source` for this device and returns the
+    /// `extern "C" __global__` function `entry`. The loaded module is kept in the
+    /// memory cache, so asking again for any entry of the same source costs only a
+    /// function lookup.
+    pub fn load_kernel(
+        &self,
+        source: &str,
+        entry: &str,
+    ) -> Result<(CudaFunction, CompileStats), CudaError> {
+        if entry.contains('\0') {
+            return Err(CudaError::Driver(format!(
+                "kernel name {entry:?} contains a NUL byte"
+            )));
+        }
+        let arch = self.arch();
+        let key = KernelCache::key(source, &arch, nvrtc_version()?);
+
+        let t = Instant::now();
+        if let Some(module) = self.cache.get_module(&key) {
+            let func = lookup_function(&module, entry)?;
+            let stats = CompileStats {
+                cache_hit: CacheHit::Memory,
+                compile_ms: 0.0,
+                load_ms: ms_since(t),
+            };
+            return Ok((func, stats));
+        }
+
+        let (cubin, mut cache_hit, mut compile_ms) = self.cache.cubin(&key, source, &arch)?;
+        let t = Instant::now();
+        let module = match self.load_cubin(cubin) {
+            Ok(m) => m,
+            Err(e) if cache_hit == CacheHit::Disk => {
+                // A stale or damaged disk entry: drop it and compile afresh.
+                tracing::warn!(error = %e, "cached CUBIN failed to load; recompiling");
+                self.cache.remove_cubin(&key);
+                let (cubin, hit, ms) = self.cache.cubin(&key, source, &arch)?;
+                (cache_hit, compile_ms) = (hit, ms);
+                self.load_cubin(cubin)?
+            }
+            Err(e) => return Err(e),
+        };
+        let module = self.cache.insert_module(&key, module);
+        let func = lookup_function(&module, entry)?;
+        let stats = CompileStats {
+            cache_hit,
+            compile_ms,
+            load_ms: ms_since(t),
+        };
+        tracing::debug!(entry, ?stats, "kernel loaded");
+        Ok((func, stats))
+    }
+
+    fn load_cubin(&self, cubin: Vec<u8>) -> Result<Arc<CudaModule>, CudaError> {
+        self.ctx
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))
+    }
+
+    /// Bytes successfully allocated through [`GpuDevice::alloc_zeros`] and
+    /// [`GpuDevice::upload`] since open (or the last reset). A running total: frees
+    /// are not subtracted (cudarc frees on drop, which we do not observe), so this is
+    /// "bytes this device has handed out", useful per query after a reset.
+    pub fn allocated_bytes(&self) -> usize {
+        self.allocated.load(Ordering::Relaxed)
+    }
+
+    /// Resets [`GpuDevice::allocated_bytes`] to 0.
+    pub fn reset_allocated_bytes(&self) {
+        self.allocated.store(0, Ordering::Relaxed);
+    }
+
+    /// Fails with `OutOfMemory` if `bytes` cannot fit in free memory.
+    fn check_fits(&self, bytes: usize, what: &str) -> Result<(), CudaError> {
+        let Ok(free) = self.try_free_memory() else {
+            return Ok(()); // cannot tell: let the allocation itself decide
+        };
+        if bytes <= free {
+            return Ok(());
+        }
+        // Freed buffers go back to the stream-ordered pool and count as used until
+        // the next synchronisation trims it; synchronise once and look again.
+        let _ = self.stream.synchronize();
+        let free = self.try_free_memory().unwrap_or(free);
+        if bytes <= free {
+            Ok(())
+        } else {
+            Err(CudaError::OutOfMemory {
+                what: what.to_string(),
+                requested: bytes,
+                free,
+            })
+        }
+    }
+
+    fn alloc_error(&self, op: &str, what: &str, bytes: usize, e: DriverError) -> CudaError {
+        if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            CudaError::OutOfMemory {
+                what: what.to_string(),
+                requested: bytes,
+                free: self.free_memory(),
+            }
+        } else {
+            CudaError::driver(&format!("{op} for {what}"), e)
+        }
+    }
+
+    fn byte_size<T>(&self, n: usize, what: &str) -> Result<usize, CudaError> {
+        n.checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| CudaError::OutOfMemory {
+                what: what.to_string(),
+                requested: usize::MAX,
+                free: self.free_memory(),
+            })
+    }
+
+    /// Allocates `n` zeroed elements. `what` names the buffer in error messages
+    /// ("lineitem.l_extendedprice").
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        n: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>, CudaError> {
+        let bytes = self.byte_size::<T>(n, what)?;
+        self.check_fits(bytes, what)?;
+        let slice = self
+            .stream
+            .alloc_zeros::<T>(n)
+            .map_err(|e| self.alloc_error("allocation", what, bytes, e))?;
+        self.allocated.fetch_add(bytes, Ordering::Relaxed);
+        Ok(slice)
+    }
+
+    /// Copies `host` to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T], what: &str) -> Result<CudaSlice<T>, CudaError> {
+        let bytes = std::mem::size_of_val(host);
+        self.check_fits(bytes, what)?;
+        let slice = self
+            .stream
+            .clone_htod(host)
+            .map_err(|e| self.alloc_error("upload", what, bytes, e))?;
+        self.allocated.fetch_add(bytes, Ordering::Relaxed);
+        Ok(slice)
+    }
+
+    /// Copies a device buffer back to the host (waits for all queued work first,
+    /// since the stream is in order).
+    pub fn download<T: DeviceRepr>(&self, slice: &CudaSlice<T>) -> Result<Vec<T>, CudaError> {
+        let v = self
+            .stream
+            .clone_dtoh(slice)
+            .map_err(|e| CudaError::driver("download", e))?;
+        // The copy is queued on the stream; make sure it is complete before use.
+        self.stream
+            .synchronize()
+            .map_err(|e| CudaError::driver("download", e))?;
+        Ok(v)
+    }
+
+    /// Waits for all queued work. Asynchronous kernel failures surface here.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        self.stream
+            .synchronize()
+            .map_err(|e| CudaError::driver("synchronize", e))
+    }
+
+    /// Starts a GPU-side timer on the device stream.
+    pub fn timer_start(&self) -> Result<GpuTimer, CudaError> {
+        // new_event(None) would create an event with timing disabled.
+        let event = || {
+            self.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| CudaError::driver("cuEventCreate", e))
+        };
+        let (start, end) = (event()?, event()?);
+        start
+            .record(&self.stream)
+            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        Ok(GpuTimer {
+            start,
+            end,
+            stream: self.stream.clone(),
+        })
+    }
+
+    /// Device-to-device copy bandwidth in GB/s (10^9 bytes), counting bytes read and
+    /// written: copies min(1 GiB, free/4) once to warm up, then reports the median of
+    /// 5 timed copies. About 3000 GB/s on an H100 SXM.
+    pub fn measure_copy_bandwidth(&self) -> Result<f64, CudaError> {
+        const GIB: usize = 1 << 30;
+        let size = (GIB.min(self.try_free_memory()? / 4)) & !0xFFFF;
+        if size < (1 << 20) {
+            return Err(CudaError::OutOfMemory {
+                what: "bandwidth test buffers".into(),
+                requested: 2 << 20,
+                free: self.free_memory(),
+            });
+        }
+        let n = size / 4;
+        let src = self.alloc_zeros::<u32>(n, "bandwidth test source")?;
+        let mut dst = self.alloc_zeros::<u32>(n, "bandwidth test destination")?;
+        let copy = |dst: &mut CudaSlice<u32>| {
+            self.stream
+                .memcpy_dtod(&src, dst)
+                .map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))
+        };
+        copy(&mut dst)?;
+        let mut times = Vec::with_capacity(5);
+        for _ in 0..5 {
+            let timer = self.timer_start()?;
+            copy(&mut dst)?;
+            times.push(timer.stop()?);
+        }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        if ms <= 0.0 {
+            return Err(CudaError::Driver(
+                "bandwidth test measured zero time".into(),
+            ));
+        }
+        Ok(2.0 * size as f64 / (ms / 1e3) / 1e9)
+    }
+}
+
+/// A pair of timing events; see [`GpuDevice::timer_start`].
+pub struct GpuTimer {
+    start: CudaEvent,
+    end: CudaEvent,
+    stream: Arc<CudaStream>,
+}
+
+impl GpuTimer {
+    /// Milliseconds of GPU time between `timer_start` and now on the stream.
+    /// Blocks until the work queued in between has finished.
+    pub fn stop(self) -> Result<f64, CudaError> {
+        self.end
+            .record(&self.stream)
+            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        self.end
+            .synchronize()
+            .map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
+        let ms = self
+            .start
+            .elapsed_ms(&self.end)
+            .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
+        Ok(ms as f64)
+    }
+}
+
+fn lookup_function(module: &Arc<CudaModule>, entry: &str) -> Result<CudaFunction, CudaError> {
+    module.load_function(entry).map_err(|e| {
+        if e.0 == CUresult::CUDA_ERROR_NOT_FOUND {
+            CudaError::Driver(format!(
+                "kernel {entry:?} not found in module (is it extern \"C\" __global__?)"
+            ))
+        } else {
+            CudaError::driver(&format!("cuModuleGetFunction({entry})"), e)
+        }
+    })
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Runs driver-touching code, turning a panic inside cudarc (for example a symbol the
+/// installed driver lacks) into `Unavailable` instead of crashing the engine.
+fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, CudaError>) -> Result<T, CudaError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(CudaError::Unavailable(format!("{what}: {msg}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_without_gpu_is_unavailable_not_panic() {
+        match GpuDevice::open(0) {
+            Ok(dev) => println!("GPU present: {}", dev.describe()),
+            Err(e) => {
+                assert!(matches!(e, CudaError::Unavailable(_)), "{e}");
+                println!("no GPU: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn oom_message_names_what_and_sizes() {
+        let e = CudaError::OutOfMemory {
+            what: "lineitem.l_comment".into(),
+            requested: 1288490189,
+            free: 858993459,
+        };
+        assert_eq!(
+            e.to_string(),
+            "GPU out of memory: lineitem.l_comment needs 1.20 GiB, 0.80 GiB free"
+        );
+    }
+
+    #[test]
+    fn device_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<GpuDevice>();
+        check::<GpuTimer>();
+    }
+}

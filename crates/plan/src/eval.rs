@@ -1,0 +1,218 @@
+//! Row-at-a-time evaluation of bound expressions: the semantics reference. The CPU backend
+//! runs it for every row and the optimizer uses it to fold constants; the CUDA code
+//! generator emits the same rules.
+
+use crate::expr::{BinaryOp, Expr};
+use gpusql_common::{date, DataType, Error, Result, ScalarValue};
+use std::cmp::Ordering;
+
+pub fn pow10(s: u8) -> i128 {
+    10i128.pow(s as u32)
+}
+
+fn overflow(what: &str) -> Error {
+    Error::exec(format!("{what} out of range"))
+}
+
+/// Rescales an unscaled decimal from scale `from` to `to`, rounding half away from zero.
+pub fn rescale(v: i128, from: u8, to: u8) -> Result<i128> {
+    if to >= from {
+        v.checked_mul(pow10(to - from)).ok_or_else(|| overflow("decimal"))
+    } else {
+        let d = pow10(from - to);
+        let q = v / d;
+        let r = v % d;
+        Ok(if r.abs() * 2 >= d { q + v.signum() } else { q })
+    }
+}
+
+pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValue> {
+    use ScalarValue as S;
+    if v.is_null() || from == to {
+        return Ok(v);
+    }
+    let int_out = |x: i128, to: &DataType| -> Result<ScalarValue> {
+        match to {
+            DataType::Int32 => i32::try_from(x).map(S::Int32).map_err(|_| overflow("INTEGER")),
+            DataType::Int64 => i64::try_from(x).map(S::Int64).map_err(|_| overflow("BIGINT")),
+            DataType::Date => i32::try_from(x).map(S::Date).map_err(|_| overflow("DATE")),
+            _ => unreachable!(),
+        }
+    };
+    Ok(match (from, to) {
+        (_, DataType::Float64) => S::Float64(v.as_f64(from).ok_or_else(|| bad_cast(from, to))?),
+        (DataType::Int32 | DataType::Int64 | DataType::Date, DataType::Int32 | DataType::Int64 | DataType::Date) => int_out(v.as_i128().unwrap_or(0), to)?,
+        (DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }, DataType::Decimal { scale, .. }) => {
+            S::Decimal(rescale(v.as_i128().unwrap_or(0), from.scale(), *scale)?)
+        }
+        (DataType::Decimal { scale, .. }, DataType::Int32 | DataType::Int64) => int_out(rescale(v.as_i128().unwrap_or(0), *scale, 0)?, to)?,
+        (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) => {
+            let S::Float64(f) = v else { return Err(bad_cast(from, to)) };
+            let scaled = (f * 10f64.powi(to.scale() as i32)).round();
+            if !scaled.is_finite() || scaled.abs() >= 1.7e38 {
+                return Err(overflow(&to.to_string()));
+            }
+            match to {
+                DataType::Decimal { .. } => S::Decimal(scaled as i128),
+                _ => int_out(scaled as i128, to)?,
+            }
+        }
+        (DataType::Boolean, DataType::Int32 | DataType::Int64) => int_out(v.as_i128().unwrap_or(0), to)?,
+        _ => return Err(bad_cast(from, to)),
+    })
+}
+
+fn bad_cast(from: &DataType, to: &DataType) -> Error {
+    Error::not_supported(format!("cast from {from} to {to}"))
+}
+
+fn truth(v: &ScalarValue) -> Option<bool> {
+    match v {
+        ScalarValue::Boolean(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn bool_or_null(v: Option<bool>) -> ScalarValue {
+    v.map_or(ScalarValue::Null, ScalarValue::Boolean)
+}
+
+/// Evaluates `e` against one input row.
+pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
+    use ScalarValue as S;
+    Ok(match e {
+        Expr::Column { index, .. } => row[*index].clone(),
+        Expr::Literal { value, .. } => value.clone(),
+        Expr::Binary { op: BinaryOp::And, left, right, .. } => {
+            let l = truth(&eval(left, row)?);
+            if l == Some(false) {
+                return Ok(S::Boolean(false));
+            }
+            let r = truth(&eval(right, row)?);
+            bool_or_null(match (l, r) {
+                (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            })
+        }
+        Expr::Binary { op: BinaryOp::Or, left, right, .. } => {
+            let l = truth(&eval(left, row)?);
+            if l == Some(true) {
+                return Ok(S::Boolean(true));
+            }
+            let r = truth(&eval(right, row)?);
+            bool_or_null(match (l, r) {
+                (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            })
+        }
+        Expr::Binary { op, left, right, ty } => {
+            let l = eval(left, row)?;
+            let r = eval(right, row)?;
+            if l.is_null() || r.is_null() {
+                return Ok(S::Null);
+            }
+            if op.is_comparison() {
+                let ord = l.compare(&r);
+                let b = match op {
+                    BinaryOp::Eq => ord == Ordering::Equal,
+                    BinaryOp::NotEq => ord != Ordering::Equal,
+                    BinaryOp::Lt => ord == Ordering::Less,
+                    BinaryOp::LtEq => ord != Ordering::Greater,
+                    BinaryOp::Gt => ord == Ordering::Greater,
+                    _ => ord != Ordering::Less,
+                };
+                S::Boolean(b)
+            } else {
+                arith(*op, &l, &r, ty)?
+            }
+        }
+        Expr::Not(inner) => bool_or_null(truth(&eval(inner, row)?).map(|b| !b)),
+        Expr::Negate(inner) => match eval(inner, row)? {
+            S::Null => S::Null,
+            S::Float64(f) => S::Float64(-f),
+            S::Int32(v) => S::Int32(v.checked_neg().ok_or_else(|| overflow("INTEGER"))?),
+            S::Int64(v) => S::Int64(v.checked_neg().ok_or_else(|| overflow("BIGINT"))?),
+            S::Decimal(v) => S::Decimal(-v),
+            other => return Err(Error::exec(format!("cannot negate {other}"))),
+        },
+        Expr::IsNull { expr, negated } => S::Boolean(eval(expr, row)?.is_null() != *negated),
+        Expr::Cast { expr, ty } => cast(eval(expr, row)?, &expr.ty(), ty)?,
+        Expr::Case { branches, else_expr, .. } => {
+            for (when, then) in branches {
+                if truth(&eval(when, row)?) == Some(true) {
+                    return eval(then, row);
+                }
+            }
+            match else_expr {
+                Some(e) => eval(e, row)?,
+                None => S::Null,
+            }
+        }
+        Expr::InList { expr, list, negated } => {
+            let v = eval(expr, row)?;
+            if v.is_null() {
+                return Ok(S::Null);
+            }
+            let mut saw_null = false;
+            for item in list {
+                let x = eval(item, row)?;
+                if x.is_null() {
+                    saw_null = true;
+                } else if v.compare(&x) == Ordering::Equal {
+                    return Ok(S::Boolean(!negated));
+                }
+            }
+            if saw_null {
+                S::Null
+            } else {
+                S::Boolean(*negated)
+            }
+        }
+        Expr::DateAdd { date: d, months, days } => match eval(d, row)? {
+            S::Date(v) => {
+                let moved = date::add_months(v as i64, *months as i64) + *days as i64;
+                S::Date(i32::try_from(moved).map_err(|_| overflow("DATE"))?)
+            }
+            _ => S::Null,
+        },
+    })
+}
+
+fn arith(op: BinaryOp, l: &ScalarValue, r: &ScalarValue, ty: &DataType) -> Result<ScalarValue> {
+    use ScalarValue as S;
+    if let (S::Float64(a), S::Float64(b)) = (l, r) {
+        return Ok(S::Float64(match op {
+            BinaryOp::Add => a + b,
+            BinaryOp::Sub => a - b,
+            BinaryOp::Mul => a * b,
+            BinaryOp::Div if *b == 0.0 => return Err(Error::exec("division by zero")),
+            BinaryOp::Div => a / b,
+            BinaryOp::Mod if *b == 0.0 => return Err(Error::exec("division by zero")),
+            _ => a % b,
+        }));
+    }
+    let (a, b) = (l.as_i128().unwrap_or(0), r.as_i128().unwrap_or(0));
+    let v = match op {
+        BinaryOp::Add => a.checked_add(b),
+        BinaryOp::Sub => a.checked_sub(b),
+        BinaryOp::Mul => a.checked_mul(b),
+        BinaryOp::Div | BinaryOp::Mod if b == 0 => return Err(Error::exec("division by zero")),
+        BinaryOp::Div => a.checked_div(b),
+        _ => a.checked_rem(b),
+    }
+    .ok_or_else(|| overflow(&ty.to_string()))?;
+    Ok(match ty {
+        DataType::Int32 => S::Int32(i32::try_from(v).map_err(|_| overflow("INTEGER"))?),
+        DataType::Int64 => S::Int64(i64::try_from(v).map_err(|_| overflow("BIGINT"))?),
+        DataType::Date => S::Date(i32::try_from(v).map_err(|_| overflow("DATE"))?),
+        DataType::Decimal { precision, .. } => {
+            if v.unsigned_abs() >= pow10(*precision) as u128 {
+                return Err(overflow(&ty.to_string()));
+            }
+            S::Decimal(v)
+        }
+        _ => return Err(Error::exec(format!("arithmetic on {ty}"))),
+    })
+}

@@ -1,0 +1,210 @@
+//! Bound expressions: every column reference is an index into the input schema and every
+//! node knows its result type. The binder inserts explicit casts, so operators see operands
+//! of one type (decimals at a common scale) and both backends stay simple.
+
+use gpusql_common::{DataType, ScalarValue};
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(&self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq)
+    }
+    pub fn is_arithmetic(&self) -> bool {
+        matches!(self, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod)
+    }
+    pub fn symbol(&self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Mod => "%",
+            BinaryOp::Eq => "=",
+            BinaryOp::NotEq => "<>",
+            BinaryOp::Lt => "<",
+            BinaryOp::LtEq => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::GtEq => ">=",
+            BinaryOp::And => "AND",
+            BinaryOp::Or => "OR",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// Column `index` of the input; `name` only for display.
+    Column { index: usize, name: String, ty: DataType, nullable: bool },
+    Literal { value: ScalarValue, ty: DataType },
+    /// Operands have the same type for comparisons, + and - (the binder casts them);
+    /// for * on decimals the scales add.
+    Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr>, ty: DataType },
+    Not(Box<Expr>),
+    Negate(Box<Expr>),
+    IsNull { expr: Box<Expr>, negated: bool },
+    /// Conversions between numeric types (decimal rescale included) and to DOUBLE.
+    Cast { expr: Box<Expr>, ty: DataType },
+    /// Searched CASE; branches are evaluated lazily (a division in an untaken branch
+    /// raises no error).
+    Case { branches: Vec<(Expr, Expr)>, else_expr: Option<Box<Expr>>, ty: DataType },
+    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
+    /// DATE plus an interval of months and days (either may be negative).
+    DateAdd { date: Box<Expr>, months: i32, days: i32 },
+}
+
+impl Expr {
+    pub fn ty(&self) -> DataType {
+        match self {
+            Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
+            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } => DataType::Boolean,
+            Expr::Negate(e) => e.ty(),
+            Expr::DateAdd { .. } => DataType::Date,
+        }
+    }
+
+    /// Whether the expression can evaluate to NULL (conservative).
+    pub fn nullable(&self) -> bool {
+        match self {
+            Expr::Column { nullable, .. } => *nullable,
+            Expr::Literal { value, .. } => value.is_null(),
+            Expr::IsNull { .. } => false,
+            Expr::Case { branches, else_expr, .. } => {
+                else_expr.as_ref().map_or(true, |e| e.nullable()) || branches.iter().any(|(_, t)| t.nullable())
+            }
+            _ => self.children().iter().any(|c| c.nullable()),
+        }
+    }
+
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Column { .. } | Expr::Literal { .. } => vec![],
+            Expr::Binary { left, right, .. } => vec![left, right],
+            Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } => vec![e],
+            Expr::DateAdd { date, .. } => vec![date],
+            Expr::Case { branches, else_expr, .. } => {
+                let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
+                if let Some(e) = else_expr {
+                    v.push(e);
+                }
+                v
+            }
+            Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
+        }
+    }
+
+    /// Rebuilds the expression bottom-up with `f` applied to every node after its children.
+    pub fn transform(self, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
+        let mut t = |e: Box<Expr>| Box::new(e.transform(f));
+        let rebuilt = match self {
+            Expr::Binary { op, left, right, ty } => Expr::Binary { op, left: t(left), right: t(right), ty },
+            Expr::Not(e) => Expr::Not(t(e)),
+            Expr::Negate(e) => Expr::Negate(t(e)),
+            Expr::IsNull { expr, negated } => Expr::IsNull { expr: t(expr), negated },
+            Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
+            Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
+            Expr::Case { branches, else_expr, ty } => Expr::Case {
+                branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
+                else_expr: else_expr.map(|e| Box::new(e.transform(f))),
+                ty,
+            },
+            Expr::InList { expr, list, negated } => Expr::InList {
+                expr: t(expr),
+                list: list.into_iter().map(|e| e.transform(f)).collect(),
+                negated,
+            },
+            leaf => leaf,
+        };
+        f(rebuilt)
+    }
+
+    /// Column indices this expression reads.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        if let Expr::Column { index, .. } = self {
+            if !out.contains(index) {
+                out.push(*index);
+            }
+        }
+        for c in self.children() {
+            c.columns(out);
+        }
+    }
+
+    /// Renumbers column references through `map` (old index -> new index).
+    pub fn remap_columns(self, map: &dyn Fn(usize) -> usize) -> Expr {
+        self.transform(&mut |e| match e {
+            Expr::Column { index, name, ty, nullable } => Expr::Column { index: map(index), name, ty, nullable },
+            other => other,
+        })
+    }
+
+    pub fn literal(value: ScalarValue, ty: DataType) -> Expr {
+        Expr::Literal { value, ty }
+    }
+
+    pub fn is_literal(&self) -> bool {
+        matches!(self, Expr::Literal { .. })
+    }
+
+    /// Splits a conjunction into its terms.
+    pub fn conjuncts(self) -> Vec<Expr> {
+        match self {
+            Expr::Binary { op: BinaryOp::And, left, right, .. } => {
+                let mut v = left.conjuncts();
+                v.extend(right.conjuncts());
+                v
+            }
+            e => vec![e],
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Column { name, index, .. } => write!(f, "{name}#{index}"),
+            Expr::Literal { value, ty } => match value {
+                ScalarValue::Null => write!(f, "NULL"),
+                ScalarValue::Utf8(_) => write!(f, "{value}"),
+                ScalarValue::Date(_) => write!(f, "DATE '{}'", value.display(ty)),
+                v => write!(f, "{}", v.display(ty)),
+            },
+            Expr::Binary { op, left, right, .. } => write!(f, "({left} {} {right})", op.symbol()),
+            Expr::Not(e) => write!(f, "NOT {e}"),
+            Expr::Negate(e) => write!(f, "-{e}"),
+            Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
+            Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
+            Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
+            Expr::Case { branches, else_expr, .. } => {
+                write!(f, "CASE")?;
+                for (w, t) in branches {
+                    write!(f, " WHEN {w} THEN {t}")?;
+                }
+                if let Some(e) = else_expr {
+                    write!(f, " ELSE {e}")?;
+                }
+                write!(f, " END")
+            }
+            Expr::InList { expr, list, negated } => {
+                let items: Vec<String> = list.iter().map(|e| e.to_string()).collect();
+                write!(f, "{expr} {}IN ({})", if *negated { "NOT " } else { "" }, items.join(", "))
+            }
+        }
+    }
+}

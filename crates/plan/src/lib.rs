@@ -1,0 +1,14 @@
+//! Logical plan, optimizer rules, physical plan (pipelines and stages), and the expression
+//! semantics shared by both backends.
+
+pub mod eval;
+pub mod expr;
+pub mod logical;
+pub mod optimizer;
+pub mod physical;
+pub mod planner;
+
+pub use expr::{BinaryOp, Expr};
+pub use logical::{AggExpr, AggFunc, LogicalPlan, SortKey};
+pub use physical::{AggState, IntermediateId, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
+pub use planner::create_physical_plan;

@@ -1,0 +1,147 @@
+//! The logical plan the binder produces and the optimizer rewrites.
+
+use crate::expr::Expr;
+use gpusql_common::{DataType, Field, Schema};
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    Sum,
+    Count,
+    Avg,
+    Min,
+    Max,
+}
+
+impl AggFunc {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggFunc::Sum => "sum",
+            AggFunc::Count => "count",
+            AggFunc::Avg => "avg",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+        }
+    }
+}
+
+/// An aggregate call as written in SQL. `arg` is None for COUNT(*).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggExpr {
+    pub func: AggFunc,
+    pub arg: Option<Expr>,
+    pub ty: DataType,
+}
+
+impl AggExpr {
+    /// Result type of an aggregate (DuckDB's rules, with SUM of integers as BIGINT).
+    pub fn result_type(func: AggFunc, arg: Option<&DataType>) -> Option<DataType> {
+        Some(match (func, arg) {
+            (AggFunc::Count, _) => DataType::Int64,
+            (AggFunc::Sum, Some(DataType::Int32 | DataType::Int64)) => DataType::Int64,
+            (AggFunc::Sum, Some(DataType::Decimal { scale, .. })) => DataType::decimal(38, *scale),
+            (AggFunc::Sum, Some(DataType::Float64)) => DataType::Float64,
+            (AggFunc::Avg, Some(t)) if t.is_numeric() => DataType::Float64,
+            (AggFunc::Min | AggFunc::Max, Some(t)) => *t,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for AggExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.arg {
+            Some(a) => write!(f, "{}({a})", self.func.name()),
+            None => write!(f, "count(*)"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortKey {
+    pub expr: Expr,
+    pub asc: bool,
+    pub nulls_first: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LogicalPlan {
+    /// Reads `projection` (indices into the table's columns) of a stored table.
+    Scan { table: String, table_schema: Schema, projection: Vec<usize> },
+    Filter { input: Box<LogicalPlan>, predicate: Expr },
+    Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, names: Vec<String> },
+    /// Output: the group keys, then one column per aggregate.
+    Aggregate { input: Box<LogicalPlan>, group_by: Vec<Expr>, group_names: Vec<String>, aggs: Vec<AggExpr> },
+    Sort { input: Box<LogicalPlan>, keys: Vec<SortKey> },
+    Limit { input: Box<LogicalPlan>, skip: usize, fetch: Option<usize> },
+}
+
+impl LogicalPlan {
+    pub fn schema(&self) -> Schema {
+        match self {
+            LogicalPlan::Scan { table_schema, projection, .. } => {
+                Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect())
+            }
+            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::Project { exprs, names, .. } => {
+                Schema::new(exprs.iter().zip(names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect())
+            }
+            LogicalPlan::Aggregate { group_by, group_names, aggs, .. } => {
+                let mut fields: Vec<Field> =
+                    group_by.iter().zip(group_names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect();
+                for a in aggs {
+                    // COUNT is never NULL; the others are NULL over no (non-NULL) input.
+                    fields.push(Field::new(a.to_string(), a.ty, a.func != AggFunc::Count));
+                }
+                Schema::new(fields)
+            }
+        }
+    }
+
+    pub fn input(&self) -> Option<&LogicalPlan> {
+        match self {
+            LogicalPlan::Scan { .. } => None,
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Aggregate { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => Some(input),
+        }
+    }
+
+    fn fmt_indent(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        let pad = "  ".repeat(depth);
+        match self {
+            LogicalPlan::Scan { table, table_schema, projection } => {
+                let cols: Vec<&str> = projection.iter().map(|i| table_schema.fields[*i].name.as_str()).collect();
+                writeln!(f, "{pad}Scan {table} [{}]", cols.join(", "))?
+            }
+            LogicalPlan::Filter { predicate, .. } => writeln!(f, "{pad}Filter {predicate}")?,
+            LogicalPlan::Project { exprs, names, .. } => {
+                let items: Vec<String> = exprs.iter().zip(names).map(|(e, n)| format!("{e} AS {n}")).collect();
+                writeln!(f, "{pad}Project {}", items.join(", "))?
+            }
+            LogicalPlan::Aggregate { group_by, aggs, .. } => {
+                let g: Vec<String> = group_by.iter().map(|e| e.to_string()).collect();
+                let a: Vec<String> = aggs.iter().map(|e| e.to_string()).collect();
+                writeln!(f, "{pad}Aggregate keys=[{}] aggs=[{}]", g.join(", "), a.join(", "))?
+            }
+            LogicalPlan::Sort { keys, .. } => {
+                let k: Vec<String> =
+                    keys.iter().map(|k| format!("{} {}", k.expr, if k.asc { "ASC" } else { "DESC" })).collect();
+                writeln!(f, "{pad}Sort {}", k.join(", "))?
+            }
+            LogicalPlan::Limit { skip, fetch, .. } => writeln!(f, "{pad}Limit skip={skip} fetch={fetch:?}")?,
+        }
+        if let Some(i) = self.input() {
+            i.fmt_indent(f, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for LogicalPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_indent(f, 0)
+    }
+}

@@ -1,0 +1,50 @@
+//! Evaluates column-free subexpressions once at plan time (e.g. `date '1998-12-01' -
+//! interval '90' day`, `0.06 + 0.01`). Folds maximal constant subtrees only, so a CASE
+//! keeps its lazy branches.
+
+use super::{map_node_exprs, map_plan, OptimizerRule};
+use crate::eval::eval;
+use crate::expr::Expr;
+use crate::logical::LogicalPlan;
+use gpusql_common::Result;
+
+pub struct ConstantFolding;
+
+impl OptimizerRule for ConstantFolding {
+    fn name(&self) -> &'static str {
+        "constant_folding"
+    }
+    fn rewrite(&self, plan: LogicalPlan) -> Result<LogicalPlan> {
+        map_plan(plan, &mut |node| map_node_exprs(node, &mut fold))
+    }
+}
+
+fn has_columns(e: &Expr) -> bool {
+    let mut cols = vec![];
+    e.columns(&mut cols);
+    !cols.is_empty()
+}
+
+pub fn fold(e: Expr) -> Result<Expr> {
+    if e.is_literal() {
+        return Ok(e);
+    }
+    if !has_columns(&e) {
+        let ty = e.ty();
+        return Ok(Expr::Literal { value: eval(&e, &[])?, ty });
+    }
+    // Fold the children that are constant; keep this node.
+    Ok(match e {
+        Expr::Binary { op, left, right, ty } => Expr::Binary { op, left: Box::new(fold(*left)?), right: Box::new(fold(*right)?), ty },
+        Expr::Not(x) => Expr::Not(Box::new(fold(*x)?)),
+        Expr::Negate(x) => Expr::Negate(Box::new(fold(*x)?)),
+        Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(fold(*expr)?), negated },
+        Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
+        Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },
+        Expr::InList { expr, list, negated } => {
+            Expr::InList { expr: Box::new(fold(*expr)?), list: list.into_iter().map(fold).collect::<Result<_>>()?, negated }
+        }
+        // CASE branches stay as written: an untaken branch must not raise errors.
+        other => other,
+    })
+}

@@ -1,0 +1,76 @@
+//! Logical optimizer: a list of rules, each a `name()` and a `rewrite()`, applied in order.
+
+mod constant_folding;
+mod projection_pushdown;
+
+use crate::logical::LogicalPlan;
+use gpusql_common::Result;
+
+pub use constant_folding::ConstantFolding;
+pub use projection_pushdown::ProjectionPushdown;
+
+pub trait OptimizerRule {
+    fn name(&self) -> &'static str;
+    fn rewrite(&self, plan: LogicalPlan) -> Result<LogicalPlan>;
+}
+
+pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
+    vec![Box::new(ConstantFolding), Box::new(ProjectionPushdown)]
+}
+
+pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
+    for rule in default_rules() {
+        plan = rule.rewrite(plan)?;
+    }
+    Ok(plan)
+}
+
+
+/// Applies `f` to every expression of one plan node (not its inputs).
+pub(crate) fn map_node_exprs(plan: LogicalPlan, f: &mut dyn FnMut(crate::expr::Expr) -> Result<crate::expr::Expr>) -> Result<LogicalPlan> {
+    Ok(match plan {
+        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input, predicate: f(predicate)? },
+        LogicalPlan::Project { input, exprs, names } => {
+            LogicalPlan::Project { input, exprs: exprs.into_iter().map(&mut *f).collect::<Result<_>>()?, names }
+        }
+        LogicalPlan::Aggregate { input, group_by, group_names, aggs } => LogicalPlan::Aggregate {
+            input,
+            group_by: group_by.into_iter().map(&mut *f).collect::<Result<_>>()?,
+            group_names,
+            aggs: aggs
+                .into_iter()
+                .map(|mut a| {
+                    a.arg = a.arg.map(&mut *f).transpose()?;
+                    Ok(a)
+                })
+                .collect::<Result<_>>()?,
+        },
+        LogicalPlan::Sort { input, keys } => LogicalPlan::Sort {
+            input,
+            keys: keys
+                .into_iter()
+                .map(|mut k| {
+                    k.expr = f(k.expr)?;
+                    Ok(k)
+                })
+                .collect::<Result<_>>()?,
+        },
+        other => other,
+    })
+}
+
+/// Rewrites every node bottom-up.
+pub(crate) fn map_plan(plan: LogicalPlan, f: &mut dyn FnMut(LogicalPlan) -> Result<LogicalPlan>) -> Result<LogicalPlan> {
+    let mut child = |b: Box<LogicalPlan>| -> Result<Box<LogicalPlan>> { Ok(Box::new(map_plan(*b, f)?)) };
+    let rebuilt = match plan {
+        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input: child(input)?, predicate },
+        LogicalPlan::Project { input, exprs, names } => LogicalPlan::Project { input: child(input)?, exprs, names },
+        LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
+            LogicalPlan::Aggregate { input: child(input)?, group_by, group_names, aggs }
+        }
+        LogicalPlan::Sort { input, keys } => LogicalPlan::Sort { input: child(input)?, keys },
+        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: child(input)?, skip, fetch },
+        scan => scan,
+    };
+    f(rebuilt)
+}

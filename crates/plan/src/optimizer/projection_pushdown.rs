@@ -1,0 +1,97 @@
+//! Scans read only the columns some operator above them uses: the bytes a query must read
+//! are its bandwidth floor on the GPU.
+
+use super::OptimizerRule;
+use crate::expr::Expr;
+use crate::logical::LogicalPlan;
+use gpusql_common::Result;
+
+pub struct ProjectionPushdown;
+
+impl OptimizerRule for ProjectionPushdown {
+    fn name(&self) -> &'static str {
+        "projection_pushdown"
+    }
+    fn rewrite(&self, plan: LogicalPlan) -> Result<LogicalPlan> {
+        let all: Vec<usize> = (0..plan.schema().len()).collect();
+        let (plan, _) = prune(plan, &all);
+        Ok(plan)
+    }
+}
+
+/// Prunes `plan` to the outputs `required` (at least) and returns the new plan with the
+/// mapping from old output index to new (None where dropped).
+fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usize>>) {
+    let remap = |e: Expr, map: &[Option<usize>]| e.remap_columns(&|i| map[i].expect("required column kept"));
+    match plan {
+        LogicalPlan::Scan { table, table_schema, projection } => {
+            let mut keep: Vec<usize> = required.to_vec();
+            keep.sort_unstable();
+            keep.dedup();
+            let mut map = vec![None; projection.len()];
+            for (new, old) in keep.iter().enumerate() {
+                map[*old] = Some(new);
+            }
+            let projection = keep.iter().map(|i| projection[*i]).collect();
+            (LogicalPlan::Scan { table, table_schema, projection }, map)
+        }
+        LogicalPlan::Filter { input, predicate } => {
+            let mut req = required.to_vec();
+            predicate.columns(&mut req);
+            let (input, map) = prune(*input, &req);
+            let predicate = remap(predicate, &map);
+            (LogicalPlan::Filter { input: Box::new(input), predicate }, map)
+        }
+        LogicalPlan::Sort { input, keys } => {
+            let mut req = required.to_vec();
+            for k in &keys {
+                k.expr.columns(&mut req);
+            }
+            let (input, map) = prune(*input, &req);
+            let keys = keys
+                .into_iter()
+                .map(|mut k| {
+                    k.expr = remap(k.expr, &map);
+                    k
+                })
+                .collect();
+            (LogicalPlan::Sort { input: Box::new(input), keys }, map)
+        }
+        LogicalPlan::Limit { input, skip, fetch } => {
+            let (input, map) = prune(*input, required);
+            (LogicalPlan::Limit { input: Box::new(input), skip, fetch }, map)
+        }
+        LogicalPlan::Project { input, exprs, names } => {
+            let mut req = vec![];
+            for e in &exprs {
+                e.columns(&mut req);
+            }
+            let (input, map) = prune(*input, &req);
+            let exprs = exprs.into_iter().map(|e| remap(e, &map)).collect::<Vec<_>>();
+            let n = exprs.len();
+            (LogicalPlan::Project { input: Box::new(input), exprs, names }, (0..n).map(Some).collect())
+        }
+        LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
+            let mut req = vec![];
+            for e in &group_by {
+                e.columns(&mut req);
+            }
+            for a in &aggs {
+                if let Some(e) = &a.arg {
+                    e.columns(&mut req);
+                }
+            }
+            let (input, map) = prune(*input, &req);
+            let group_by: Vec<Expr> = group_by.into_iter().map(|e| remap(e, &map)).collect();
+            let aggs: Vec<_> = aggs
+                .into_iter()
+                .map(|mut a| {
+                    a.arg = a.arg.map(|e| remap(e, &map));
+                    a
+                })
+                .collect();
+            let n = group_by.len() + aggs.len();
+            (LogicalPlan::Aggregate { input: Box::new(input), group_by, group_names, aggs }, (0..n).map(Some).collect())
+        }
+    }
+}

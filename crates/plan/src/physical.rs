@@ -1,0 +1,208 @@
+//! The physical plan: a list of stages. A pipeline stage is one fused GPU kernel (source ->
+//! filters/projections -> sink); a sort stage orders a materialized intermediate. Pipeline
+//! breakers (aggregation, materialization for sorting or output) end a pipeline explicitly.
+//! Both backends execute exactly this structure.
+
+use crate::expr::Expr;
+use gpusql_common::{DataType, Schema};
+use std::fmt;
+
+/// Identifies an intermediate result (materialized rows or an aggregate's groups).
+pub type IntermediateId = usize;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// Columns `columns` (indices into the stored table) of a table; `schema` lists them.
+    Table { table: String, columns: Vec<usize>, schema: Schema },
+    /// The rows an earlier stage produced.
+    Intermediate { id: IntermediateId, schema: Schema },
+}
+
+impl Source {
+    pub fn schema(&self) -> &Schema {
+        match self {
+            Source::Table { schema, .. } | Source::Intermediate { schema, .. } => schema,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PipelineOp {
+    /// Rows for which the predicate is not TRUE leave the pipeline.
+    Filter(Expr),
+    /// Replaces the row by the expressions' values.
+    Project { exprs: Vec<Expr>, schema: Schema },
+}
+
+/// The per-group accumulators an aggregation keeps. SQL aggregates are lowered onto these
+/// (AVG = SUM / COUNT, NULL results from COUNT = 0) by the physical planner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StateFunc {
+    Sum,
+    Count,
+    Min,
+    Max,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggState {
+    pub func: StateFunc,
+    /// None counts rows (COUNT(*)).
+    pub arg: Option<Expr>,
+    /// Accumulator type: SUM of integers/decimals is DECIMAL(38, s) (128-bit), COUNT is
+    /// BIGINT, MIN/MAX the argument's type, SUM of DOUBLE is DOUBLE.
+    pub ty: DataType,
+}
+
+impl fmt::Display for AggState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.func {
+            StateFunc::Sum => "sum",
+            StateFunc::Count => "count",
+            StateFunc::Min => "min",
+            StateFunc::Max => "max",
+        };
+        match &self.arg {
+            Some(a) => write!(f, "{name}({a})"),
+            None => write!(f, "count(*)"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sink {
+    /// Writes the surviving rows densely (prefix-sum positions) into intermediate `id`.
+    Materialize { id: IntermediateId, schema: Schema },
+    /// Groups rows by `keys` (none: one global group) and folds them into `states`.
+    /// Output rows: the key values, then the states.
+    Aggregate { id: IntermediateId, keys: Vec<Expr>, states: Vec<AggState>, schema: Schema },
+}
+
+impl Sink {
+    pub fn id(&self) -> IntermediateId {
+        match self {
+            Sink::Materialize { id, .. } | Sink::Aggregate { id, .. } => *id,
+        }
+    }
+    pub fn schema(&self) -> &Schema {
+        match self {
+            Sink::Materialize { schema, .. } | Sink::Aggregate { schema, .. } => schema,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pipeline {
+    pub id: usize,
+    pub source: Source,
+    pub ops: Vec<PipelineOp>,
+    pub sink: Sink,
+}
+
+impl Pipeline {
+    /// Schema of the rows reaching the sink.
+    pub fn row_schema(&self) -> &Schema {
+        self.ops
+            .iter()
+            .rev()
+            .find_map(|op| match op {
+                PipelineOp::Project { schema, .. } => Some(schema),
+                _ => None,
+            })
+            .unwrap_or_else(|| self.source.schema())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SortColumn {
+    pub column: usize,
+    pub asc: bool,
+    pub nulls_first: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    Pipeline(Pipeline),
+    /// Orders intermediate `input` by `keys` into intermediate `output`.
+    Sort { input: IntermediateId, output: IntermediateId, keys: Vec<SortColumn>, schema: Schema },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhysicalPlan {
+    pub stages: Vec<Stage>,
+    /// The intermediate holding the result rows, in order.
+    pub result: IntermediateId,
+    pub result_schema: Schema,
+    /// Columns of `result` returned to the user, and their names.
+    pub columns: Vec<usize>,
+    pub names: Vec<String>,
+    pub skip: usize,
+    pub fetch: Option<usize>,
+}
+
+impl PhysicalPlan {
+    pub fn pipelines(&self) -> impl Iterator<Item = &Pipeline> {
+        self.stages.iter().filter_map(|s| match s {
+            Stage::Pipeline(p) => Some(p),
+            _ => None,
+        })
+    }
+}
+
+fn schema_names(s: &Schema) -> String {
+    s.fields.iter().map(|f| format!("{}:{}", f.name, f.ty)).collect::<Vec<_>>().join(", ")
+}
+
+impl fmt::Display for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Pipeline {} (one kernel)", self.id)?;
+        match &self.source {
+            Source::Table { table, schema, .. } => writeln!(f, "  Scan {table} [{}]", schema_names(schema))?,
+            Source::Intermediate { id, schema } => writeln!(f, "  Scan intermediate #{id} [{}]", schema_names(schema))?,
+        }
+        for op in &self.ops {
+            match op {
+                PipelineOp::Filter(p) => writeln!(f, "  Filter {p}")?,
+                PipelineOp::Project { exprs, .. } => {
+                    let e: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
+                    writeln!(f, "  Project {}", e.join(", "))?
+                }
+            }
+        }
+        match &self.sink {
+            Sink::Materialize { id, .. } => writeln!(f, "  Materialize -> #{id} (prefix-sum write)"),
+            Sink::Aggregate { id, keys, states, .. } => {
+                let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
+                let s: Vec<String> = states.iter().map(|e| e.to_string()).collect();
+                if keys.is_empty() {
+                    writeln!(f, "  GlobalAggregate -> #{id} [{}] (block reduction)", s.join(", "))
+                } else {
+                    writeln!(f, "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)", k.join(", "), s.join(", "))
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for PhysicalPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for s in &self.stages {
+            match s {
+                Stage::Pipeline(p) => write!(f, "{p}")?,
+                Stage::Sort { input, output, keys, .. } => {
+                    let k: Vec<String> = keys
+                        .iter()
+                        .map(|k| format!("#{} {}{}", k.column, if k.asc { "ASC" } else { "DESC" }, if k.nulls_first { " NULLS FIRST" } else { "" }))
+                        .collect();
+                    writeln!(f, "Sort #{input} -> #{output} by [{}] (bitonic sort kernels)", k.join(", "))?
+                }
+            }
+        }
+        let names: Vec<String> = self.columns.iter().zip(&self.names).map(|(c, n)| format!("#{c} AS {n}")).collect();
+        write!(f, "Result #{} [{}]", self.result, names.join(", "))?;
+        if self.skip > 0 || self.fetch.is_some() {
+            write!(f, " offset={} limit={}", self.skip, self.fetch.map_or("all".to_string(), |n| n.to_string()))?;
+        }
+        writeln!(f)
+    }
+}

@@ -1,0 +1,273 @@
+//! Logical plan -> physical stages. Splits the plan into pipelines at its breakers
+//! (aggregation, sorting, the final materialization) and lowers SQL aggregates onto
+//! accumulator states.
+
+use crate::expr::{BinaryOp, Expr};
+use crate::logical::{AggExpr, AggFunc, LogicalPlan};
+use crate::physical::*;
+use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
+
+/// Where the plan built so far stands.
+enum Built {
+    /// A pipeline still open for more operators.
+    Open { source: Source, ops: Vec<PipelineOp> },
+    /// A materialized, ordered intermediate with a column selection, offset and limit.
+    Done { id: IntermediateId, schema: Schema, columns: Vec<usize>, skip: usize, fetch: Option<usize> },
+}
+
+struct Planner {
+    stages: Vec<Stage>,
+    next_intermediate: IntermediateId,
+    next_pipeline: usize,
+}
+
+pub fn create_physical_plan(plan: &LogicalPlan) -> Result<PhysicalPlan> {
+    let mut p = Planner { stages: vec![], next_intermediate: 0, next_pipeline: 0 };
+    let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
+    let built = p.build(plan)?;
+    let (id, schema, columns, skip, fetch) = match built {
+        Built::Open { source, ops } => {
+            let (id, schema) = p.materialize(source, ops);
+            let cols = (0..schema.len()).collect();
+            (id, schema, cols, 0, None)
+        }
+        Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
+    };
+    Ok(PhysicalPlan { stages: p.stages, result: id, result_schema: schema, columns, names, skip, fetch })
+}
+
+fn row_schema<'a>(source: &'a Source, ops: &'a [PipelineOp]) -> &'a Schema {
+    ops.iter()
+        .rev()
+        .find_map(|op| match op {
+            PipelineOp::Project { schema, .. } => Some(schema),
+            _ => None,
+        })
+        .unwrap_or_else(|| source.schema())
+}
+
+fn column_expr(schema: &Schema, i: usize) -> Expr {
+    let f = &schema.fields[i];
+    Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+}
+
+impl Planner {
+    fn intermediate(&mut self) -> IntermediateId {
+        self.next_intermediate += 1;
+        self.next_intermediate - 1
+    }
+
+    fn push_pipeline(&mut self, source: Source, ops: Vec<PipelineOp>, sink: Sink) {
+        let id = self.next_pipeline;
+        self.next_pipeline += 1;
+        self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink }));
+    }
+
+    fn materialize(&mut self, source: Source, ops: Vec<PipelineOp>) -> (IntermediateId, Schema) {
+        let schema = row_schema(&source, &ops).clone();
+        let id = self.intermediate();
+        self.push_pipeline(source, ops, Sink::Materialize { id, schema: schema.clone() });
+        (id, schema)
+    }
+
+    /// Opens a pipeline on the input, materializing it first if it is finished.
+    fn open(&mut self, input: &LogicalPlan, what: &str) -> Result<(Source, Vec<PipelineOp>)> {
+        match self.build(input)? {
+            Built::Open { source, ops } => Ok((source, ops)),
+            Built::Done { .. } => Err(Error::not_supported(format!("{what} above ORDER BY/LIMIT in a subquery"))),
+        }
+    }
+
+    fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
+        match plan {
+            LogicalPlan::Scan { table, table_schema, projection } => {
+                let schema = Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect());
+                Ok(Built::Open {
+                    source: Source::Table { table: table.clone(), columns: projection.clone(), schema },
+                    ops: vec![],
+                })
+            }
+            LogicalPlan::Filter { input, predicate } => {
+                let (source, mut ops) = self.open(input, "WHERE")?;
+                ops.push(PipelineOp::Filter(predicate.clone()));
+                Ok(Built::Open { source, ops })
+            }
+            LogicalPlan::Project { input, exprs, .. } => {
+                let schema = plan.schema();
+                match self.build(input)? {
+                    Built::Open { source, mut ops } => {
+                        ops.push(PipelineOp::Project { exprs: exprs.clone(), schema });
+                        Ok(Built::Open { source, ops })
+                    }
+                    // Above a sort only a column selection keeps the order.
+                    Built::Done { id, schema: s, columns, skip, fetch } => {
+                        let mut sel = vec![];
+                        for e in exprs {
+                            match e {
+                                Expr::Column { index, .. } => sel.push(columns[*index]),
+                                _ => return Err(Error::not_supported("computed expressions above ORDER BY")),
+                            }
+                        }
+                        Ok(Built::Done { id, schema: s, columns: sel, skip, fetch })
+                    }
+                }
+            }
+            LogicalPlan::Aggregate { input, group_by, aggs, group_names } => {
+                let (source, ops) = self.open(input, "GROUP BY")?;
+                let lowered = lower_aggregates(group_by, group_names, aggs);
+                let id = self.intermediate();
+                let agg_schema = lowered.state_schema.clone();
+                self.push_pipeline(source, ops, Sink::Aggregate { id, keys: group_by.clone(), states: lowered.states, schema: agg_schema.clone() });
+                let out_schema = plan.schema();
+                Ok(Built::Open {
+                    source: Source::Intermediate { id, schema: agg_schema },
+                    ops: vec![PipelineOp::Project { exprs: lowered.finalize, schema: out_schema }],
+                })
+            }
+            LogicalPlan::Sort { input, keys } => {
+                let (source, mut ops) = self.open(input, "ORDER BY")?;
+                let in_schema = row_schema(&source, &ops).clone();
+                let width = in_schema.len();
+                // Sort keys become columns of the materialized rows.
+                let mut extra = vec![];
+                let mut sort_cols = vec![];
+                for k in keys {
+                    let column = match &k.expr {
+                        Expr::Column { index, .. } => *index,
+                        e => {
+                            extra.push(e.clone());
+                            width + extra.len() - 1
+                        }
+                    };
+                    sort_cols.push(SortColumn { column, asc: k.asc, nulls_first: k.nulls_first });
+                }
+                if !extra.is_empty() {
+                    let mut exprs: Vec<Expr> = (0..width).map(|i| column_expr(&in_schema, i)).collect();
+                    let mut fields = in_schema.fields.clone();
+                    for (n, e) in extra.iter().enumerate() {
+                        fields.push(Field::new(format!("__sort{n}"), e.ty(), e.nullable()));
+                        exprs.push(e.clone());
+                    }
+                    ops.push(PipelineOp::Project { exprs, schema: Schema::new(fields) });
+                }
+                let (input_id, schema) = self.materialize(source, ops);
+                let output = self.intermediate();
+                self.stages.push(Stage::Sort { input: input_id, output, keys: sort_cols, schema: schema.clone() });
+                Ok(Built::Done { id: output, schema, columns: (0..width).collect(), skip: 0, fetch: None })
+            }
+            LogicalPlan::Limit { input, skip, fetch } => {
+                let (id, schema, columns, s0, f0) = match self.build(input)? {
+                    Built::Open { source, ops } => {
+                        let (id, schema) = self.materialize(source, ops);
+                        let cols = (0..schema.len()).collect();
+                        (id, schema, cols, 0, None)
+                    }
+                    Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
+                };
+                // LIMIT of a LIMIT: offsets add, the tighter fetch wins.
+                let remaining = f0.map(|f| f.saturating_sub(*skip));
+                let fetch = match (remaining, fetch) {
+                    (Some(a), Some(b)) => Some(a.min(*b)),
+                    (a, b) => a.or(*b),
+                };
+                Ok(Built::Done { id, schema, columns, skip: s0 + skip, fetch })
+            }
+        }
+    }
+}
+
+struct Lowered {
+    states: Vec<AggState>,
+    state_schema: Schema,
+    finalize: Vec<Expr>,
+}
+
+/// AVG = SUM / COUNT, and SUM/MIN/MAX are NULL when their COUNT is 0; states shared by
+/// several aggregates (e.g. SUM(x) and AVG(x)) are computed once.
+fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr]) -> Lowered {
+    let mut states: Vec<AggState> = vec![];
+    let nkeys = group_by.len();
+    let mut add = |st: AggState| -> usize {
+        if let Some(i) = states.iter().position(|s| *s == st) {
+            return i;
+        }
+        states.push(st);
+        states.len() - 1
+    };
+    struct Pending {
+        agg: AggExpr,
+        main: usize,
+        count: usize,
+    }
+    let mut pending = vec![];
+    for a in aggs {
+        let count = add(AggState { func: StateFunc::Count, arg: a.arg.clone(), ty: DataType::Int64 });
+        let main = match a.func {
+            AggFunc::Count => count,
+            AggFunc::Sum | AggFunc::Avg => {
+                let arg_ty = a.arg.as_ref().map(|e| e.ty()).unwrap_or(DataType::Int64);
+                let ty = if arg_ty == DataType::Float64 { DataType::Float64 } else { DataType::decimal(38, arg_ty.scale()) };
+                add(AggState { func: StateFunc::Sum, arg: a.arg.clone(), ty })
+            }
+            AggFunc::Min | AggFunc::Max => {
+                let func = if a.func == AggFunc::Min { StateFunc::Min } else { StateFunc::Max };
+                add(AggState { func, arg: a.arg.clone(), ty: a.ty })
+            }
+        };
+        pending.push(Pending { agg: a.clone(), main, count });
+    }
+    let mut fields: Vec<Field> =
+        group_by.iter().zip(group_names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect();
+    for s in &states {
+        fields.push(Field::new(s.to_string(), s.ty, s.func != StateFunc::Count));
+    }
+    let state_schema = Schema::new(fields);
+    let col = |i: usize| column_expr(&state_schema, nkeys + i);
+    let mut finalize: Vec<Expr> = (0..nkeys).map(|i| column_expr(&state_schema, i)).collect();
+    for p in pending {
+        let value = match p.agg.func {
+            AggFunc::Count => {
+                finalize.push(col(p.count));
+                continue;
+            }
+            AggFunc::Avg => Expr::Binary {
+                op: BinaryOp::Div,
+                left: Box::new(Expr::Cast { expr: Box::new(col(p.main)), ty: DataType::Float64 }),
+                right: Box::new(Expr::Cast { expr: Box::new(col(p.count)), ty: DataType::Float64 }),
+                ty: DataType::Float64,
+            },
+            _ => {
+                let c = col(p.main);
+                if c.ty() == p.agg.ty {
+                    c
+                } else {
+                    Expr::Cast { expr: Box::new(c), ty: p.agg.ty }
+                }
+            }
+        };
+        // With keys and a non-NULL argument every group has count >= 1.
+        let arg_nullable = p.agg.arg.as_ref().is_some_and(|a| a.nullable());
+        let value = if nkeys > 0 && !arg_nullable {
+            strip_nullable(value)
+        } else {
+            let is_empty = Expr::Binary {
+                op: BinaryOp::Eq,
+                left: Box::new(col(p.count)),
+                right: Box::new(Expr::literal(ScalarValue::Int64(0), DataType::Int64)),
+                ty: DataType::Boolean,
+            };
+            let ty = value.ty();
+            Expr::Case { branches: vec![(is_empty, Expr::literal(ScalarValue::Null, ty))], else_expr: Some(Box::new(value)), ty }
+        };
+        finalize.push(value);
+    }
+    Lowered { states, state_schema, finalize }
+}
+
+/// State columns are marked nullable in general; where every group has a value, say so.
+fn strip_nullable(e: Expr) -> Expr {
+    e.transform(&mut |e| match e {
+        Expr::Column { index, name, ty, .. } => Expr::Column { index, name, ty, nullable: false },
+        other => other,
+    })
+}

@@ -1,0 +1,393 @@
+//! Binding of scalar and aggregate expressions against a scope.
+
+use crate::coerce::{self, cast};
+use crate::literal;
+use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr};
+use sqlparser::ast::{self, BinaryOperator, Spanned, UnaryOperator};
+use std::cell::RefCell;
+
+/// A column visible to expressions: `qualifier.name`.
+#[derive(Debug, Clone)]
+pub struct ScopeField {
+    pub qualifier: String,
+    pub name: String,
+    pub ty: DataType,
+    pub nullable: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    pub fields: Vec<ScopeField>,
+}
+
+/// Grouped context: expressions may use group keys and aggregates; the bound result refers
+/// to the Aggregate node's output (keys, then aggregates).
+pub struct AggContext<'a> {
+    pub base: &'a Scope,
+    pub keys: Vec<Expr>,
+    pub key_names: Vec<String>,
+    pub aggs: RefCell<Vec<AggExpr>>,
+}
+
+pub enum Context<'a> {
+    Plain(&'a Scope),
+    Grouped(&'a AggContext<'a>),
+}
+
+pub fn position(span: sqlparser::tokenizer::Span) -> String {
+    if span.start.line == 0 {
+        String::new()
+    } else {
+        format!(" (line {}, column {})", span.start.line, span.start.column)
+    }
+}
+
+pub fn is_aggregate_name(name: &str) -> bool {
+    matches!(name.to_ascii_lowercase().as_str(), "sum" | "count" | "avg" | "min" | "max")
+}
+
+/// Whether an AST expression contains an aggregate call (outside subqueries).
+pub fn contains_aggregate(e: &ast::Expr) -> bool {
+    let mut found = false;
+    let _ = ast::visit_expressions(e, |x| {
+        if let ast::Expr::Function(f) = x {
+            if is_aggregate_name(&f.name.to_string()) {
+                found = true;
+                return std::ops::ControlFlow::Break(());
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+impl Scope {
+    pub fn resolve(&self, qualifier: Option<&str>, name: &str, span: sqlparser::tokenizer::Span) -> Result<Expr> {
+        let matches: Vec<(usize, &ScopeField)> = self
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.name.eq_ignore_ascii_case(name) && qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(q)))
+            .collect();
+        let full = match qualifier {
+            Some(q) => format!("{q}.{name}"),
+            None => name.to_string(),
+        };
+        match matches.as_slice() {
+            [(i, f)] => Ok(Expr::Column { index: *i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
+            [] => Err(Error::plan(format!("unknown column '{full}'{}", position(span)))),
+            _ => Err(Error::plan(format!("column reference '{full}' is ambiguous{}", position(span)))),
+        }
+    }
+}
+
+impl<'a> Context<'a> {
+    fn base(&self) -> &Scope {
+        match self {
+            Context::Plain(s) => s,
+            Context::Grouped(g) => g.base,
+        }
+    }
+
+    pub fn bind(&self, e: &ast::Expr) -> Result<Expr> {
+        if let Context::Grouped(g) = self {
+            // An aggregate call becomes a reference to its output column.
+            if let ast::Expr::Function(f) = e {
+                if is_aggregate_name(&f.name.to_string()) {
+                    let agg = Context::Plain(g.base).bind_aggregate(f)?;
+                    let mut aggs = g.aggs.borrow_mut();
+                    let j = aggs.iter().position(|a| *a == agg).unwrap_or_else(|| {
+                        aggs.push(agg.clone());
+                        aggs.len() - 1
+                    });
+                    return Ok(Expr::Column { index: g.keys.len() + j, name: agg.to_string(), ty: agg.ty, nullable: agg.func != AggFunc::Count });
+                }
+            }
+            // A group key (matched after binding) becomes a reference to the key column.
+            if !contains_aggregate(e) {
+                if let Ok(bound) = Context::Plain(g.base).bind(e) {
+                    if let Some(k) = g.keys.iter().position(|k| *k == bound) {
+                        return Ok(Expr::Column { index: k, name: g.key_names[k].clone(), ty: bound.ty(), nullable: bound.nullable() });
+                    }
+                    if let Expr::Column { name, .. } = &bound {
+                        return Err(Error::plan(format!(
+                            "column '{name}' must appear in the GROUP BY clause or be used in an aggregate function{}",
+                            position(e.span())
+                        )));
+                    }
+                }
+            }
+        }
+        self.bind_node(e)
+    }
+
+    fn bind_node(&self, e: &ast::Expr) -> Result<Expr> {
+        use ast::Expr as A;
+        match e {
+            A::Identifier(id) => self.base().resolve(None, &id.value, id.span),
+            A::CompoundIdentifier(parts) => match parts.as_slice() {
+                [t, c] => self.base().resolve(Some(&t.value), &c.value, c.span),
+                _ => Err(Error::not_supported(format!("qualified name {e}{}", position(e.span())))),
+            },
+            A::Value(v) => literal::value(&v.value),
+            A::TypedString(ts) => {
+                let text = match &ts.value.value {
+                    ast::Value::SingleQuotedString(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                match &ts.data_type {
+                    ast::DataType::Date => literal::date_literal(&text),
+                    other => {
+                        let ty = sql_type(other)?;
+                        let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
+                        cast_string_literal(lit, ty, &text)
+                    }
+                }
+            }
+            A::Nested(inner) => self.bind(inner),
+            A::UnaryOp { op, expr } => {
+                let inner = self.bind(expr)?;
+                match op {
+                    UnaryOperator::Not => {
+                        expect_bool(&inner, "NOT")?;
+                        Ok(Expr::Not(Box::new(cast(inner, DataType::Boolean))))
+                    }
+                    UnaryOperator::Minus => match inner {
+                        Expr::Literal { value: ScalarValue::Int32(v), .. } => Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32)),
+                        Expr::Literal { value: ScalarValue::Int64(v), .. } => Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64)),
+                        Expr::Literal { value: ScalarValue::Decimal(v), ty } => Ok(Expr::literal(ScalarValue::Decimal(-v), ty)),
+                        other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
+                        other => Err(Error::plan(format!("cannot negate {}{}", other.ty(), position(e.span())))),
+                    },
+                    UnaryOperator::Plus => Ok(inner),
+                    other => Err(Error::not_supported(format!("operator {other}{}", position(e.span())))),
+                }
+            }
+            A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, e),
+            A::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: false }),
+            A::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: true }),
+            A::Between { expr, negated, low, high } => {
+                let v = self.bind(expr)?;
+                let lo = coerce::comparison(BinaryOp::GtEq, v.clone(), self.bind(low)?)?;
+                let hi = coerce::comparison(BinaryOp::LtEq, v, self.bind(high)?)?;
+                let both = coerce::logical(BinaryOp::And, lo, hi)?;
+                Ok(if *negated { Expr::Not(Box::new(both)) } else { both })
+            }
+            A::InList { expr, list, negated } => {
+                let mut v = self.bind(expr)?;
+                let mut items = list.iter().map(|x| self.bind(x)).collect::<Result<Vec<_>>>()?;
+                for item in items.iter_mut() {
+                    let (a, b, _) = coerce::unify(v.clone(), item.clone(), "compare (IN)")?;
+                    v = a;
+                    *item = b;
+                }
+                // A second pass gives every item the final common type.
+                let ty = v.ty();
+                let items = items.into_iter().map(|i| cast(i, ty)).collect();
+                Ok(Expr::InList { expr: Box::new(v), list: items, negated: *negated })
+            }
+            A::Case { operand, conditions, else_result, .. } => {
+                let operand = operand.as_ref().map(|o| self.bind(o)).transpose()?;
+                let mut branches = vec![];
+                for cw in conditions {
+                    let cond = match &operand {
+                        Some(op) => coerce::comparison(BinaryOp::Eq, op.clone(), self.bind(&cw.condition)?)?,
+                        None => {
+                            let c = self.bind(&cw.condition)?;
+                            expect_bool(&c, "CASE WHEN")?;
+                            cast(c, DataType::Boolean)
+                        }
+                    };
+                    branches.push((cond, self.bind(&cw.result)?));
+                }
+                let else_expr = else_result.as_ref().map(|x| self.bind(x)).transpose()?;
+                let mut ty: Option<DataType> = None;
+                for t in branches.iter().map(|(_, t)| t).chain(else_expr.iter()) {
+                    if matches!(t, Expr::Literal { value: ScalarValue::Null, .. }) {
+                        continue;
+                    }
+                    ty = Some(match ty {
+                        None => t.ty(),
+                        Some(prev) => coerce::common_type(&prev, &t.ty())
+                            .ok_or_else(|| Error::plan(format!("CASE branches of types {prev} and {}{}", t.ty(), position(e.span()))))?,
+                    });
+                }
+                let ty = ty.unwrap_or(DataType::Int32);
+                Ok(Expr::Case {
+                    branches: branches.into_iter().map(|(c, t)| (c, cast(t, ty))).collect(),
+                    else_expr: else_expr.map(|x| Box::new(cast(x, ty))),
+                    ty,
+                })
+            }
+            A::Cast { expr, data_type, kind, .. } => {
+                if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon) {
+                    return Err(Error::not_supported(format!("{kind:?}{}", position(e.span()))));
+                }
+                let ty = sql_type(data_type)?;
+                let inner = self.bind(expr)?;
+                match &inner {
+                    Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
+                        let s = s.clone();
+                        cast_string_literal(inner, ty, &s)
+                    }
+                    _ if inner.ty() == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && inner.ty() != DataType::Utf8 => {
+                        Err(Error::not_supported(format!("CAST from {} to {ty}{}", inner.ty(), position(e.span()))))
+                    }
+                    _ if inner.ty() == DataType::Date && ty != DataType::Date => {
+                        Err(Error::not_supported(format!("CAST from DATE to {ty}{}", position(e.span()))))
+                    }
+                    _ => Ok(cast(inner, ty)),
+                }
+            }
+            A::Interval(_) => Err(Error::plan(format!("an interval can only be added to or subtracted from a DATE{}", position(e.span())))),
+            A::Function(f) => {
+                let name = f.name.to_string();
+                if is_aggregate_name(&name) {
+                    Err(Error::plan(format!("aggregate function {name} is not allowed here{}", position(e.span()))))
+                } else {
+                    Err(Error::not_supported(format!("function {name}{}", position(e.span()))))
+                }
+            }
+            A::Like { .. } | A::ILike { .. } => Err(Error::not_supported(format!("LIKE{}", position(e.span())))),
+            A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
+                Err(Error::not_supported(format!("subqueries{}", position(e.span()))))
+            }
+            other => Err(Error::not_supported(format!("expression {other}{}", position(other.span())))),
+        }
+    }
+
+    fn bind_binary(&self, left: &ast::Expr, op: &BinaryOperator, right: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+        // date ± interval
+        if let (BinaryOperator::Plus | BinaryOperator::Minus, ast::Expr::Interval(iv)) = (op, right) {
+            let d = self.bind(left)?;
+            if d.ty() != DataType::Date {
+                return Err(Error::plan(format!("interval arithmetic needs a DATE, got {}{}", d.ty(), position(whole.span()))));
+            }
+            let (m, days) = literal::interval(iv)?;
+            let sign = if *op == BinaryOperator::Minus { -1 } else { 1 };
+            return Ok(Expr::DateAdd { date: Box::new(d), months: sign * m, days: sign * days });
+        }
+        if let (BinaryOperator::Plus, ast::Expr::Interval(iv)) = (op, left) {
+            let d = self.bind(right)?;
+            let (m, days) = literal::interval(iv)?;
+            return Ok(Expr::DateAdd { date: Box::new(d), months: m, days });
+        }
+        let l = self.bind(left)?;
+        let r = self.bind(right)?;
+        let at = |r: Result<Expr>| r.map_err(|e| with_position(e, whole));
+        match op {
+            BinaryOperator::Plus => at(coerce::arithmetic(BinaryOp::Add, l, r)),
+            BinaryOperator::Minus => at(coerce::arithmetic(BinaryOp::Sub, l, r)),
+            BinaryOperator::Multiply => at(coerce::arithmetic(BinaryOp::Mul, l, r)),
+            BinaryOperator::Divide => at(coerce::arithmetic(BinaryOp::Div, l, r)),
+            BinaryOperator::Modulo => at(coerce::arithmetic(BinaryOp::Mod, l, r)),
+            BinaryOperator::Eq => at(coerce::comparison(BinaryOp::Eq, l, r)),
+            BinaryOperator::NotEq => at(coerce::comparison(BinaryOp::NotEq, l, r)),
+            BinaryOperator::Lt => at(coerce::comparison(BinaryOp::Lt, l, r)),
+            BinaryOperator::LtEq => at(coerce::comparison(BinaryOp::LtEq, l, r)),
+            BinaryOperator::Gt => at(coerce::comparison(BinaryOp::Gt, l, r)),
+            BinaryOperator::GtEq => at(coerce::comparison(BinaryOp::GtEq, l, r)),
+            BinaryOperator::And => at(coerce::logical(BinaryOp::And, l, r)),
+            BinaryOperator::Or => at(coerce::logical(BinaryOp::Or, l, r)),
+            other => Err(Error::not_supported(format!("operator {other}{}", position(whole.span())))),
+        }
+    }
+
+    /// Binds an aggregate call's argument in this (plain) context.
+    pub fn bind_aggregate(&self, f: &ast::Function) -> Result<AggExpr> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let at = position(f.name.span());
+        if f.over.is_some() {
+            return Err(Error::not_supported(format!("window functions{at}")));
+        }
+        if f.filter.is_some() {
+            return Err(Error::not_supported(format!("FILTER on aggregates{at}")));
+        }
+        let ast::FunctionArguments::List(list) = &f.args else {
+            return Err(Error::plan(format!("{name} needs an argument{at}")));
+        };
+        if matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct)) {
+            return Err(Error::not_supported(format!("{name}(DISTINCT …){at}")));
+        }
+        let func = match name.as_str() {
+            "sum" => AggFunc::Sum,
+            "count" => AggFunc::Count,
+            "avg" => AggFunc::Avg,
+            "min" => AggFunc::Min,
+            _ => AggFunc::Max,
+        };
+        let arg = match list.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if func == AggFunc::Count => None,
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => {
+                if contains_aggregate(x) {
+                    return Err(Error::plan(format!("aggregate calls cannot be nested{at}")));
+                }
+                Some(self.bind(x)?)
+            }
+            _ => return Err(Error::plan(format!("{name} takes exactly one argument{at}"))),
+        };
+        let arg_ty = arg.as_ref().map(|a| a.ty());
+        let ty = AggExpr::result_type(func, arg_ty.as_ref())
+            .ok_or_else(|| Error::plan(format!("{name} is not defined for {}{at}", arg_ty.map_or("*".into(), |t| t.to_string()))))?;
+        Ok(AggExpr { func, arg, ty })
+    }
+}
+
+fn with_position(e: Error, at: &ast::Expr) -> Error {
+    match e {
+        Error::Plan(m) if !m.contains("(line ") => Error::Plan(format!("{m}{}", position(at.span()))),
+        other => other,
+    }
+}
+
+fn expect_bool(e: &Expr, what: &str) -> Result<()> {
+    match e.ty() {
+        DataType::Boolean => Ok(()),
+        _ if matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
+        t => Err(Error::plan(format!("{what} expects BOOLEAN, got {t}"))),
+    }
+}
+
+fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result<Expr> {
+    match ty {
+        DataType::Utf8 => Ok(lit),
+        DataType::Date => literal::date_literal(text),
+        DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
+            "true" | "t" | "1" => Ok(Expr::literal(ScalarValue::Boolean(true), ty)),
+            "false" | "f" | "0" => Ok(Expr::literal(ScalarValue::Boolean(false), ty)),
+            _ => Err(Error::plan(format!("invalid BOOLEAN '{text}'"))),
+        },
+        _ => {
+            let n = literal::number(text.trim()).map_err(|_| Error::plan(format!("invalid {ty} '{text}'")))?;
+            Ok(cast(n, ty))
+        }
+    }
+}
+
+/// SQL type names -> engine types.
+pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
+    use ast::DataType as T;
+    Ok(match t {
+        T::Int(_) | T::Integer(_) | T::Int4(_) | T::SmallInt(_) | T::TinyInt(_) | T::Int2(_) => DataType::Int32,
+        T::BigInt(_) | T::Int8(_) | T::Int64 => DataType::Int64,
+        T::Double(_) | T::DoublePrecision | T::Float8 | T::Float(_) | T::Real | T::Float4 | T::Float64 => DataType::Float64,
+        T::Decimal(info) | T::Numeric(info) | T::Dec(info) => {
+            let (p, s) = match info {
+                ast::ExactNumberInfo::None => (18, 3),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, *s as u64),
+            };
+            if p == 0 || p > 38 || s > p {
+                return Err(Error::plan(format!("invalid DECIMAL({p},{s}): precision 1..38, scale <= precision")));
+            }
+            DataType::decimal(p as u8, s as u8)
+        }
+        T::Date => DataType::Date,
+        T::Boolean | T::Bool => DataType::Boolean,
+        T::Varchar(_) | T::Char(_) | T::Character(_) | T::CharVarying(_) | T::CharacterVarying(_) | T::Text | T::String(_) | T::Nvarchar(_) => {
+            DataType::Utf8
+        }
+        other => return Err(Error::not_supported(format!("type {other}"))),
+    })
+}

@@ -1,0 +1,295 @@
+//! SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT into a logical plan:
+//! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
+
+use crate::bind_expr::{contains_aggregate, position, AggContext, Context, Scope, ScopeField};
+use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
+use gpusql_plan::{Expr, LogicalPlan, SortKey};
+use sqlparser::ast::{self, Spanned};
+use std::cell::RefCell;
+
+pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> {
+    if q.with.is_some() {
+        return Err(Error::not_supported("WITH (common table expressions)"));
+    }
+    if q.fetch.is_some() || !q.locks.is_empty() {
+        return Err(Error::not_supported("FETCH / FOR UPDATE"));
+    }
+    let select = match &*q.body {
+        ast::SetExpr::Select(s) => s,
+        ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => return bind_query(inner, catalog),
+        other => return Err(Error::not_supported(format!("query form {}", first_word(&other.to_string())))),
+    };
+    let order_by: Vec<ast::OrderByExpr> = match &q.order_by {
+        None => vec![],
+        Some(ob) => match &ob.kind {
+            ast::OrderByKind::Expressions(v) => v.clone(),
+            ast::OrderByKind::All(_) => return Err(Error::not_supported("ORDER BY ALL")),
+        },
+    };
+    let (skip, fetch) = limit(&q.limit_clause)?;
+    bind_select(select, &order_by, skip, fetch, catalog)
+}
+
+fn first_word(s: &str) -> String {
+    s.split_whitespace().next().unwrap_or("").to_string()
+}
+
+fn const_usize(e: &ast::Expr, what: &str) -> Result<usize> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Number(n, _) => n.parse().map_err(|_| Error::plan(format!("{what} must be a non-negative integer, got {n}"))),
+            other => Err(Error::plan(format!("{what} must be a non-negative integer, got {other}"))),
+        },
+        other => Err(Error::not_supported(format!("{what} expression {other}"))),
+    }
+}
+
+fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
+    match l {
+        None => Ok((0, None)),
+        Some(ast::LimitClause::LimitOffset { limit, offset, limit_by }) => {
+            if !limit_by.is_empty() {
+                return Err(Error::not_supported("LIMIT BY"));
+            }
+            let fetch = match limit {
+                None => None,
+                Some(ast::Expr::Value(v)) if matches!(v.value, ast::Value::Null) => None,
+                Some(e) => Some(const_usize(e, "LIMIT")?),
+            };
+            let skip = offset.as_ref().map(|o| const_usize(&o.value, "OFFSET")).transpose()?.unwrap_or(0);
+            Ok((skip, fetch))
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => Ok((const_usize(offset, "OFFSET")?, Some(const_usize(limit, "LIMIT")?))),
+    }
+}
+
+/// The FROM clause: one stored table for now.
+fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan, Scope)> {
+    let [twj] = select.from.as_slice() else {
+        return Err(if select.from.is_empty() {
+            Error::not_supported("SELECT without FROM")
+        } else {
+            Error::not_supported("joins (several tables in FROM)")
+        });
+    };
+    if !twj.joins.is_empty() {
+        return Err(Error::not_supported("JOIN"));
+    }
+    let ast::TableFactor::Table { name, alias, args, .. } = &twj.relation else {
+        return Err(Error::not_supported(format!("FROM {}", twj.relation)));
+    };
+    if args.is_some() {
+        return Err(Error::not_supported("table functions"));
+    }
+    let table_name = name.to_string();
+    let info = catalog
+        .table(&table_name)
+        .ok_or_else(|| Error::plan(format!("unknown table '{table_name}'{}", position(name.span()))))?;
+    let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_else(|| info.name.clone());
+    let scope = Scope {
+        fields: info
+            .schema
+            .fields
+            .iter()
+            .map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable })
+            .collect(),
+    };
+    let n = info.schema.len();
+    Ok((LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect() }, scope))
+}
+
+/// Output name of a select item (DuckDB: the expression text, or the column name).
+fn item_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(id) => id.value.clone(),
+        ast::Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
+        other => other.to_string(),
+    }
+}
+
+fn bind_select(
+    select: &ast::Select,
+    order_by: &[ast::OrderByExpr],
+    skip: usize,
+    fetch: Option<usize>,
+    catalog: &dyn Catalog,
+) -> Result<LogicalPlan> {
+    if select.top.is_some() || select.into.is_some() || !select.lateral_views.is_empty() || select.qualify.is_some() {
+        return Err(Error::not_supported("TOP / INTO / LATERAL VIEW / QUALIFY"));
+    }
+    let distinct = match &select.distinct {
+        None => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(_) => return Err(Error::not_supported("DISTINCT ON")),
+    };
+    let (mut plan, scope) = bind_from(select, catalog)?;
+    let plain = Context::Plain(&scope);
+
+    if let Some(w) = &select.selection {
+        if contains_aggregate(w) {
+            return Err(Error::plan(format!("aggregate functions are not allowed in WHERE{}", position(w.span()))));
+        }
+        let pred = plain.bind(w)?;
+        require_bool(&pred, "WHERE")?;
+        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
+    }
+
+    // Select list, with * expanded.
+    let mut items: Vec<(ast::Expr, String)> = vec![];
+    for item in &select.projection {
+        match item {
+            ast::SelectItem::UnnamedExpr(e) => items.push((e.clone(), item_name(e))),
+            ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
+            ast::SelectItem::Wildcard(_) => {
+                for f in &scope.fields {
+                    items.push((ast::Expr::Identifier(ast::Ident::new(f.name.clone())), f.name.clone()));
+                }
+            }
+            other => return Err(Error::not_supported(format!("select item {other}"))),
+        }
+    }
+
+    let group_exprs: Vec<ast::Expr> = match &select.group_by {
+        ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v.clone(),
+        _ => return Err(Error::not_supported("GROUP BY ALL / ROLLUP / CUBE")),
+    };
+    let is_agg = distinct
+        || !group_exprs.is_empty()
+        || select.having.is_some()
+        || items.iter().any(|(e, _)| contains_aggregate(e))
+        || order_by.iter().any(|o| contains_aggregate(&o.expr));
+
+    // GROUP BY keys may name a select alias or position (DuckDB, PostgreSQL).
+    let resolve_group = |e: &ast::Expr| -> Result<ast::Expr> {
+        if let Some(pos) = positional(e) {
+            return items.get(pos.wrapping_sub(1)).map(|(x, _)| x.clone()).ok_or_else(|| {
+                Error::plan(format!("GROUP BY position {pos} is not in the select list{}", position(e.span())))
+            });
+        }
+        if let ast::Expr::Identifier(id) = e {
+            if scope.resolve(None, &id.value, id.span).is_err() {
+                if let Some((x, _)) = items.iter().find(|(_, n)| n.eq_ignore_ascii_case(&id.value)) {
+                    return Ok(x.clone());
+                }
+            }
+        }
+        Ok(e.clone())
+    };
+
+    let agg_ctx;
+    let ctx = if is_agg {
+        let mut keys = vec![];
+        let mut key_names = vec![];
+        let key_asts: Vec<ast::Expr> = if distinct && group_exprs.is_empty() {
+            items.iter().map(|(e, _)| e.clone()).collect()
+        } else {
+            group_exprs.iter().map(resolve_group).collect::<Result<_>>()?
+        };
+        for g in &key_asts {
+            if contains_aggregate(g) {
+                return Err(Error::plan(format!("aggregate functions are not allowed in GROUP BY{}", position(g.span()))));
+            }
+            let k = plain.bind(g)?;
+            if !keys.contains(&k) {
+                key_names.push(item_name(g));
+                keys.push(k);
+            }
+        }
+        agg_ctx = AggContext { base: &scope, keys, key_names, aggs: RefCell::new(vec![]) };
+        Context::Grouped(&agg_ctx)
+    } else {
+        Context::Plain(&scope)
+    };
+
+    let mut exprs = vec![];
+    let mut names = vec![];
+    for (e, n) in &items {
+        exprs.push(ctx.bind(e)?);
+        names.push(n.clone());
+    }
+    let having = select.having.as_ref().map(|h| ctx.bind(h)).transpose()?;
+
+    // ORDER BY: output position, output alias, or an expression (hidden column if needed).
+    let visible = exprs.len();
+    let mut keys = vec![];
+    for o in order_by {
+        let asc = !matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+        if matches!(o.options.sort, Some(ast::OrderBySort::Using(_))) {
+            return Err(Error::not_supported("ORDER BY … USING"));
+        }
+        // DuckDB/PostgreSQL: NULLs sort as larger than everything (last for ASC).
+        let nulls_first = o.options.nulls_first.unwrap_or(!asc);
+        let index = if let Some(pos) = positional(&o.expr) {
+            if pos == 0 || pos > visible {
+                return Err(Error::plan(format!("ORDER BY position {pos} is not in the select list{}", position(o.expr.span()))));
+            }
+            pos - 1
+        } else if let Some(i) = match &o.expr {
+            ast::Expr::Identifier(id) => names[..visible].iter().position(|n| n.eq_ignore_ascii_case(&id.value)),
+            _ => None,
+        } {
+            i
+        } else {
+            let k = ctx.bind(&o.expr)?;
+            match exprs.iter().position(|e| *e == k) {
+                Some(i) => i,
+                None => {
+                    if distinct {
+                        return Err(Error::plan("for SELECT DISTINCT, ORDER BY expressions must appear in the select list"));
+                    }
+                    exprs.push(k);
+                    names.push(format!("__order{}", exprs.len()));
+                    exprs.len() - 1
+                }
+            }
+        };
+        let e = &exprs[index];
+        keys.push(SortKey { expr: Expr::Column { index, name: names[index].clone(), ty: e.ty(), nullable: e.nullable() }, asc, nulls_first });
+    }
+
+    if let Context::Grouped(g) = &ctx {
+        plan = LogicalPlan::Aggregate {
+            input: Box::new(plan),
+            group_by: g.keys.clone(),
+            group_names: g.key_names.clone(),
+            aggs: g.aggs.borrow().clone(),
+        };
+        if let Some(h) = having {
+            require_bool(&h, "HAVING")?;
+            plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
+        }
+    }
+    let out_schema_len = exprs.len();
+    plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
+    if !keys.is_empty() {
+        plan = LogicalPlan::Sort { input: Box::new(plan), keys };
+    }
+    if skip > 0 || fetch.is_some() {
+        plan = LogicalPlan::Limit { input: Box::new(plan), skip, fetch };
+    }
+    if out_schema_len > visible {
+        let schema = plan.schema();
+        let exprs = (0..visible)
+            .map(|i| Expr::Column { index: i, name: names[i].clone(), ty: schema.fields[i].ty, nullable: schema.fields[i].nullable })
+            .collect();
+        plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names[..visible].to_vec() };
+    }
+    Ok(plan)
+}
+
+fn positional(e: &ast::Expr) -> Option<usize> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn require_bool(e: &Expr, what: &str) -> Result<()> {
+    match (e.ty(), e) {
+        (DataType::Boolean, _) | (_, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
+        (t, _) => Err(Error::plan(format!("{what} condition must be BOOLEAN, got {t}"))),
+    }
+}

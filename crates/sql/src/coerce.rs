@@ -1,0 +1,158 @@
+//! Type rules (DuckDB's, where they differ from PostgreSQL): the binder casts operands so
+//! that every operator sees one type, and decides each result type here.
+
+use gpusql_common::{date, DataType, Error, Result, ScalarValue};
+use gpusql_plan::{BinaryOp, Expr};
+
+pub fn cast(e: Expr, ty: DataType) -> Expr {
+    if e.ty() == ty {
+        return e;
+    }
+    // Typed NULL literals just change type.
+    if let Expr::Literal { value: ScalarValue::Null, .. } = e {
+        return Expr::literal(ScalarValue::Null, ty);
+    }
+    Expr::Cast { expr: Box::new(e), ty }
+}
+
+fn is_null_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Literal { value: ScalarValue::Null, .. })
+}
+
+/// Common type for comparing or combining two values (CASE branches, IN lists, =, <).
+pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
+    use DataType::*;
+    if a == b {
+        return Some(*a);
+    }
+    Some(match (a, b) {
+        (Float64, t) | (t, Float64) if t.is_numeric() => Float64,
+        (Int32, Int64) | (Int64, Int32) => Int64,
+        (Decimal { .. }, _) | (_, Decimal { .. }) => {
+            let (p1, s1) = a.as_decimal()?;
+            let (p2, s2) = b.as_decimal()?;
+            let scale = s1.max(s2);
+            let int_digits = (p1 - s1).max(p2 - s2);
+            DataType::decimal(int_digits + scale, scale)
+        }
+        _ => return None,
+    })
+}
+
+/// Brings two operands to a common type; a string literal next to a DATE becomes a DATE.
+pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
+    let l = string_to_date(l, &r)?;
+    let r = string_to_date(r, &l)?;
+    if is_null_literal(&l) {
+        let t = r.ty();
+        return Ok((cast(l, t), r, t));
+    }
+    if is_null_literal(&r) {
+        let t = l.ty();
+        return Ok((l, cast(r, t), t));
+    }
+    let (lt, rt) = (l.ty(), r.ty());
+    let t = common_type(&lt, &rt).ok_or_else(|| Error::plan(format!("cannot {what} {lt} and {rt}")))?;
+    Ok((cast(l, t), cast(r, t), t))
+}
+
+fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
+    match (&e, other.ty()) {
+        (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Date) => {
+            let d = date::parse_date(s.as_str()).ok_or_else(|| Error::plan(format!("invalid date '{s}'")))?;
+            Ok(Expr::literal(ScalarValue::Date(d as i32), DataType::Date))
+        }
+        _ => Ok(e),
+    }
+}
+
+pub fn comparison(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+    let (l, r, _) = unify(l, r, &format!("compare ({})", op.symbol()))?;
+    Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: DataType::Boolean })
+}
+
+pub fn logical(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+    for e in [&l, &r] {
+        if e.ty() != DataType::Boolean && !is_null_literal(e) {
+            return Err(Error::plan(format!("{} expects BOOLEAN operands, got {}", op.symbol(), e.ty())));
+        }
+    }
+    Ok(Expr::Binary { op, left: Box::new(cast(l, DataType::Boolean)), right: Box::new(cast(r, DataType::Boolean)), ty: DataType::Boolean })
+}
+
+fn bin(op: BinaryOp, l: Expr, r: Expr, ty: DataType) -> Expr {
+    Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty }
+}
+
+pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+    use DataType::*;
+    let (lt, rt) = (l.ty(), r.ty());
+    let err = || Error::plan(format!("operator {} is not defined for {lt} and {rt}", op.symbol()));
+    // Dates: date ± days, date - date.
+    match (op, lt, rt) {
+        (BinaryOp::Add, Date, Int32 | Int64) => return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(r)),
+        (BinaryOp::Add, Int32 | Int64, Date) => return Ok(Expr::DateAdd { date: Box::new(r), months: 0, days: 0 }.with_days(l)),
+        (BinaryOp::Sub, Date, Int32 | Int64) => {
+            let neg = Expr::Negate(Box::new(cast(r, Int32)));
+            return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(neg));
+        }
+        (BinaryOp::Sub, Date, Date) => return Ok(bin(op, cast(l, Int64), cast(r, Int64), Int64)),
+        _ => {}
+    }
+    if !lt.is_numeric() && !is_null_literal(&l) || !rt.is_numeric() && !is_null_literal(&r) {
+        return Err(err());
+    }
+    let (l, r) = (if is_null_literal(&l) { cast(l, rt) } else { l }, if is_null_literal(&r) { cast(r, lt) } else { r });
+    let (lt, rt) = (l.ty(), r.ty());
+    Ok(match op {
+        // `/` divides as DOUBLE (DuckDB).
+        BinaryOp::Div => bin(op, cast(l, Float64), cast(r, Float64), Float64),
+        _ if lt == Float64 || rt == Float64 => bin(op, cast(l, Float64), cast(r, Float64), Float64),
+        BinaryOp::Mul if matches!(lt, Decimal { .. }) || matches!(rt, Decimal { .. }) => {
+            let (p1, s1) = lt.as_decimal().ok_or_else(err)?;
+            let (p2, s2) = rt.as_decimal().ok_or_else(err)?;
+            let (l, r) = (cast(l, DataType::decimal(p1, s1)), cast(r, DataType::decimal(p2, s2)));
+            bin(op, l, r, DataType::decimal(p1 + p2, s1 + s2))
+        }
+        _ if matches!(lt, Decimal { .. }) || matches!(rt, Decimal { .. }) => {
+            let t = common_type(&lt, &rt).ok_or_else(err)?;
+            let (p, s) = t.as_decimal().ok_or_else(err)?;
+            let out = if op == BinaryOp::Mod { t } else { DataType::decimal(p + 1, s) };
+            bin(op, cast(l, t), cast(r, t), out)
+        }
+        _ => {
+            let t = common_type(&lt, &rt).ok_or_else(err)?;
+            bin(op, cast(l, t), cast(r, t), t)
+        }
+    })
+}
+
+trait WithDays {
+    fn with_days(self, days: Expr) -> Expr;
+}
+
+impl WithDays for Expr {
+    /// date + integer days: constant day counts fold into the DateAdd node; others are not
+    /// supported yet.
+    fn with_days(self, days: Expr) -> Expr {
+        match (self, days) {
+            (Expr::DateAdd { date, months, days: d0 }, Expr::Literal { value, .. }) => {
+                let n = value.as_i128().unwrap_or(0) as i32;
+                Expr::DateAdd { date, months, days: d0 + n }
+            }
+            (Expr::DateAdd { date, months, days: d0 }, Expr::Negate(inner)) if inner.is_literal() => {
+                let n = match *inner {
+                    Expr::Literal { value, .. } => value.as_i128().unwrap_or(0) as i32,
+                    _ => 0,
+                };
+                Expr::DateAdd { date, months, days: d0 - n }
+            }
+            (Expr::DateAdd { date, .. }, days) => {
+                // Fallback keeps exact semantics through integer arithmetic on day numbers.
+                let sum = bin(BinaryOp::Add, cast(*date, DataType::Int64), cast(days, DataType::Int64), DataType::Int64);
+                Expr::Cast { expr: Box::new(sum), ty: DataType::Date }
+            }
+            (other, _) => other,
+        }
+    }
+}

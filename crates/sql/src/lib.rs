@@ -1,0 +1,78 @@
+//! SQL text -> bound logical plan. Parses with sqlparser, resolves names and types against
+//! a catalog, and inserts the casts the type rules require. No optimization happens here.
+
+mod bind_expr;
+mod bind_select;
+mod coerce;
+mod ddl;
+mod literal;
+
+pub use bind_select::bind_query;
+pub use ddl::{ColumnDef, InsertRows};
+
+use gpusql_common::{Catalog, Error, Result};
+use gpusql_plan::LogicalPlan;
+use sqlparser::ast::Statement;
+use sqlparser::dialect::GenericDialect;
+use sqlparser::parser::{Parser, ParserError};
+
+/// A statement after binding.
+#[derive(Debug, Clone)]
+pub enum BoundStatement {
+    Query(LogicalPlan),
+    /// EXPLAIN [VERBOSE] <query>: VERBOSE also shows the generated CUDA source.
+    Explain { plan: LogicalPlan, verbose: bool },
+    CreateTable { name: String, columns: Vec<ColumnDef> },
+    Insert(InsertRows),
+}
+
+/// Splits a script into statements and parses them; errors carry line and column.
+pub fn parse(sql: &str) -> Result<Vec<Statement>> {
+    Parser::parse_sql(&GenericDialect {}, sql).map_err(syntax_error)
+}
+
+fn syntax_error(e: ParserError) -> Error {
+    let msg = match e {
+        ParserError::TokenizerError(m) | ParserError::ParserError(m) => m,
+        ParserError::RecursionLimitExceeded => "expression nested too deeply".to_string(),
+    };
+    // sqlparser appends " at Line: L, Column: C"; lift the position out of the text.
+    if let Some(pos) = msg.rfind(" at Line: ") {
+        let tail = &msg[pos + " at Line: ".len()..];
+        let mut parts = tail.split(", Column: ");
+        let line = parts.next().and_then(|l| l.trim().parse().ok());
+        let column = parts.next().and_then(|c| c.trim().parse().ok());
+        if let (Some(line), Some(column)) = (line, column) {
+            return Error::Syntax { message: msg[..pos].to_string(), line, column };
+        }
+    }
+    Error::Syntax { message: msg, line: 1, column: 1 }
+}
+
+pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundStatement> {
+    match stmt {
+        Statement::Query(q) => Ok(BoundStatement::Query(bind_query(q, catalog)?)),
+        Statement::Explain { statement, verbose, analyze, .. } => {
+            if *analyze {
+                return Err(Error::not_supported("EXPLAIN ANALYZE (use the timing display instead)"));
+            }
+            match &**statement {
+                Statement::Query(q) => Ok(BoundStatement::Explain { plan: bind_query(q, catalog)?, verbose: *verbose }),
+                other => Err(Error::not_supported(format!("EXPLAIN of {}", statement_kind(other)))),
+            }
+        }
+        Statement::CreateTable(ct) => ddl::bind_create_table(ct),
+        Statement::Insert(ins) => ddl::bind_insert(ins, catalog),
+        other => Err(Error::not_supported(format!("statement {}", statement_kind(other)))),
+    }
+}
+
+fn statement_kind(s: &Statement) -> String {
+    let text = s.to_string();
+    text.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+}
+
+/// Parses and binds a single statement.
+pub fn bind_sql(sql: &str, catalog: &dyn Catalog) -> Result<Vec<BoundStatement>> {
+    parse(sql)?.iter().map(|s| bind_statement(s, catalog)).collect()
+}
