@@ -91,7 +91,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for (j, s) in states.iter().enumerate() {
             if let Some(a) = &s.arg {
                 let ct = c_type(&a.ty());
-                g.body.line(format!("{ct} a{j}_{};", if ct == "Str" { "" } else { " = 0" }));
+                g.body.line(format!("{ct} a{j}_{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
                 if a.nullable() {
                     g.body.line(format!("bool a{j}_null = true;"));
                 }

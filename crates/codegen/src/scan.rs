@@ -26,7 +26,7 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
         let ct = c_type(&f.ty);
         let v = format!("c{i}");
         let null = if f.nullable { format!("c{i}_null") } else { "false".to_string() };
-        g.body.line(format!("{ct} {v}{}; ", if ct == "Str" { "" } else { " = 0" }));
+        g.body.line(format!("{ct} {v}{}; ", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
         if f.nullable {
             g.body.line(format!("bool {null} = true;"));
         }

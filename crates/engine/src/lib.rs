@@ -1,1 +1,227 @@
+//! gpusql: a JIT-compiling GPU SQL engine. This crate is the embedding API.
+//!
+//! ```no_run
+//! let mut engine = gpusql::Engine::new(gpusql::BackendChoice::Auto)?;
+//! engine.load_tpch(0.01)?;
+//! let batches = engine.sql("select count(*) from lineitem")?;
+//! # Ok::<(), gpusql::Error>(())
+//! ```
 
+use arrow::record_batch::RecordBatch;
+use gpusql_cuda::{CudaError, GpuDevice};
+use gpusql_exec::gpu::GpuExecutor;
+use gpusql_plan::{create_physical_plan, optimizer, LogicalPlan, PhysicalPlan};
+use gpusql_sql::BoundStatement;
+use gpusql_storage::TableStore;
+use std::sync::Arc;
+
+pub use gpusql_common::{DataType, Error, Result};
+pub use gpusql_exec::{ExecStats, KernelStat};
+
+/// Which backend runs queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// The GPU when a CUDA driver and device are present, else the CPU reference backend.
+    Auto,
+    /// The GPU; fails when there is none.
+    Gpu,
+    /// The CPU reference backend.
+    Cpu,
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Ok(BackendChoice::Auto),
+            "gpu" => Ok(BackendChoice::Gpu),
+            "cpu" => Ok(BackendChoice::Cpu),
+            other => Err(Error::plan(format!("unknown backend '{other}' (auto, gpu or cpu)"))),
+        }
+    }
+}
+
+/// What one statement produced.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// Query rows.
+    Rows { batches: Vec<RecordBatch>, stats: ExecStats },
+    /// EXPLAIN text.
+    Explain(String),
+    /// DDL / DML confirmation ("CREATE TABLE", "INSERT 3").
+    Done(String),
+}
+
+pub struct Engine {
+    tables: TableStore,
+    gpu: Option<GpuExecutor>,
+    notice: Option<String>,
+}
+
+impl Engine {
+    /// Opens the engine. With `Auto` and no usable GPU, the CPU backend is used and
+    /// `notice()` says why.
+    pub fn new(choice: BackendChoice) -> Result<Engine> {
+        let (gpu, notice) = match choice {
+            BackendChoice::Cpu => (None, None),
+            BackendChoice::Gpu => (Some(open_gpu().map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?), None),
+            BackendChoice::Auto => match open_gpu() {
+                Ok(g) => (Some(g), None),
+                Err(e) => (None, Some(format!("notice: no usable GPU ({e}); running on the CPU reference backend"))),
+            },
+        };
+        Ok(Engine { tables: TableStore::default(), gpu, notice })
+    }
+
+    /// A line to show the user when `Auto` fell back to the CPU.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// "gpu (NVIDIA H100 …)" or "cpu (reference backend)".
+    pub fn backend(&self) -> String {
+        match &self.gpu {
+            Some(g) => format!("gpu ({})", g.dev.describe()),
+            None => "cpu (reference backend)".into(),
+        }
+    }
+
+    pub fn gpu_device(&self) -> Option<&Arc<GpuDevice>> {
+        self.gpu.as_ref().map(|g| &g.dev)
+    }
+
+    pub fn tables(&self) -> &TableStore {
+        &self.tables
+    }
+
+    /// Registers (or replaces) a table from Arrow record batches.
+    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
+        self.tables.register_batches(name, batches)
+    }
+
+    /// Generates TPC-H at scale factor `sf` in-process and registers its 8 tables.
+    pub fn load_tpch(&mut self, sf: f64) -> Result<()> {
+        self.load_tpch_with_progress(sf, &|_, _| {})
+    }
+
+    pub fn load_tpch_with_progress(&mut self, sf: f64, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+        for t in gpusql_datagen::tpch_with_progress(sf, progress)? {
+            self.tables.register_batches(&t.name, &t.batches)?;
+        }
+        Ok(())
+    }
+
+    /// Uploads every column of every table to the GPU now (benchmarks measure warm runs).
+    pub fn warm_up_gpu(&self) -> Result<usize> {
+        let Some(g) = &self.gpu else { return Ok(0) };
+        let mut stats = gpusql_storage::device::UploadStats::default();
+        for name in self.tables.names() {
+            if let Some(t) = self.tables.get(&name) {
+                for c in 0..t.schema.len() {
+                    g.store.column(&g.dev, &t, c, &mut stats)?;
+                }
+            }
+        }
+        Ok(stats.bytes)
+    }
+
+    /// Runs every statement of `sql`; returns the batches of the last query.
+    pub fn sql(&mut self, sql: &str) -> Result<Vec<RecordBatch>> {
+        let mut last = vec![];
+        for out in self.execute(sql)? {
+            if let Output::Rows { batches, .. } = out {
+                last = batches;
+            }
+        }
+        Ok(last)
+    }
+
+    /// Runs every statement of `sql`, one Output each.
+    pub fn execute(&mut self, sql: &str) -> Result<Vec<Output>> {
+        let stmts = gpusql_sql::parse(sql)?;
+        let mut outs = vec![];
+        for s in &stmts {
+            let bound = gpusql_sql::bind_statement(s, &self.tables)?;
+            outs.push(self.run(bound)?);
+        }
+        Ok(outs)
+    }
+
+    fn run(&mut self, stmt: BoundStatement) -> Result<Output> {
+        match stmt {
+            BoundStatement::Query(plan) => {
+                let physical = plan_query(plan)?;
+                let (batch, stats) = self.execute_plan(&physical)?;
+                Ok(Output::Rows { batches: vec![batch], stats })
+            }
+            BoundStatement::Explain { plan, verbose } => {
+                let optimized = optimizer::optimize(plan)?;
+                let physical = create_physical_plan(&optimized)?;
+                let mut text = format!("Logical plan:\n{optimized}\nPhysical plan:\n{physical}");
+                if verbose {
+                    for (name, src) in GpuExecutor::sources(&physical)? {
+                        text.push_str(&format!("\n-- CUDA source of {name} --\n{}", strip_prelude(&src)));
+                    }
+                }
+                Ok(Output::Explain(text))
+            }
+            BoundStatement::CreateTable { name, columns } => {
+                let fields = columns.into_iter().map(|c| gpusql_common::Field::new(c.name, c.ty, c.nullable)).collect();
+                self.tables.create_table(&name, fields)?;
+                Ok(Output::Done("CREATE TABLE".into()))
+            }
+            BoundStatement::Insert(ins) => {
+                let n = self.tables.insert_rows(&ins.table, &ins.rows)?;
+                Ok(Output::Done(format!("INSERT {n}")))
+            }
+        }
+    }
+
+    /// Plans a query (SQL text of one SELECT) without running it.
+    pub fn plan(&self, sql: &str) -> Result<PhysicalPlan> {
+        let stmts = gpusql_sql::parse(sql)?;
+        let [stmt] = stmts.as_slice() else { return Err(Error::plan("expected exactly one statement")) };
+        match gpusql_sql::bind_statement(stmt, &self.tables)? {
+            BoundStatement::Query(p) | BoundStatement::Explain { plan: p, .. } => plan_query(p),
+            _ => Err(Error::plan("expected a query")),
+        }
+    }
+
+    /// The CUDA sources (name, code) the query compiles to.
+    pub fn cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
+        GpuExecutor::sources(&self.plan(sql)?)
+    }
+
+    pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
+        match &self.gpu {
+            Some(g) => g.execute(plan, &self.tables),
+            None => gpusql_exec::cpu::execute(plan, &self.tables),
+        }
+    }
+
+    /// Runs a plan on the CPU reference backend whatever the engine's backend.
+    pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
+        gpusql_exec::cpu::execute(plan, &self.tables)
+    }
+}
+
+fn plan_query(plan: LogicalPlan) -> Result<PhysicalPlan> {
+    create_physical_plan(&optimizer::optimize(plan)?)
+}
+
+/// Generated sources without the shared prelude (for display).
+pub fn strip_prelude(src: &str) -> &str {
+    match src.find("// ---- end of prelude ----") {
+        Some(i) => {
+            let rest = &src[i..];
+            let ld = rest.find("// ========").unwrap_or(0);
+            &rest[ld..]
+        }
+        None => src,
+    }
+}
+
+fn open_gpu() -> std::result::Result<GpuExecutor, CudaError> {
+    let dev = GpuDevice::open(0)?;
+    Ok(GpuExecutor::new(Arc::new(dev)))
+}

@@ -219,7 +219,8 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
     let mut fields: Vec<Field> =
         group_by.iter().zip(group_names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect();
     for s in &states {
-        fields.push(Field::new(s.to_string(), s.ty, s.func != StateFunc::Count));
+        // A state holds its identity when its COUNT is 0; the finalize step turns that into NULL.
+        fields.push(Field::new(s.to_string(), s.ty, false));
     }
     let state_schema = Schema::new(fields);
     let col = |i: usize| column_expr(&state_schema, nkeys + i);

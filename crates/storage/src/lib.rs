@@ -1,1 +1,10 @@
+//! Table storage. Tables live on the host as Arrow arrays (the catalog, the CPU backend's
+//! input) and are uploaded to GPU memory column by column on first use, then stay
+//! resident (`device`).
 
+pub mod convert;
+pub mod device;
+pub mod host;
+
+pub use device::{DeviceColumn, DeviceStore};
+pub use host::{HostTable, TableStore};

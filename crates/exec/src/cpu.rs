@@ -1,0 +1,209 @@
+//! CPU reference backend: runs the physical plan's stages row at a time with the shared
+//! expression semantics (`gpusql_plan::eval`). Built to be obviously correct, not fast.
+
+use crate::stats::ExecStats;
+use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
+use arrow::record_batch::RecordBatch;
+use gpusql_common::{DataType, Error, Result, ScalarValue, Schema};
+use gpusql_plan::eval::eval;
+use gpusql_plan::{AggState, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
+use gpusql_storage::convert::{build_array, value_at};
+use gpusql_storage::TableStore;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type Row = Vec<ScalarValue>;
+
+struct Rows {
+    schema: Schema,
+    rows: Vec<Row>,
+}
+
+pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch, ExecStats)> {
+    let start = std::time::Instant::now();
+    let mut inter: HashMap<usize, Rows> = HashMap::new();
+    for stage in &plan.stages {
+        match stage {
+            Stage::Pipeline(p) => {
+                let out = run_pipeline(p, tables, &inter)?;
+                inter.insert(p.sink.id(), out);
+            }
+            Stage::Sort { input, output, keys, schema } => {
+                let mut rows = inter.get(input).map(|r| r.rows.clone()).unwrap_or_default();
+                rows.sort_by(|a, b| compare_rows(a, b, keys));
+                inter.insert(*output, Rows { schema: schema.clone(), rows });
+            }
+        }
+    }
+    let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
+    let batch = to_batch(plan, &result)?;
+    let stats = ExecStats { backend: "cpu".into(), total_ms: start.elapsed().as_secs_f64() * 1e3, ..Default::default() };
+    Ok((batch, stats))
+}
+
+/// ORDER BY comparison; NULL placement per key.
+fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
+    for k in keys {
+        let (x, y) = (&a[k.column], &b[k.column]);
+        let ord = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => return if k.nulls_first { Ordering::Less } else { Ordering::Greater },
+            (false, true) => return if k.nulls_first { Ordering::Greater } else { Ordering::Less },
+            _ => x.compare(y),
+        };
+        let ord = if k.asc { ord } else { ord.reverse() };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
+}
+
+fn source_rows(source: &Source, tables: &TableStore, inter: &HashMap<usize, Rows>) -> Result<Vec<Row>> {
+    match source {
+        Source::Table { table, columns, schema } => {
+            let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
+            Ok((0..t.rows)
+                .map(|r| columns.iter().zip(&schema.fields).map(|(c, f)| value_at(t.columns[*c].as_ref(), &f.ty, r)).collect())
+                .collect())
+        }
+        Source::Intermediate { id, .. } => Ok(inter.get(id).map(|r| r.rows.clone()).unwrap_or_default()),
+    }
+}
+
+fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>) -> Result<Rows> {
+    let mut rows = source_rows(&p.source, tables, inter)?;
+    for op in &p.ops {
+        rows = match op {
+            PipelineOp::Filter(pred) => {
+                let mut kept = Vec::with_capacity(rows.len());
+                for r in rows {
+                    if eval(pred, &r)? == ScalarValue::Boolean(true) {
+                        kept.push(r);
+                    }
+                }
+                kept
+            }
+            PipelineOp::Project { exprs, .. } => {
+                rows.iter().map(|r| exprs.iter().map(|e| eval(e, r)).collect::<Result<Row>>()).collect::<Result<Vec<_>>>()?
+            }
+        };
+    }
+    match &p.sink {
+        Sink::Materialize { schema, .. } => Ok(Rows { schema: schema.clone(), rows }),
+        Sink::Aggregate { keys, states, schema, .. } => aggregate(rows, keys, states, schema),
+    }
+}
+
+/// Accumulator of one state.
+#[derive(Clone)]
+enum Acc {
+    SumInt(i128),
+    SumFloat(f64),
+    Count(i64),
+    Extreme(ScalarValue),
+}
+
+fn new_acc(s: &AggState) -> Acc {
+    match (s.func, s.ty) {
+        (StateFunc::Sum, DataType::Float64) => Acc::SumFloat(0.0),
+        (StateFunc::Sum, _) => Acc::SumInt(0),
+        (StateFunc::Count, _) => Acc::Count(0),
+        _ => Acc::Extreme(ScalarValue::Null),
+    }
+}
+
+fn update(acc: &mut Acc, s: &AggState, row: &Row) -> Result<()> {
+    let v = match &s.arg {
+        None => ScalarValue::Int64(1),
+        Some(e) => eval(e, row)?,
+    };
+    if v.is_null() {
+        return Ok(());
+    }
+    match acc {
+        Acc::SumInt(a) => *a = a.checked_add(v.as_i128().unwrap_or(0)).ok_or_else(|| Error::exec("SUM out of range"))?,
+        Acc::SumFloat(a) => *a += v.as_f64(&DataType::Float64).unwrap_or(0.0),
+        Acc::Count(c) => *c += 1,
+        Acc::Extreme(cur) => {
+            let better = cur.is_null()
+                || match s.func {
+                    StateFunc::Min => v.compare(cur) == Ordering::Less,
+                    _ => v.compare(cur) == Ordering::Greater,
+                };
+            if better {
+                *cur = v;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn finish(acc: Acc) -> ScalarValue {
+    match acc {
+        Acc::SumInt(a) => ScalarValue::Decimal(a),
+        Acc::SumFloat(f) => ScalarValue::Float64(f),
+        Acc::Count(c) => ScalarValue::Int64(c),
+        Acc::Extreme(v) => v,
+    }
+}
+
+/// Hashable form of a group key (floats by bits, -0.0 folded into 0.0 like the GPU).
+fn key_string(k: &[ScalarValue]) -> String {
+    k.iter()
+        .map(|v| match v {
+            ScalarValue::Float64(f) if *f == 0.0 => "F0".to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\u{1}")
+}
+
+fn aggregate(rows: Vec<Row>, keys: &[gpusql_plan::Expr], states: &[AggState], schema: &Schema) -> Result<Rows> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<(Row, Vec<Acc>)> = vec![];
+    if keys.is_empty() {
+        groups.push((vec![], states.iter().map(new_acc).collect()));
+    }
+    for r in &rows {
+        let k = keys.iter().map(|e| eval(e, r)).collect::<Result<Row>>()?;
+        let g = if keys.is_empty() {
+            0
+        } else {
+            *index.entry(key_string(&k)).or_insert_with(|| {
+                groups.push((k.clone(), states.iter().map(new_acc).collect()));
+                groups.len() - 1
+            })
+        };
+        for (acc, s) in groups[g].1.iter_mut().zip(states) {
+            update(acc, s, r)?;
+        }
+    }
+    let rows = groups
+        .into_iter()
+        .map(|(mut k, accs)| {
+            k.extend(accs.into_iter().map(finish));
+            k
+        })
+        .collect();
+    Ok(Rows { schema: schema.clone(), rows })
+}
+
+fn to_batch(plan: &PhysicalPlan, result: &Rows) -> Result<RecordBatch> {
+    let end = plan.fetch.map_or(result.rows.len(), |f| (plan.skip + f).min(result.rows.len()));
+    let rows = &result.rows[plan.skip.min(end)..end];
+    let mut fields = vec![];
+    let mut arrays = vec![];
+    for (c, name) in plan.columns.iter().zip(&plan.names) {
+        let f = &result.schema.fields[*c];
+        let values: Vec<ScalarValue> = rows.iter().map(|r| r[*c].clone()).collect();
+        arrays.push(build_array(&f.ty, &values)?);
+        fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
+    }
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(ArrowSchema::new(fields)),
+        arrays,
+        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.len())),
+    )?)
+}

@@ -1,0 +1,148 @@
+//! GPU buffers of a query: source columns, sink outputs, intermediates.
+
+use super::ptr;
+use gpusql_codegen::Part;
+use gpusql_codegen::types::c_type;
+use gpusql_common::{DataType, Error, Result, Schema};
+use gpusql_cuda::{CudaSlice, GpuDevice};
+use gpusql_plan::{Sink, StateFunc};
+use gpusql_storage::device::{cuda_error, DeviceColumn};
+use std::sync::Arc;
+
+/// A kernel argument.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg {
+    U64(u64),
+    U32(u32),
+}
+
+/// Bytes per value in a fixed-width GPU column or register of type `ty`.
+pub fn value_width(ty: &DataType) -> usize {
+    match c_type(ty) {
+        "bool" => 1,
+        "int32_t" => 4,
+        "int64_t" | "double" => 8,
+        _ => 16, // __int128, Str
+    }
+}
+
+/// A materialized column: fixed-width values (Str records for strings) + validity bytes.
+pub struct OwnedColumn {
+    pub ty: DataType,
+    pub values: CudaSlice<u8>,
+    pub validity: Option<CudaSlice<u8>>,
+}
+
+pub struct Intermediate {
+    pub schema: Schema,
+    pub rows: usize,
+    pub columns: Vec<OwnedColumn>,
+    /// Row order after a sort (first `rows` entries).
+    pub perm: Option<CudaSlice<u32>>,
+}
+
+/// A pipeline's view of one source column.
+pub enum Column<'a> {
+    Table(Arc<DeviceColumn>),
+    Owned(&'a OwnedColumn),
+}
+
+impl<'a> Column<'a> {
+    pub fn borrowed(c: &'a OwnedColumn) -> Self {
+        Column::Owned(c)
+    }
+
+    pub fn ptr(&self, part: Part, dev: &GpuDevice) -> Result<u64> {
+        let missing = || Error::exec(format!("kernel asked for a missing column part {part:?}"));
+        Ok(match (self, part) {
+            (Column::Table(c), Part::Values | Part::Bytes) => ptr(&c.values, dev),
+            (Column::Table(c), Part::Offsets) => ptr(c.offsets.as_ref().ok_or_else(missing)?, dev),
+            (Column::Table(c), Part::Validity) => ptr(c.validity.as_ref().ok_or_else(missing)?, dev),
+            (Column::Owned(c), Part::Values) => ptr(&c.values, dev),
+            (Column::Owned(c), Part::Validity) => ptr(c.validity.as_ref().ok_or_else(missing)?, dev),
+            (Column::Owned(_), _) => return Err(missing()),
+        })
+    }
+
+    /// Bytes a scan of `rows` rows reads from this column.
+    pub fn bytes(&self, rows: usize) -> usize {
+        match self {
+            Column::Table(c) => c.bytes,
+            Column::Owned(c) => rows * (value_width(&c.ty) + c.validity.as_ref().map_or(0, |_| 1)),
+        }
+    }
+}
+
+fn alloc(dev: &GpuDevice, bytes: usize, what: &str) -> Result<CudaSlice<u8>> {
+    dev.alloc_zeros::<u8>(bytes.max(16), what).map_err(cuda_error)
+}
+
+/// Buffers a sink writes: output/key columns, aggregate states, hash slots, a counter.
+pub struct SinkBuffers {
+    pub outputs: Vec<OwnedColumn>,
+    pub states: Vec<OwnedColumn>,
+    pub slots: Option<CudaSlice<i32>>,
+    pub slot_count: usize,
+    pub count: CudaSlice<u64>,
+}
+
+impl SinkBuffers {
+    /// `capacity`: rows (materialize) or groups (aggregate) the buffers hold.
+    pub fn allocate(dev: &GpuDevice, sink: &Sink, capacity: usize) -> Result<SinkBuffers> {
+        let count = dev.alloc_zeros::<u64>(1, "row counter").map_err(cuda_error)?;
+        let column = |ty: DataType, nullable: bool, what: &str| -> Result<OwnedColumn> {
+            Ok(OwnedColumn {
+                ty,
+                values: alloc(dev, capacity * value_width(&ty), what)?,
+                validity: if nullable { Some(alloc(dev, capacity, what)?) } else { None },
+            })
+        };
+        match sink {
+            Sink::Materialize { id, schema } => {
+                let outputs = schema
+                    .fields
+                    .iter()
+                    .map(|f| column(f.ty, f.nullable, &format!("result #{id} column {}", f.name)))
+                    .collect::<Result<_>>()?;
+                Ok(SinkBuffers { outputs, states: vec![], slots: None, slot_count: 0, count })
+            }
+            Sink::Aggregate { id, keys, states, .. } => {
+                let outputs = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| column(k.ty(), k.nullable(), &format!("group keys of #{id} (key {i})")))
+                    .collect::<Result<_>>()?;
+                let states = states
+                    .iter()
+                    .map(|s| {
+                        let ty = if s.func == StateFunc::Count { DataType::Int64 } else { s.ty };
+                        column(ty, false, &format!("aggregate state {s} of #{id}"))
+                    })
+                    .collect::<Result<_>>()?;
+                let (slots, slot_count) = if keys.is_empty() {
+                    (None, 0)
+                } else {
+                    let n = (capacity * 2).next_power_of_two();
+                    (Some(dev.alloc_zeros::<i32>(n, &format!("hash table of #{id}")).map_err(cuda_error)?), n)
+                };
+                Ok(SinkBuffers { outputs, states, slots, slot_count, count })
+            }
+        }
+    }
+
+    pub fn output_ptr(&self, column: usize, part: Part, dev: &GpuDevice) -> Result<u64> {
+        let c = self.outputs.get(column).ok_or_else(|| Error::exec(format!("no output column {column}")))?;
+        Column::Owned(c).ptr(part, dev)
+    }
+
+    pub fn state_ptr(&self, index: usize, dev: &GpuDevice) -> Result<u64> {
+        let c = self.states.get(index).ok_or_else(|| Error::exec(format!("no aggregate state {index}")))?;
+        Ok(ptr(&c.values, dev))
+    }
+
+    pub fn into_intermediate(self, schema: Schema, rows: usize) -> Intermediate {
+        let mut columns = self.outputs;
+        columns.extend(self.states);
+        Intermediate { schema, rows, columns, perm: None }
+    }
+}

@@ -1,0 +1,230 @@
+//! GPU backend: generates one kernel per pipeline, compiles it with NVRTC (cached), binds
+//! its parameters to GPU-resident columns and sink buffers, launches it and times it with
+//! CUDA events. Sort stages run bitonic sort kernels; results are gathered on the GPU and
+//! downloaded into Arrow arrays.
+
+mod buffers;
+mod result;
+mod sort;
+
+use crate::stats::{ExecStats, KernelStat};
+use buffers::{Arg, Column, Intermediate};
+use gpusql_codegen::{generate_pipeline, Param, BLOCK_SIZE};
+use gpusql_common::{Error, Result};
+use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
+use gpusql_plan::{PhysicalPlan, Pipeline, Sink, Source, Stage};
+use gpusql_storage::device::{cuda_error, UploadStats};
+use gpusql_storage::{DeviceStore, TableStore};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use buffers::value_width;
+
+/// Groups a hash aggregation first makes room for; it grows 16x when full.
+const INITIAL_GROUPS: usize = 1 << 14;
+/// Blocks per SM for grid-stride pipeline kernels (8 x 256 threads = full occupancy).
+const BLOCKS_PER_SM: u32 = 8;
+
+const ERR_DIV_ZERO: i32 = 1;
+const ERR_OVERFLOW: i32 = 2;
+const ERR_GROUPS_FULL: i32 = 3;
+
+pub struct GpuExecutor {
+    pub dev: Arc<GpuDevice>,
+    pub store: DeviceStore,
+}
+
+pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
+    let (p, _sync) = s.device_ptr(dev.stream());
+    p
+}
+
+fn cache_name(h: CacheHit) -> String {
+    match h {
+        CacheHit::Memory => "memory",
+        CacheHit::Disk => "disk",
+        CacheHit::Miss => "miss",
+    }
+    .into()
+}
+
+impl GpuExecutor {
+    pub fn new(dev: Arc<GpuDevice>) -> Self {
+        GpuExecutor { dev, store: DeviceStore::default() }
+    }
+
+    pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
+        let (f, cs) = self.dev.load_kernel(source, entry).map_err(cuda_error)?;
+        stat.compile_ms += cs.compile_ms + cs.load_ms;
+        if stat.cache.is_empty() || cs.cache_hit == CacheHit::Miss {
+            stat.cache = cache_name(cs.cache_hit);
+        }
+        Ok(f)
+    }
+
+    /// Launches `f` with arguments bound in order; returns kernel ms (CUDA events).
+    pub(crate) fn launch(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<f64> {
+        let timer = self.dev.timer_start().map_err(cuda_error)?;
+        self.launch_untimed(f, args, work_items, max_blocks)?;
+        timer.stop().map_err(cuda_error)
+    }
+
+    /// Queues a launch of `f` (no timing, no synchronization).
+    pub(crate) fn launch_untimed(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<()> {
+        let blocks = work_items.div_ceil(BLOCK_SIZE as usize).max(1);
+        let blocks = max_blocks.map_or(blocks, |m| blocks.min(m as usize)) as u32;
+        let cfg = LaunchConfig { grid_dim: (blocks.max(1), 1, 1), block_dim: (BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        let u64s: Vec<u64> = args.iter().map(|a| if let Arg::U64(v) = a { *v } else { 0 }).collect();
+        let u32s: Vec<u32> = args.iter().map(|a| if let Arg::U32(v) = a { *v } else { 0 }).collect();
+        let stream = self.dev.stream();
+        let mut b = stream.launch_builder(f);
+        for (i, a) in args.iter().enumerate() {
+            match a {
+                Arg::U64(_) => b.arg(&u64s[i]),
+                Arg::U32(_) => b.arg(&u32s[i]),
+            };
+        }
+        // SAFETY: the generated kernel's parameter list is exactly `args` (codegen's
+        // `params`), and every pointer refers to a live allocation of the needed size.
+        unsafe { b.launch(cfg) }.map_err(|e| Error::Gpu(format!("kernel launch failed: {e:?}")))?;
+        Ok(())
+    }
+
+    fn grid_limit(&self) -> u32 {
+        self.dev.sm_count() * BLOCKS_PER_SM
+    }
+
+    pub fn execute(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(arrow::record_batch::RecordBatch, ExecStats)> {
+        let start = std::time::Instant::now();
+        let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
+        let mut inter: HashMap<usize, Intermediate> = HashMap::new();
+        for stage in &plan.stages {
+            match stage {
+                Stage::Pipeline(p) => {
+                    let (out, stat) = self.run_pipeline(p, tables, &inter, &mut stats)?;
+                    stats.kernels.push(stat);
+                    inter.insert(p.sink.id(), out);
+                }
+                Stage::Sort { input, output, keys, .. } => {
+                    let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
+                    let (sorted, stat) = sort::run(self, data, keys, *input)?;
+                    stats.kernels.push(stat);
+                    inter.insert(*output, sorted);
+                }
+            }
+        }
+        let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
+        let dl = std::time::Instant::now();
+        let batch = result::download(self, plan, &result)?;
+        stats.download_ms = dl.elapsed().as_secs_f64() * 1e3;
+        stats.kernel_ms = stats.kernels.iter().map(|k| k.ms).sum();
+        stats.compile_ms = stats.kernels.iter().map(|k| k.compile_ms).sum();
+        stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok((batch, stats))
+    }
+
+    /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`).
+    pub fn sources(plan: &PhysicalPlan) -> Result<Vec<(String, String)>> {
+        let mut out = vec![];
+        for s in &plan.stages {
+            match s {
+                Stage::Pipeline(p) => out.push((format!("pipeline_{}", p.id), generate_pipeline(p)?.source)),
+                Stage::Sort { input, keys, schema, .. } => {
+                    out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn run_pipeline(
+        &self,
+        p: &Pipeline,
+        tables: &TableStore,
+        inter: &HashMap<usize, Intermediate>,
+        stats: &mut ExecStats,
+    ) -> Result<(Intermediate, KernelStat)> {
+        let spec = generate_pipeline(p)?;
+        let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
+        let func = self.load(&spec.source, &spec.entry, &mut stat)?;
+        let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
+
+        // Source columns.
+        let (n, src): (usize, Vec<Column>) = match &p.source {
+            Source::Table { table, columns, .. } => {
+                let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
+                let mut up = UploadStats::default();
+                let cols = columns
+                    .iter()
+                    .map(|c| self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table))
+                    .collect::<Result<Vec<_>>>()?;
+                stats.upload_bytes += up.bytes;
+                stats.upload_ms += up.ms;
+                (t.rows, cols)
+            }
+            Source::Intermediate { id, .. } => {
+                let i = inter.get(id).ok_or_else(|| Error::exec(format!("intermediate #{id} missing")))?;
+                (i.rows, i.columns.iter().map(Column::borrowed).collect())
+            }
+        };
+        // Bytes the kernel reads: the source columns its code loads.
+        let read_cols: Vec<usize> =
+            spec.params.iter().filter_map(|q| if let Param::Input { column, .. } = q { Some(*column) } else { None }).collect();
+        stat.bytes_read = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
+        if matches!(p.source, Source::Table { .. }) {
+            stats.bytes_read += stat.bytes_read;
+        }
+        stat.rows_in = n;
+
+        let mut max_groups = match &p.sink {
+            Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
+            Sink::Aggregate { .. } => INITIAL_GROUPS.min(n.next_power_of_two().max(1024)),
+            Sink::Materialize { .. } => n,
+        };
+        loop {
+            let err: CudaSlice<i32> = self.dev.alloc_zeros(1, "error flag").map_err(cuda_error)?;
+            let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;
+            let bind = |q: &Param| -> Result<Arg> {
+                Ok(match q {
+                    Param::RowCount => Arg::U64(n as u64),
+                    Param::ErrorFlag => Arg::U64(ptr(&err, &self.dev)),
+                    Param::Input { column, part } => Arg::U64(src[*column].ptr(*part, &self.dev)?),
+                    Param::Output { column, part } => Arg::U64(sink.output_ptr(*column, *part, &self.dev)?),
+                    Param::OutCount => Arg::U64(ptr(&sink.count, &self.dev)),
+                    Param::State { index } => Arg::U64(sink.state_ptr(*index, &self.dev)?),
+                    Param::HashSlots => Arg::U64(sink.slots.as_ref().map(|s| ptr(s, &self.dev)).unwrap_or(0)),
+                    Param::HashMask => Arg::U32((sink.slot_count.max(1) - 1) as u32),
+                    Param::MaxGroups => Arg::U32(max_groups as u32),
+                })
+            };
+            if let (Some(init_fn), Some(init_spec)) = (&init, &spec.init) {
+                let args = init_spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
+                stat.ms += self.launch(init_fn, &args, sink.slot_count.max(max_groups), Some(self.grid_limit()))?;
+            }
+            let args = spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
+            stat.ms += self.launch(&func, &args, n, Some(self.grid_limit()))?;
+            let code = self.dev.download(&err).map_err(cuda_error)?[0];
+            let count = self.dev.download(&sink.count).map_err(cuda_error)?[0] as usize;
+            match code {
+                0 => {}
+                ERR_GROUPS_FULL if max_groups < n.max(1) => {
+                    // More groups than room: grow and run again (bounded by the row count).
+                    max_groups = (max_groups * 16).min(n.max(1).next_power_of_two());
+                    tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
+                    continue;
+                }
+                ERR_DIV_ZERO => return Err(Error::exec("division by zero")),
+                ERR_OVERFLOW => return Err(Error::exec("numeric value out of range")),
+                other => return Err(Error::exec(format!("kernel reported error code {other}"))),
+            }
+            let rows = match &p.sink {
+                Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
+                Sink::Aggregate { .. } => count.min(max_groups),
+                Sink::Materialize { .. } => count,
+            };
+            stat.rows_out = rows;
+            return Ok((sink.into_intermediate(p.sink.schema().clone(), rows), stat));
+        }
+    }
+}
+

@@ -1,0 +1,52 @@
+//! What a query execution measured. GPU kernel times come from CUDA events; compile and
+//! transfer times are kept apart from kernel time.
+
+#[derive(Debug, Clone, Default)]
+pub struct KernelStat {
+    /// "pipeline_0", "sort #2", …
+    pub name: String,
+    /// Kernel time (CUDA events), all launches of this stage.
+    pub ms: f64,
+    /// NVRTC compile + module load time (0 on a cache hit).
+    pub compile_ms: f64,
+    /// "miss", "memory", "disk".
+    pub cache: String,
+    pub rows_in: usize,
+    pub rows_out: usize,
+    /// Bytes of columns this stage reads (the floor's numerator).
+    pub bytes_read: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ExecStats {
+    pub backend: String,
+    pub kernels: Vec<KernelStat>,
+    pub compile_ms: f64,
+    pub kernel_ms: f64,
+    /// Host -> GPU uploads of table columns (first use only).
+    pub upload_bytes: usize,
+    pub upload_ms: f64,
+    /// GPU -> host result download and Arrow assembly.
+    pub download_ms: f64,
+    pub total_ms: f64,
+    /// Bytes of table columns the query's scans read.
+    pub bytes_read: usize,
+}
+
+impl ExecStats {
+    pub fn summary(&self) -> String {
+        if self.kernels.is_empty() {
+            return format!("{}: total {:.2} ms", self.backend, self.total_ms);
+        }
+        format!(
+            "{}: kernels {:.3} ms, compile {:.1} ms, upload {:.1} ms ({:.1} MB), download {:.2} ms, total {:.1} ms",
+            self.backend,
+            self.kernel_ms,
+            self.compile_ms,
+            self.upload_ms,
+            self.upload_bytes as f64 / 1e6,
+            self.download_ms,
+            self.total_ms
+        )
+    }
+}

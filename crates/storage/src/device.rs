@@ -1,0 +1,82 @@
+//! GPU-resident columns: uploaded on first use, kept until the table changes.
+
+use crate::convert::to_gpu_layout;
+use crate::host::HostTable;
+use gpusql_common::{DataType, Error, Result};
+use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub struct DeviceColumn {
+    pub ty: DataType,
+    /// Fixed-width values, or the bytes of a string column.
+    pub values: CudaSlice<u8>,
+    /// String columns: rows + 1 offsets into `values`.
+    pub offsets: Option<CudaSlice<i32>>,
+    pub validity: Option<CudaSlice<u8>>,
+    /// Bytes this column occupies on the GPU.
+    pub bytes: usize,
+}
+
+pub fn cuda_error(e: CudaError) -> Error {
+    match e {
+        CudaError::OutOfMemory { what, requested, free } => Error::OutOfMemory { what, requested, free },
+        other => Error::Gpu(other.to_string()),
+    }
+}
+
+/// Upload cache keyed by (table, column), checked against the table's version.
+#[derive(Default)]
+pub struct DeviceStore {
+    columns: Mutex<HashMap<(String, usize), (u64, Arc<DeviceColumn>)>>,
+}
+
+/// Statistics of one `column()` call.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UploadStats {
+    pub bytes: usize,
+    pub ms: f64,
+}
+
+impl DeviceStore {
+    /// The GPU copy of `table`'s column `col`, uploading it if needed.
+    pub fn column(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceColumn>> {
+        let key = (table.name.to_ascii_lowercase(), col);
+        if let Some((v, c)) = self.columns.lock().map_err(|_| Error::exec("device store poisoned"))?.get(&key) {
+            if *v == table.version {
+                return Ok(c.clone());
+            }
+        }
+        let f = &table.schema.fields[col];
+        let start = std::time::Instant::now();
+        let layout = to_gpu_layout(table.columns[col].as_ref(), &f.ty, f.nullable)?;
+        let what = format!("column {}.{}", table.name, f.name);
+        // cudarc cannot allocate 0 bytes portably; keep at least one element.
+        let values = dev.upload(if layout.values.is_empty() { &[0u8][..] } else { &layout.values }, &what).map_err(cuda_error)?;
+        let offsets = layout.offsets.as_ref().map(|o| dev.upload(o, &what)).transpose().map_err(cuda_error)?;
+        let validity = layout
+            .validity
+            .as_ref()
+            .map(|v| dev.upload(if v.is_empty() { &[0u8][..] } else { v }, &what))
+            .transpose()
+            .map_err(cuda_error)?;
+        let bytes = layout.values.len() + layout.offsets.as_ref().map_or(0, |o| o.len() * 4) + layout.validity.as_ref().map_or(0, |v| v.len());
+        dev.synchronize().map_err(cuda_error)?;
+        stats.bytes += bytes;
+        stats.ms += start.elapsed().as_secs_f64() * 1e3;
+        let c = Arc::new(DeviceColumn { ty: f.ty, values, offsets, validity, bytes });
+        self.columns.lock().map_err(|_| Error::exec("device store poisoned"))?.insert(key, (table.version, c.clone()));
+        Ok(c)
+    }
+
+    /// Bytes of all resident columns.
+    pub fn resident_bytes(&self) -> usize {
+        self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0)
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut m) = self.columns.lock() {
+            m.clear();
+        }
+    }
+}

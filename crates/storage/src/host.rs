@@ -1,0 +1,102 @@
+//! The host-side catalog: named tables of Arrow arrays in the engine's types.
+
+use crate::convert::{build_array, normalize_array};
+use arrow::array::ArrayRef;
+use arrow::record_batch::RecordBatch;
+use gpusql_common::{Catalog, DataType, Error, Field, Result, ScalarValue, Schema, TableInfo};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct HostTable {
+    pub name: String,
+    pub schema: Schema,
+    /// One array per column, all of `rows` length.
+    pub columns: Vec<ArrayRef>,
+    pub rows: usize,
+    /// Bumped on every change so GPU copies know they are stale.
+    pub version: u64,
+}
+
+#[derive(Default)]
+pub struct TableStore {
+    tables: BTreeMap<String, Arc<HostTable>>,
+    next_version: u64,
+}
+
+fn key(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+impl TableStore {
+    pub fn get(&self, name: &str) -> Option<Arc<HostTable>> {
+        self.tables.get(&key(name)).cloned()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.tables.values().map(|t| t.name.clone()).collect()
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.next_version += 1;
+        self.next_version
+    }
+
+    /// Registers (or replaces) a table from Arrow batches of one schema.
+    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
+        let first = batches.first().ok_or_else(|| Error::plan(format!("table {name}: no record batches given")))?;
+        let arrow_schema = first.schema();
+        let mut fields = vec![];
+        for f in arrow_schema.fields() {
+            let ty = DataType::from_arrow(f.data_type())
+                .ok_or_else(|| Error::not_supported(format!("column {}.{} of Arrow type {}", name, f.name(), f.data_type())))?;
+            fields.push(Field::new(f.name().clone(), ty, f.is_nullable()));
+        }
+        let mut columns = vec![];
+        for (i, f) in fields.iter().enumerate() {
+            let parts: Vec<ArrayRef> = batches.iter().map(|b| normalize_array(b.column(i), &f.ty)).collect::<Result<_>>()?;
+            let refs: Vec<&dyn arrow::array::Array> = parts.iter().map(|a| a.as_ref()).collect();
+            let whole = if refs.len() == 1 { parts[0].clone() } else { arrow::compute::concat(&refs)? };
+            columns.push(whole);
+        }
+        let rows = columns.first().map_or(0, |c| c.len());
+        let version = self.bump();
+        self.tables.insert(key(name), Arc::new(HostTable { name: name.to_string(), schema: Schema::new(fields), columns, rows, version }));
+        Ok(())
+    }
+
+    pub fn create_table(&mut self, name: &str, fields: Vec<Field>) -> Result<()> {
+        if self.tables.contains_key(&key(name)) {
+            return Err(Error::plan(format!("table '{name}' already exists")));
+        }
+        let columns = fields.iter().map(|f| build_array(&f.ty, &[])).collect::<Result<_>>()?;
+        let version = self.bump();
+        self.tables.insert(key(name), Arc::new(HostTable { name: name.to_string(), schema: Schema::new(fields), columns, rows: 0, version }));
+        Ok(())
+    }
+
+    /// Appends rows (values already of the column types).
+    pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>]) -> Result<usize> {
+        let t = self.get(name).ok_or_else(|| Error::plan(format!("unknown table '{name}'")))?;
+        let mut columns = vec![];
+        for (i, f) in t.schema.fields.iter().enumerate() {
+            let values: Vec<ScalarValue> = rows.iter().map(|r| r[i].clone()).collect();
+            let new = build_array(&f.ty, &values)?;
+            columns.push(arrow::compute::concat(&[t.columns[i].as_ref(), new.as_ref()])?);
+        }
+        let version = self.bump();
+        let n = t.rows + rows.len();
+        self.tables.insert(key(name), Arc::new(HostTable { name: t.name.clone(), schema: t.schema.clone(), columns, rows: n, version }));
+        Ok(rows.len())
+    }
+
+    pub fn drop_table(&mut self, name: &str) -> bool {
+        self.tables.remove(&key(name)).is_some()
+    }
+}
+
+impl Catalog for TableStore {
+    fn table(&self, name: &str) -> Option<TableInfo> {
+        self.get(name).map(|t| TableInfo { name: t.name.clone(), schema: t.schema.clone(), row_count: t.rows })
+    }
+}
