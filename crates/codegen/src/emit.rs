@@ -28,8 +28,9 @@ impl Emitter {
         self.line(format!("}} {} {{", s.as_ref()));
         self.indent += 1;
     }
+    /// A fresh temporary name; the `_` keeps it apart from column variables (c0, p0_1).
     pub fn tmp(&mut self, prefix: &str) -> String {
         self.next_tmp += 1;
-        format!("{prefix}{}", self.next_tmp)
+        format!("{prefix}_{}", self.next_tmp)
     }
 }

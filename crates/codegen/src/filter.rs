@@ -1,4 +1,7 @@
-//! Filter: rows whose predicate is not TRUE become inactive lanes.
+//! Filter: rows whose predicate is not TRUE become inactive lanes. A conjunction is
+//! evaluated term by term, each in its own `if (active)` block, so a term's columns are
+//! loaded only for rows that passed the terms before it (NULL and FALSE both drop a row,
+//! so the split keeps SQL semantics).
 
 use crate::expr::gen;
 use crate::pipeline::PipelineGen;
@@ -7,10 +10,16 @@ use gpusql_plan::Expr;
 
 pub fn consume(g: &mut PipelineGen, predicate: &Expr) -> Result<()> {
     g.body.line(format!("// ---- Filter {predicate} ----"));
-    g.body.open("if (active)");
-    g.load_columns(&[predicate]);
-    let p = gen(predicate, &g.row, &mut g.body)?;
-    g.body.line(format!("active = !{} && ({});", p.null, p.v));
-    g.body.close();
+    for term in predicate.clone().conjuncts() {
+        g.body.open("if (active)");
+        g.load_columns(&[&term]);
+        let p = gen(&term, &g.row, &mut g.body)?;
+        if p.is_never_null() {
+            g.body.line(format!("active = {};", p.v));
+        } else {
+            g.body.line(format!("active = !{} && ({});", p.null, p.v));
+        }
+        g.body.close();
+    }
     Ok(())
 }

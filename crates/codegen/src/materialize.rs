@@ -14,13 +14,15 @@ pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
     let count = g.param(Param::OutCount, "unsigned long long*");
     g.body.line(format!("// ---- Materialize -> #{id} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
     let all: Vec<usize> = (0..g.row.len()).collect();
-    g.body.open("if (active)");
     // Columns of the source that were never read are loaded here.
     let loads: Vec<String> = all.iter().filter_map(|c| g.pending_loads.get_mut(*c).and_then(|l| l.take())).collect();
-    for l in loads {
-        g.body.line(l);
+    if !loads.is_empty() {
+        g.body.open("if (active)");
+        for l in loads {
+            g.body.line(l);
+        }
+        g.body.close();
     }
-    g.body.close();
     let b = &mut g.body;
     b.line("const uint32_t lane_ = threadIdx.x & 31, warp_ = threadIdx.x >> 5;");
     b.line("const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);");

@@ -192,6 +192,16 @@ impl Engine {
         GpuExecutor::sources(&self.plan(sql)?)
     }
 
+    /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
+    /// but no GPU. Returns how many modules compiled.
+    pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
+        let sources = self.cuda_sources(sql)?;
+        for (name, src) in &sources {
+            gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
+        }
+        Ok(sources.len())
+    }
+
     pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
         match &self.gpu {
             Some(g) => g.execute(plan, &self.tables),
@@ -207,6 +217,11 @@ impl Engine {
 
 fn plan_query(plan: LogicalPlan) -> Result<PhysicalPlan> {
     create_physical_plan(&optimizer::optimize(plan)?)
+}
+
+/// Compiles the fixed result-assembly kernels (gathers, string copies) with NVRTC.
+pub fn compile_util_module(arch: &str) -> Result<()> {
+    gpusql_cuda::compile_cubin(&gpusql_codegen::sort::util_module(), arch).map(|_| ()).map_err(|e| Error::Gpu(e.to_string()))
 }
 
 /// Generated sources without the shared prelude (for display).

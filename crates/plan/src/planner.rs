@@ -201,7 +201,9 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
     }
     let mut pending = vec![];
     for a in aggs {
-        let count = add(AggState { func: StateFunc::Count, arg: a.arg.clone(), ty: DataType::Int64 });
+        // COUNT of a never-NULL argument is COUNT(*): one shared state.
+        let count_arg = a.arg.clone().filter(|e| e.nullable());
+        let count = add(AggState { func: StateFunc::Count, arg: count_arg, ty: DataType::Int64 });
         let main = match a.func {
             AggFunc::Count => count,
             AggFunc::Sum | AggFunc::Avg => {

@@ -1,0 +1,342 @@
+//! Correctness suites: sqllogictest files and TPC-H answers produced by DuckDB. Run by
+//! `cargo test` on the CPU backend and by `gpusql check --backend gpu` on the device.
+
+use arrow::array::{Array, Float64Array};
+use arrow::datatypes::DataType as ArrowType;
+use arrow::record_batch::RecordBatch;
+use arrow::util::display::array_value_to_string;
+use gpusql::{BackendChoice, Engine, Error, Output};
+use sqllogictest::{DBOutput, DefaultColumnType};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub backend: BackendChoice,
+    /// TPC-H scale factor: data generated for the TPC-H answers (and loaded for .slt files
+    /// at 0.01 regardless, which their expected values assume).
+    pub sf: f64,
+    /// Folder of DuckDB answers; default `<tpch_dir>/answers/sf<sf>`.
+    pub answers_dir: Option<PathBuf>,
+    /// Restrict TPC-H to these query numbers.
+    pub queries: Option<Vec<u32>>,
+    /// Also compile every query's kernels with NVRTC for this arch (CI, no GPU needed).
+    pub compile_arch: Option<String>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions { backend: BackendChoice::Auto, sf: 0.01, answers_dir: None, queries: None, compile_arch: None }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    pub passed: Vec<String>,
+    pub failed: Vec<(String, String)>,
+    /// Checks not run, and why (e.g. "not supported: JOIN" for TPC-H queries outside the
+    /// engine's current scope).
+    pub skipped: Vec<(String, String)>,
+}
+
+impl CheckReport {
+    pub fn ok(&self) -> bool {
+        self.failed.is_empty()
+    }
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for p in &self.passed {
+            s.push_str(&format!("ok      {p}\n"));
+        }
+        for (n, why) in &self.skipped {
+            s.push_str(&format!("skipped {n}: {why}\n"));
+        }
+        for (n, why) in &self.failed {
+            s.push_str(&format!("FAILED  {n}: {why}\n"));
+        }
+        s.push_str(&format!("{} passed, {} failed, {} skipped\n", self.passed.len(), self.failed.len(), self.skipped.len()));
+        s
+    }
+}
+
+/// Runs every `*.slt` under `slt_dir` and every TPC-H query with an answer file.
+pub fn run_suites(slt_dir: &Path, tpch_dir: &Path, opts: &CheckOptions) -> CheckReport {
+    let mut report = CheckReport::default();
+    run_slt_dir(slt_dir, opts.backend, &mut report);
+    run_tpch(tpch_dir, opts, &mut report);
+    report
+}
+
+/// One engine per .slt file, with TPC-H SF 0.01 loaded (files may also create tables).
+pub fn slt_engine(backend: BackendChoice) -> gpusql::Result<Engine> {
+    let mut e = Engine::new(backend)?;
+    e.load_tpch(0.01)?;
+    Ok(e)
+}
+
+pub fn run_slt_dir(dir: &Path, backend: BackendChoice, report: &mut CheckReport) {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect(),
+        Err(e) => {
+            report.failed.push((dir.display().to_string(), format!("cannot read: {e}")));
+            return;
+        }
+    };
+    files.sort();
+    for f in files {
+        let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        match run_slt_file(&f, backend) {
+            Ok(()) => report.passed.push(format!("slt {name}")),
+            Err(e) => report.failed.push((format!("slt {name}"), e)),
+        }
+    }
+}
+
+pub fn run_slt_file(path: &Path, backend: BackendChoice) -> Result<(), String> {
+    run_slt_file_with(path, backend, None)
+}
+
+/// Runs a .slt file; with `compile_arch`, also compiles every query's kernels with NVRTC.
+pub fn run_slt_file_with(path: &Path, backend: BackendChoice, compile_arch: Option<&str>) -> Result<(), String> {
+    let engine = slt_engine(backend).map_err(|e| e.to_string())?;
+    let mut cell = Some(SltDb { engine, compile_arch: compile_arch.map(str::to_string), compiled: 0 });
+    let mut runner = sqllogictest::Runner::new(move || {
+        let db = cell.take();
+        async move { db.ok_or_else(|| SltError("one connection per file".into())) }
+    });
+    runner.with_validator(float_tolerant_validator);
+    runner.run_file(path).map_err(|e| e.display(false).to_string())
+}
+
+/// Compares rows as text, except numbers with a decimal point or exponent, which may
+/// differ in the last digits (floating-point sums in another order on the GPU).
+fn float_tolerant_validator(normalizer: sqllogictest::Normalizer, actual: &[Vec<String>], expected: &[String]) -> bool {
+    let actual: Vec<String> = actual.iter().map(|r| r.iter().map(|c| normalizer(c)).collect::<Vec<_>>().join(" ")).collect();
+    let expected: Vec<String> = expected.iter().map(|e| normalizer(e)).collect();
+    actual.len() == expected.len()
+        && actual.iter().zip(&expected).all(|(a, e)| {
+            let (a, e): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), e.split_whitespace().collect());
+            a.len() == e.len() && a.iter().zip(&e).all(|(x, y)| x == y || floats_close(x, y))
+        })
+}
+
+fn floats_close(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+        _ => false,
+    }
+}
+
+#[derive(Debug)]
+pub struct SltError(String);
+impl std::fmt::Display for SltError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SltError {}
+
+struct SltDb {
+    engine: Engine,
+    compile_arch: Option<String>,
+    compiled: usize,
+}
+
+impl sqllogictest::DB for SltDb {
+    type Error = SltError;
+    type ColumnType = DefaultColumnType;
+
+    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
+        if let Some(arch) = &self.compile_arch {
+            if is_query(sql) {
+                // Queries that fail to plan are expected errors; the runner checks those.
+                if let Ok(plan) = self.engine.plan(sql) {
+                    let _ = plan;
+                    self.compiled += self.engine.compile_kernels(sql, arch).map_err(|e| SltError(format!("NVRTC: {e}")))?;
+                }
+            }
+        }
+        let outs = self.engine.execute(sql).map_err(|e| SltError(e.to_string()))?;
+        match outs.into_iter().last() {
+            Some(Output::Rows { batches, .. }) => Ok(slt_rows(&batches)),
+            Some(Output::Explain(text)) => {
+                Ok(DBOutput::Rows { types: vec![DefaultColumnType::Text], rows: text.lines().map(|l| vec![l.to_string()]).collect() })
+            }
+            Some(Output::Done(msg)) => {
+                let n = msg.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
+                Ok(DBOutput::StatementComplete(n))
+            }
+            None => Ok(DBOutput::StatementComplete(0)),
+        }
+    }
+
+    fn engine_name(&self) -> &str {
+        "gpusql"
+    }
+}
+
+fn is_query(sql: &str) -> bool {
+    let w = sql.trim_start().get(..7).unwrap_or("").to_ascii_lowercase();
+    w.starts_with("select") || w.starts_with("explain")
+}
+
+fn slt_rows(batches: &[RecordBatch]) -> DBOutput<DefaultColumnType> {
+    let mut types = vec![];
+    let mut rows = vec![];
+    if let Some(b) = batches.first() {
+        types = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                ArrowType::Int32 | ArrowType::Int64 => DefaultColumnType::Integer,
+                ArrowType::Float64 | ArrowType::Decimal128(..) => DefaultColumnType::FloatingPoint,
+                _ => DefaultColumnType::Text,
+            })
+            .collect();
+    }
+    for b in batches {
+        for r in 0..b.num_rows() {
+            rows.push(b.columns().iter().map(|c| slt_value(c.as_ref(), r)).collect());
+        }
+    }
+    DBOutput::Rows { types, rows }
+}
+
+/// Text of one value as .slt files expect it: NULL, (empty), decimals at scale, doubles
+/// rounded to 9 decimals without trailing zeros.
+pub fn slt_value(a: &dyn Array, r: usize) -> String {
+    if a.is_null(r) {
+        return "NULL".into();
+    }
+    if let Some(f) = a.as_any().downcast_ref::<Float64Array>() {
+        return format_double(f.value(r));
+    }
+    let s = array_value_to_string(a, r).unwrap_or_default();
+    if s.is_empty() {
+        "(empty)".into()
+    } else {
+        s
+    }
+}
+
+pub fn format_double(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let s = format!("{v:.9}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// TPC-H: every `qNN.sql` with an answer `qNN.csv` (DuckDB, same data) is run and compared.
+pub fn run_tpch(tpch_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) {
+    let answers = opts.answers_dir.clone().unwrap_or_else(|| tpch_dir.join("answers").join(format!("sf{}", opts.sf)));
+    if !answers.is_dir() {
+        report.skipped.push(("tpch".into(), format!("no answers in {}", answers.display())));
+        return;
+    }
+    let mut engine = match Engine::new(opts.backend).and_then(|mut e| e.load_tpch(opts.sf).map(|_| e)) {
+        Ok(e) => e,
+        Err(e) => {
+            report.failed.push(("tpch".into(), e.to_string()));
+            return;
+        }
+    };
+    for q in 1..=22u32 {
+        if opts.queries.as_ref().is_some_and(|qs| !qs.contains(&q)) {
+            continue;
+        }
+        let name = format!("tpch q{q:02} sf{}", opts.sf);
+        let sql = match std::fs::read_to_string(tpch_dir.join(format!("q{q:02}.sql"))) {
+            Ok(s) => s,
+            Err(e) => {
+                report.failed.push((name, format!("query file: {e}")));
+                continue;
+            }
+        };
+        let expected = match std::fs::read_to_string(answers.join(format!("q{q:02}.csv"))) {
+            Ok(s) => s,
+            Err(_) => {
+                report.skipped.push((name, "no answer file".into()));
+                continue;
+            }
+        };
+        if let Some(arch) = &opts.compile_arch {
+            match engine.compile_kernels(&sql, arch) {
+                Ok(_) | Err(Error::NotSupported(_)) => {}
+                Err(e) => {
+                    report.failed.push((name, format!("NVRTC: {e}")));
+                    continue;
+                }
+            }
+        }
+        match engine.sql(&sql) {
+            Ok(batches) => match compare_answer(&batches, &expected) {
+                Ok(()) => report.passed.push(name),
+                Err(e) => report.failed.push((name, e)),
+            },
+            Err(Error::NotSupported(what)) => report.skipped.push((name, format!("not supported: {what}"))),
+            Err(e) => report.failed.push((name, e.to_string())),
+        }
+    }
+}
+
+/// Compares a result with DuckDB's CSV answer (header row; decimals exact, doubles to a
+/// relative 1e-9, row order as given: every TPC-H query orders its output).
+pub fn compare_answer(batches: &[RecordBatch], expected_csv: &str) -> Result<(), String> {
+    let mut lines = expected_csv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let expected: Vec<Vec<String>> = lines.map(parse_csv_line).collect();
+    let mut actual: Vec<Vec<String>> = vec![];
+    let mut width = 0;
+    for b in batches {
+        width = b.num_columns();
+        for r in 0..b.num_rows() {
+            actual.push(
+                b.columns()
+                    .iter()
+                    .map(|c| if c.is_null(r) { String::new() } else { array_value_to_string(c.as_ref(), r).unwrap_or_default() })
+                    .collect(),
+            );
+        }
+    }
+    if width != header.len() && !actual.is_empty() {
+        return Err(format!("{width} columns, expected {}", header.len()));
+    }
+    if actual.len() != expected.len() {
+        return Err(format!("{} rows, expected {}", actual.len(), expected.len()));
+    }
+    for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
+        for (j, (x, y)) in a.iter().zip(e).enumerate() {
+            if x != y && !floats_close(x, y) {
+                return Err(format!("row {} column {} ({}): got '{x}', expected '{y}'", i + 1, j + 1, header.get(j).unwrap_or(&"?")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Splits one RFC 4180 line (answers hold no embedded newlines).
+fn parse_csv_line(line: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            (c, _) => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}

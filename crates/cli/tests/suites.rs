@@ -1,0 +1,86 @@
+//! The correctness suites on the CPU reference backend: every .slt file under sql-tests/
+//! and the TPC-H queries with DuckDB answers (tpch/answers/sf0.01).
+
+use gpusql::BackendChoice;
+use gpusql_cli::check::{run_slt_file, run_tpch, CheckOptions, CheckReport};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn tpch_answers_on_cpu() {
+    let mut report = CheckReport::default();
+    run_tpch(&repo().join("tpch"), &CheckOptions { backend: BackendChoice::Cpu, ..Default::default() }, &mut report);
+    println!("{}", report.render());
+    assert!(report.ok(), "{}", report.render());
+    // Q1 and Q6 are in the engine's scope: they must have run, not been skipped.
+    for q in ["tpch q01 sf0.01", "tpch q06 sf0.01"] {
+        assert!(report.passed.iter().any(|p| p == q), "{q} did not pass:\n{}", report.render());
+    }
+}
+
+#[test]
+fn sqllogictest_files_on_cpu() {
+    let dir = repo().join("sql-tests");
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .slt files in {}", dir.display());
+    let mut failures = vec![];
+    for f in &files {
+        if let Err(e) = run_slt_file(f, BackendChoice::Cpu) {
+            failures.push(format!("{}: {e}", f.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// NVRTC availability: CI installs the pip package and sets GPUSQL_REQUIRE_NVRTC=1, so a
+/// missing NVRTC fails there instead of skipping.
+fn nvrtc_or_skip() -> bool {
+    match gpusql_cuda_probe() {
+        Ok(()) => true,
+        Err(e) if std::env::var("GPUSQL_REQUIRE_NVRTC").as_deref() == Ok("1") => panic!("NVRTC required but not found: {e}"),
+        Err(e) => {
+            eprintln!("skipped: no NVRTC ({e}); set GPUSQL_REQUIRE_NVRTC=1 to require it");
+            false
+        }
+    }
+}
+
+fn gpusql_cuda_probe() -> Result<(), String> {
+    let mut e = gpusql::Engine::new(BackendChoice::Cpu).map_err(|e| e.to_string())?;
+    e.sql("create table probe (x integer)").map_err(|e| e.to_string())?;
+    e.compile_kernels("select x from probe", "sm_90").map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn nvrtc_compiles_every_test_kernel() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let mut failures = vec![];
+    for entry in std::fs::read_dir(repo().join("sql-tests")).unwrap() {
+        let f = entry.unwrap().path();
+        if f.extension().is_some_and(|x| x == "slt") {
+            if let Err(e) = gpusql_cli::check::run_slt_file_with(&f, BackendChoice::Cpu, Some("sm_90")) {
+                failures.push(format!("{}: {e}", f.display()));
+            }
+        }
+    }
+    let mut report = CheckReport::default();
+    let opts = CheckOptions { backend: BackendChoice::Cpu, compile_arch: Some("sm_90".into()), ..Default::default() };
+    run_tpch(&repo().join("tpch"), &opts, &mut report);
+    failures.extend(report.failed.iter().map(|(n, e)| format!("{n}: {e}")));
+    // The result-assembly kernels (gathers, string copies) too.
+    if let Err(e) = gpusql_cli_util_compile() {
+        failures.push(e);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn gpusql_cli_util_compile() -> Result<(), String> {
+    gpusql::compile_util_module("sm_90").map_err(|e| e.to_string())
+}
