@@ -157,7 +157,7 @@ impl Engine {
             BoundStatement::Explain { plan, verbose } => {
                 let optimized = optimizer::optimize(plan)?;
                 let physical = create_physical_plan(&optimized)?;
-                let mut text = format!("Logical plan:\n{optimized}\nPhysical plan:\n{physical}");
+                let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
                 if verbose {
                     for (name, src) in GpuExecutor::sources(&physical)? {
                         text.push_str(&format!("\n-- CUDA source of {name} --\n{}", strip_prelude(&src)));

@@ -96,7 +96,7 @@ impl Planner {
                 let schema = plan.schema();
                 match self.build(input)? {
                     Built::Open { source, mut ops } => {
-                        ops.push(PipelineOp::Project { exprs: exprs.clone(), schema });
+                        push_project(&mut ops, exprs.clone(), schema);
                         Ok(Built::Open { source, ops })
                     }
                     // Above a sort only a column selection keeps the order.
@@ -176,6 +176,21 @@ impl Planner {
     }
 }
 
+/// Adds a projection; one that only picks columns of a preceding projection is merged
+/// into it (no second copy of the row in the kernel).
+fn push_project(ops: &mut Vec<PipelineOp>, exprs: Vec<Expr>, schema: Schema) {
+    if let Some(PipelineOp::Project { exprs: prev, .. }) = ops.last() {
+        let picks: Option<Vec<Expr>> =
+            exprs.iter().map(|e| if let Expr::Column { index, .. } = e { Some(prev[*index].clone()) } else { None }).collect();
+        if let Some(merged) = picks {
+            ops.pop();
+            ops.push(PipelineOp::Project { exprs: merged, schema });
+            return;
+        }
+    }
+    ops.push(PipelineOp::Project { exprs, schema });
+}
+
 struct Lowered {
     states: Vec<AggState>,
     state_schema: Schema,
@@ -197,15 +212,19 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
     struct Pending {
         agg: AggExpr,
         main: usize,
-        count: usize,
+        count: Option<usize>,
     }
     let mut pending = vec![];
     for a in aggs {
+        let arg_nullable = a.arg.as_ref().is_some_and(|e| e.nullable());
+        // The COUNT state serves COUNT and AVG, and tells SUM/MIN/MAX when they are NULL;
+        // with group keys and a never-NULL argument every group has rows, so it is skipped.
+        let needs_count = matches!(a.func, AggFunc::Count | AggFunc::Avg) || arg_nullable || nkeys == 0;
         // COUNT of a never-NULL argument is COUNT(*): one shared state.
         let count_arg = a.arg.clone().filter(|e| e.nullable());
-        let count = add(AggState { func: StateFunc::Count, arg: count_arg, ty: DataType::Int64 });
+        let count = needs_count.then(|| add(AggState { func: StateFunc::Count, arg: count_arg, ty: DataType::Int64 }));
         let main = match a.func {
-            AggFunc::Count => count,
+            AggFunc::Count => count.unwrap_or_default(),
             AggFunc::Sum | AggFunc::Avg => {
                 let arg_ty = a.arg.as_ref().map(|e| e.ty()).unwrap_or(DataType::Int64);
                 let ty = if arg_ty == DataType::Float64 { DataType::Float64 } else { DataType::decimal(38, arg_ty.scale()) };
@@ -230,13 +249,13 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
     for p in pending {
         let value = match p.agg.func {
             AggFunc::Count => {
-                finalize.push(col(p.count));
+                finalize.push(col(p.main));
                 continue;
             }
             AggFunc::Avg => Expr::Binary {
                 op: BinaryOp::Div,
                 left: Box::new(Expr::Cast { expr: Box::new(col(p.main)), ty: DataType::Float64 }),
-                right: Box::new(Expr::Cast { expr: Box::new(col(p.count)), ty: DataType::Float64 }),
+                right: Box::new(Expr::Cast { expr: Box::new(col(p.count.unwrap_or(p.main))), ty: DataType::Float64 }),
                 ty: DataType::Float64,
             },
             _ => {
@@ -248,19 +267,18 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
                 }
             }
         };
-        // With keys and a non-NULL argument every group has count >= 1.
-        let arg_nullable = p.agg.arg.as_ref().is_some_and(|a| a.nullable());
-        let value = if nkeys > 0 && !arg_nullable {
-            strip_nullable(value)
-        } else {
+        let value = match p.count {
+            None => strip_nullable(value),
+            Some(count) => {
             let is_empty = Expr::Binary {
                 op: BinaryOp::Eq,
-                left: Box::new(col(p.count)),
+                left: Box::new(col(count)),
                 right: Box::new(Expr::literal(ScalarValue::Int64(0), DataType::Int64)),
                 ty: DataType::Boolean,
             };
             let ty = value.ty();
             Expr::Case { branches: vec![(is_empty, Expr::literal(ScalarValue::Null, ty))], else_expr: Some(Box::new(value)), ty }
+            }
         };
         finalize.push(value);
     }

@@ -217,8 +217,8 @@ fn bind_select(
         if matches!(o.options.sort, Some(ast::OrderBySort::Using(_))) {
             return Err(Error::not_supported("ORDER BY … USING"));
         }
-        // DuckDB/PostgreSQL: NULLs sort as larger than everything (last for ASC).
-        let nulls_first = o.options.nulls_first.unwrap_or(!asc);
+        // DuckDB's default: NULLS LAST in both directions (PostgreSQL differs for DESC).
+        let nulls_first = o.options.nulls_first.unwrap_or(false);
         let index = if let Some(pos) = positional(&o.expr) {
             if pos == 0 || pos > visible {
                 return Err(Error::plan(format!("ORDER BY position {pos} is not in the select list{}", position(o.expr.span()))));

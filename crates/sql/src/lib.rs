@@ -28,10 +28,18 @@ pub enum BoundStatement {
 
 /// Splits a script into statements and parses them; errors carry line and column.
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
-    Parser::parse_sql(&GenericDialect {}, sql).map_err(syntax_error)
+    Parser::parse_sql(&GenericDialect {}, sql).map_err(|e| syntax_error(e, sql))
 }
 
-fn syntax_error(e: ParserError) -> Error {
+/// Line and column just past the end of `sql` (where "found: EOF" errors point).
+fn end_position(sql: &str) -> (u64, u64) {
+    let trimmed = sql.trim_end();
+    let line = trimmed.matches('\n').count() as u64 + 1;
+    let col = trimmed.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
+    (line, col)
+}
+
+fn syntax_error(e: ParserError, sql: &str) -> Error {
     let msg = match e {
         ParserError::TokenizerError(m) | ParserError::ParserError(m) => m,
         ParserError::RecursionLimitExceeded => "expression nested too deeply".to_string(),
@@ -46,7 +54,8 @@ fn syntax_error(e: ParserError) -> Error {
             return Error::Syntax { message: msg[..pos].to_string(), line, column };
         }
     }
-    Error::Syntax { message: msg, line: 1, column: 1 }
+    let (line, column) = if msg.contains("found: EOF") { end_position(sql) } else { (1, 1) };
+    Error::Syntax { message: msg, line, column }
 }
 
 pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundStatement> {

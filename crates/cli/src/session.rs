@@ -1,0 +1,119 @@
+//! A session: the engine plus the display settings, running statements and printing
+//! their results. Shared by `-c`/`-f` and the interactive shell.
+
+use crate::format::{write_batches, Format};
+use crate::split::{split, Piece};
+use crate::timing;
+use gpusql::{Engine, Error, Output};
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::Instant;
+
+pub struct Session {
+    pub engine: Engine,
+    pub format: Format,
+    pub timing: bool,
+}
+
+impl Session {
+    /// Runs every statement of `text` in order, one at a time so that earlier results are
+    /// printed even when a later statement fails; errors go to stderr and the remaining
+    /// statements still run. Returns whether all succeeded. `file` names the script in
+    /// error messages.
+    pub fn run_script(&mut self, text: &str, file: Option<&Path>) -> bool {
+        let mut ok = true;
+        for piece in split(text).iter().filter(|p| !p.blank) {
+            if let Err(e) = self.run_statement(piece.text) {
+                eprintln!("Error: {}", describe_error(&e, piece, file));
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    /// Runs one statement and prints what it produced.
+    pub fn run_statement(&mut self, sql: &str) -> gpusql::Result<()> {
+        let start = Instant::now();
+        let outputs = self.engine.execute(sql)?;
+        let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+        for out in outputs {
+            self.print_output(out, wall_ms).or_else(handle_write_error)?;
+        }
+        Ok(())
+    }
+
+    fn print_output(&self, out: Output, wall_ms: f64) -> io::Result<()> {
+        let stdout = io::stdout();
+        let mut w = io::BufWriter::new(stdout.lock());
+        match out {
+            Output::Rows { batches, stats } => {
+                write_batches(&mut w, &batches, self.format)?;
+                w.flush()?;
+                if self.timing {
+                    eprintln!("{}", timing::report(&stats, wall_ms));
+                }
+            }
+            Output::Explain(text) => {
+                writeln!(w, "{}", text.trim_end())?;
+                w.flush()?;
+                self.print_time(wall_ms);
+            }
+            Output::Done(tag) => {
+                if self.format.is_data_only() {
+                    eprintln!("{tag}");
+                } else {
+                    writeln!(w, "{tag}")?;
+                    w.flush()?;
+                }
+                self.print_time(wall_ms);
+            }
+        }
+        Ok(())
+    }
+
+    fn print_time(&self, wall_ms: f64) {
+        if self.timing {
+            eprintln!("Time: {wall_ms:.3} ms");
+        }
+    }
+}
+
+/// A closed stdout (`gpusql ... | head`) ends the program quietly, as other command-line
+/// tools do; other write failures are reported as errors.
+fn handle_write_error(e: io::Error) -> gpusql::Result<()> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    Err(Error::Io(format!("writing results: {e}")))
+}
+
+/// The message after "Error: ": syntax positions are made relative to the whole input
+/// (the statement was cut out of it), and script errors name the file and line.
+pub fn describe_error(e: &Error, piece: &Piece<'_>, file: Option<&Path>) -> String {
+    let msg = match e {
+        Error::Syntax { message, line, column } => {
+            let (l, c) = piece.absolute(*line, *column);
+            format!("syntax error at line {l}, column {c}: {message}")
+        }
+        // Plan errors display as "error: …", which would read "Error: error: …".
+        Error::Plan(m) => m.clone(),
+        other => other.to_string(),
+    };
+    match file {
+        Some(f) if matches!(e, Error::Syntax { .. }) => format!("{}: {msg}", f.display()),
+        Some(f) => {
+            let lead = piece.text.len() - piece.text.trim_start().len();
+            let line = piece.line + piece.text[..lead].matches('\n').count() as u64;
+            format!("{}: {msg} (statement at line {line})", f.display())
+        }
+        None => msg,
+    }
+}
+
+/// An error outside any script (meta-commands, loading): same wording rules.
+pub fn plain_error(e: &Error) -> String {
+    match e {
+        Error::Plan(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
