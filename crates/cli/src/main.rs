@@ -1,1 +1,293 @@
-fn main() {}
+//! `gpusql`: SQL from the command line (`-c`, `-f`), an interactive shell, the
+//! correctness suites (`gpusql check`) and the TPC-H benchmark (`gpusql bench tpch`).
+//!
+//! Exit codes: 0 success; 1 a statement, check or benchmark query failed; 2 the engine
+//! or its data could not be set up (e.g. `--backend gpu` without a GPU) or bad usage.
+
+mod bench;
+mod format;
+mod paths;
+mod session;
+mod shell;
+mod split;
+mod timing;
+mod tpch;
+
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use format::Format;
+use gpusql::{BackendChoice, Engine};
+use session::{plain_error, Session};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "gpusql", version, about = "JIT-compiling GPU SQL engine")]
+struct Cli {
+    /// Generate and load TPC-H at this scale factor first.
+    #[arg(long, value_name = "SF")]
+    tpch: Option<f64>,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// Result format on stdout: a text table; CSV (RFC 4180, header row, NULL as an empty
+    /// field); or JSON, one object per line (decimals as strings at their exact scale).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Run SQL (one or more statements) and exit; repeatable, runs in order with -f.
+    #[arg(short = 'c', long = "command", value_name = "SQL")]
+    command: Vec<String>,
+    /// Run the statements of a file and exit; repeatable.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: Vec<PathBuf>,
+    /// Print execution statistics of each statement to stderr.
+    #[arg(long)]
+    timing: bool,
+    /// Log more to stderr: -v info, -vv debug (RUST_LOG overrides).
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the sqllogictest files and the TPC-H answer checks.
+    Check(CheckArgs),
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        suite: BenchSuite,
+    },
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// TPC-H scale factor of the answer checks.
+    #[arg(long, default_value_t = 0.01)]
+    sf: f64,
+    /// Folder of *.slt files (default: sql-tests/ found from here or the executable).
+    #[arg(long, value_name = "DIR")]
+    slt_dir: Option<PathBuf>,
+    /// Folder of qNN.sql files (default: tpch/ found likewise).
+    #[arg(long, value_name = "DIR")]
+    tpch_dir: Option<PathBuf>,
+    /// Folder of expected answers (default: <tpch-dir>/answers/sf<SF>).
+    #[arg(long, value_name = "DIR")]
+    answers_dir: Option<PathBuf>,
+    /// Only these TPC-H queries, e.g. 1,6.
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    queries: Option<Vec<u32>>,
+    /// Also compile every query's kernels with NVRTC for this arch, e.g. sm_90.
+    #[arg(long, value_name = "ARCH")]
+    compile_arch: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum BenchSuite {
+    /// TPC-H queries: cold and warm timings against the bandwidth floor.
+    Tpch(BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    #[arg(long, default_value_t = 1.0)]
+    sf: f64,
+    /// Only these queries, e.g. 1,6 (default: every qNN.sql).
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    queries: Option<Vec<u32>>,
+    /// Warm runs per query (after one cold run).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// Write the results as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the results as CSV.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Folder of qNN.sql files (default: tpch/ found from here or the executable).
+    #[arg(long, value_name = "DIR")]
+    query_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Backend {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+impl From<Backend> for BackendChoice {
+    fn from(b: Backend) -> Self {
+        match b {
+            Backend::Auto => BackendChoice::Auto,
+            Backend::Gpu => BackendChoice::Gpu,
+            Backend::Cpu => BackendChoice::Cpu,
+        }
+    }
+}
+
+/// One -c or -f argument, kept in command-line order.
+enum Script {
+    Sql(String),
+    File(PathBuf),
+}
+
+fn main() -> ExitCode {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    init_tracing(cli.verbose);
+    if cli.cmd.is_some() {
+        reject_run_options(&matches);
+    }
+    match cli.cmd {
+        Some(Cmd::Check(args)) => run_check(args),
+        Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(args),
+        None => {
+            // Interleave -c and -f by their position on the command line.
+            let at = |id: &str| matches.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();
+            let mut scripts: Vec<(usize, Script)> = at("command").into_iter().zip(cli.command.clone().into_iter().map(Script::Sql)).collect();
+            scripts.extend(at("file").into_iter().zip(cli.file.clone().into_iter().map(Script::File)));
+            scripts.sort_by_key(|(i, _)| *i);
+            run_sql(&cli, scripts.into_iter().map(|(_, s)| s).collect())
+        }
+    }
+}
+
+/// The options of the SQL mode mean nothing to a subcommand (it has its own --backend);
+/// say so rather than silently ignore them. (clap's args_conflicts_with_subcommands would
+/// also reject the global -v.)
+fn reject_run_options(matches: &clap::ArgMatches) {
+    for id in ["tpch", "backend", "format", "command", "file", "timing"] {
+        if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            let msg = format!("--{id} is an option of the SQL mode; put subcommand options after the subcommand name");
+            Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg).exit();
+        }
+    }
+}
+
+/// `-v` info, `-vv` debug for the engine's crates (their targets all start with
+/// "gpusql"; other crates such as sqlparser stay at warn, they are very chatty), `-vvv`
+/// debug everywhere; RUST_LOG wins when set.
+fn init_tracing(verbose: u8) {
+    use std::io::IsTerminal;
+    let default = match verbose {
+        0 => "warn",
+        1 => "warn,gpusql=info",
+        2 => "warn,gpusql=debug",
+        _ => "debug,gpusql=trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal()).try_init();
+}
+
+/// Opens the engine, printing the CPU-fallback notice once.
+fn open_engine(backend: Backend) -> Result<Engine, ExitCode> {
+    match Engine::new(backend.into()) {
+        Ok(e) => {
+            if let Some(n) = e.notice() {
+                eprintln!("{n}");
+            }
+            Ok(e)
+        }
+        Err(e) => {
+            eprintln!("Error: {}", plain_error(&e));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
+    let mut engine = match open_engine(cli.backend) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    if let Some(sf) = cli.tpch {
+        if let Err(e) = tpch::load(&mut engine, sf, sf >= 1.0) {
+            eprintln!("Error: loading TPC-H: {}", plain_error(&e));
+            return ExitCode::from(2);
+        }
+    }
+    let mut session = Session { engine, format: cli.format, timing: cli.timing };
+    let ok = if scripts.is_empty() {
+        shell::run(&mut session)
+    } else {
+        let mut ok = true;
+        for s in scripts {
+            ok &= match s {
+                Script::Sql(sql) => session.run_script(&sql, None),
+                Script::File(path) => match std::fs::read_to_string(&path) {
+                    Ok(text) => session.run_script(&text, Some(&path)),
+                    Err(e) => {
+                        eprintln!("Error: {}: {e}", path.display());
+                        false
+                    }
+                },
+            };
+        }
+        ok
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn run_check(args: CheckArgs) -> ExitCode {
+    let dirs = paths::resolve_dir(args.slt_dir.as_deref(), "sql-tests", "--slt-dir")
+        .and_then(|s| paths::resolve_dir(args.tpch_dir.as_deref(), "tpch", "--tpch-dir").map(|t| (s, t)));
+    let (slt_dir, tpch_dir) = match dirs {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Fail early and clearly on an unusable backend (the suites open their own engines).
+    if let Err(code) = open_engine(args.backend) {
+        return code;
+    }
+    let opts = gpusql_cli::check::CheckOptions {
+        backend: args.backend.into(),
+        sf: args.sf,
+        answers_dir: args.answers_dir,
+        queries: args.queries,
+        compile_arch: args.compile_arch,
+    };
+    let report = gpusql_cli::check::run_suites(&slt_dir, &tpch_dir, &opts);
+    print!("{}", report.render());
+    if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn run_bench(args: BenchArgs) -> ExitCode {
+    let query_dir = match paths::resolve_dir(args.query_dir.as_deref(), "tpch", "--query-dir") {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let engine = match open_engine(args.backend) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    let opts = bench::BenchOptions { sf: args.sf, queries: args.queries, runs: args.runs as usize, query_dir, json: args.json, csv: args.csv };
+    match bench::run(engine, &opts) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -20,8 +20,7 @@ pub fn resolve_dir(given: Option<&Path>, name: &str, flag: &str) -> Result<PathB
     match given {
         Some(p) if p.is_dir() => Ok(p.to_path_buf()),
         Some(p) => Err(format!("{}: not a directory", p.display())),
-        None => find_repo_dir(name).ok_or_else(|| {
-            format!("cannot find the '{name}' folder in the current directory, its parents or the executable's; pass {flag} DIR")
-        }),
+        None => find_repo_dir(name)
+            .ok_or_else(|| format!("cannot find the '{name}' folder in the current directory, its parents or the executable's; pass {flag} DIR")),
     }
 }

@@ -96,18 +96,43 @@ pub fn describe_error(e: &Error, piece: &Piece<'_>, file: Option<&Path>) -> Stri
             format!("syntax error at line {l}, column {c}: {message}")
         }
         // Plan errors display as "error: …", which would read "Error: error: …".
-        Error::Plan(m) => m.clone(),
-        other => other.to_string(),
+        Error::Plan(m) => shift_positions(m, piece),
+        other => shift_positions(&other.to_string(), piece),
     };
     match file {
         Some(f) if matches!(e, Error::Syntax { .. }) => format!("{}: {msg}", f.display()),
-        Some(f) => {
-            let lead = piece.text.len() - piece.text.trim_start().len();
-            let line = piece.line + piece.text[..lead].matches('\n').count() as u64;
-            format!("{}: {msg} (statement at line {line})", f.display())
-        }
+        Some(f) => format!("{}: {msg} (statement at line {})", f.display(), piece.code_line),
         None => msg,
     }
+}
+
+/// Binder errors carry their position only in the text, as "(line L, column C)";
+/// rewrite those to positions in the whole input too.
+fn shift_positions(msg: &str, piece: &Piece<'_>) -> String {
+    const HEAD: &str = "(line ";
+    let mut out = String::new();
+    let mut rest = msg;
+    while let Some(i) = rest.find(HEAD) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + HEAD.len()..];
+        let parsed = tail.split_once(", column ").and_then(|(l, after)| {
+            let (c, after) = after.split_once(')')?;
+            Some((l.parse::<u64>().ok()?, c.parse::<u64>().ok()?, after))
+        });
+        match parsed {
+            Some((l, c, after)) => {
+                let (l, c) = piece.absolute(l, c);
+                out.push_str(&format!("(line {l}, column {c})"));
+                rest = after;
+            }
+            None => {
+                out.push_str(HEAD);
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An error outside any script (meta-commands, loading): same wording rules.
@@ -115,5 +140,25 @@ pub fn plain_error(e: &Error) -> String {
     match e {
         Error::Plan(m) => m.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_in_messages_are_shifted() {
+        let text = "select 1; select x\nfrom t;";
+        let pieces = split(text);
+        let e = Error::plan("unknown column 'x' (line 1, column 9)");
+        assert_eq!(describe_error(&e, &pieces[1], None), "unknown column 'x' (line 1, column 18)");
+        let e = Error::Syntax { message: "oops".into(), line: 2, column: 3 };
+        assert_eq!(describe_error(&e, &pieces[1], None), "syntax error at line 2, column 3: oops");
+        let e = Error::plan("bad (line 1, column x) (line 2, column 1)");
+        assert_eq!(
+            describe_error(&e, &pieces[1], Some(Path::new("a.sql"))),
+            "a.sql: bad (line 1, column x) (line 2, column 1) (statement at line 1)"
+        );
     }
 }

@@ -16,6 +16,8 @@ pub struct Piece<'a> {
     /// 1-based line and column of `text`'s first character in the whole input.
     pub line: u64,
     pub column: u64,
+    /// Line of the statement's first character that is not whitespace or comment.
+    pub code_line: u64,
     /// Whether the statement ended with `;` (the last piece may not).
     pub terminated: bool,
     /// Whether it holds anything but whitespace and comments.
@@ -30,11 +32,6 @@ impl Piece<'_> {
         } else {
             (self.line + line - 1, column)
         }
-    }
-
-    /// The statement without surrounding whitespace (for history and messages).
-    pub fn trimmed(&self) -> &str {
-        self.text.trim()
     }
 }
 
@@ -60,6 +57,7 @@ pub fn split(text: &str) -> Vec<Piece<'_>> {
     let (mut line, mut column) = (1u64, 1u64);
     let mut start_pos = (1u64, 1u64);
     let mut blank = true;
+    let mut code_line = 1;
     let mut ends = vec![];
     scan(text, |i, ev| ends.push((i, ev)));
     let mut ends = ends.into_iter().peekable();
@@ -70,10 +68,22 @@ pub fn split(text: &str) -> Vec<Piece<'_>> {
             }
             ends.next();
             match ev {
-                Event::Code if j == i => blank = false,
+                Event::Code if j == i => {
+                    if blank {
+                        code_line = line;
+                    }
+                    blank = false;
+                }
                 Event::End if j == i => {
                     let end = i + ch.len_utf8();
-                    pieces.push(Piece { text: &text[start..end], line: start_pos.0, column: start_pos.1, terminated: true, blank });
+                    pieces.push(Piece {
+                        text: &text[start..end],
+                        line: start_pos.0,
+                        column: start_pos.1,
+                        code_line: if blank { start_pos.0 } else { code_line },
+                        terminated: true,
+                        blank,
+                    });
                     start = end;
                     blank = true;
                 }
@@ -91,7 +101,14 @@ pub fn split(text: &str) -> Vec<Piece<'_>> {
         }
     }
     if start < text.len() || pieces.is_empty() {
-        pieces.push(Piece { text: &text[start..], line: start_pos.0, column: start_pos.1, terminated: false, blank });
+        pieces.push(Piece {
+            text: &text[start..],
+            line: start_pos.0,
+            column: start_pos.1,
+            code_line: if blank { start_pos.0 } else { code_line },
+            terminated: false,
+            blank,
+        });
     }
     pieces
 }
@@ -167,11 +184,7 @@ mod tests {
     fn splits_at_top_level_semicolons() {
         assert_eq!(
             texts("select 1; select ';' ; -- a;b\nselect \"x;\" /* ; */;"),
-            vec![
-                ("select 1;".into(), true, false),
-                (" select ';' ;".into(), true, false),
-                (" -- a;b\nselect \"x;\" /* ; */;".into(), true, false),
-            ]
+            vec![("select 1;".into(), true, false), (" select ';' ;".into(), true, false), (" -- a;b\nselect \"x;\" /* ; */;".into(), true, false),]
         );
     }
 
@@ -191,6 +204,12 @@ mod tests {
         assert_eq!(p[1].absolute(3, 1), (3, 1));
         assert_eq!(p[1].absolute(2, 3), (2, 3));
         assert_eq!(p[1].absolute(1, 4), (1, 13));
+    }
+
+    #[test]
+    fn code_line_skips_comments() {
+        let p = split("-- c\nselect 1;\n\n /* x\n */ select 2");
+        assert_eq!((p[0].code_line, p[1].code_line), (2, 5));
     }
 
     #[test]

@@ -1,0 +1,414 @@
+//! `gpusql bench tpch`: cold and warm timings of the TPC-H queries against the memory
+//! bandwidth floor.
+//!
+//! The floor of a query is the time the device needs just to read the columns it scans
+//! (bytes read / measured device copy bandwidth); `ratio` = kernel time / floor says how
+//! far the generated kernels are from that bound. On the CPU backend there are no kernels
+//! and no device: the execution time is the backend's whole execution time and the floor
+//! columns stay empty.
+
+use crate::format::csv_field;
+use crate::session::plain_error;
+use crate::timing::{fmt_bytes, gbps};
+use comfy_table::{presets, CellAlignment, Table};
+use gpusql::{Engine, Error, ExecStats, Output};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub struct BenchOptions {
+    pub sf: f64,
+    pub queries: Option<Vec<u32>>,
+    pub runs: usize,
+    pub query_dir: PathBuf,
+    pub json: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+}
+
+/// What one query measured. Times in ms; warm figures are over the warm runs.
+#[derive(Default)]
+struct QueryResult {
+    name: String,
+    /// "ok", "skipped" (not supported by the engine) or "failed".
+    status: &'static str,
+    note: String,
+    rows: usize,
+    cold_compile_ms: f64,
+    /// Where the cold run's kernels came from: "miss", "disk", "memory" (distinct values).
+    cold_cache: String,
+    cold_exec_ms: f64,
+    cold_wall_ms: f64,
+    /// Largest compile time of a warm run: 0 when every kernel came from the cache.
+    warm_compile_ms: f64,
+    exec_ms_median: f64,
+    exec_ms_min: f64,
+    exec_ms_max: f64,
+    bytes_read: usize,
+    achieved_gbps: Option<f64>,
+    floor_ms: Option<f64>,
+    ratio: Option<f64>,
+    upload_ms: f64,
+    download_ms: f64,
+    wall_ms_median: f64,
+}
+
+struct Setup {
+    device: String,
+    gpu: bool,
+    bandwidth_gbps: Option<f64>,
+    load_s: f64,
+    upload_bytes: usize,
+    upload_ms: f64,
+    date: String,
+}
+
+/// Runs the benchmark; returns whether no query failed (skips are fine).
+pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
+    let files = query_files(&opts.query_dir, opts.queries.as_deref())?;
+    let setup = prepare(&mut engine, opts.sf)?;
+    let mut results = vec![];
+    for (name, path) in files {
+        let r = bench_query(&mut engine, &name, &path, opts.runs, setup.bandwidth_gbps);
+        match r.status {
+            "ok" => eprintln!("{name}: {:.3} ms", r.exec_ms_median),
+            _ => eprintln!("{name}: {}", r.status),
+        }
+        results.push(r);
+    }
+    println!("{}", render_table(&setup, opts, &results));
+    if let Some(p) = &opts.json {
+        std::fs::write(p, serde_json::to_string_pretty(&to_json(&setup, opts, &results)).unwrap_or_default() + "\n")
+            .map_err(|e| format!("writing {}: {e}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(p) = &opts.csv {
+        std::fs::write(p, to_csv(&setup, opts, &results)).map_err(|e| format!("writing {}: {e}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(results.iter().all(|r| r.status != "failed"))
+}
+
+/// `qNN.sql` files of the query folder, in query order, restricted to `only`.
+fn query_files(dir: &Path, only: Option<&[u32]>) -> Result<Vec<(String, PathBuf)>, String> {
+    let numbers: Vec<u32> = match only {
+        Some(q) => q.to_vec(),
+        None => (1..=22).filter(|n| dir.join(format!("q{n:02}.sql")).is_file()).collect(),
+    };
+    if numbers.is_empty() {
+        return Err(format!("no q01.sql … q22.sql in {}", dir.display()));
+    }
+    Ok(numbers.into_iter().map(|n| (format!("q{n:02}"), dir.join(format!("q{n:02}.sql")))).collect())
+}
+
+/// Loads the data, uploads it and measures the device.
+fn prepare(engine: &mut Engine, sf: f64) -> Result<Setup, String> {
+    let start = Instant::now();
+    crate::tpch::load(engine, sf, true).map_err(|e| plain_error(&e))?;
+    let load_s = start.elapsed().as_secs_f64();
+
+    // Upload every column now so warm runs measure kernels, not transfers.
+    let start = Instant::now();
+    let upload_bytes = engine.warm_up_gpu().map_err(|e| plain_error(&e))?;
+    let upload_ms = start.elapsed().as_secs_f64() * 1e3;
+
+    let gpu = engine.gpu_device().is_some();
+    let bandwidth_gbps = match engine.gpu_device().map(|d| d.measure_copy_bandwidth()) {
+        Some(Ok(bw)) => Some(bw),
+        Some(Err(e)) => {
+            eprintln!("warning: could not measure the copy bandwidth ({e}); no floors");
+            None
+        }
+        None => None,
+    };
+    let device = match engine.gpu_device() {
+        Some(d) => d.describe(),
+        None => "cpu (reference backend)".to_string(),
+    };
+    if gpu {
+        let rate = gbps(upload_bytes, upload_ms).map_or("-".into(), |g| format!("{g:.1} GB/s"));
+        eprintln!("uploaded {} in {upload_ms:.1} ms ({rate})", fmt_bytes(upload_bytes));
+        if let Some(bw) = bandwidth_gbps {
+            eprintln!("device copy bandwidth: {bw:.0} GB/s");
+        }
+    }
+    Ok(Setup { device, gpu, bandwidth_gbps, load_s, upload_bytes, upload_ms, date: utc_now() })
+}
+
+/// One execution of a query file's statements; stats are summed over its queries.
+struct Run {
+    stats: ExecStats,
+    rows: usize,
+    wall_ms: f64,
+}
+
+fn run_once(engine: &mut Engine, sql: &str) -> gpusql::Result<Run> {
+    let start = Instant::now();
+    let outputs = engine.execute(sql)?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let mut stats = ExecStats::default();
+    let mut rows = 0;
+    for out in outputs {
+        if let Output::Rows { batches, stats: s } = out {
+            rows = batches.iter().map(|b| b.num_rows()).sum();
+            add_stats(&mut stats, &s);
+        }
+    }
+    Ok(Run { stats, rows, wall_ms })
+}
+
+fn add_stats(acc: &mut ExecStats, s: &ExecStats) {
+    acc.backend.clone_from(&s.backend);
+    acc.kernels.extend(s.kernels.iter().cloned());
+    acc.compile_ms += s.compile_ms;
+    acc.kernel_ms += s.kernel_ms;
+    acc.upload_bytes += s.upload_bytes;
+    acc.upload_ms += s.upload_ms;
+    acc.download_ms += s.download_ms;
+    acc.total_ms += s.total_ms;
+    acc.bytes_read += s.bytes_read;
+}
+
+/// Kernel time on the GPU; the whole execution on the CPU backend, which has no kernels.
+fn exec_ms(s: &ExecStats) -> f64 {
+    if s.kernels.is_empty() {
+        s.total_ms
+    } else {
+        s.kernel_ms
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwidth: Option<f64>) -> QueryResult {
+    let mut r = QueryResult { name: name.to_string(), status: "failed", ..Default::default() };
+    let sql = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            r.note = format!("{}: {e}", path.display());
+            return r;
+        }
+    };
+    let cold = match run_once(engine, &sql) {
+        Ok(c) => c,
+        Err(e) => {
+            if matches!(e, Error::NotSupported(_)) {
+                r.status = "skipped";
+            }
+            r.note = plain_error(&e);
+            return r;
+        }
+    };
+    r.rows = cold.rows;
+    r.cold_compile_ms = cold.stats.compile_ms;
+    let mut caches: Vec<&str> = cold.stats.kernels.iter().map(|k| k.cache.as_str()).collect();
+    caches.dedup();
+    caches.sort_unstable();
+    caches.dedup();
+    r.cold_cache = caches.join("+");
+    r.cold_exec_ms = exec_ms(&cold.stats);
+    r.cold_wall_ms = cold.wall_ms;
+
+    let mut warm = vec![];
+    for _ in 0..runs {
+        match run_once(engine, &sql) {
+            Ok(w) => warm.push(w),
+            Err(e) => {
+                r.note = format!("warm run: {}", plain_error(&e));
+                return r;
+            }
+        }
+    }
+    let mut exec: Vec<f64> = warm.iter().map(|w| exec_ms(&w.stats)).collect();
+    r.exec_ms_median = median(&mut exec);
+    r.exec_ms_min = exec.first().copied().unwrap_or(0.0);
+    r.exec_ms_max = exec.last().copied().unwrap_or(0.0);
+    r.warm_compile_ms = warm.iter().map(|w| w.stats.compile_ms).fold(0.0, f64::max);
+    r.bytes_read = warm.first().map_or(0, |w| w.stats.bytes_read);
+    r.upload_ms = median(&mut warm.iter().map(|w| w.stats.upload_ms).collect::<Vec<_>>());
+    r.download_ms = median(&mut warm.iter().map(|w| w.stats.download_ms).collect::<Vec<_>>());
+    r.wall_ms_median = median(&mut warm.iter().map(|w| w.wall_ms).collect::<Vec<_>>());
+    r.achieved_gbps = gbps(r.bytes_read, r.exec_ms_median);
+    if let Some(bw) = bandwidth.filter(|b| *b > 0.0 && r.bytes_read > 0) {
+        let floor = r.bytes_read as f64 / (bw * 1e6);
+        r.floor_ms = Some(floor);
+        r.ratio = Some(r.exec_ms_median / floor);
+    }
+    r.status = "ok";
+    r
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> String {
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_FULL_CONDENSED);
+    let exec = if setup.gpu { "kernel ms" } else { "exec ms" };
+    t.set_header(vec![
+        "query".to_string(),
+        format!("{exec} (median)"),
+        "min".into(),
+        "max".into(),
+        "compile ms cold".into(),
+        "cache".into(),
+        "compile ms warm".into(),
+        "read".into(),
+        "GB/s".into(),
+        "floor ms".into(),
+        "ratio".into(),
+        "upload ms".into(),
+        "download ms".into(),
+        "wall ms".into(),
+    ]);
+    for r in results.iter().filter(|r| r.status == "ok") {
+        t.add_row(vec![
+            r.name.clone(),
+            format!("{:.3}", r.exec_ms_median),
+            format!("{:.3}", r.exec_ms_min),
+            format!("{:.3}", r.exec_ms_max),
+            format!("{:.1}", r.cold_compile_ms),
+            if r.cold_cache.is_empty() { "-".into() } else { r.cold_cache.clone() },
+            format!("{:.1}", r.warm_compile_ms),
+            fmt_bytes(r.bytes_read),
+            opt(r.achieved_gbps, 1),
+            opt(r.floor_ms, 3),
+            opt(r.ratio, 2),
+            format!("{:.2}", r.upload_ms),
+            format!("{:.2}", r.download_ms),
+            format!("{:.2}", r.wall_ms_median),
+        ]);
+    }
+    for i in (1..14).filter(|&i| i != 5) {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut s = format!("TPC-H SF {} on {}, {} warm run{}", opts.sf, setup.device, opts.runs, if opts.runs == 1 { "" } else { "s" });
+    if setup.gpu {
+        s.push_str(&format!(
+            "; copy bandwidth {} GB/s; uploaded {} in {:.1} ms",
+            opt(setup.bandwidth_gbps, 0),
+            fmt_bytes(setup.upload_bytes),
+            setup.upload_ms
+        ));
+    } else {
+        s.push_str(" (CPU backend: execution time, no kernels or floors)");
+    }
+    s.push_str(&format!("\n{t}"));
+    // Skipped and failed queries go below the table: their messages can be long.
+    for r in results.iter().filter(|r| r.status != "ok") {
+        s.push_str(&format!("\n{} {}: {}", r.name, r.status, shorten(&r.note, 110)));
+    }
+    s
+}
+
+/// First line of `s`, cut to `max` characters.
+fn shorten(s: &str, max: usize) -> String {
+    let line = s.lines().next().unwrap_or("");
+    if line.chars().count() <= max && !s.contains('\n') {
+        return line.to_string();
+    }
+    line.chars().take(max).collect::<String>() + "…"
+}
+
+/// Rounds for the JSON and CSV files: more digits than timing noise would only mislead.
+fn round(x: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (x * m).round() / m
+}
+
+fn query_json(r: &QueryResult) -> Value {
+    if r.status != "ok" {
+        let mut v = query_json(&QueryResult { status: "ok", ..Default::default() });
+        if let Value::Object(m) = &mut v {
+            m.values_mut().for_each(|x| *x = Value::Null);
+            m.insert("query".into(), r.name.clone().into());
+            m.insert("status".into(), r.status.into());
+            m.insert("note".into(), r.note.clone().into());
+        }
+        return v;
+    }
+    let ms = |x: f64| round(x, 4);
+    json!({
+        "query": r.name, "status": r.status, "note": r.note, "rows": r.rows,
+        "cold_compile_ms": ms(r.cold_compile_ms), "cold_cache": r.cold_cache,
+        "cold_exec_ms": ms(r.cold_exec_ms), "cold_wall_ms": ms(r.cold_wall_ms),
+        "warm_compile_ms": ms(r.warm_compile_ms),
+        "exec_ms_median": ms(r.exec_ms_median), "exec_ms_min": ms(r.exec_ms_min), "exec_ms_max": ms(r.exec_ms_max),
+        "bytes_read": r.bytes_read, "achieved_gbps": r.achieved_gbps.map(|g| round(g, 2)),
+        "floor_ms": r.floor_ms.map(ms), "ratio": r.ratio.map(|x| round(x, 3)),
+        "upload_ms": ms(r.upload_ms), "download_ms": ms(r.download_ms), "wall_ms_median": ms(r.wall_ms_median),
+    })
+}
+
+fn to_json(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> Value {
+    json!({
+        "date": setup.date,
+        "device": setup.device,
+        "exec_ms_is": if setup.gpu { "sum of kernel times (CUDA events)" } else { "CPU backend execution time" },
+        "sf": opts.sf,
+        "runs": opts.runs,
+        "bandwidth_gbps": setup.bandwidth_gbps.map(|b| round(b, 1)),
+        "datagen_s": round(setup.load_s, 3),
+        "upload_bytes": setup.upload_bytes,
+        "upload_ms": round(setup.upload_ms, 3),
+        "queries": results.iter().map(query_json).collect::<Vec<_>>(),
+    })
+}
+
+const CSV_FIELDS: [&str; 19] = [
+    "query",
+    "status",
+    "note",
+    "rows",
+    "cold_compile_ms",
+    "cold_cache",
+    "cold_exec_ms",
+    "cold_wall_ms",
+    "warm_compile_ms",
+    "exec_ms_median",
+    "exec_ms_min",
+    "exec_ms_max",
+    "bytes_read",
+    "achieved_gbps",
+    "floor_ms",
+    "ratio",
+    "upload_ms",
+    "download_ms",
+    "wall_ms_median",
+];
+
+/// One row per query with the run's context repeated, so files of several runs concatenate.
+fn to_csv(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> String {
+    let mut s = format!("date,device,sf,runs,bandwidth_gbps,{}\n", CSV_FIELDS.join(","));
+    let bw = setup.bandwidth_gbps.map_or(String::new(), |b| round(b, 1).to_string());
+    for r in results {
+        let q = query_json(r);
+        let cells: Vec<String> = CSV_FIELDS
+            .iter()
+            .map(|f| match &q[*f] {
+                Value::Null => String::new(),
+                Value::String(s) => csv_field(s).into_owned(),
+                v => v.to_string(),
+            })
+            .collect();
+        s.push_str(&format!("{},{},{},{},{bw},{}\n", setup.date, csv_field(&setup.device), opts.sf, opts.runs, cells.join(",")));
+    }
+    s
+}
+
+/// The current UTC time as ISO 8601 (no date library needed for one timestamp).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = gpusql_common::date::civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
