@@ -57,6 +57,22 @@ enum Cmd {
         #[command(subcommand)]
         suite: BenchSuite,
     },
+    /// Generate benchmark data and write it as CSV (one <table>.csv per table).
+    Datagen {
+        #[command(subcommand)]
+        suite: DatagenSuite,
+    },
+}
+
+#[derive(Subcommand)]
+enum DatagenSuite {
+    /// TPC-H (tpchgen), e.g. `gpusql datagen tpch --sf 1 --out /tmp/tpch1`.
+    Tpch {
+        #[arg(long, default_value_t = 1.0)]
+        sf: f64,
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 #[derive(clap::Args)]
@@ -135,6 +151,21 @@ enum Script {
     File(PathBuf),
 }
 
+fn run_datagen(sf: f64, out: &std::path::Path) -> ExitCode {
+    let start = std::time::Instant::now();
+    let result = gpusql_datagen::tpch(sf).and_then(|t| gpusql_datagen::write_csv_dir(&t, out));
+    match result {
+        Ok(()) => {
+            eprintln!("TPC-H SF {sf} written to {} in {:.1} s", out.display(), start.elapsed().as_secs_f64());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
@@ -148,6 +179,7 @@ fn main() -> ExitCode {
     match cli.cmd {
         Some(Cmd::Check(args)) => run_check(args),
         Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(args),
+        Some(Cmd::Datagen { suite: DatagenSuite::Tpch { sf, out } }) => run_datagen(sf, &out),
         None => {
             // Interleave -c and -f by their position on the command line.
             let at = |id: &str| matches.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();

@@ -95,8 +95,6 @@ pub fn describe_error(e: &Error, piece: &Piece<'_>, file: Option<&Path>) -> Stri
             let (l, c) = piece.absolute(*line, *column);
             format!("syntax error at line {l}, column {c}: {message}")
         }
-        // Plan errors display as "error: …", which would read "Error: error: …".
-        Error::Plan(m) => shift_positions(m, piece),
         other => shift_positions(&other.to_string(), piece),
     };
     match file {

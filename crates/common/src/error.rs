@@ -45,7 +45,7 @@ impl fmt::Display for Error {
             Error::Syntax { message, line, column } => {
                 write!(f, "syntax error at line {line}, column {column}: {message}")
             }
-            Error::Plan(m) => write!(f, "error: {m}"),
+            Error::Plan(m) => write!(f, "{m}"),
             Error::NotSupported(m) => write!(f, "not supported: {m}"),
             Error::Execution(m) => write!(f, "execution error: {m}"),
             Error::Gpu(m) => write!(f, "GPU error: {m}"),

@@ -76,7 +76,11 @@ fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan
         return Err(Error::not_supported("JOIN"));
     }
     let ast::TableFactor::Table { name, alias, args, .. } = &twj.relation else {
-        return Err(Error::not_supported(format!("FROM {}", twj.relation)));
+        let what = match &twj.relation {
+            ast::TableFactor::Derived { .. } => "subqueries in FROM",
+            _ => "this kind of FROM item",
+        };
+        return Err(Error::not_supported(format!("{what}{}", position(twj.relation.span()))));
     };
     if args.is_some() {
         return Err(Error::not_supported("table functions"));

@@ -16,7 +16,8 @@ use gpusql_plan::PhysicalPlan;
 use gpusql_storage::device::cuda_error;
 use std::sync::Arc;
 
-pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<RecordBatch> {
+/// Returns the batch and the assembly kernels' statistics (their compile time).
+pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(RecordBatch, KernelStat)> {
     let end = plan.fetch.map_or(r.rows, |f| (plan.skip + f).min(r.rows));
     let start = plan.skip.min(end);
     let m = end - start;
@@ -50,7 +51,8 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
         arrays.push(to_array(ex, &src, col, &f.ty, values, m, nulls, &mut stat)?);
         fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
     }
-    Ok(RecordBatch::try_new_with_options(Arc::new(ArrowSchema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(m)))?)
+    let batch = RecordBatch::try_new_with_options(Arc::new(ArrowSchema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(m)))?;
+    Ok((batch, stat))
 }
 
 fn upload_u32(ex: &GpuExecutor, v: &[u32]) -> Result<CudaSlice<u32>> {
