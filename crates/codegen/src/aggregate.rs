@@ -16,6 +16,9 @@ use gpusql_plan::{AggState, Expr, StateFunc};
 
 /// Warp-distinct-group count up to which lanes pre-combine values in the warp.
 const WARP_COMBINE_MAX_GROUPS: u32 = 4;
+/// Groups with ids below this accumulate per block in shared memory first (group ids are
+/// dense, so a query with few groups never touches global states until the block ends).
+const SMEM_GROUPS: usize = 32;
 
 struct StateCode {
     ct: &'static str,
@@ -226,7 +229,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
             let contrib = contribution(s, c, &arg_vals[j], "mine_");
             b.line(format!(
-                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(&{p}[g_], v_); }}",
+                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(g_ < {SMEM_GROUPS} ? &sh{j}_[g_] : &{p}[g_], v_); }}",
                 ct = c.ct,
                 r = c.reduce,
                 sfx = c.suffix,
@@ -242,7 +245,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
                 StateFunc::Count => "1".to_string(),
                 _ => format!("({})({})", c.ct, arg_vals[j].v),
             };
-            let upd = format!("atomic_{}_{}(&{}[gid_], {v});", c.atomic, c.suffix, ptrs[j]);
+            let upd = format!("atomic_{}_{}(gid_ < {SMEM_GROUPS} ? &sh{j}_[gid_] : &{}[gid_], {v});", c.atomic, c.suffix, ptrs[j]);
             if arg_vals[j].is_never_null() {
                 b.line(upd);
             } else {
@@ -250,6 +253,19 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             }
         }
         b.close();
+        // Block-local accumulators of the first groups, and their flush after the loop.
+        g.pre.line(format!("// HashAggregate: groups < {SMEM_GROUPS} accumulate per block in shared memory, flushed once per block"));
+        for (j, c) in codes.iter().enumerate() {
+            g.pre.line(format!("__shared__ {} sh{j}_[{SMEM_GROUPS}];", c.ct));
+            g.pre.line(format!("for (int i = threadIdx.x; i < {SMEM_GROUPS}; i += blockDim.x) sh{j}_[i] = {};", c.identity));
+        }
+        g.pre.line("__syncthreads();");
+        g.post.line("__syncthreads();");
+        g.post.open(format!("for (int i = threadIdx.x; i < {SMEM_GROUPS} && i < (int){max_groups}; i += blockDim.x)"));
+        for (j, c) in codes.iter().enumerate() {
+            g.post.line(format!("if (sh{j}_[i] != {id}) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);", id = c.identity, a = c.atomic, sfx = c.suffix, p = ptrs[j]));
+        }
+        g.post.close();
         init_params = vec![Param::HashSlots, Param::HashMask];
     }
 

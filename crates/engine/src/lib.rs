@@ -151,7 +151,9 @@ impl Engine {
         match stmt {
             BoundStatement::Query(plan) => {
                 let physical = plan_query(plan)?;
+                tracing::debug!("physical plan:\n{physical}");
                 let (batch, stats) = self.execute_plan(&physical)?;
+                tracing::info!("{}", stats.summary());
                 Ok(Output::Rows { batches: vec![batch], stats })
             }
             BoundStatement::Explain { plan, verbose } => {
