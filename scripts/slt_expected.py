@@ -60,6 +60,11 @@ def records(text):
 def fill(path, con):
     out = []
     for rec in records(open(path).read()):
+        comments = [l for l in rec if l.startswith("#")]
+        rec = [l for l in rec if not l.startswith("#")]
+        if not rec:
+            out.append("\n".join(comments))
+            continue
         head = rec[0]
         if head.startswith("statement ok"):
             con.execute("\n".join(rec[1:]))
@@ -73,7 +78,7 @@ def fill(path, con):
             if "rowsort" in head:
                 rows.sort()
             rec = rec[:sep] + ["----"] + [" ".join(r) for r in rows]
-        out.append("\n".join(rec))
+        out.append("\n".join(comments + rec))
     open(path, "w").write("\n\n".join(out) + "\n")
 
 

@@ -26,6 +26,9 @@ struct Cli {
     /// Generate and load TPC-H at this scale factor first.
     #[arg(long, value_name = "SF")]
     tpch: Option<f64>,
+    /// Generate and load SSB (Star Schema Benchmark) at this scale factor first.
+    #[arg(long, value_name = "SF")]
+    ssb: Option<f64>,
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
     /// Result format on stdout: a text table; CSV (RFC 4180, header row, NULL as an empty
@@ -68,6 +71,13 @@ enum Cmd {
 enum DatagenSuite {
     /// TPC-H (tpchgen), e.g. `gpusql datagen tpch --sf 1 --out /tmp/tpch1`.
     Tpch {
+        #[arg(long, default_value_t = 1.0)]
+        sf: f64,
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// SSB, the Star Schema Benchmark, e.g. `gpusql datagen ssb --sf 1 --out /tmp/ssb1`.
+    Ssb {
         #[arg(long, default_value_t = 1.0)]
         sf: f64,
         #[arg(long, value_name = "DIR")]
@@ -151,12 +161,14 @@ enum Script {
     File(PathBuf),
 }
 
-fn run_datagen(sf: f64, out: &std::path::Path) -> ExitCode {
+type Generator = fn(f64) -> Result<Vec<gpusql_datagen::GeneratedTable>, gpusql_datagen::DatagenError>;
+
+fn run_datagen(label: &str, generate: Generator, sf: f64, out: &std::path::Path) -> ExitCode {
     let start = std::time::Instant::now();
-    let result = gpusql_datagen::tpch(sf).and_then(|t| gpusql_datagen::write_csv_dir(&t, out));
+    let result = generate(sf).and_then(|t| gpusql_datagen::write_csv_dir(&t, out));
     match result {
         Ok(()) => {
-            eprintln!("TPC-H SF {sf} written to {} in {:.1} s", out.display(), start.elapsed().as_secs_f64());
+            eprintln!("{label} SF {sf} written to {} in {:.1} s", out.display(), start.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -179,7 +191,8 @@ fn main() -> ExitCode {
     match cli.cmd {
         Some(Cmd::Check(args)) => run_check(args),
         Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(args),
-        Some(Cmd::Datagen { suite: DatagenSuite::Tpch { sf, out } }) => run_datagen(sf, &out),
+        Some(Cmd::Datagen { suite: DatagenSuite::Tpch { sf, out } }) => run_datagen("TPC-H", gpusql_datagen::tpch, sf, &out),
+        Some(Cmd::Datagen { suite: DatagenSuite::Ssb { sf, out } }) => run_datagen("SSB", gpusql_datagen::ssb, sf, &out),
         None => {
             // Interleave -c and -f by their position on the command line.
             let at = |id: &str| matches.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();
@@ -195,7 +208,7 @@ fn main() -> ExitCode {
 /// say so rather than silently ignore them. (clap's args_conflicts_with_subcommands would
 /// also reject the global -v.)
 fn reject_run_options(matches: &clap::ArgMatches) {
-    for id in ["tpch", "backend", "format", "command", "file", "timing"] {
+    for id in ["tpch", "ssb", "backend", "format", "command", "file", "timing"] {
         if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
             let msg = format!("--{id} is an option of the SQL mode; put subcommand options after the subcommand name");
             Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg).exit();
@@ -242,6 +255,12 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
     if let Some(sf) = cli.tpch {
         if let Err(e) = tpch::load(&mut engine, sf, sf >= 1.0) {
             eprintln!("Error: loading TPC-H: {}", plain_error(&e));
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(sf) = cli.ssb {
+        if let Err(e) = tpch::load_ssb(&mut engine, sf, sf >= 1.0) {
+            eprintln!("Error: loading SSB: {}", plain_error(&e));
             return ExitCode::from(2);
         }
     }

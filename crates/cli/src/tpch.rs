@@ -1,5 +1,5 @@
-//! Loading TPC-H into the engine, with a one-line progress display on stderr for large
-//! scale factors (generation runs on all cores and takes a while from SF 1 up).
+//! Loading TPC-H (and SSB) into the engine, with a one-line progress display on stderr for
+//! large scale factors (generation runs on all cores and takes a while from SF 1 up).
 
 use gpusql::Engine;
 use std::collections::HashMap;
@@ -23,6 +23,20 @@ fn expected_rows(sf: f64) -> f64 {
     30.0 + ROWS_PER_SF.iter().map(|(_, n)| n * sf).sum::<f64>()
 }
 
+/// SSB rows at `sf` (lineorder approximately: 4 lines per order).
+fn ssb_expected_rows(sf: f64) -> f64 {
+    gpusql_datagen::ssb_sizes(sf).map_or(1.0, |s| (4 * s.orders + s.customer + s.supplier + s.part + s.date) as f64)
+}
+
+/// What [`load_with`] loads: TPC-H or SSB.
+struct Bench {
+    label: &'static str,
+    tables: &'static [&'static str],
+    fact: &'static str,
+    expected_rows: fn(f64) -> f64,
+    load: fn(&mut Engine, f64, &(dyn Fn(&str, usize) + Sync)) -> gpusql::Result<()>,
+}
+
 struct Progress {
     sf: f64,
     rows: HashMap<String, usize>,
@@ -32,6 +46,23 @@ struct Progress {
 /// Generates and registers TPC-H at `sf`. With `verbose`, shows progress (when stderr is
 /// a terminal) and a closing line with the row count and time.
 pub fn load(engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
+    let bench = Bench { label: "TPC-H", tables: &TABLES, fact: "lineitem", expected_rows, load: Engine::load_tpch_with_progress };
+    load_with(&bench, engine, sf, verbose)
+}
+
+/// Generates and registers SSB (the Star Schema Benchmark) at `sf`, like [`load`].
+pub fn load_ssb(engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
+    let bench = Bench {
+        label: "SSB",
+        tables: &gpusql_datagen::SSB_TABLES,
+        fact: "lineorder",
+        expected_rows: ssb_expected_rows,
+        load: Engine::load_ssb_with_progress,
+    };
+    load_with(&bench, engine, sf, verbose)
+}
+
+fn load_with(bench: &Bench, engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
     let start = Instant::now();
     let live = verbose && std::io::stderr().is_terminal();
     let state = Mutex::new(Progress { sf, rows: HashMap::new(), last: start });
@@ -48,19 +79,20 @@ pub fn load(engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
         }
         p.last = Instant::now();
         let total: usize = p.rows.values().sum();
-        let pct = (100.0 * total as f64 / expected_rows(p.sf)).min(100.0);
-        let lineitem = p.rows.get("lineitem").copied().unwrap_or(0);
-        eprint!("\rgenerating TPC-H SF {}: {pct:3.0}% ({total} rows; lineitem: {lineitem} rows)\x1b[K", p.sf);
+        let pct = (100.0 * total as f64 / (bench.expected_rows)(p.sf)).min(100.0);
+        let fact = p.rows.get(bench.fact).copied().unwrap_or(0);
+        eprint!("\rgenerating {} SF {}: {pct:3.0}% ({total} rows; {}: {fact} rows)\x1b[K", bench.label, p.sf, bench.fact);
         let _ = std::io::stderr().flush();
     };
-    let result = engine.load_tpch_with_progress(sf, &progress);
+    let result = (bench.load)(engine, sf, &progress);
     if live {
         eprint!("\r\x1b[K");
     }
     result?;
     if verbose {
-        let rows: usize = TABLES.iter().filter_map(|n| engine.tables().get(n)).map(|t| t.rows).sum();
-        eprintln!("loaded TPC-H SF {sf}: 8 tables, {rows} rows in {:.1} s", start.elapsed().as_secs_f64());
+        let rows: usize = bench.tables.iter().filter_map(|n| engine.tables().get(n)).map(|t| t.rows).sum();
+        let (label, n) = (bench.label, bench.tables.len());
+        eprintln!("loaded {label} SF {sf}: {n} tables, {rows} rows in {:.1} s", start.elapsed().as_secs_f64());
     }
     Ok(())
 }

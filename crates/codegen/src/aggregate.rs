@@ -9,7 +9,8 @@
 
 use crate::expr::{gen, Value};
 use crate::pipeline::PipelineGen;
-use crate::types::{c_max, c_min, c_type, eq_call, hash_call, helper_suffix};
+use crate::hash_table::{emit_insert, KeyArrays};
+use crate::types::{c_max, c_min, c_type, helper_suffix};
 use crate::{InitKernel, Param, Part, BLOCK_SIZE};
 use gpusql_common::Result;
 use gpusql_plan::{AggState, Expr, StateFunc};
@@ -156,9 +157,9 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         let mut key_out = vec![];
         for (k, e) in keys.iter().enumerate() {
             let ct = c_type(&e.ty());
-            let vals = g.param(Param::Output { column: k, part: Part::Values }, &format!("{ct}* __restrict__"));
-            let valid = e.nullable().then(|| g.param(Param::Output { column: k, part: Part::Validity }, "uint8_t* __restrict__"));
-            key_out.push((vals, valid, e.ty()));
+            let values = g.param(Param::Output { column: k, part: Part::Values }, &format!("{ct}* __restrict__"));
+            let validity = e.nullable().then(|| g.param(Param::Output { column: k, part: Part::Validity }, "uint8_t* __restrict__"));
+            key_out.push(KeyArrays { values, validity, ty: e.ty() });
         }
         g.body.line("int gid_ = -1;");
         declare_args(g);
@@ -168,50 +169,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for k in keys {
             kv.push(gen(k, &g.row, &mut g.body)?);
         }
-        let b = &mut g.body;
-        b.line("uint64_t h_ = 0x9e3779b97f4a7c15ull;");
-        for (v, (_, _, ty)) in kv.iter().zip(&key_out) {
-            let h = hash_call(ty, &v.v);
-            if v.is_never_null() {
-                b.line(format!("h_ = hash_combine(h_, {h});"));
-            } else {
-                b.line(format!("h_ = hash_combine(h_, {} ? 0x5bd1e995ull : {h});", v.null));
-            }
-        }
-        b.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
-        b.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
-        b.line(format!("int cur_ = *(volatile int*)&{slots}[slot_];"));
-        b.open("if (cur_ == -1)");
-        b.line(format!("cur_ = atomicCAS(&{slots}[slot_], -1, -2);"));
-        b.open("if (cur_ == -1)");
-        b.line(format!("const unsigned long long g_ = atomicAdd({count}, 1ull);"));
-        b.line(format!("if (g_ >= {max_groups}) {{ raise_error(err, ERR_GROUPS_FULL); atomicExch(&{slots}[slot_], -3); break; }}"));
-        for (v, (vals, valid, _)) in kv.iter().zip(&key_out) {
-            b.line(format!("{vals}[g_] = {};", v.v));
-            if let Some(valid) = valid {
-                b.line(format!("{valid}[g_] = !{};", v.null));
-            }
-        }
-        b.line("__threadfence();");
-        b.line(format!("atomicExch(&{slots}[slot_], (int)g_);"));
-        b.line("gid_ = (int)g_;");
-        b.line("break;");
-        b.close();
-        b.close();
-        b.line(format!("while (cur_ == -2) cur_ = *(volatile int*)&{slots}[slot_];"));
-        b.line("if (cur_ == -3) break;");
-        let mut conds = vec![];
-        for (v, (vals, valid, ty)) in kv.iter().zip(&key_out) {
-            let eq = eq_call(ty, &v.v, &format!("ld_cg(&{vals}[cur_])"));
-            conds.push(match valid {
-                None => eq,
-                Some(valid) => format!("({} ? ld_cg(&{valid}[cur_]) == 0 : (ld_cg(&{valid}[cur_]) != 0 && {eq}))", v.null),
-            });
-        }
-        b.line(format!("if ({}) {{ gid_ = cur_; break; }}", conds.join(" && ")));
-        b.line(format!("slot_ = (slot_ + 1) & {mask};"));
-        b.close();
-        b.line("if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);");
+        emit_insert(&mut g.body, &kv, &key_out, &slots, &mask, &max_groups, &count);
         eval_args(g)?;
         g.body.close();
 

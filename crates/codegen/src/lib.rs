@@ -6,6 +6,8 @@ mod aggregate;
 mod emit;
 mod expr;
 mod filter;
+mod hash_join;
+mod hash_table;
 mod materialize;
 mod pipeline;
 mod project;
@@ -54,6 +56,29 @@ pub enum Param {
     MaxGroups,
     /// int*: first error raised by the kernel (0 = none).
     ErrorFlag,
+    /// HashBuild: pointer to the key arrays of the table being built (per group).
+    GroupKey { key: usize, part: Part },
+    /// HashBuild: unsigned long long* count of distinct keys.
+    GroupCount,
+    /// HashBuild: uint32_t* rows per group, and per materialized row its group id.
+    GroupRows,
+    RowGroup,
+    /// HashBuild: int*, set to 1 when some key has several rows.
+    MultiFlag,
+    /// HashProbe: a part of a finished hash table `id`.
+    Build { id: usize, part: BuildPart },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BuildPart {
+    Slots,
+    /// uint32_t: slots - 1.
+    Mask,
+    Key(usize),
+    /// uint32_t* first payload position of each group, and the group's row count.
+    Offsets,
+    Counts,
+    Payload { column: usize, part: Part },
 }
 
 /// A generated module: the pipeline kernel and, for aggregations, an init kernel that

@@ -8,11 +8,16 @@ use crate::{Param, Part, BLOCK_SIZE};
 use gpusql_common::{Result, Schema};
 
 pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
+    write_rows(g, &format!("Materialize -> #{id}"), schema, &[])
+}
+
+/// The prefix-sum write of the current row (and `extra` (pointer, value) pairs).
+pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(String, String)]) -> Result<()> {
     let warps = BLOCK_SIZE / 32;
     g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
     g.pre.line("__shared__ unsigned long long block_base_;");
     let count = g.param(Param::OutCount, "unsigned long long*");
-    g.body.line(format!("// ---- Materialize -> #{id} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
+    g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
     let all: Vec<usize> = (0..g.row.len()).collect();
     // Columns of the source that were never read are loaded here.
     let loads: Vec<String> = all.iter().filter_map(|c| g.pending_loads.get_mut(*c).and_then(|l| l.take())).collect();
@@ -45,6 +50,9 @@ pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
             let valid = g.param(Param::Output { column: i, part: Part::Validity }, "uint8_t* __restrict__");
             g.body.line(format!("{valid}[pos_] = !{};", v.null));
         }
+    }
+    for (ptr, v) in extra {
+        g.body.line(format!("{ptr}[pos_] = {v};"));
     }
     g.body.close();
     g.body.line("__syncthreads();");

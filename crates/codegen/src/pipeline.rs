@@ -2,7 +2,7 @@
 
 use crate::emit::Emitter;
 use crate::expr::Value;
-use crate::{aggregate, filter, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE};
+use crate::{aggregate, filter, hash_join, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE};
 use gpusql_common::Result;
 use gpusql_plan::{Expr, Pipeline, PipelineOp, Sink};
 
@@ -16,11 +16,23 @@ pub struct PipelineGen {
     /// Extra device functions or kernels of this module.
     pub extra: String,
     pub params: Vec<(Param, String, String)>,
-    /// Current row values.
+    /// Current row values and their types.
     pub row: Vec<Value>,
+    pub row_types: Vec<gpusql_common::DataType>,
     /// Load statements of source columns not yet loaded (None: loaded or computed).
     pub pending_loads: Vec<Option<String>>,
     pub next_project: usize,
+    /// The sink synchronizes the block (__syncthreads), so loops around it must be
+    /// block-uniform.
+    pub block_sync: bool,
+    /// Expansion loops of multi-match probes still open (closed after the sink).
+    pub open_loops: usize,
+    /// Index variables pending loads read (`row`, probe positions): a push-down loop
+    /// broadcasts them from the leader lane.
+    pub index_vars: Vec<(String, &'static str)>,
+    /// Hash tables known to hold several rows for some key (runtime knowledge; probes of
+    /// the others need no expansion loop).
+    pub multi_builds: Vec<usize>,
 }
 
 impl PipelineGen {
@@ -39,6 +51,19 @@ impl PipelineGen {
             Param::HashMask => "ht_mask".into(),
             Param::MaxGroups => "max_groups".into(),
             Param::ErrorFlag => "err".into(),
+            Param::GroupKey { key, part } => format!("gkey{key}_{}", format!("{part:?}").to_lowercase()),
+            Param::GroupRows => "group_rows".into(),
+            Param::GroupCount => "group_count".into(),
+            Param::RowGroup => "row_group".into(),
+            Param::MultiFlag => "multi_flag".into(),
+            Param::Build { id, part } => match part {
+                crate::BuildPart::Slots => format!("ht{id}_slots"),
+                crate::BuildPart::Mask => format!("ht{id}_mask"),
+                crate::BuildPart::Key(k) => format!("ht{id}_key{k}"),
+                crate::BuildPart::Offsets => format!("ht{id}_offsets"),
+                crate::BuildPart::Counts => format!("ht{id}_counts"),
+                crate::BuildPart::Payload { column, part } => format!("ht{id}_col{column}_{}", format!("{part:?}").to_lowercase()),
+            },
         };
         self.params.push((p, c_decl.to_string(), name.clone()));
         name
@@ -60,7 +85,9 @@ impl PipelineGen {
     }
 }
 
-pub fn generate_pipeline(p: &Pipeline) -> Result<KernelSpec> {
+/// Generates the kernel of pipeline `p`. `multi_builds` lists the hash tables whose keys
+/// repeat (known once they are built); probes of the others take the single-match path.
+pub fn generate_pipeline(p: &Pipeline, multi_builds: &[usize]) -> Result<KernelSpec> {
     let entry = format!("pipeline_{}", p.id);
     let mut g = PipelineGen {
         pre: Emitter::default(),
@@ -69,8 +96,13 @@ pub fn generate_pipeline(p: &Pipeline) -> Result<KernelSpec> {
         extra: String::new(),
         params: vec![],
         row: vec![],
+        row_types: vec![],
         pending_loads: vec![],
         next_project: 0,
+        block_sync: matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }),
+        open_loops: 0,
+        index_vars: vec![("row".into(), "uint64_t")],
+        multi_builds: multi_builds.to_vec(),
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
@@ -80,6 +112,9 @@ pub fn generate_pipeline(p: &Pipeline) -> Result<KernelSpec> {
         match op {
             PipelineOp::Filter(pred) => filter::consume(&mut g, pred)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
+            PipelineOp::HashProbe { build, keys, build_schema, multi_match, .. } => {
+                hash_join::probe(&mut g, *build, keys, build_schema, *multi_match)?
+            }
         }
     }
     let init = match &p.sink {
@@ -88,7 +123,12 @@ pub fn generate_pipeline(p: &Pipeline) -> Result<KernelSpec> {
             None
         }
         Sink::Aggregate { id, keys, states, .. } => Some(aggregate::consume(&mut g, *id, keys, states, &entry)?),
+        Sink::HashBuild { id, keys, schema } => Some(hash_join::build(&mut g, *id, keys, schema, &entry)?),
     };
+    while g.open_loops > 0 {
+        g.body.close();
+        g.open_loops -= 1;
+    }
 
     let params: Vec<String> = g.params.iter().map(|(_, decl, name)| format!("{decl} {name}")).collect();
     let mut src = String::new();

@@ -143,7 +143,6 @@ __device__ __forceinline__ int32_t warp_min_i32(int32_t v) { for (int o = 16; o 
 __device__ __forceinline__ int32_t warp_max_i32(int32_t v) { for (int o = 16; o > 0; o >>= 1) { int32_t x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
 __device__ __forceinline__ double warp_min_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
 __device__ __forceinline__ double warp_max_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
-// ---- end of prelude ----
 
 // ---- L1-bypassing loads for hash-table entries other blocks may have just written ----
 __device__ __forceinline__ int32_t ld_cg(const int32_t* p) { return __ldcg(p); }
@@ -159,3 +158,20 @@ __device__ __forceinline__ Str ld_cg(const Str* p) {
     const ulonglong2 v = __ldcg((const ulonglong2*)p);
     Str s; s.p = (const uint8_t*)v.x; s.len = (uint32_t)v.y; s.pad_ = 0; return s;
 }
+template <typename T> __device__ __forceinline__ T ld_plain(const T* p) { return *p; }
+
+// ---- warp broadcast of one lane's values (push-down parallelism) ----
+__device__ __forceinline__ bool bcast(bool v, int src) { return __shfl_sync(FULL_MASK, (int)v, src) != 0; }
+__device__ __forceinline__ int32_t bcast(int32_t v, int src) { return __shfl_sync(FULL_MASK, v, src); }
+__device__ __forceinline__ uint32_t bcast(uint32_t v, int src) { return __shfl_sync(FULL_MASK, v, src); }
+__device__ __forceinline__ int64_t bcast(int64_t v, int src) { return __shfl_sync(FULL_MASK, v, src); }
+__device__ __forceinline__ uint64_t bcast(uint64_t v, int src) { return __shfl_sync(FULL_MASK, v, src); }
+__device__ __forceinline__ double bcast(double v, int src) { return __shfl_sync(FULL_MASK, v, src); }
+__device__ __forceinline__ __int128 bcast(__int128 v, int src) {
+    const uint64_t lo = __shfl_sync(FULL_MASK, (uint64_t)v, src), hi = __shfl_sync(FULL_MASK, (uint64_t)(v >> 64), src);
+    return (__int128)(((unsigned __int128)hi << 64) | lo);
+}
+__device__ __forceinline__ Str bcast(Str s, int src) {
+    Str r; r.p = (const uint8_t*)__shfl_sync(FULL_MASK, (uint64_t)s.p, src); r.len = __shfl_sync(FULL_MASK, s.len, src); r.pad_ = 0; return r;
+}
+// ---- end of prelude ----

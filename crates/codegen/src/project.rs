@@ -27,6 +27,7 @@ pub fn consume(g: &mut PipelineGen, exprs: &[Expr]) -> Result<()> {
     }
     g.body.close();
     g.row = new_row;
+    g.row_types = exprs.iter().map(|e| e.ty()).collect();
     g.pending_loads = vec![None; g.row.len()];
     Ok(())
 }

@@ -46,5 +46,6 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
         };
         g.pending_loads.push(Some(load));
         g.row.push(Value { v, null });
+        g.row_types.push(f.ty);
     }
 }

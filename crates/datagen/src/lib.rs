@@ -1,4 +1,4 @@
-//! In-process TPC-H data generation.
+//! In-process TPC-H data generation, and SSB (the Star Schema Benchmark, see [`mod@ssb`]).
 //!
 //! Wraps [`tpchgen`] / [`tpchgen_arrow`] (a Rust port of `dbgen`, byte-for-byte identical
 //! output) and returns Arrow record batches with the fixed column types of [`tpch_schema`]:
@@ -38,6 +38,12 @@ use tpchgen_arrow::{
     SupplierArrow,
 };
 
+pub mod ssb;
+pub use ssb::{
+    ssb, ssb_schema, ssb_sizes, ssb_with_progress, SsbSizes, ORDERS_PER_BATCH, SSB_DATE_ROWS,
+    SSB_TABLES,
+};
+
 /// The eight TPC-H tables, in the order [`tpch`] returns them.
 pub const TPCH_TABLES: [&str; 8] = [
     "nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem",
@@ -63,13 +69,13 @@ impl GeneratedTable {
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatagenError {
-    #[error("invalid TPC-H scale factor {0}: it must be a finite number greater than 0")]
+    #[error("invalid scale factor {0}: it must be a finite number greater than 0")]
     InvalidScaleFactor(f64),
-    #[error("TPC-H scale factor {0} is too large for the generator")]
+    #[error("scale factor {0} is too large for the generator")]
     ScaleFactorTooLarge(f64),
     #[error("unknown TPC-H table '{0}' (expected one of nation, region, part, supplier, partsupp, customer, orders, lineitem)")]
     UnknownTable(String),
-    #[error("generating TPC-H table {table}: {source}")]
+    #[error("generating table {table}: {source}")]
     Arrow {
         table: String,
         #[source]

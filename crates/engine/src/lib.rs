@@ -111,6 +111,20 @@ impl Engine {
         Ok(())
     }
 
+    /// Generates the Star Schema Benchmark at scale factor `sf` in-process and registers
+    /// its 5 tables (lineorder, customer, supplier, part, date).
+    pub fn load_ssb(&mut self, sf: f64) -> Result<()> {
+        self.load_ssb_with_progress(sf, &|_, _| {})
+    }
+
+    pub fn load_ssb_with_progress(&mut self, sf: f64, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+        // Each table's batches are dropped once registered (registering concatenates them).
+        for t in gpusql_datagen::ssb_with_progress(sf, progress)? {
+            self.tables.register_batches(&t.name, &t.batches)?;
+        }
+        Ok(())
+    }
+
     /// Uploads every column of every table to the GPU now (benchmarks measure warm runs).
     pub fn warm_up_gpu(&self) -> Result<usize> {
         let Some(g) = &self.gpu else { return Ok(0) };
@@ -161,7 +175,7 @@ impl Engine {
                 let physical = create_physical_plan(&optimized)?;
                 let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
                 if verbose {
-                    for (name, src) in GpuExecutor::sources(&physical)? {
+                    for (name, src) in GpuExecutor::sources(&physical, true)? {
                         text.push_str(&format!("\n-- CUDA source of {name} --\n{}", strip_prelude(&src)));
                     }
                 }
@@ -191,13 +205,20 @@ impl Engine {
 
     /// The CUDA sources (name, code) the query compiles to.
     pub fn cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
-        GpuExecutor::sources(&self.plan(sql)?)
+        GpuExecutor::sources(&self.plan(sql)?, true)
     }
 
     /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
     /// but no GPU. Returns how many modules compiled.
     pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
-        let sources = self.cuda_sources(sql)?;
+        // Both forms of join probes: for repeating keys and for unique keys.
+        let plan = self.plan(sql)?;
+        let mut sources = GpuExecutor::sources(&plan, true)?;
+        for s in GpuExecutor::sources(&plan, false)? {
+            if !sources.contains(&s) {
+                sources.push(s);
+            }
+        }
         for (name, src) in &sources {
             gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
         }

@@ -18,6 +18,8 @@ type Row = Vec<ScalarValue>;
 struct Rows {
     schema: Schema,
     rows: Vec<Row>,
+    /// For a hash build: key -> indices into `rows`.
+    index: HashMap<String, Vec<usize>>,
 }
 
 pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch, ExecStats)> {
@@ -32,7 +34,7 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch,
             Stage::Sort { input, output, keys, schema } => {
                 let mut rows = inter.get(input).map(|r| r.rows.clone()).unwrap_or_default();
                 rows.sort_by(|a, b| compare_rows(a, b, keys));
-                inter.insert(*output, Rows { schema: schema.clone(), rows });
+                inter.insert(*output, Rows { schema: schema.clone(), rows, index: HashMap::new() });
             }
         }
     }
@@ -88,11 +90,41 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
             PipelineOp::Project { exprs, .. } => {
                 rows.iter().map(|r| exprs.iter().map(|e| eval(e, r)).collect::<Result<Row>>()).collect::<Result<Vec<_>>>()?
             }
+            PipelineOp::HashProbe { build, keys, .. } => {
+                let b = inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
+                let mut out = vec![];
+                for r in rows {
+                    let k = keys.iter().map(|e| eval(e, &r)).collect::<Result<Row>>()?;
+                    if k.iter().any(|v| v.is_null()) {
+                        continue;
+                    }
+                    for m in b.index.get(&key_string(&k)).map(|v| v.as_slice()).unwrap_or(&[]) {
+                        let mut joined = r.clone();
+                        joined.extend(b.rows[*m].iter().cloned());
+                        out.push(joined);
+                    }
+                }
+                out
+            }
         };
     }
     match &p.sink {
-        Sink::Materialize { schema, .. } => Ok(Rows { schema: schema.clone(), rows }),
+        Sink::Materialize { schema, .. } => Ok(Rows { schema: schema.clone(), rows, index: HashMap::new() }),
         Sink::Aggregate { keys, states, schema, .. } => aggregate(rows, keys, states, schema),
+        Sink::HashBuild { keys, schema, .. } => {
+            let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut kept = vec![];
+            for r in rows {
+                let k = keys.iter().map(|e| eval(e, &r)).collect::<Result<Row>>()?;
+                // NULL keys never match: leave the row out.
+                if k.iter().any(|v| v.is_null()) {
+                    continue;
+                }
+                index.entry(key_string(&k)).or_default().push(kept.len());
+                kept.push(r);
+            }
+            Ok(Rows { schema: schema.clone(), rows: kept, index })
+        }
     }
 }
 
@@ -187,7 +219,7 @@ fn aggregate(rows: Vec<Row>, keys: &[gpusql_plan::Expr], states: &[AggState], sc
             k
         })
         .collect();
-    Ok(Rows { schema: schema.clone(), rows })
+    Ok(Rows { schema: schema.clone(), rows, index: HashMap::new() })
 }
 
 fn to_batch(plan: &PhysicalPlan, result: &Rows) -> Result<RecordBatch> {

@@ -10,5 +10,5 @@ pub mod planner;
 
 pub use expr::{BinaryOp, Expr};
 pub use logical::{AggExpr, AggFunc, LogicalPlan, SortKey};
-pub use physical::{AggState, IntermediateId, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
-pub use planner::create_physical_plan;
+pub use physical::{AggState, IntermediateId, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
+pub use planner::{create_physical_plan, create_physical_plan_with, PlannerOptions};

@@ -66,8 +66,15 @@ pub struct SortKey {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogicalPlan {
-    /// Reads `projection` (indices into the table's columns) of a stored table.
-    Scan { table: String, table_schema: Schema, projection: Vec<usize> },
+    /// Reads `projection` (indices into the table's columns) of a stored table; `rows` is
+    /// the table's row count (for join ordering).
+    Scan { table: String, table_schema: Schema, projection: Vec<usize>, rows: usize },
+    /// Every row of `left` with every row of `right` (the binder's FROM list; the optimizer
+    /// turns it into joins). Output: left columns, then right columns.
+    CrossJoin { left: Box<LogicalPlan>, right: Box<LogicalPlan> },
+    /// Inner equi-join: `build` goes into a hash table, `probe` streams through it.
+    /// Output: probe columns, then build columns.
+    Join { probe: Box<LogicalPlan>, build: Box<LogicalPlan>, probe_keys: Vec<Expr>, build_keys: Vec<Expr> },
     Filter { input: Box<LogicalPlan>, predicate: Expr },
     Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, names: Vec<String> },
     /// Output: the group keys, then one column per aggregate.
@@ -83,6 +90,11 @@ impl LogicalPlan {
                 Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect())
             }
             LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::CrossJoin { left: a, right: b } | LogicalPlan::Join { probe: a, build: b, .. } => {
+                let mut f = a.schema().fields;
+                f.extend(b.schema().fields);
+                Schema::new(f)
+            }
             LogicalPlan::Project { exprs, names, .. } => {
                 Schema::new(exprs.iter().zip(names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect())
             }
@@ -98,9 +110,18 @@ impl LogicalPlan {
         }
     }
 
+    /// The inputs of this node (two for joins).
+    pub fn inputs(&self) -> Vec<&LogicalPlan> {
+        match self {
+            LogicalPlan::CrossJoin { left, right } => vec![left, right],
+            LogicalPlan::Join { probe, build, .. } => vec![probe, build],
+            other => other.input().into_iter().collect(),
+        }
+    }
+
     pub fn input(&self) -> Option<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } => None,
+            LogicalPlan::Scan { .. } | LogicalPlan::CrossJoin { .. } | LogicalPlan::Join { .. } => None,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
@@ -112,7 +133,12 @@ impl LogicalPlan {
     fn fmt_indent(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
         let pad = "  ".repeat(depth);
         match self {
-            LogicalPlan::Scan { table, table_schema, projection } => {
+            LogicalPlan::CrossJoin { .. } => writeln!(f, "{pad}CrossJoin")?,
+            LogicalPlan::Join { probe_keys, build_keys, .. } => {
+                let k: Vec<String> = probe_keys.iter().zip(build_keys).map(|(p, b)| format!("{p} = {b}")).collect();
+                writeln!(f, "{pad}HashJoin [{}] (probe, then build side)", k.join(", "))?
+            }
+            LogicalPlan::Scan { table, table_schema, projection, .. } => {
                 let cols: Vec<&str> = projection.iter().map(|i| table_schema.fields[*i].name.as_str()).collect();
                 writeln!(f, "{pad}Scan {table} [{}]", cols.join(", "))?
             }
@@ -133,7 +159,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Limit { skip, fetch, .. } => writeln!(f, "{pad}Limit skip={skip} fetch={fetch:?}")?,
         }
-        if let Some(i) = self.input() {
+        for i in self.inputs() {
             i.fmt_indent(f, depth + 1)?;
         }
         Ok(())

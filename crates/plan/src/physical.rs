@@ -32,6 +32,30 @@ pub enum PipelineOp {
     Filter(Expr),
     /// Replaces the row by the expressions' values.
     Project { exprs: Vec<Expr>, schema: Schema },
+    /// Looks the row's `keys` up in hash table `build` (built by an earlier pipeline's
+    /// HashBuild sink) and appends the matching build row's columns; a row with several
+    /// matches continues once per match, one without (or with a NULL key) leaves.
+    HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch },
+}
+
+/// How a probe with several matches per row spreads the work over a warp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MultiMatch {
+    /// Push-down parallelism (seed 003 §3): the warp walks one lane's matches at a time,
+    /// 32 matches per step.
+    PushDown,
+    /// Each lane walks its own matches.
+    PerLane,
+}
+
+impl PipelineOp {
+    /// The row schema after this operator, where it changes it.
+    pub fn schema(&self) -> Option<&Schema> {
+        match self {
+            PipelineOp::Project { schema, .. } | PipelineOp::HashProbe { schema, .. } => Some(schema),
+            PipelineOp::Filter(_) => None,
+        }
+    }
 }
 
 /// The per-group accumulators an aggregation keeps. SQL aggregates are lowered onto these
@@ -73,6 +97,9 @@ impl fmt::Display for AggState {
 pub enum Sink {
     /// Writes the surviving rows densely (prefix-sum positions) into intermediate `id`.
     Materialize { id: IntermediateId, schema: Schema },
+    /// Inserts the rows into a hash table on `keys` (rows with a NULL key are left out,
+    /// they never match); the rows' columns are the payload a probe appends.
+    HashBuild { id: IntermediateId, keys: Vec<Expr>, schema: Schema },
     /// Groups rows by `keys` (none: one global group) and folds them into `states`.
     /// Output rows: the key values, then the states.
     Aggregate { id: IntermediateId, keys: Vec<Expr>, states: Vec<AggState>, schema: Schema },
@@ -81,12 +108,12 @@ pub enum Sink {
 impl Sink {
     pub fn id(&self) -> IntermediateId {
         match self {
-            Sink::Materialize { id, .. } | Sink::Aggregate { id, .. } => *id,
+            Sink::Materialize { id, .. } | Sink::Aggregate { id, .. } | Sink::HashBuild { id, .. } => *id,
         }
     }
     pub fn schema(&self) -> &Schema {
         match self {
-            Sink::Materialize { schema, .. } | Sink::Aggregate { schema, .. } => schema,
+            Sink::Materialize { schema, .. } | Sink::Aggregate { schema, .. } | Sink::HashBuild { schema, .. } => schema,
         }
     }
 }
@@ -105,10 +132,7 @@ impl Pipeline {
         self.ops
             .iter()
             .rev()
-            .find_map(|op| match op {
-                PipelineOp::Project { schema, .. } => Some(schema),
-                _ => None,
-            })
+            .find_map(|op| op.schema())
             .unwrap_or_else(|| self.source.schema())
     }
 }
@@ -167,10 +191,22 @@ impl fmt::Display for Pipeline {
                     let e: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
                     writeln!(f, "  Project {}", e.join(", "))?
                 }
+                PipelineOp::HashProbe { build, keys, build_schema, multi_match, .. } => {
+                    let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
+                    let how = match multi_match {
+                        MultiMatch::PushDown => "push-down parallelism",
+                        MultiMatch::PerLane => "per-lane",
+                    };
+                    writeln!(f, "  HashProbe #{build} keys=[{}] appends [{}] (multi-match: {how})", k.join(", "), schema_names(build_schema))?
+                }
             }
         }
         match &self.sink {
             Sink::Materialize { id, .. } => writeln!(f, "  Materialize -> #{id} (prefix-sum write)"),
+            Sink::HashBuild { id, keys, .. } => {
+                let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
+                writeln!(f, "  HashBuild -> #{id} keys=[{}] (global hash table)", k.join(", "))
+            }
             Sink::Aggregate { id, keys, states, .. } => {
                 let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
                 let s: Vec<String> = states.iter().map(|e| e.to_string()).collect();

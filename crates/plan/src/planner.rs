@@ -16,13 +16,30 @@ enum Built {
 }
 
 struct Planner {
+    multi_match: MultiMatch,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
 }
 
+/// Choices of the physical planner that benchmarks switch.
+#[derive(Debug, Clone, Copy)]
+pub struct PlannerOptions {
+    pub multi_match: MultiMatch,
+}
+
+impl Default for PlannerOptions {
+    fn default() -> Self {
+        PlannerOptions { multi_match: MultiMatch::PushDown }
+    }
+}
+
 pub fn create_physical_plan(plan: &LogicalPlan) -> Result<PhysicalPlan> {
-    let mut p = Planner { stages: vec![], next_intermediate: 0, next_pipeline: 0 };
+    create_physical_plan_with(plan, PlannerOptions::default())
+}
+
+pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) -> Result<PhysicalPlan> {
+    let mut p = Planner { multi_match: options.multi_match, stages: vec![], next_intermediate: 0, next_pipeline: 0 };
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
     let (id, schema, columns, skip, fetch) = match built {
@@ -37,13 +54,7 @@ pub fn create_physical_plan(plan: &LogicalPlan) -> Result<PhysicalPlan> {
 }
 
 fn row_schema<'a>(source: &'a Source, ops: &'a [PipelineOp]) -> &'a Schema {
-    ops.iter()
-        .rev()
-        .find_map(|op| match op {
-            PipelineOp::Project { schema, .. } => Some(schema),
-            _ => None,
-        })
-        .unwrap_or_else(|| source.schema())
+    ops.iter().rev().find_map(|op| op.schema()).unwrap_or_else(|| source.schema())
 }
 
 fn column_expr(schema: &Schema, i: usize) -> Expr {
@@ -80,7 +91,26 @@ impl Planner {
 
     fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
         match plan {
-            LogicalPlan::Scan { table, table_schema, projection } => {
+            LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
+            LogicalPlan::Join { probe, build, probe_keys, build_keys } => {
+                // The build side first: its own pipeline ends in the hash table.
+                let (bsource, bops) = self.open(build, "a join's build side")?;
+                let build_schema = row_schema(&bsource, &bops).clone();
+                let id = self.intermediate();
+                self.push_pipeline(bsource, bops, Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() });
+                let (source, mut ops) = self.open(probe, "a join's probe side")?;
+                let mut fields = row_schema(&source, &ops).fields.clone();
+                fields.extend(build_schema.fields.iter().cloned());
+                ops.push(PipelineOp::HashProbe {
+                    build: id,
+                    keys: probe_keys.clone(),
+                    build_schema,
+                    schema: Schema::new(fields),
+                    multi_match: self.multi_match,
+                });
+                Ok(Built::Open { source, ops })
+            }
+            LogicalPlan::Scan { table, table_schema, projection, .. } => {
                 let schema = Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect());
                 Ok(Built::Open {
                     source: Source::Table { table: table.clone(), columns: projection.clone(), schema },

@@ -47,7 +47,20 @@ pub fn is_aggregate_name(name: &str) -> bool {
     matches!(name.to_ascii_lowercase().as_str(), "sum" | "count" | "avg" | "min" | "max")
 }
 
-/// Whether an AST expression contains an aggregate call (outside subqueries).
+/// Whether an AST expression contains a subquery.
+pub fn contains_subquery(e: &ast::Expr) -> bool {
+    let mut found = false;
+    let _ = ast::visit_expressions(e, |x| {
+        if matches!(x, ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. }) {
+            found = true;
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+/// Whether an AST expression contains an aggregate call.
 pub fn contains_aggregate(e: &ast::Expr) -> bool {
     let mut found = false;
     let _ = ast::visit_expressions(e, |x| {

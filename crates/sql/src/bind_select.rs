@@ -1,7 +1,7 @@
 //! SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT into a logical plan:
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
-use crate::bind_expr::{contains_aggregate, position, AggContext, Context, Scope, ScopeField};
+use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
@@ -63,24 +63,14 @@ fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
     }
 }
 
-/// The FROM clause: one stored table for now.
-fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan, Scope)> {
-    let [twj] = select.from.as_slice() else {
-        return Err(if select.from.is_empty() {
-            Error::not_supported("SELECT without FROM")
-        } else {
-            Error::not_supported("joins (several tables in FROM)")
-        });
-    };
-    if !twj.joins.is_empty() {
-        return Err(Error::not_supported("JOIN"));
-    }
-    let ast::TableFactor::Table { name, alias, args, .. } = &twj.relation else {
-        let what = match &twj.relation {
+/// One table of the FROM clause as a scan, and its columns in scope.
+fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scope) -> Result<LogicalPlan> {
+    let ast::TableFactor::Table { name, alias, args, .. } = factor else {
+        let what = match factor {
             ast::TableFactor::Derived { .. } => "subqueries in FROM",
             _ => "this kind of FROM item",
         };
-        return Err(Error::not_supported(format!("{what}{}", position(twj.relation.span()))));
+        return Err(Error::not_supported(format!("{what}{}", position(factor.span()))));
     };
     if args.is_some() {
         return Err(Error::not_supported("table functions"));
@@ -90,16 +80,55 @@ fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan
         .table(&table_name)
         .ok_or_else(|| Error::plan(format!("unknown table '{table_name}'{}", position(name.span()))))?;
     let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_else(|| info.name.clone());
-    let scope = Scope {
-        fields: info
-            .schema
-            .fields
-            .iter()
-            .map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable })
-            .collect(),
-    };
+    if scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
+        return Err(Error::plan(format!("table name '{qualifier}' specified more than once (use an alias){}", position(name.span()))));
+    }
+    scope.fields.extend(
+        info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
+    );
     let n = info.schema.len();
-    Ok((LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect() }, scope))
+    Ok(LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect(), rows: info.row_count })
+}
+
+/// The FROM clause: tables (comma lists and INNER JOINs) combined as cross joins, plus
+/// the ON conditions, which join the WHERE clause (the optimizer plans the joins).
+fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan, Scope, Vec<ast::Expr>)> {
+    if select.from.is_empty() {
+        return Err(Error::not_supported("SELECT without FROM"));
+    }
+    let mut scope = Scope::default();
+    let mut plan: Option<LogicalPlan> = None;
+    let mut on = vec![];
+    let add = |p: LogicalPlan, plan: &mut Option<LogicalPlan>| {
+        *plan = Some(match plan.take() {
+            None => p,
+            Some(left) => LogicalPlan::CrossJoin { left: Box::new(left), right: Box::new(p) },
+        });
+    };
+    for twj in &select.from {
+        let t = bind_table(&twj.relation, catalog, &mut scope)?;
+        add(t, &mut plan);
+        for j in &twj.joins {
+            let constraint = match &j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => c,
+                ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => &ast::JoinConstraint::None,
+                other => {
+                    let kind = format!("{other:?}");
+                    let kind = kind.split('(').next().unwrap_or("this join");
+                    return Err(Error::not_supported(format!("{kind} joins{}", position(j.relation.span()))));
+                }
+            };
+            let t = bind_table(&j.relation, catalog, &mut scope)?;
+            add(t, &mut plan);
+            match constraint {
+                ast::JoinConstraint::On(e) => on.push(e.clone()),
+                ast::JoinConstraint::None => {}
+                _ => return Err(Error::not_supported(format!("JOIN … USING / NATURAL JOIN{}", position(j.relation.span())))),
+            }
+        }
+    }
+    let plan = plan.ok_or_else(|| Error::plan("empty FROM"))?;
+    Ok((plan, scope, on))
 }
 
 /// Output name of a select item (DuckDB: the expression text, or the column name).
@@ -126,15 +155,22 @@ fn bind_select(
         Some(ast::Distinct::Distinct) => true,
         Some(_) => return Err(Error::not_supported("DISTINCT ON")),
     };
-    let (mut plan, scope) = bind_from(select, catalog)?;
+    let (mut plan, scope, on) = bind_from(select, catalog)?;
     let plain = Context::Plain(&scope);
 
-    if let Some(w) = &select.selection {
-        if contains_aggregate(w) {
-            return Err(Error::plan(format!("aggregate functions are not allowed in WHERE{}", position(w.span()))));
+    let mut conditions = vec![];
+    for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(select.selection.iter().map(|w| ("WHERE", w))) {
+        if contains_subquery(e) {
+            return Err(Error::not_supported(format!("subqueries in {what}{}", position(e.span()))));
         }
-        let pred = plain.bind(w)?;
-        require_bool(&pred, "WHERE")?;
+        if contains_aggregate(e) {
+            return Err(Error::plan(format!("aggregate functions are not allowed in {what}{}", position(e.span()))));
+        }
+        let pred = plain.bind(e)?;
+        require_bool(&pred, what)?;
+        conditions.push(pred);
+    }
+    if let Some(pred) = conditions.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
 
@@ -146,7 +182,8 @@ fn bind_select(
             ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
             ast::SelectItem::Wildcard(_) => {
                 for f in &scope.fields {
-                    items.push((ast::Expr::Identifier(ast::Ident::new(f.name.clone())), f.name.clone()));
+                    let id = ast::Expr::CompoundIdentifier(vec![ast::Ident::new(f.qualifier.clone()), ast::Ident::new(f.name.clone())]);
+                    items.push((id, f.name.clone()));
                 }
             }
             other => return Err(Error::not_supported(format!("select item {other}"))),

@@ -84,6 +84,24 @@ pub struct SinkBuffers {
     pub slots: Option<CudaSlice<i32>>,
     pub slot_count: usize,
     pub count: CudaSlice<u64>,
+    /// HashBuild only: key arrays per group, rows per group, group of each row, number of
+    /// groups, and the repeated-key flag.
+    pub group_keys: Vec<OwnedColumn>,
+    pub group_rows: Option<CudaSlice<u32>>,
+    pub row_group: Option<CudaSlice<u32>>,
+    pub group_count: Option<CudaSlice<u64>>,
+    pub multi: Option<CudaSlice<i32>>,
+}
+
+/// A finished hash table of a join's build side: payload rows grouped by key.
+pub struct BuiltTable {
+    pub slots: CudaSlice<i32>,
+    pub slot_count: usize,
+    pub keys: Vec<OwnedColumn>,
+    pub offsets: CudaSlice<u32>,
+    pub counts: CudaSlice<u32>,
+    pub payload: Vec<OwnedColumn>,
+    pub multi: bool,
 }
 
 impl SinkBuffers {
@@ -104,7 +122,25 @@ impl SinkBuffers {
                     .iter()
                     .map(|f| column(f.ty, f.nullable, &format!("result #{id} column {}", f.name)))
                     .collect::<Result<_>>()?;
-                Ok(SinkBuffers { outputs, states: vec![], slots: None, slot_count: 0, count })
+                Ok(SinkBuffers::plain(outputs, vec![], None, 0, count))
+            }
+            Sink::HashBuild { id, keys, schema } => {
+                let outputs = schema
+                    .fields
+                    .iter()
+                    .map(|f| column(f.ty, f.nullable, &format!("hash table #{id} column {}", f.name)))
+                    .collect::<Result<_>>()?;
+                let group_keys =
+                    keys.iter().enumerate().map(|(i, k)| column(k.ty(), false, &format!("hash table #{id} key {i}"))).collect::<Result<_>>()?;
+                let n = (capacity * 2).next_power_of_two();
+                let what = format!("hash table #{id}");
+                let mut b = SinkBuffers::plain(outputs, vec![], Some(dev.alloc_zeros::<i32>(n, &what).map_err(cuda_error)?), n, count);
+                b.group_keys = group_keys;
+                b.group_rows = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
+                b.row_group = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
+                b.group_count = Some(dev.alloc_zeros::<u64>(1, &what).map_err(cuda_error)?);
+                b.multi = Some(dev.alloc_zeros::<i32>(1, &what).map_err(cuda_error)?);
+                Ok(b)
             }
             Sink::Aggregate { id, keys, states, .. } => {
                 let outputs = keys
@@ -125,9 +161,13 @@ impl SinkBuffers {
                     let n = (capacity * 2).next_power_of_two();
                     (Some(dev.alloc_zeros::<i32>(n, &format!("hash table of #{id}")).map_err(cuda_error)?), n)
                 };
-                Ok(SinkBuffers { outputs, states, slots, slot_count, count })
+                Ok(SinkBuffers::plain(outputs, states, slots, slot_count, count))
             }
         }
+    }
+
+    fn plain(outputs: Vec<OwnedColumn>, states: Vec<OwnedColumn>, slots: Option<CudaSlice<i32>>, slot_count: usize, count: CudaSlice<u64>) -> Self {
+        SinkBuffers { outputs, states, slots, slot_count, count, group_keys: vec![], group_rows: None, row_group: None, group_count: None, multi: None }
     }
 
     pub fn output_ptr(&self, column: usize, part: Part, dev: &GpuDevice) -> Result<u64> {

@@ -4,12 +4,13 @@
 //! downloaded into Arrow arrays.
 
 mod buffers;
+mod join;
 mod result;
 mod sort;
 
 use crate::stats::{ExecStats, KernelStat};
-use buffers::{Arg, Column, Intermediate};
-use gpusql_codegen::{generate_pipeline, Param, BLOCK_SIZE};
+use buffers::{Arg, BuiltTable, Column, Intermediate};
+use gpusql_codegen::{generate_pipeline, BuildPart, Param, Part, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
 use gpusql_plan::{PhysicalPlan, Pipeline, Sink, Source, Stage};
@@ -98,12 +99,21 @@ impl GpuExecutor {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
+        let mut built: HashMap<usize, BuiltTable> = HashMap::new();
         for stage in &plan.stages {
             match stage {
                 Stage::Pipeline(p) => {
-                    let (out, stat) = self.run_pipeline(p, tables, &inter, &mut stats)?;
+                    let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats)?;
+                    match out {
+                        Produced::Rows(rows) => {
+                            inter.insert(p.sink.id(), rows);
+                        }
+                        Produced::Table(sink, rows) => {
+                            let t = join::finish_build(self, sink, rows, &mut stat)?;
+                            built.insert(p.sink.id(), t);
+                        }
+                    }
                     stats.kernels.push(stat);
-                    inter.insert(p.sink.id(), out);
                 }
                 Stage::Sort { input, output, keys, .. } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
@@ -125,12 +135,19 @@ impl GpuExecutor {
         Ok((batch, stats))
     }
 
-    /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`).
-    pub fn sources(plan: &PhysicalPlan) -> Result<Vec<(String, String)>> {
+    /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`). Which join
+    /// keys repeat is known only at run time: `multi` says whether to show probes of
+    /// repeating keys (the general form) or of unique keys.
+    pub fn sources(plan: &PhysicalPlan, multi: bool) -> Result<Vec<(String, String)>> {
+        let builds: Vec<usize> = if multi {
+            plan.pipelines().filter(|p| matches!(p.sink, Sink::HashBuild { .. })).map(|p| p.sink.id()).collect()
+        } else {
+            vec![]
+        };
         let mut out = vec![];
         for s in &plan.stages {
             match s {
-                Stage::Pipeline(p) => out.push((format!("pipeline_{}", p.id), generate_pipeline(p)?.source)),
+                Stage::Pipeline(p) => out.push((format!("pipeline_{}", p.id), generate_pipeline(p, &builds)?.source)),
                 Stage::Sort { input, keys, schema, .. } => {
                     out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
                 }
@@ -144,9 +161,11 @@ impl GpuExecutor {
         p: &Pipeline,
         tables: &TableStore,
         inter: &HashMap<usize, Intermediate>,
+        built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
-    ) -> Result<(Intermediate, KernelStat)> {
-        let spec = generate_pipeline(p)?;
+    ) -> Result<(Produced, KernelStat)> {
+        let multi: Vec<usize> = built.iter().filter(|(_, t)| t.multi).map(|(id, _)| *id).collect();
+        let spec = generate_pipeline(p, &multi)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
         let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
@@ -181,7 +200,8 @@ impl GpuExecutor {
         let mut max_groups = match &p.sink {
             Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
             Sink::Aggregate { .. } => INITIAL_GROUPS.min(n.next_power_of_two().max(1024)),
-            Sink::Materialize { .. } => n,
+            // Distinct keys never outnumber rows.
+            Sink::Materialize { .. } | Sink::HashBuild { .. } => n,
         };
         loop {
             let err: CudaSlice<i32> = self.dev.alloc_zeros(1, "error flag").map_err(cuda_error)?;
@@ -197,6 +217,15 @@ impl GpuExecutor {
                     Param::HashSlots => Arg::U64(sink.slots.as_ref().map(|s| ptr(s, &self.dev)).unwrap_or(0)),
                     Param::HashMask => Arg::U32((sink.slot_count.max(1) - 1) as u32),
                     Param::MaxGroups => Arg::U32(max_groups as u32),
+                    Param::GroupKey { key, .. } => Arg::U64(ptr(&sink.group_keys[*key].values, &self.dev)),
+                    Param::GroupRows => Arg::U64(sink.group_rows.as_ref().map_or(0, |s| ptr(s, &self.dev))),
+                    Param::RowGroup => Arg::U64(sink.row_group.as_ref().map_or(0, |s| ptr(s, &self.dev))),
+                    Param::GroupCount => Arg::U64(sink.group_count.as_ref().map_or(0, |s| ptr(s, &self.dev))),
+                    Param::MultiFlag => Arg::U64(sink.multi.as_ref().map_or(0, |s| ptr(s, &self.dev))),
+                    Param::Build { id, part } => {
+                        let t = built.get(id).ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?;
+                        bind_build(t, *part, &self.dev)?
+                    }
                 })
             };
             if let (Some(init_fn), Some(init_spec)) = (&init, &spec.init) {
@@ -222,11 +251,38 @@ impl GpuExecutor {
             let rows = match &p.sink {
                 Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
                 Sink::Aggregate { .. } => count.min(max_groups),
-                Sink::Materialize { .. } => count,
+                Sink::Materialize { .. } | Sink::HashBuild { .. } => count,
             };
             stat.rows_out = rows;
-            return Ok((sink.into_intermediate(p.sink.schema().clone(), rows), stat));
+            if matches!(p.sink, Sink::HashBuild { .. }) {
+                return Ok((Produced::Table(sink, rows), stat));
+            }
+            return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat));
         }
     }
 }
 
+
+/// What a pipeline's sink produced.
+enum Produced {
+    Rows(Intermediate),
+    /// A hash build's raw buffers and row count, to be grouped by key.
+    Table(buffers::SinkBuffers, usize),
+}
+
+fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
+    Ok(match part {
+        BuildPart::Slots => Arg::U64(ptr(&t.slots, dev)),
+        BuildPart::Mask => Arg::U32((t.slot_count.max(1) - 1) as u32),
+        BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
+        BuildPart::Offsets => Arg::U64(ptr(&t.offsets, dev)),
+        BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
+        BuildPart::Payload { column, part } => {
+            let c = &t.payload[column];
+            match part {
+                Part::Validity => Arg::U64(ptr(c.validity.as_ref().ok_or_else(|| Error::exec("payload validity missing"))?, dev)),
+                _ => Arg::U64(ptr(&c.values, dev)),
+            }
+        }
+    })
+}

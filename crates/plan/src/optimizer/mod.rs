@@ -1,12 +1,14 @@
 //! Logical optimizer: a list of rules, each a `name()` and a `rewrite()`, applied in order.
 
 mod constant_folding;
+mod join_planning;
 mod projection_pushdown;
 
 use crate::logical::LogicalPlan;
 use gpusql_common::Result;
 
 pub use constant_folding::ConstantFolding;
+pub use join_planning::JoinPlanning;
 pub use projection_pushdown::ProjectionPushdown;
 
 pub trait OptimizerRule {
@@ -15,7 +17,7 @@ pub trait OptimizerRule {
 }
 
 pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
-    vec![Box::new(ConstantFolding), Box::new(ProjectionPushdown)]
+    vec![Box::new(ConstantFolding), Box::new(JoinPlanning), Box::new(ProjectionPushdown)]
 }
 
 pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
@@ -55,6 +57,12 @@ pub(crate) fn map_node_exprs(plan: LogicalPlan, f: &mut dyn FnMut(crate::expr::E
                 })
                 .collect::<Result<_>>()?,
         },
+        LogicalPlan::Join { probe, build, probe_keys, build_keys } => LogicalPlan::Join {
+            probe,
+            build,
+            probe_keys: probe_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
+            build_keys: build_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
+        },
         other => other,
     })
 }
@@ -70,6 +78,10 @@ pub(crate) fn map_plan(plan: LogicalPlan, f: &mut dyn FnMut(LogicalPlan) -> Resu
         }
         LogicalPlan::Sort { input, keys } => LogicalPlan::Sort { input: child(input)?, keys },
         LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: child(input)?, skip, fetch },
+        LogicalPlan::CrossJoin { left, right } => LogicalPlan::CrossJoin { left: child(left)?, right: child(right)? },
+        LogicalPlan::Join { probe, build, probe_keys, build_keys } => {
+            LogicalPlan::Join { probe: child(probe)?, build: child(build)?, probe_keys, build_keys }
+        }
         scan => scan,
     };
     f(rebuilt)

@@ -24,7 +24,7 @@ impl OptimizerRule for ProjectionPushdown {
 fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usize>>) {
     let remap = |e: Expr, map: &[Option<usize>]| e.remap_columns(&|i| map[i].expect("required column kept"));
     match plan {
-        LogicalPlan::Scan { table, table_schema, projection } => {
+        LogicalPlan::Scan { table, table_schema, projection, rows } => {
             let mut keep: Vec<usize> = required.to_vec();
             keep.sort_unstable();
             keep.dedup();
@@ -33,7 +33,7 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
                 map[*old] = Some(new);
             }
             let projection = keep.iter().map(|i| projection[*i]).collect();
-            (LogicalPlan::Scan { table, table_schema, projection }, map)
+            (LogicalPlan::Scan { table, table_schema, projection, rows }, map)
         }
         LogicalPlan::Filter { input, predicate } => {
             let mut req = required.to_vec();
@@ -60,6 +60,30 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
         LogicalPlan::Limit { input, skip, fetch } => {
             let (input, map) = prune(*input, required);
             (LogicalPlan::Limit { input: Box::new(input), skip, fetch }, map)
+        }
+        LogicalPlan::CrossJoin { left, right } => {
+            let nl = left.schema().len();
+            let (l, r) = split_required(required, nl);
+            let (left, lmap) = prune(*left, &l);
+            let (right, rmap) = prune(*right, &r);
+            let map = join_map(&lmap, &rmap, left.schema().len());
+            (LogicalPlan::CrossJoin { left: Box::new(left), right: Box::new(right) }, map)
+        }
+        LogicalPlan::Join { probe, build, probe_keys, build_keys } => {
+            let np = probe.schema().len();
+            let (mut p, mut b) = split_required(required, np);
+            for k in &probe_keys {
+                k.columns(&mut p);
+            }
+            for k in &build_keys {
+                k.columns(&mut b);
+            }
+            let (probe, pmap) = prune(*probe, &p);
+            let (build, bmap) = prune(*build, &b);
+            let probe_keys = probe_keys.into_iter().map(|e| remap(e, &pmap)).collect();
+            let build_keys = build_keys.into_iter().map(|e| remap(e, &bmap)).collect();
+            let map = join_map(&pmap, &bmap, probe.schema().len());
+            (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys }, map)
         }
         LogicalPlan::Project { input, exprs, names } => {
             let mut req = vec![];
@@ -94,4 +118,16 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             (LogicalPlan::Aggregate { input: Box::new(input), group_by, group_names, aggs }, (0..n).map(Some).collect())
         }
     }
+}
+
+/// Splits output indices of a two-input node into left and right input indices.
+fn split_required(required: &[usize], left_len: usize) -> (Vec<usize>, Vec<usize>) {
+    let l = required.iter().filter(|i| **i < left_len).copied().collect();
+    let r = required.iter().filter(|i| **i >= left_len).map(|i| i - left_len).collect();
+    (l, r)
+}
+
+/// Output mapping of a two-input node from its inputs' mappings.
+fn join_map(lmap: &[Option<usize>], rmap: &[Option<usize>], new_left_len: usize) -> Vec<Option<usize>> {
+    lmap.iter().copied().chain(rmap.iter().map(|m| m.map(|i| i + new_left_len))).collect()
 }

@@ -1,0 +1,181 @@
+//! Hash join: HashBuild (a sink) and HashProbe (an operator fused into the probe side's
+//! pipeline).
+//! - HashBuild inserts each row's key into the shared open-addressing table (one group per
+//!   distinct key, counting its rows) and writes the row (the payload) with the
+//!   prefix-sum write; the host then groups the payload by key (scan of the counts,
+//!   scatter), so a key's matches are one contiguous range.
+//! - HashProbe looks the key up. Keys known to be unique take a single-match path. For
+//!   repeating keys a row continues once per match: with push-down parallelism (seed 003
+//!   §3) the warp takes one lane's match range at a time, broadcasts that lane's row with
+//!   shuffles and lets all 32 lanes process 32 of its matches per step; per-lane, each
+//!   lane walks its own range (the naive form, kept to measure the gain).
+
+use crate::expr::{gen, Value};
+use crate::hash_table::{emit_insert, emit_lookup, KeyArrays};
+use crate::materialize::write_rows;
+use crate::pipeline::PipelineGen;
+use crate::types::c_type;
+use crate::{BuildPart, InitKernel, Param, Part};
+use gpusql_common::{Result, Schema};
+use gpusql_plan::{Expr, MultiMatch};
+
+pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, entry: &str) -> Result<InitKernel> {
+    let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    g.body.line(format!("// ---- HashBuild -> #{id} keys=[{}] (global hash table, rows grouped by key) ----", key_text.join(", ")));
+    let slots = g.param(Param::HashSlots, "int* __restrict__");
+    let mask = g.param(Param::HashMask, "const uint32_t");
+    let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+    let groups = g.param(Param::GroupCount, "unsigned long long*");
+    let group_rows = g.param(Param::GroupRows, "uint32_t* __restrict__");
+    let row_group = g.param(Param::RowGroup, "uint32_t* __restrict__");
+    let multi = g.param(Param::MultiFlag, "int*");
+    let mut arrays = vec![];
+    for (k, e) in keys.iter().enumerate() {
+        let ct = c_type(&e.ty());
+        let values = g.param(Param::GroupKey { key: k, part: Part::Values }, &format!("{ct}* __restrict__"));
+        arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
+    }
+    g.body.line("int gid_ = -1;");
+    g.body.open("if (active)");
+    let refs: Vec<&Expr> = keys.iter().collect();
+    g.load_columns(&refs);
+    let kv: Vec<Value> = keys.iter().map(|k| gen(k, &g.row, &mut g.body)).collect::<Result<_>>()?;
+    // NULL keys never match: such rows stay out of the table.
+    let nulls: Vec<String> = kv.iter().filter(|v| !v.is_never_null()).map(|v| v.null.clone()).collect();
+    if !nulls.is_empty() {
+        g.body.line(format!("active = !({});", nulls.join(" || ")));
+    }
+    g.body.open("if (active)");
+    emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
+    g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
+    g.body.line("active = gid_ >= 0;");
+    g.body.close();
+    g.body.close();
+    write_rows(g, &format!("HashBuild -> #{id} payload"), schema, &[(row_group, "(uint32_t)gid_".into())])?;
+
+    let init_entry = format!("{entry}_init");
+    g.extra.push_str(&format!(
+        "// Init of #{id}: empty hash slots\nextern \"C\" __global__ void {init_entry}(int* ht_slots, const uint32_t ht_mask) {{\n    const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;\n    for (uint64_t i = tid; i <= ht_mask; i += stride) ht_slots[i] = -1;\n}}\n\n"
+    ));
+    Ok(InitKernel { entry: init_entry, params: vec![Param::HashSlots, Param::HashMask] })
+}
+
+pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch) -> Result<()> {
+    let multi = g.multi_builds.contains(&b);
+    let how = match (multi, mode) {
+        (false, _) => "unique keys: single match",
+        (true, MultiMatch::PushDown) => "multi-match: push-down parallelism",
+        (true, MultiMatch::PerLane) => "multi-match: per lane",
+    };
+    let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    g.body.line(format!("// ---- HashProbe #{b} keys=[{}] ({how}) ----", key_text.join(", ")));
+    let slots = g.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
+    let mask = g.param(Param::Build { id: b, part: BuildPart::Mask }, "const uint32_t");
+    let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
+    let mut arrays = vec![];
+    for (k, e) in keys.iter().enumerate() {
+        let ct = c_type(&e.ty());
+        let values = g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
+        arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
+    }
+    let gid = format!("hp{b}_gid");
+    g.body.line(format!("int {gid} = -1;"));
+    g.body.open("if (active)");
+    let refs: Vec<&Expr> = keys.iter().collect();
+    g.load_columns(&refs);
+    let kv: Vec<Value> = keys.iter().map(|k| gen(k, &g.row, &mut g.body)).collect::<Result<_>>()?;
+    let nulls: Vec<String> = kv.iter().filter(|v| !v.is_never_null()).map(|v| v.null.clone()).collect();
+    if !nulls.is_empty() {
+        g.body.open(format!("if (!({}))", nulls.join(" || ")));
+    }
+    emit_lookup(&mut g.body, &kv, &arrays, &slots, &mask, &gid);
+    if !nulls.is_empty() {
+        g.body.close();
+    }
+    g.body.line(format!("active = {gid} >= 0;"));
+    g.body.close();
+
+    let pos = format!("hp{b}_pos");
+    if !multi {
+        g.body.line(format!("uint32_t {pos} = 0;"));
+        g.body.line(format!("if (active) {pos} = {offsets}[{gid}];"));
+    } else {
+        let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
+        let (beg, end, has) = (format!("hp{b}_beg"), format!("hp{b}_end"), format!("hp{b}_has"));
+        g.body.line(format!("uint32_t {beg} = 0, {end} = 0;"));
+        g.body.line(format!("if (active) {{ {beg} = {offsets}[{gid}]; {end} = {beg} + {counts}[{gid}]; }}"));
+        g.body.line(format!("const bool {has} = active;"));
+        match mode {
+            MultiMatch::PerLane => {
+                let cond = format!("{has} && {beg} < {end}");
+                let any = if g.block_sync { format!("__syncthreads_or({cond})") } else { format!("__any_sync(FULL_MASK, {cond})") };
+                g.body.open(format!("while ({any})"));
+                g.open_loops += 1;
+                g.body.line(format!("bool active = {cond};"));
+                g.body.line(format!("const uint32_t {pos} = {beg};"));
+                g.body.line(format!("if (active) {beg}++;"));
+            }
+            MultiMatch::PushDown => {
+                let (todo, leader) = (format!("hp{b}_todo"), format!("hp{b}_leader"));
+                g.body.open("while (true)");
+                g.open_loops += 1;
+                g.body.line(format!("const uint32_t {todo} = __ballot_sync(FULL_MASK, {has} && {beg} < {end});"));
+                if g.block_sync {
+                    g.body.line(format!("if (!__syncthreads_or({todo} != 0)) break;"));
+                } else {
+                    g.body.line(format!("if ({todo} == 0) break;"));
+                }
+                g.body.line(format!("const int {leader} = {todo} ? __ffs({todo}) - 1 : 0;"));
+                g.body.line(format!("const uint32_t hp{b}_lb = __shfl_sync(FULL_MASK, {beg}, {leader}), hp{b}_le = __shfl_sync(FULL_MASK, {end}, {leader});"));
+                g.body.line(format!("if ((int)(threadIdx.x & 31) == {leader}) {beg} += 32;"));
+                g.body.line(format!("const uint32_t {pos} = hp{b}_lb + (threadIdx.x & 31);"));
+                g.body.line(format!("bool active = {todo} != 0 && {pos} < hp{b}_le;"));
+                // The leader's row, for every lane: loaded values, and the indices that
+                // later (lazy) loads read.
+                g.body.line(format!("// broadcast the leader lane's row to the warp"));
+                let mut row = g.row.clone();
+                for (i, v) in row.iter_mut().enumerate() {
+                    if g.pending_loads.get(i).is_some_and(|l| l.is_some()) {
+                        continue;
+                    }
+                    let ty = c_type(&g.row_types[i]);
+                    let nv = format!("{}_b{b}", v.v);
+                    g.body.line(format!("const {ty} {nv} = bcast({}, {leader});", v.v));
+                    v.v = nv;
+                    if !v.is_never_null() {
+                        let nn = format!("{}_b{b}", v.null);
+                        g.body.line(format!("const bool {nn} = bcast({}, {leader});", v.null));
+                        v.null = nn;
+                    }
+                }
+                g.row = row;
+                for (name, ty) in g.index_vars.clone() {
+                    g.body.line(format!("const {ty} {name}_b{b}_ = bcast({name}, {leader});"));
+                    g.body.line(format!("const {ty} {name} = {name}_b{b}_;"));
+                }
+            }
+        }
+    }
+    g.index_vars.push((pos.clone(), "uint32_t"));
+
+    // The build row's columns join the row; each is loaded by its first reader.
+    for (i, f) in build_schema.fields.iter().enumerate() {
+        let ct = c_type(&f.ty);
+        let v = format!("j{b}_{i}");
+        g.body.line(format!("{ct} {v}{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
+        let col = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } }, &format!("const {ct}* __restrict__"));
+        let mut load = format!("{v} = {col}[{pos}];");
+        let null = if f.nullable {
+            g.body.line(format!("bool {v}_null = true;"));
+            let valid = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } }, "const uint8_t* __restrict__");
+            load = format!("{v}_null = {valid}[{pos}] == 0; if (!{v}_null) {{ {load} }}");
+            format!("{v}_null")
+        } else {
+            "false".to_string()
+        };
+        g.row.push(Value { v, null });
+        g.row_types.push(f.ty);
+        g.pending_loads.push(Some(load));
+    }
+    Ok(())
+}

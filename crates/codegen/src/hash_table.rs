@@ -1,0 +1,94 @@
+//! The open-addressing hash table shared by HashAggregate and HashBuild (insert) and
+//! HashProbe (lookup). A slot holds a dense group id (-1 empty, -2 being written, -3 full);
+//! the keys of group g live in per-key arrays at index g.
+
+use crate::emit::Emitter;
+use crate::expr::Value;
+use crate::types::{eq_call, hash_call};
+use gpusql_common::DataType;
+
+/// Key arrays of a table: values pointer, optional validity pointer, type.
+pub struct KeyArrays {
+    pub values: String,
+    pub validity: Option<String>,
+    pub ty: DataType,
+}
+
+/// Emits `h_` = the hash of the key values (NULL hashes to a constant).
+pub fn emit_hash(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays]) {
+    b.line("uint64_t h_ = 0x9e3779b97f4a7c15ull;");
+    for (v, k) in kv.iter().zip(keys) {
+        let h = hash_call(&k.ty, &v.v);
+        if v.is_never_null() {
+            b.line(format!("h_ = hash_combine(h_, {h});"));
+        } else {
+            b.line(format!("h_ = hash_combine(h_, {} ? 0x5bd1e995ull : {h});", v.null));
+        }
+    }
+}
+
+/// Whether group `at`'s keys equal `kv` (NULL equals NULL, as GROUP BY wants). `load`
+/// wraps each array read (ld_cg while other blocks may still be inserting).
+fn keys_equal(kv: &[Value], keys: &[KeyArrays], at: &str, load: &str) -> String {
+    let mut conds = vec![];
+    for (v, k) in kv.iter().zip(keys) {
+        let eq = eq_call(&k.ty, &v.v, &format!("{load}(&{}[{at}])", k.values));
+        conds.push(match &k.validity {
+            None => eq,
+            Some(valid) => format!("({} ? {load}(&{valid}[{at}]) == 0 : ({load}(&{valid}[{at}]) != 0 && {eq}))", v.null),
+        });
+    }
+    if conds.is_empty() {
+        "true".into()
+    } else {
+        conds.join(" && ")
+    }
+}
+
+/// Finds or inserts the group of `kv`; leaves its id in `gid_` (-1 when the table is full,
+/// which raises ERR_GROUPS_FULL so the host retries with a larger table).
+pub fn emit_insert(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &str, mask: &str, max_groups: &str, group_count: &str) {
+    emit_hash(b, kv, keys);
+    b.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
+    b.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
+    b.line(format!("int cur_ = *(volatile int*)&{slots}[slot_];"));
+    b.open("if (cur_ == -1)");
+    b.line(format!("cur_ = atomicCAS(&{slots}[slot_], -1, -2);"));
+    b.open("if (cur_ == -1)");
+    b.line(format!("const unsigned long long g_ = atomicAdd({group_count}, 1ull);"));
+    b.line(format!("if (g_ >= {max_groups}) {{ raise_error(err, ERR_GROUPS_FULL); atomicExch(&{slots}[slot_], -3); break; }}"));
+    for (v, k) in kv.iter().zip(keys) {
+        b.line(format!("{}[g_] = {};", k.values, v.v));
+        if let Some(valid) = &k.validity {
+            b.line(format!("{valid}[g_] = !{};", v.null));
+        }
+    }
+    // Keys are visible before the slot says the group exists.
+    b.line("__threadfence();");
+    b.line(format!("atomicExch(&{slots}[slot_], (int)g_);"));
+    b.line("gid_ = (int)g_;");
+    b.line("break;");
+    b.close();
+    b.close();
+    b.line(format!("while (cur_ == -2) cur_ = *(volatile int*)&{slots}[slot_];"));
+    b.line("if (cur_ == -3) break;");
+    b.line(format!("if ({}) {{ gid_ = cur_; break; }}", keys_equal(kv, keys, "cur_", "ld_cg")));
+    b.line(format!("slot_ = (slot_ + 1) & {mask};"));
+    b.close();
+    b.line("if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);");
+}
+
+/// Looks `kv` up in a finished table (built by an earlier kernel, so plain loads);
+/// leaves the group id in `gid_var` (-1: no match).
+pub fn emit_lookup(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &str, mask: &str, gid_var: &str) {
+    b.open("");
+    emit_hash(b, kv, keys);
+    b.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
+    b.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
+    b.line(format!("const int cur_ = __ldg(&{slots}[slot_]);"));
+    b.line("if (cur_ < 0) break;");
+    b.line(format!("if ({}) {{ {gid_var} = cur_; break; }}", keys_equal(kv, keys, "cur_", "ld_plain")));
+    b.line(format!("slot_ = (slot_ + 1) & {mask};"));
+    b.close();
+    b.close();
+}

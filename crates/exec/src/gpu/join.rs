@@ -1,0 +1,77 @@
+//! Finishing a hash join's build: the build kernel inserted every key (one group per
+//! distinct key, with its row count) and wrote the rows in arrival order; here the rows
+//! are regrouped so each key's matches form one range: offsets = exclusive scan of the
+//! counts, each row gets a position in its group's range, every payload column is
+//! scattered to those positions.
+
+use super::buffers::{value_width, Arg, BuiltTable, OwnedColumn, SinkBuffers};
+use super::{ptr, GpuExecutor};
+use crate::stats::KernelStat;
+use gpusql_codegen::sort::util_module;
+use gpusql_common::{Error, Result};
+use gpusql_cuda::CudaSlice;
+use gpusql_storage::device::cuda_error;
+
+pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut KernelStat) -> Result<BuiltTable> {
+    let dev = &ex.dev;
+    let src = util_module();
+    let missing = || Error::exec("hash build buffers missing");
+    let groups = dev.download(sink.group_count.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] as usize;
+    let multi = dev.download(sink.multi.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] != 0;
+    let counts = sink.group_rows.ok_or_else(missing)?;
+    let row_group = sink.row_group.ok_or_else(missing)?;
+    let timer = dev.timer_start().map_err(cuda_error)?;
+    let offsets = exclusive_scan(ex, &src, &counts, groups, stat)?;
+    let fill = dev.alloc_zeros::<u32>(groups.max(1), "hash table fill").map_err(cuda_error)?;
+    let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
+    if rows > 0 {
+        let f = ex.load(&src, "assign_positions", stat)?;
+        let args = [Arg::U64(ptr(&row_group, dev)), Arg::U64(ptr(&offsets, dev)), Arg::U64(ptr(&fill, dev)), Arg::U64(ptr(&pos, dev)), Arg::U64(rows as u64)];
+        ex.launch_untimed(&f, &args, rows, Some(1024))?;
+    }
+    let mut payload = vec![];
+    for c in sink.outputs {
+        let values = scatter(ex, &src, &c.values, value_width(&c.ty), &pos, rows, stat)?;
+        let validity = c.validity.as_ref().map(|v| scatter(ex, &src, v, 1, &pos, rows, stat)).transpose()?;
+        payload.push(OwnedColumn { ty: c.ty, values, validity });
+    }
+    stat.ms += timer.stop().map_err(cuda_error)?;
+    Ok(BuiltTable {
+        slots: sink.slots.ok_or_else(missing)?,
+        slot_count: sink.slot_count,
+        keys: sink.group_keys,
+        offsets,
+        counts,
+        payload,
+        multi,
+    })
+}
+
+fn scatter(ex: &GpuExecutor, src: &str, input: &CudaSlice<u8>, width: usize, pos: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u8>> {
+    let out = ex.dev.alloc_zeros::<u8>((n * width).max(16), "hash table payload").map_err(cuda_error)?;
+    if n > 0 {
+        let f = ex.load(src, &format!("scatter_{width}"), stat)?;
+        let args = [Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(pos, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(n as u64)];
+        ex.launch_untimed(&f, &args, n, Some(1024))?;
+    }
+    Ok(out)
+}
+
+/// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned
+/// recursively).
+pub fn exclusive_scan(ex: &GpuExecutor, src: &str, input: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u32>> {
+    let out = ex.dev.alloc_zeros::<u32>(n.max(1), "prefix sum").map_err(cuda_error)?;
+    if n == 0 {
+        return Ok(out);
+    }
+    let blocks = n.div_ceil(256);
+    let sums = ex.dev.alloc_zeros::<u32>(blocks, "prefix sum blocks").map_err(cuda_error)?;
+    let f = ex.load(src, "scan_blocks", stat)?;
+    ex.launch_untimed(&f, &[Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&sums, &ex.dev)), Arg::U64(n as u64)], n, None)?;
+    if blocks > 1 {
+        let block_offsets = exclusive_scan(ex, src, &sums, blocks, stat)?;
+        let f = ex.load(src, "add_block_offsets", stat)?;
+        ex.launch_untimed(&f, &[Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&block_offsets, &ex.dev)), Arg::U64(n as u64)], n, None)?;
+    }
+    Ok(out)
+}

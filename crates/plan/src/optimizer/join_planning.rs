@@ -1,0 +1,203 @@
+//! Turns the binder's FROM list (a tree of cross joins under the WHERE filter) into a
+//! left-deep tree of hash joins:
+//! - single-table conjuncts are pushed onto their table (they filter the build or probe
+//!   side before the join);
+//! - `a = b` conjuncts between two tables become join keys;
+//! - the largest (estimated, after its filters) table is the probe side, the fact table of
+//!   a star schema; the others are added as build sides, most selective first, each one
+//!   connected to the tables joined so far by at least one equi-join condition;
+//! - whatever is left (conditions over three tables, non-equi conditions) filters the
+//!   joined rows.
+//! A projection on top restores the FROM-list column order the binder bound against.
+
+use super::OptimizerRule;
+use crate::expr::{BinaryOp, Expr};
+use crate::logical::LogicalPlan;
+use gpusql_common::{Error, Result};
+
+pub struct JoinPlanning;
+
+impl OptimizerRule for JoinPlanning {
+    fn name(&self) -> &'static str {
+        "join_planning"
+    }
+    fn rewrite(&self, plan: LogicalPlan) -> Result<LogicalPlan> {
+        rewrite(plan)
+    }
+}
+
+fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
+    Ok(match plan {
+        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::CrossJoin { .. }) => plan_joins(*input, Some(predicate))?,
+        cj @ LogicalPlan::CrossJoin { .. } => plan_joins(cj, None)?,
+        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input: Box::new(rewrite(*input)?), predicate },
+        LogicalPlan::Project { input, exprs, names } => LogicalPlan::Project { input: Box::new(rewrite(*input)?), exprs, names },
+        LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
+            LogicalPlan::Aggregate { input: Box::new(rewrite(*input)?), group_by, group_names, aggs }
+        }
+        LogicalPlan::Sort { input, keys } => LogicalPlan::Sort { input: Box::new(rewrite(*input)?), keys },
+        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: Box::new(rewrite(*input)?), skip, fetch },
+        other => other,
+    })
+}
+
+fn flatten(plan: LogicalPlan, out: &mut Vec<LogicalPlan>) -> Result<()> {
+    match plan {
+        LogicalPlan::CrossJoin { left, right } => {
+            flatten(*left, out)?;
+            flatten(*right, out)
+        }
+        other => {
+            out.push(rewrite(other)?);
+            Ok(())
+        }
+    }
+}
+
+/// Rows a relation is expected to yield (table rows times a selectivity per filter term).
+fn estimate(plan: &LogicalPlan) -> (f64, f64) {
+    match plan {
+        LogicalPlan::Scan { rows, .. } => (*rows as f64, 1.0),
+        LogicalPlan::Filter { input, predicate } => {
+            let (rows, sel) = estimate(input);
+            let s: f64 = predicate.clone().conjuncts().iter().map(term_selectivity).product();
+            (rows * s, sel * s)
+        }
+        LogicalPlan::Join { probe, .. } => estimate(probe),
+        other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
+    }
+}
+
+fn term_selectivity(e: &Expr) -> f64 {
+    match e {
+        Expr::Binary { op: BinaryOp::Eq, .. } => 0.1,
+        Expr::Binary { op: BinaryOp::Or, left, right, .. } => (term_selectivity(left) + term_selectivity(right)).min(1.0),
+        Expr::Binary { op, .. } if op.is_comparison() => 0.33,
+        Expr::InList { list, negated: false, .. } => (0.1 * list.len() as f64).min(0.5),
+        _ => 0.5,
+    }
+}
+
+struct Edge {
+    a: usize,
+    a_expr: Expr,
+    b: usize,
+    b_expr: Expr,
+    used: bool,
+}
+
+fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
+    let original_schema = cross.schema();
+    let mut rels = vec![];
+    flatten(cross, &mut rels)?;
+    let lens: Vec<usize> = rels.iter().map(|r| r.schema().len()).collect();
+    let offsets: Vec<usize> = lens.iter().scan(0, |acc, l| {
+        let o = *acc;
+        *acc += l;
+        Some(o)
+    }).collect();
+    let rel_of = |c: usize| offsets.iter().rposition(|o| *o <= c).unwrap_or(0);
+    let local = |e: Expr, r: usize| e.remap_columns(&|c| c - offsets[r]);
+
+    // Sort the WHERE conjuncts into pushed filters, join edges and residual filters.
+    let mut pushed: Vec<Vec<Expr>> = vec![vec![]; rels.len()];
+    let mut edges: Vec<Edge> = vec![];
+    let mut residual: Vec<Expr> = vec![];
+    for term in predicate.map(|p| p.conjuncts()).unwrap_or_default() {
+        let mut cols = vec![];
+        term.columns(&mut cols);
+        let mut rs: Vec<usize> = cols.iter().map(|c| rel_of(*c)).collect();
+        rs.sort_unstable();
+        rs.dedup();
+        match (rs.as_slice(), &term) {
+            ([r], _) => pushed[*r].push(local(term.clone(), *r)),
+            ([_, _], Expr::Binary { op: BinaryOp::Eq, left, right, .. }) => {
+                let rels_of = |e: &Expr| {
+                    let mut c = vec![];
+                    e.columns(&mut c);
+                    let mut r: Vec<usize> = c.iter().map(|c| rel_of(*c)).collect();
+                    r.dedup();
+                    r
+                };
+                match (rels_of(left).as_slice(), rels_of(right).as_slice()) {
+                    ([a], [b]) if a != b => edges.push(Edge {
+                        a: *a,
+                        a_expr: local((**left).clone(), *a),
+                        b: *b,
+                        b_expr: local((**right).clone(), *b),
+                        used: false,
+                    }),
+                    _ => residual.push(term),
+                }
+            }
+            _ => residual.push(term),
+        }
+    }
+    let rels: Vec<LogicalPlan> = rels
+        .into_iter()
+        .zip(pushed)
+        .map(|(r, p)| match p.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean }) {
+            Some(pred) => LogicalPlan::Filter { input: Box::new(r), predicate: pred },
+            None => r,
+        })
+        .collect();
+    let est: Vec<(f64, f64)> = rels.iter().map(estimate).collect();
+
+    // Probe side: the largest relation after its filters.
+    let root = (0..rels.len()).max_by(|a, b| est[*a].0.total_cmp(&est[*b].0)).unwrap_or(0);
+    let mut slots: Vec<Option<LogicalPlan>> = rels.into_iter().map(Some).collect();
+    let mut current = slots[root].take().ok_or_else(|| Error::plan("join planning"))?;
+    let mut position = vec![usize::MAX; lens.len()];
+    position[root] = 0;
+    let mut width = lens[root];
+    let mut joined = vec![root];
+    while joined.len() < lens.len() {
+        let connected = |r: usize| edges.iter().any(|e| (e.a == r && joined.contains(&e.b)) || (e.b == r && joined.contains(&e.a)));
+        let candidate = (0..lens.len())
+            .filter(|r| !joined.contains(r) && connected(*r))
+            .min_by(|a, b| est[*a].1.total_cmp(&est[*b].1).then(est[*a].0.total_cmp(&est[*b].0)));
+        let Some(next) = candidate else {
+            return Err(Error::not_supported("cross joins (tables in FROM without an equi-join condition between them)"));
+        };
+        let mut probe_keys = vec![];
+        let mut build_keys = vec![];
+        for e in edges.iter_mut() {
+            let (mine, mine_expr, other, other_expr) = if e.b == next { (e.b, &e.b_expr, e.a, &e.a_expr) } else { (e.a, &e.a_expr, e.b, &e.b_expr) };
+            if mine == next && joined.contains(&other) && !e.used {
+                e.used = true;
+                let at = position[other];
+                probe_keys.push(other_expr.clone().remap_columns(&|c| c + at));
+                build_keys.push(mine_expr.clone());
+            }
+        }
+        let build = slots[next].take().ok_or_else(|| Error::plan("join planning"))?;
+        current = LogicalPlan::Join { probe: Box::new(current), build: Box::new(build), probe_keys, build_keys };
+        position[next] = width;
+        width += lens[next];
+        joined.push(next);
+    }
+    // Conditions between tables that were joined another way filter the result.
+    let to_new = |c: usize| {
+        let r = rel_of(c);
+        c - offsets[r] + position[r]
+    };
+    let mut residual: Vec<Expr> = residual.into_iter().map(|t| t.remap_columns(&to_new)).collect();
+    for e in edges.iter().filter(|e| !e.used) {
+        let l = e.a_expr.clone().remap_columns(&|c| c + position[e.a]);
+        let r = e.b_expr.clone().remap_columns(&|c| c + position[e.b]);
+        residual.push(Expr::Binary { op: BinaryOp::Eq, left: Box::new(l), right: Box::new(r), ty: gpusql_common::DataType::Boolean });
+    }
+    if let Some(pred) = residual.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean }) {
+        current = LogicalPlan::Filter { input: Box::new(current), predicate: pred };
+    }
+    // Back to the FROM-list column order.
+    let exprs = original_schema
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Expr::Column { index: to_new(i), name: f.name.clone(), ty: f.ty, nullable: f.nullable })
+        .collect();
+    let names = original_schema.fields.iter().map(|f| f.name.clone()).collect();
+    Ok(LogicalPlan::Project { input: Box::new(current), exprs, names })
+}
+
