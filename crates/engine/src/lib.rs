@@ -10,7 +10,8 @@
 use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::GpuExecutor;
-use gpusql_plan::{create_physical_plan, optimizer, LogicalPlan, PhysicalPlan};
+use gpusql_plan::{create_physical_plan_with, optimizer, LogicalPlan, PhysicalPlan, PlannerOptions};
+pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
 use gpusql_storage::TableStore;
 use std::sync::Arc;
@@ -56,6 +57,7 @@ pub struct Engine {
     tables: TableStore,
     gpu: Option<GpuExecutor>,
     notice: Option<String>,
+    planner: PlannerOptions,
 }
 
 impl Engine {
@@ -70,7 +72,18 @@ impl Engine {
                 Err(e) => (None, Some(format!("notice: no usable GPU ({e}); running on the CPU reference backend"))),
             },
         };
-        Ok(Engine { tables: TableStore::default(), gpu, notice })
+        let mut planner = PlannerOptions::default();
+        // GPUSQL_MULTI_MATCH=per-lane selects the naive multi-match probe (to measure
+        // push-down parallelism against it).
+        if let Ok(v) = std::env::var("GPUSQL_MULTI_MATCH") {
+            planner.multi_match = parse_multi_match(&v)?;
+        }
+        Ok(Engine { tables: TableStore::default(), gpu, notice, planner })
+    }
+
+    /// How join probes with several matches per row use the warp.
+    pub fn set_multi_match(&mut self, m: MultiMatch) {
+        self.planner.multi_match = m;
     }
 
     /// A line to show the user when `Auto` fell back to the CPU.
@@ -164,7 +177,7 @@ impl Engine {
     fn run(&mut self, stmt: BoundStatement) -> Result<Output> {
         match stmt {
             BoundStatement::Query(plan) => {
-                let physical = plan_query(plan)?;
+                let physical = self.plan_query(plan)?;
                 tracing::debug!("physical plan:\n{physical}");
                 let (batch, stats) = self.execute_plan(&physical)?;
                 tracing::info!("{}", stats.summary());
@@ -172,7 +185,7 @@ impl Engine {
             }
             BoundStatement::Explain { plan, verbose } => {
                 let optimized = optimizer::optimize(plan)?;
-                let physical = create_physical_plan(&optimized)?;
+                let physical = create_physical_plan_with(&optimized, self.planner)?;
                 let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
                 if verbose {
                     for (name, src) in GpuExecutor::sources(&physical, true)? {
@@ -193,12 +206,16 @@ impl Engine {
         }
     }
 
+    fn plan_query(&self, plan: LogicalPlan) -> Result<PhysicalPlan> {
+        create_physical_plan_with(&optimizer::optimize(plan)?, self.planner)
+    }
+
     /// Plans a query (SQL text of one SELECT) without running it.
     pub fn plan(&self, sql: &str) -> Result<PhysicalPlan> {
         let stmts = gpusql_sql::parse(sql)?;
         let [stmt] = stmts.as_slice() else { return Err(Error::plan("expected exactly one statement")) };
         match gpusql_sql::bind_statement(stmt, &self.tables)? {
-            BoundStatement::Query(p) | BoundStatement::Explain { plan: p, .. } => plan_query(p),
+            BoundStatement::Query(p) | BoundStatement::Explain { plan: p, .. } => self.plan_query(p),
             _ => Err(Error::plan("expected a query")),
         }
     }
@@ -238,8 +255,12 @@ impl Engine {
     }
 }
 
-fn plan_query(plan: LogicalPlan) -> Result<PhysicalPlan> {
-    create_physical_plan(&optimizer::optimize(plan)?)
+pub fn parse_multi_match(v: &str) -> Result<MultiMatch> {
+    match v.to_ascii_lowercase().replace('_', "-").as_str() {
+        "push-down" | "pushdown" => Ok(MultiMatch::PushDown),
+        "per-lane" | "naive" => Ok(MultiMatch::PerLane),
+        other => Err(Error::plan(format!("unknown multi-match mode '{other}' (push-down or per-lane)"))),
+    }
 }
 
 /// Compiles the fixed result-assembly kernels (gathers, string copies) with NVRTC.
