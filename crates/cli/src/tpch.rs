@@ -28,13 +28,15 @@ fn ssb_expected_rows(sf: f64) -> f64 {
     gpusql_datagen::ssb_sizes(sf).map_or(1.0, |s| (4 * s.orders + s.customer + s.supplier + s.part + s.date) as f64)
 }
 
+type Loader = fn(&mut Engine, f64, &(dyn Fn(&str, usize) + Sync)) -> gpusql::Result<()>;
+
 /// What [`load_with`] loads: TPC-H or SSB.
 struct Bench {
     label: &'static str,
     tables: &'static [&'static str],
     fact: &'static str,
     expected_rows: fn(f64) -> f64,
-    load: fn(&mut Engine, f64, &(dyn Fn(&str, usize) + Sync)) -> gpusql::Result<()>,
+    load: Loader,
 }
 
 struct Progress {
