@@ -16,9 +16,20 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Which benchmark: its data and its query files.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Suite {
+    /// tpch/q01.sql … q22.sql over TPC-H.
+    Tpch,
+    /// ssb/q1.1.sql … q4.3.sql over the Star Schema Benchmark.
+    Ssb,
+}
+
 pub struct BenchOptions {
+    pub suite: Suite,
     pub sf: f64,
-    pub queries: Option<Vec<u32>>,
+    /// Query names without the `q` and `.sql`: "1", "6" (TPC-H), "1.1", "4.3" (SSB).
+    pub queries: Option<Vec<String>>,
     pub runs: usize,
     pub query_dir: PathBuf,
     pub json: Option<PathBuf>,
@@ -64,8 +75,8 @@ struct Setup {
 
 /// Runs the benchmark; returns whether no query failed (skips are fine).
 pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
-    let files = query_files(&opts.query_dir, opts.queries.as_deref())?;
-    let setup = prepare(&mut engine, opts.sf)?;
+    let files = query_files(opts.suite, &opts.query_dir, opts.queries.as_deref())?;
+    let setup = prepare(&mut engine, opts.suite, opts.sf)?;
     let mut results = vec![];
     for (name, path) in files {
         let r = bench_query(&mut engine, &name, &path, opts.runs, setup.bandwidth_gbps);
@@ -89,21 +100,37 @@ pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
 }
 
 /// `qNN.sql` files of the query folder, in query order, restricted to `only`.
-fn query_files(dir: &Path, only: Option<&[u32]>) -> Result<Vec<(String, PathBuf)>, String> {
-    let numbers: Vec<u32> = match only {
-        Some(q) => q.to_vec(),
-        None => (1..=22).filter(|n| dir.join(format!("q{n:02}.sql")).is_file()).collect(),
+/// The suite's query files, in order (all of them, or the named ones).
+fn query_files(suite: Suite, dir: &Path, only: Option<&[String]>) -> Result<Vec<(String, PathBuf)>, String> {
+    let name_of = |q: &str| match suite {
+        Suite::Tpch => q.parse::<u32>().map(|n| format!("q{n:02}")).unwrap_or_else(|_| format!("q{q}")),
+        Suite::Ssb => format!("q{q}"),
     };
-    if numbers.is_empty() {
-        return Err(format!("no q01.sql … q22.sql in {}", dir.display()));
+    let mut names: Vec<String> = match only {
+        Some(q) => q.iter().map(|q| name_of(q.trim_start_matches('q'))).collect(),
+        None => std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".sql")).map(str::to_string))
+            .filter(|n| n.starts_with('q'))
+            .collect(),
+    };
+    // Natural order: q1.2 < q1.10, q02 < q10.
+    names.sort_by_key(|n| n[1..].split('.').map(|p| p.parse::<u32>().unwrap_or(u32::MAX)).collect::<Vec<_>>());
+    if names.is_empty() {
+        return Err(format!("no query files in {}", dir.display()));
     }
-    Ok(numbers.into_iter().map(|n| (format!("q{n:02}"), dir.join(format!("q{n:02}.sql")))).collect())
+    Ok(names.into_iter().map(|n| (n.clone(), dir.join(format!("{n}.sql")))).collect())
 }
 
 /// Loads the data, uploads it and measures the device.
-fn prepare(engine: &mut Engine, sf: f64) -> Result<Setup, String> {
+fn prepare(engine: &mut Engine, suite: Suite, sf: f64) -> Result<Setup, String> {
     let start = Instant::now();
-    crate::tpch::load(engine, sf, true).map_err(|e| plain_error(&e))?;
+    match suite {
+        Suite::Tpch => crate::tpch::load(engine, sf, true),
+        Suite::Ssb => crate::tpch::load_ssb(engine, sf, true),
+    }
+    .map_err(|e| plain_error(&e))?;
     let load_s = start.elapsed().as_secs_f64();
 
     // Upload every column now so warm runs measure kernels, not transfers.
@@ -291,7 +318,8 @@ fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> 
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let mut s = format!("TPC-H SF {} on {}, {} warm run{}", opts.sf, setup.device, opts.runs, if opts.runs == 1 { "" } else { "s" });
+    let label = if opts.suite == Suite::Ssb { "SSB" } else { "TPC-H" };
+    let mut s = format!("{label} SF {} on {}, {} warm run{}", opts.sf, setup.device, opts.runs, if opts.runs == 1 { "" } else { "s" });
     if setup.gpu {
         s.push_str(&format!(
             "; copy bandwidth {} GB/s; uploaded {} in {:.1} ms",

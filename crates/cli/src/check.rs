@@ -21,11 +21,13 @@ pub struct CheckOptions {
     pub queries: Option<Vec<u32>>,
     /// Also compile every query's kernels with NVRTC for this arch (CI, no GPU needed).
     pub compile_arch: Option<String>,
+    /// SSB scale factor of the SSB answer checks (ssb/answers/sf<ssb_sf>).
+    pub ssb_sf: f64,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { backend: BackendChoice::Auto, sf: 0.01, answers_dir: None, queries: None, compile_arch: None }
+        CheckOptions { backend: BackendChoice::Auto, sf: 0.01, answers_dir: None, queries: None, compile_arch: None, ssb_sf: 0.1 }
     }
 }
 
@@ -63,6 +65,10 @@ pub fn run_suites(slt_dir: &Path, tpch_dir: &Path, opts: &CheckOptions) -> Check
     let mut report = CheckReport::default();
     run_slt_dir(slt_dir, opts.backend, &mut report);
     run_tpch(tpch_dir, opts, &mut report);
+    // ssb/ sits beside tpch/.
+    if let Some(ssb) = tpch_dir.parent().map(|p| p.join("ssb")).filter(|p| p.is_dir()) {
+        run_ssb(&ssb, opts, &mut report);
+    }
     report
 }
 
@@ -235,30 +241,57 @@ pub fn format_double(v: f64) -> String {
 /// TPC-H: every `qNN.sql` with an answer `qNN.csv` (DuckDB, same data) is run and compared.
 pub fn run_tpch(tpch_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) {
     let answers = opts.answers_dir.clone().unwrap_or_else(|| tpch_dir.join("answers").join(format!("sf{}", opts.sf)));
+    let names: Vec<String> =
+        (1..=22u32).filter(|q| opts.queries.as_ref().is_none_or(|qs| qs.contains(q))).map(|q| format!("q{q:02}")).collect();
+    let load = |e: &mut Engine| e.load_tpch(opts.sf);
+    run_answers("tpch", tpch_dir, &answers, &names, opts.sf, &load, opts, report);
+}
+
+/// SSB: every `q<N.M>.sql` under `ssb_dir` with an answer under `answers/sf<ssb_sf>`.
+pub fn run_ssb(ssb_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) {
+    let answers = ssb_dir.join("answers").join(format!("sf{}", opts.ssb_sf));
+    let mut names: Vec<String> = std::fs::read_dir(ssb_dir)
+        .map(|rd| rd.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".sql").map(str::to_string)).collect())
+        .unwrap_or_default();
+    names.sort();
+    let load = |e: &mut Engine| e.load_ssb(opts.ssb_sf);
+    run_answers("ssb", ssb_dir, &answers, &names, opts.ssb_sf, &load, opts, report);
+}
+
+/// Runs `<dir>/<name>.sql` for each name on freshly loaded data and compares with
+/// `<answers>/<name>.csv` (DuckDB, same data).
+#[allow(clippy::too_many_arguments)]
+fn run_answers(
+    suite: &str,
+    dir: &Path,
+    answers: &Path,
+    names: &[String],
+    sf: f64,
+    load: &dyn Fn(&mut Engine) -> gpusql::Result<()>,
+    opts: &CheckOptions,
+    report: &mut CheckReport,
+) {
     if !answers.is_dir() {
-        report.skipped.push(("tpch".into(), format!("no answers in {}", answers.display())));
+        report.skipped.push((suite.into(), format!("no answers in {}", answers.display())));
         return;
     }
-    let mut engine = match Engine::new(opts.backend).and_then(|mut e| e.load_tpch(opts.sf).map(|_| e)) {
+    let mut engine = match Engine::new(opts.backend).and_then(|mut e| load(&mut e).map(|_| e)) {
         Ok(e) => e,
         Err(e) => {
-            report.failed.push(("tpch".into(), e.to_string()));
+            report.failed.push((suite.into(), e.to_string()));
             return;
         }
     };
-    for q in 1..=22u32 {
-        if opts.queries.as_ref().is_some_and(|qs| !qs.contains(&q)) {
-            continue;
-        }
-        let name = format!("tpch q{q:02} sf{}", opts.sf);
-        let sql = match std::fs::read_to_string(tpch_dir.join(format!("q{q:02}.sql"))) {
+    for q in names {
+        let name = format!("{suite} {q} sf{sf}");
+        let sql = match std::fs::read_to_string(dir.join(format!("{q}.sql"))) {
             Ok(s) => s,
             Err(e) => {
                 report.failed.push((name, format!("query file: {e}")));
                 continue;
             }
         };
-        let expected = match std::fs::read_to_string(answers.join(format!("q{q:02}.csv"))) {
+        let expected = match std::fs::read_to_string(answers.join(format!("{q}.csv"))) {
             Ok(s) => s,
             Err(_) => {
                 report.skipped.push((name, "no answer file".into()));

@@ -5,6 +5,7 @@
 //! or its data could not be set up (e.g. `--backend gpu` without a GPU) or bad usage.
 
 mod bench;
+mod bench_join;
 mod format;
 mod paths;
 mod session;
@@ -107,21 +108,46 @@ struct CheckArgs {
     /// Also compile every query's kernels with NVRTC for this arch, e.g. sm_90.
     #[arg(long, value_name = "ARCH")]
     compile_arch: Option<String>,
+    /// SSB scale factor of the SSB answer checks (ssb/answers/sf<SF>).
+    #[arg(long, default_value_t = 0.1)]
+    ssb_sf: f64,
 }
 
 #[derive(Subcommand)]
 enum BenchSuite {
     /// TPC-H queries: cold and warm timings against the bandwidth floor.
     Tpch(BenchArgs),
+    /// SSB (Star Schema Benchmark) queries, likewise.
+    Ssb(BenchArgs),
+    /// Push-down parallelism vs. per-lane probing on a Zipf-skewed multi-match join.
+    SkewJoin(SkewArgs),
+}
+
+#[derive(clap::Args)]
+struct SkewArgs {
+    #[arg(long, default_value_t = 100_000_000)]
+    probe_rows: usize,
+    #[arg(long, default_value_t = 1 << 20)]
+    build_rows: usize,
+    /// Distinct key values (probe keys uniform over them).
+    #[arg(long, default_value_t = 1 << 20)]
+    keys: usize,
+    /// Zipf exponents of the build keys.
+    #[arg(long, value_delimiter = ',', default_value = "0,0.5,1,1.5")]
+    zipf: Vec<f64>,
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
 }
 
 #[derive(clap::Args)]
 struct BenchArgs {
     #[arg(long, default_value_t = 1.0)]
     sf: f64,
-    /// Only these queries, e.g. 1,6 (default: every qNN.sql).
+    /// Only these queries, e.g. 1,6 (TPC-H) or 1.1,4.3 (SSB); default: every query file.
     #[arg(long, value_delimiter = ',', value_name = "N,...")]
-    queries: Option<Vec<u32>>,
+    queries: Option<Vec<String>>,
     /// Warm runs per query (after one cold run).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     runs: u32,
@@ -190,7 +216,9 @@ fn main() -> ExitCode {
     }
     match cli.cmd {
         Some(Cmd::Check(args)) => run_check(args),
-        Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(args),
+        Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(bench::Suite::Tpch, args),
+        Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
+        Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),
         Some(Cmd::Datagen { suite: DatagenSuite::Tpch { sf, out } }) => run_datagen("TPC-H", gpusql_datagen::tpch, sf, &out),
         Some(Cmd::Datagen { suite: DatagenSuite::Ssb { sf, out } }) => run_datagen("SSB", gpusql_datagen::ssb, sf, &out),
         None => {
@@ -310,6 +338,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         answers_dir: args.answers_dir,
         queries: args.queries,
         compile_arch: args.compile_arch,
+        ssb_sf: args.ssb_sf,
     };
     let report = gpusql_cli::check::run_suites(&slt_dir, &tpch_dir, &opts);
     print!("{}", report.render());
@@ -320,8 +349,27 @@ fn run_check(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn run_bench(args: BenchArgs) -> ExitCode {
-    let query_dir = match paths::resolve_dir(args.query_dir.as_deref(), "tpch", "--query-dir") {
+fn run_skew_join(args: SkewArgs) -> ExitCode {
+    let engine = match open_engine(args.backend) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    let opts = bench_join::SkewOptions { probe_rows: args.probe_rows, build_rows: args.build_rows, keys: args.keys.max(1), zipf: args.zipf, runs: args.runs.max(1) };
+    match bench_join::run(engine, &opts) {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_bench(suite: bench::Suite, args: BenchArgs) -> ExitCode {
+    let dir_name = if suite == bench::Suite::Ssb { "ssb" } else { "tpch" };
+    let query_dir = match paths::resolve_dir(args.query_dir.as_deref(), dir_name, "--query-dir") {
         Ok(d) => d,
         Err(e) => {
             eprintln!("Error: {e}");
@@ -332,7 +380,7 @@ fn run_bench(args: BenchArgs) -> ExitCode {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench::BenchOptions { sf: args.sf, queries: args.queries, runs: args.runs as usize, query_dir, json: args.json, csv: args.csv };
+    let opts = bench::BenchOptions { suite, sf: args.sf, queries: args.queries, runs: args.runs as usize, query_dir, json: args.json, csv: args.csv };
     match bench::run(engine, &opts) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

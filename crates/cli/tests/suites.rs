@@ -2,7 +2,7 @@
 //! and the TPC-H queries with DuckDB answers (tpch/answers/sf0.01).
 
 use gpusql::BackendChoice;
-use gpusql_cli::check::{run_slt_file, run_tpch, CheckOptions, CheckReport};
+use gpusql_cli::check::{run_slt_file, run_ssb, run_tpch, CheckOptions, CheckReport};
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -19,6 +19,15 @@ fn tpch_answers_on_cpu() {
     for q in ["tpch q01 sf0.01", "tpch q06 sf0.01"] {
         assert!(report.passed.iter().any(|p| p == q), "{q} did not pass:\n{}", report.render());
     }
+}
+
+#[test]
+fn ssb_answers_on_cpu() {
+    let mut report = CheckReport::default();
+    run_ssb(&repo().join("ssb"), &CheckOptions { backend: BackendChoice::Cpu, ..Default::default() }, &mut report);
+    println!("{}", report.render());
+    assert!(report.ok(), "{}", report.render());
+    assert_eq!(report.passed.len(), 13, "all 13 SSB queries must run:\n{}", report.render());
 }
 
 #[test]
@@ -73,6 +82,7 @@ fn nvrtc_compiles_every_test_kernel() {
     let mut report = CheckReport::default();
     let opts = CheckOptions { backend: BackendChoice::Cpu, compile_arch: Some("sm_90".into()), ..Default::default() };
     run_tpch(&repo().join("tpch"), &opts, &mut report);
+    run_ssb(&repo().join("ssb"), &opts, &mut report);
     failures.extend(report.failed.iter().map(|(n, e)| format!("{n}: {e}")));
     // The result-assembly kernels (gathers, string copies) too.
     if let Err(e) = gpusql_cli_util_compile() {
