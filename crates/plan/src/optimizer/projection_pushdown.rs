@@ -86,14 +86,23 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys }, map)
         }
         LogicalPlan::Project { input, exprs, names } => {
+            // Only the outputs someone above reads are computed (the root asks for all).
+            let mut keep: Vec<usize> = required.iter().copied().filter(|i| *i < exprs.len()).collect();
+            keep.sort_unstable();
+            keep.dedup();
             let mut req = vec![];
-            for e in &exprs {
-                e.columns(&mut req);
+            for i in &keep {
+                exprs[*i].columns(&mut req);
             }
             let (input, map) = prune(*input, &req);
-            let exprs = exprs.into_iter().map(|e| remap(e, &map)).collect::<Vec<_>>();
-            let n = exprs.len();
-            (LogicalPlan::Project { input: Box::new(input), exprs, names }, (0..n).map(Some).collect())
+            let mut out_map = vec![None; exprs.len()];
+            let (mut new_exprs, mut new_names) = (vec![], vec![]);
+            for (new, old) in keep.iter().enumerate() {
+                out_map[*old] = Some(new);
+                new_exprs.push(remap(exprs[*old].clone(), &map));
+                new_names.push(names[*old].clone());
+            }
+            (LogicalPlan::Project { input: Box::new(input), exprs: new_exprs, names: new_names }, out_map)
         }
         LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
             let mut req = vec![];
