@@ -15,7 +15,7 @@ use crate::hash_table::{emit_insert, emit_lookup, KeyArrays};
 use crate::materialize::write_rows;
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
-use crate::{BuildPart, InitKernel, Param, Part};
+use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES};
 use gpusql_common::{Result, Schema};
 use gpusql_plan::{Expr, MultiMatch};
 
@@ -61,23 +61,30 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
 }
 
 pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch) -> Result<()> {
-    let multi = g.multi_builds.contains(&b);
+    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX });
+    let multi = hint.multi;
+    let entry = match keys {
+        [k] => entry_type(c_type(&k.ty())),
+        _ => None,
+    };
+    let bytes = entry.map_or(usize::MAX, |(_, size)| hint.slots.saturating_mul(size));
+    let in_smem = bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
+    if in_smem {
+        g.smem_tables += bytes;
+    }
     let how = match (multi, mode) {
         (false, _) => "unique keys: single match",
         (true, MultiMatch::PushDown) => "multi-match: push-down parallelism",
         (true, MultiMatch::PerLane) => "multi-match: per lane",
     };
+    let table = match (entry, in_smem) {
+        (Some(_), true) => "{key, group} entries in shared memory",
+        (Some(_), false) => "{key, group} entries",
+        _ => "slots + key arrays",
+    };
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-    g.body.line(format!("// ---- HashProbe #{b} keys=[{}] ({how}) ----", key_text.join(", ")));
-    let slots = g.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
+    g.body.line(format!("// ---- HashProbe #{b} keys=[{}] ({how}; {table}) ----", key_text.join(", ")));
     let mask = g.param(Param::Build { id: b, part: BuildPart::Mask }, "const uint32_t");
-    let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
-    let mut arrays = vec![];
-    for (k, e) in keys.iter().enumerate() {
-        let ct = c_type(&e.ty());
-        let values = g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
-        arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
-    }
     let gid = format!("hp{b}_gid");
     g.body.line(format!("int {gid} = -1;"));
     g.body.open("if (active)");
@@ -88,7 +95,43 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     if !nulls.is_empty() {
         g.body.open(format!("if (!({}))", nulls.join(" || ")));
     }
-    emit_lookup(&mut g.body, &kv, &arrays, &slots, &mask, &gid);
+    match entry {
+        Some((ety, _)) => {
+            let entries = g.param(Param::Build { id: b, part: BuildPart::Entries }, &format!("const {ety}* __restrict__"));
+            let read = if in_smem {
+                // Small tables: one copy per block in shared memory, filled before the loop.
+                let n = hint.slots;
+                g.pre.line(format!("// HashProbe #{b}: the {n}-slot table is copied into shared memory"));
+                g.pre.line(format!("__shared__ {ety} ht{b}_sm[{n}];"));
+                g.pre.line(format!("for (uint32_t i = threadIdx.x; i < {n}u; i += blockDim.x) ht{b}_sm[i] = {entries}[i];"));
+                g.pre.line("__syncthreads();");
+                format!("ht{b}_sm[slot_]")
+            } else {
+                format!("__ldg(&{entries}[slot_])")
+            };
+            let arrays = [KeyArrays { values: String::new(), validity: None, ty: keys[0].ty() }];
+            g.body.open("");
+            crate::hash_table::emit_hash(&mut g.body, &kv, &arrays);
+            g.body.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
+            g.body.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
+            g.body.line(format!("const {ety} e_ = {read};"));
+            g.body.line("if (e_.y < 0) break;");
+            g.body.line(format!("if (e_.x == {}) {{ {gid} = (int)e_.y; break; }}", kv[0].v));
+            g.body.line(format!("slot_ = (slot_ + 1) & {mask};"));
+            g.body.close();
+            g.body.close();
+        }
+        None => {
+            let slots = g.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
+            let mut arrays = vec![];
+            for (k, e) in keys.iter().enumerate() {
+                let ct = c_type(&e.ty());
+                let values = g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
+                arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
+            }
+            emit_lookup(&mut g.body, &kv, &arrays, &slots, &mask, &gid);
+        }
+    }
     if !nulls.is_empty() {
         g.body.close();
     }
@@ -97,9 +140,10 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
 
     let pos = format!("hp{b}_pos");
     if !multi {
-        g.body.line(format!("uint32_t {pos} = 0;"));
-        g.body.line(format!("if (active) {pos} = {offsets}[{gid}];"));
+        // Unique keys: every group has one row and the payload is in group order.
+        g.body.line(format!("const uint32_t {pos} = active ? (uint32_t){gid} : 0u;"));
     } else {
+        let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
         let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
         let (beg, end, has) = (format!("hp{b}_beg"), format!("hp{b}_end"), format!("hp{b}_has"));
         g.body.line(format!("uint32_t {beg} = 0, {end} = 0;"));

@@ -16,6 +16,7 @@ pub mod sort;
 pub mod types;
 
 pub use pipeline::generate_pipeline;
+pub use types::c_type;
 
 /// The CUDA helpers every generated module starts with.
 pub const PRELUDE: &str = include_str!("prelude.cu");
@@ -79,6 +80,34 @@ pub enum BuildPart {
     Offsets,
     Counts,
     Payload { column: usize, part: Part },
+    /// Single integer keys: per slot {key, group id} (int2 / longlong2), so a probe step
+    /// is one load; group id -1 marks an empty slot.
+    Entries,
+}
+
+/// What the executor knows about a finished hash table when it generates a probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BuildHint {
+    pub id: usize,
+    /// Some key has several rows (the probe needs an expansion loop).
+    pub multi: bool,
+    /// Slots of the table (its size decides whether it is copied into shared memory).
+    pub slots: usize,
+}
+
+/// Probe tables at most this large are copied into each block's shared memory, up to
+/// `SMEM_TABLES_BUDGET` bytes for all tables of a pipeline (8 blocks of 256 threads per
+/// SM must still fit).
+pub const SMEM_TABLE_BYTES: usize = 16 * 1024;
+pub const SMEM_TABLES_BUDGET: usize = 24 * 1024;
+
+/// The entry type of a probe table over a single key of C type `c_ty`, if it has one.
+pub fn entry_type(c_ty: &str) -> Option<(&'static str, usize)> {
+    match c_ty {
+        "int32_t" => Some(("int2", 8)),
+        "int64_t" => Some(("longlong2", 16)),
+        _ => None,
+    }
 }
 
 /// A generated module: the pipeline kernel and, for aggregations, an init kernel that

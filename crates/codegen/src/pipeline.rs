@@ -30,9 +30,10 @@ pub struct PipelineGen {
     /// Index variables pending loads read (`row`, probe positions): a push-down loop
     /// broadcasts them from the leader lane.
     pub index_vars: Vec<(String, &'static str)>,
-    /// Hash tables known to hold several rows for some key (runtime knowledge; probes of
-    /// the others need no expansion loop).
-    pub multi_builds: Vec<usize>,
+    /// What is known about the finished hash tables this pipeline probes.
+    pub builds: Vec<crate::BuildHint>,
+    /// Shared memory taken by probe tables so far.
+    pub smem_tables: usize,
 }
 
 impl PipelineGen {
@@ -63,6 +64,7 @@ impl PipelineGen {
                 crate::BuildPart::Offsets => format!("ht{id}_offsets"),
                 crate::BuildPart::Counts => format!("ht{id}_counts"),
                 crate::BuildPart::Payload { column, part } => format!("ht{id}_col{column}_{}", format!("{part:?}").to_lowercase()),
+                crate::BuildPart::Entries => format!("ht{id}_entries"),
             },
         };
         self.params.push((p, c_decl.to_string(), name.clone()));
@@ -85,9 +87,9 @@ impl PipelineGen {
     }
 }
 
-/// Generates the kernel of pipeline `p`. `multi_builds` lists the hash tables whose keys
-/// repeat (known once they are built); probes of the others take the single-match path.
-pub fn generate_pipeline(p: &Pipeline, multi_builds: &[usize]) -> Result<KernelSpec> {
+/// Generates the kernel of pipeline `p`. `builds` describes the hash tables it probes
+/// (known once they are built): whether keys repeat and how large they are.
+pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<KernelSpec> {
     let entry = format!("pipeline_{}", p.id);
     let mut g = PipelineGen {
         pre: Emitter::default(),
@@ -102,7 +104,8 @@ pub fn generate_pipeline(p: &Pipeline, multi_builds: &[usize]) -> Result<KernelS
         block_sync: matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }),
         open_loops: 0,
         index_vars: vec![("row".into(), "uint64_t")],
-        multi_builds: multi_builds.to_vec(),
+        builds: builds.to_vec(),
+        smem_tables: 0,
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");

@@ -152,6 +152,18 @@ SCATTER(scatter_4, uint32_t)
 SCATTER(scatter_8, uint64_t)
 SCATTER(scatter_16, ulonglong2)
 
+// Probe tables of single integer keys: {{key, group id}} per slot (-1: empty).
+extern \"C\" __global__ void make_entries_4(const int* __restrict__ slots, const int32_t* __restrict__ keys, int2* __restrict__ out, uint64_t n) {{
+    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{
+        const int g = slots[s]; int2 e; e.x = g >= 0 ? keys[g] : 0; e.y = g; out[s] = e;
+    }}
+}}
+extern \"C\" __global__ void make_entries_8(const int* __restrict__ slots, const int64_t* __restrict__ keys, longlong2* __restrict__ out, uint64_t n) {{
+    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{
+        const int g = slots[s]; longlong2 e; e.x = g >= 0 ? keys[g] : 0; e.y = g; out[s] = e;
+    }}
+}}
+
 // String lengths (to size the byte buffer on the host).
 extern \"C\" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {{
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;

@@ -102,6 +102,8 @@ pub struct BuiltTable {
     pub counts: CudaSlice<u32>,
     pub payload: Vec<OwnedColumn>,
     pub multi: bool,
+    /// {key, group} per slot for single integer keys.
+    pub entries: Option<CudaSlice<u8>>,
 }
 
 impl SinkBuffers {

@@ -35,16 +35,23 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
         let validity = c.validity.as_ref().map(|v| scatter(ex, &src, v, 1, &pos, rows, stat)).transpose()?;
         payload.push(OwnedColumn { ty: c.ty, values, validity });
     }
+    let slots = sink.slots.ok_or_else(missing)?;
+    // Single integer keys get {key, group} entries: a probe step is then one load.
+    let entries = match sink.group_keys.as_slice() {
+        [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {
+            Some((_, size)) => {
+                let out = dev.alloc_zeros::<u8>(sink.slot_count * size, "hash table entries").map_err(cuda_error)?;
+                let f = ex.load(&src, &format!("make_entries_{}", size / 2), stat)?;
+                let args = [Arg::U64(ptr(&slots, dev)), Arg::U64(ptr(&k.values, dev)), Arg::U64(ptr(&out, dev)), Arg::U64(sink.slot_count as u64)];
+                ex.launch_untimed(&f, &args, sink.slot_count, Some(1024))?;
+                Some(out)
+            }
+            None => None,
+        },
+        _ => None,
+    };
     stat.ms += timer.stop().map_err(cuda_error)?;
-    Ok(BuiltTable {
-        slots: sink.slots.ok_or_else(missing)?,
-        slot_count: sink.slot_count,
-        keys: sink.group_keys,
-        offsets,
-        counts,
-        payload,
-        multi,
-    })
+    Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries })
 }
 
 fn scatter(ex: &GpuExecutor, src: &str, input: &CudaSlice<u8>, width: usize, pos: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u8>> {

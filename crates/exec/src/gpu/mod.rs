@@ -10,7 +10,7 @@ mod sort;
 
 use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
-use gpusql_codegen::{generate_pipeline, BuildPart, Param, Part, BLOCK_SIZE};
+use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
 use gpusql_plan::{PhysicalPlan, Pipeline, Sink, Source, Stage};
@@ -139,11 +139,13 @@ impl GpuExecutor {
     /// keys repeat is known only at run time: `multi` says whether to show probes of
     /// repeating keys (the general form) or of unique keys.
     pub fn sources(plan: &PhysicalPlan, multi: bool) -> Result<Vec<(String, String)>> {
-        let builds: Vec<usize> = if multi {
-            plan.pipelines().filter(|p| matches!(p.sink, Sink::HashBuild { .. })).map(|p| p.sink.id()).collect()
-        } else {
-            vec![]
-        };
+        // Without run-time knowledge: all tables repeat keys and are large (`multi`), or
+        // all are unique and small (the shared-memory probe path).
+        let builds: Vec<BuildHint> = plan
+            .pipelines()
+            .filter(|p| matches!(p.sink, Sink::HashBuild { .. }))
+            .map(|p| BuildHint { id: p.sink.id(), multi, slots: if multi { usize::MAX } else { 1024 } })
+            .collect();
         let mut out = vec![];
         for s in &plan.stages {
             match s {
@@ -164,8 +166,8 @@ impl GpuExecutor {
         built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
     ) -> Result<(Produced, KernelStat)> {
-        let multi: Vec<usize> = built.iter().filter(|(_, t)| t.multi).map(|(id, _)| *id).collect();
-        let spec = generate_pipeline(p, &multi)?;
+        let hints: Vec<BuildHint> = built.iter().map(|(id, t)| BuildHint { id: *id, multi: t.multi, slots: t.slot_count }).collect();
+        let spec = generate_pipeline(p, &hints)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
         let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
@@ -277,6 +279,7 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
         BuildPart::Offsets => Arg::U64(ptr(&t.offsets, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
+        BuildPart::Entries => Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev)),
         BuildPart::Payload { column, part } => {
             let c = &t.payload[column];
             match part {
