@@ -96,10 +96,10 @@ pub struct BuildHint {
 }
 
 /// Probe tables at most this large are copied into each block's shared memory, up to
-/// `SMEM_TABLES_BUDGET` bytes for all tables of a pipeline (8 blocks of 256 threads per
-/// SM must still fit).
-pub const SMEM_TABLE_BYTES: usize = 16 * 1024;
-pub const SMEM_TABLES_BUDGET: usize = 24 * 1024;
+/// `SMEM_TABLES_BUDGET` bytes for all tables of a pipeline (under the 48 KiB of static
+/// shared memory a block may have; at the budget, 5 blocks of 256 threads fit an SM).
+pub const SMEM_TABLE_BYTES: usize = 32 * 1024;
+pub const SMEM_TABLES_BUDGET: usize = 40 * 1024;
 
 /// The entry type of a probe table over a single key of C type `c_ty`, if it has one.
 pub fn entry_type(c_ty: &str) -> Option<(&'static str, usize)> {

@@ -152,15 +152,34 @@ SCATTER(scatter_4, uint32_t)
 SCATTER(scatter_8, uint64_t)
 SCATTER(scatter_16, ulonglong2)
 
-// Probe tables of single integer keys: {{key, group id}} per slot (-1: empty).
-extern \"C\" __global__ void make_entries_4(const int* __restrict__ slots, const int32_t* __restrict__ keys, int2* __restrict__ out, uint64_t n) {{
-    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{
-        const int g = slots[s]; int2 e; e.x = g >= 0 ? keys[g] : 0; e.y = g; out[s] = e;
+// Probe tables of single integer keys: {{key, group id}} per slot (-1: empty), rehashed into
+// a table sized for the groups actually built (a filtered dimension shrinks to a few KB and
+// fits in shared memory). Same hash as the generated probes (hash_table.rs: emit_hash).
+__device__ __forceinline__ uint32_t entry_slot(int64_t key, uint32_t mask) {{
+    return (uint32_t)hash_combine(0x9e3779b97f4a7c15ull, hash_u64((uint64_t)key)) & mask;
+}}
+extern \"C\" __global__ void fill_entries_4(int2* __restrict__ out, uint64_t n) {{
+    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{ int2 e; e.x = 0; e.y = -1; out[s] = e; }}
+}}
+extern \"C\" __global__ void fill_entries_8(longlong2* __restrict__ out, uint64_t n) {{
+    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{ longlong2 e; e.x = 0; e.y = -1; out[s] = e; }}
+}}
+extern \"C\" __global__ void make_entries_4(const int32_t* __restrict__ keys, uint64_t groups, int2* __restrict__ out, uint32_t mask) {{
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {{
+        const int32_t k = keys[g];
+        const unsigned long long packed = ((unsigned long long)(uint32_t)g << 32) | (uint32_t)k;
+        const unsigned long long empty = 0xffffffff00000000ull;
+        for (uint32_t slot = entry_slot(k, mask);; slot = (slot + 1) & mask) {{
+            if (atomicCAS((unsigned long long*)&out[slot], empty, packed) == empty) break;
+        }}
     }}
 }}
-extern \"C\" __global__ void make_entries_8(const int* __restrict__ slots, const int64_t* __restrict__ keys, longlong2* __restrict__ out, uint64_t n) {{
-    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{
-        const int g = slots[s]; longlong2 e; e.x = g >= 0 ? keys[g] : 0; e.y = g; out[s] = e;
+extern \"C\" __global__ void make_entries_8(const int64_t* __restrict__ keys, uint64_t groups, longlong2* __restrict__ out, uint32_t mask) {{
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {{
+        const int64_t k = keys[g];
+        for (uint32_t slot = entry_slot(k, mask);; slot = (slot + 1) & mask) {{
+            if (atomicCAS((unsigned long long*)&out[slot].y, (unsigned long long)-1ll, (unsigned long long)g) == (unsigned long long)-1ll) {{ out[slot].x = k; break; }}
+        }}
     }}
 }}
 

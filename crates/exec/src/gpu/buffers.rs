@@ -102,8 +102,20 @@ pub struct BuiltTable {
     pub counts: CudaSlice<u32>,
     pub payload: Vec<OwnedColumn>,
     pub multi: bool,
-    /// {key, group} per slot for single integer keys.
+    /// {key, group} per slot for single integer keys, and that table's slot count.
     pub entries: Option<CudaSlice<u8>>,
+    pub entry_slots: usize,
+}
+
+impl BuiltTable {
+    /// Slots of the table probes read (the entries table when there is one).
+    pub fn probe_slots(&self) -> usize {
+        if self.entries.is_some() {
+            self.entry_slots
+        } else {
+            self.slot_count
+        }
+    }
 }
 
 impl SinkBuffers {

@@ -36,22 +36,29 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
         payload.push(OwnedColumn { ty: c.ty, values, validity });
     }
     let slots = sink.slots.ok_or_else(missing)?;
-    // Single integer keys get {key, group} entries: a probe step is then one load.
-    let entries = match sink.group_keys.as_slice() {
+    // Single integer keys get {key, group} entries (a probe step is one load), in a table
+    // sized for the groups built (load factor <= 1/2).
+    let (entries, entry_slots) = match sink.group_keys.as_slice() {
         [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {
             Some((_, size)) => {
-                let out = dev.alloc_zeros::<u8>(sink.slot_count * size, "hash table entries").map_err(cuda_error)?;
-                let f = ex.load(&src, &format!("make_entries_{}", size / 2), stat)?;
-                let args = [Arg::U64(ptr(&slots, dev)), Arg::U64(ptr(&k.values, dev)), Arg::U64(ptr(&out, dev)), Arg::U64(sink.slot_count as u64)];
-                ex.launch_untimed(&f, &args, sink.slot_count, Some(1024))?;
-                Some(out)
+                let n = (groups * 2).next_power_of_two().max(16);
+                let out = dev.alloc_zeros::<u8>(n * size, "hash table entries").map_err(cuda_error)?;
+                let w = size / 2;
+                let fill = ex.load(&src, &format!("fill_entries_{w}"), stat)?;
+                ex.launch_untimed(&fill, &[Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)], n, Some(1024))?;
+                if groups > 0 {
+                    let f = ex.load(&src, &format!("make_entries_{w}"), stat)?;
+                    let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&out, dev)), Arg::U32((n - 1) as u32)];
+                    ex.launch_untimed(&f, &args, groups, Some(1024))?;
+                }
+                (Some(out), n)
             }
-            None => None,
+            None => (None, 0),
         },
-        _ => None,
+        _ => (None, 0),
     };
     stat.ms += timer.stop().map_err(cuda_error)?;
-    Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries })
+    Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots })
 }
 
 fn scatter(ex: &GpuExecutor, src: &str, input: &CudaSlice<u8>, width: usize, pos: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u8>> {

@@ -166,7 +166,7 @@ impl GpuExecutor {
         built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
     ) -> Result<(Produced, KernelStat)> {
-        let hints: Vec<BuildHint> = built.iter().map(|(id, t)| BuildHint { id: *id, multi: t.multi, slots: t.slot_count }).collect();
+        let hints: Vec<BuildHint> = built.iter().map(|(id, t)| BuildHint { id: *id, multi: t.multi, slots: t.probe_slots() }).collect();
         let spec = generate_pipeline(p, &hints)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
@@ -275,7 +275,7 @@ enum Produced {
 fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
     Ok(match part {
         BuildPart::Slots => Arg::U64(ptr(&t.slots, dev)),
-        BuildPart::Mask => Arg::U32((t.slot_count.max(1) - 1) as u32),
+        BuildPart::Mask => Arg::U32((t.probe_slots().max(1) - 1) as u32),
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
         BuildPart::Offsets => Arg::U64(ptr(&t.offsets, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
