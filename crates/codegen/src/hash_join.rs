@@ -61,14 +61,14 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
 }
 
 pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch) -> Result<()> {
-    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX });
+    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false });
     let multi = hint.multi;
     let entry = match keys {
         [k] => entry_type(c_type(&k.ty())),
         _ => None,
     };
     let bytes = entry.map_or(usize::MAX, |(_, size)| hint.slots.saturating_mul(size));
-    let in_smem = bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
+    let in_smem = hint.shared_memory && bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
     if in_smem {
         g.smem_tables += bytes;
     }

@@ -91,15 +91,18 @@ pub struct BuildHint {
     pub id: usize,
     /// Some key has several rows (the probe needs an expansion loop).
     pub multi: bool,
-    /// Slots of the table (its size decides whether it is copied into shared memory).
+    /// Slots of the table probes read.
     pub slots: usize,
+    /// Copy the table into each block's shared memory (if it fits the budget).
+    pub shared_memory: bool,
 }
 
 /// Probe tables at most this large are copied into each block's shared memory, up to
 /// `SMEM_TABLES_BUDGET` bytes for all tables of a pipeline (under the 48 KiB of static
-/// shared memory a block may have; at the budget, 5 blocks of 256 threads fit an SM).
-pub const SMEM_TABLE_BYTES: usize = 32 * 1024;
-pub const SMEM_TABLES_BUDGET: usize = 40 * 1024;
+/// shared memory a block may have; at the budget 8 blocks of 256 threads still fit an SM:
+/// 32 KiB tables cost occupancy and measured slower).
+pub const SMEM_TABLE_BYTES: usize = 16 * 1024;
+pub const SMEM_TABLES_BUDGET: usize = 24 * 1024;
 
 /// The entry type of a probe table over a single key of C type `c_ty`, if it has one.
 pub fn entry_type(c_ty: &str) -> Option<(&'static str, usize)> {

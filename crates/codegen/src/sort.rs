@@ -164,6 +164,17 @@ extern \"C\" __global__ void fill_entries_4(int2* __restrict__ out, uint64_t n) 
 extern \"C\" __global__ void fill_entries_8(longlong2* __restrict__ out, uint64_t n) {{
     for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{ longlong2 e; e.x = 0; e.y = -1; out[s] = e; }}
 }}
+// Entries in the build's own slot order (large tables keep its low load factor).
+extern \"C\" __global__ void copy_entries_4(const int* __restrict__ slots, const int32_t* __restrict__ keys, int2* __restrict__ out, uint64_t n) {{
+    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{
+        const int g = slots[s]; int2 e; e.x = g >= 0 ? keys[g] : 0; e.y = g; out[s] = e;
+    }}
+}}
+extern \"C\" __global__ void copy_entries_8(const int* __restrict__ slots, const int64_t* __restrict__ keys, longlong2* __restrict__ out, uint64_t n) {{
+    for (uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {{
+        const int g = slots[s]; longlong2 e; e.x = g >= 0 ? keys[g] : 0; e.y = g; out[s] = e;
+    }}
+}}
 extern \"C\" __global__ void make_entries_4(const int32_t* __restrict__ keys, uint64_t groups, int2* __restrict__ out, uint32_t mask) {{
     for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {{
         const int32_t k = keys[g];

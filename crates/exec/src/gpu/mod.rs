@@ -33,6 +33,9 @@ const ERR_GROUPS_FULL: i32 = 3;
 pub struct GpuExecutor {
     pub dev: Arc<GpuDevice>,
     pub store: DeviceStore,
+    /// Copy small probe tables into shared memory (GPUSQL_SMEM_TABLES=1). Off by default:
+    /// on the H100, L1-cached global tables measured faster for SSB (docs/BENCHMARKS.md).
+    pub shared_memory_tables: bool,
 }
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
@@ -51,7 +54,8 @@ fn cache_name(h: CacheHit) -> String {
 
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
-        GpuExecutor { dev, store: DeviceStore::default() }
+        let shared_memory_tables = std::env::var("GPUSQL_SMEM_TABLES").is_ok_and(|v| v == "1");
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -109,7 +113,7 @@ impl GpuExecutor {
                             inter.insert(p.sink.id(), rows);
                         }
                         Produced::Table(sink, rows) => {
-                            let t = join::finish_build(self, sink, rows, &mut stat)?;
+                            let t = join::finish_build(self, sink, rows, self.shared_memory_tables, &mut stat)?;
                             built.insert(p.sink.id(), t);
                         }
                     }
@@ -144,7 +148,7 @@ impl GpuExecutor {
         let builds: Vec<BuildHint> = plan
             .pipelines()
             .filter(|p| matches!(p.sink, Sink::HashBuild { .. }))
-            .map(|p| BuildHint { id: p.sink.id(), multi, slots: if multi { usize::MAX } else { 1024 } })
+            .map(|p| BuildHint { id: p.sink.id(), multi, slots: if multi { usize::MAX } else { 1024 }, shared_memory: !multi })
             .collect();
         let mut out = vec![];
         for s in &plan.stages {
@@ -166,7 +170,10 @@ impl GpuExecutor {
         built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
     ) -> Result<(Produced, KernelStat)> {
-        let hints: Vec<BuildHint> = built.iter().map(|(id, t)| BuildHint { id: *id, multi: t.multi, slots: t.probe_slots() }).collect();
+        let hints: Vec<BuildHint> = built
+            .iter()
+            .map(|(id, t)| BuildHint { id: *id, multi: t.multi, slots: t.probe_slots(), shared_memory: self.shared_memory_tables })
+            .collect();
         let spec = generate_pipeline(p, &hints)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
