@@ -17,9 +17,19 @@ use gpusql_plan::{AggState, Expr, StateFunc};
 
 /// Warp-distinct-group count up to which lanes pre-combine values in the warp.
 const WARP_COMBINE_MAX_GROUPS: u32 = 4;
-/// Groups with ids below this accumulate per block in shared memory first (group ids are
-/// dense, so a query with few groups never touches global states until the block ends).
-const SMEM_GROUPS: usize = 32;
+/// Groups with ids below a limit accumulate per block in shared memory first (group ids
+/// are dense, so a query with few groups never touches global states until the block
+/// ends). The limit fills about this many bytes of shared memory, between 32 and 512
+/// groups.
+const SMEM_STATE_BYTES: usize = 12 * 1024;
+
+fn smem_groups(codes: &[StateCode]) -> usize {
+    let per_group: usize = codes.iter().map(|c| if c.ct == "__int128" { 16 } else if c.ct == "int32_t" { 4 } else { 8 }).sum();
+    let fit = SMEM_STATE_BYTES / per_group.max(1);
+    // Largest power of two that fits, within [32, 512].
+    let pow = if fit == 0 { 1 } else { 1usize << (usize::BITS - 1 - fit.leading_zeros()) };
+    pow.clamp(32, 512)
+}
 
 struct StateCode {
     ct: &'static str,
@@ -66,6 +76,7 @@ fn contribution(s: &AggState, c: &StateCode, arg: &Value, take: &str) -> String 
 
 pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], entry: &str) -> Result<InitKernel> {
     let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
+    let smem_n = smem_groups(&codes);
     let ptrs: Vec<String> =
         codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
     let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
@@ -187,7 +198,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
             let contrib = contribution(s, c, &arg_vals[j], "mine_");
             b.line(format!(
-                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(g_ < {SMEM_GROUPS} ? &sh{j}_[g_] : &{p}[g_], v_); }}",
+                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(g_ < {smem_n} ? &sh{j}_[g_] : &{p}[g_], v_); }}",
                 ct = c.ct,
                 r = c.reduce,
                 sfx = c.suffix,
@@ -203,7 +214,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
                 StateFunc::Count => "1".to_string(),
                 _ => format!("({})({})", c.ct, arg_vals[j].v),
             };
-            let upd = format!("atomic_{}_{}(gid_ < {SMEM_GROUPS} ? &sh{j}_[gid_] : &{}[gid_], {v});", c.atomic, c.suffix, ptrs[j]);
+            let upd = format!("atomic_{}_{}(gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_], {v});", c.atomic, c.suffix, ptrs[j]);
             if arg_vals[j].is_never_null() {
                 b.line(upd);
             } else {
@@ -212,14 +223,14 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         }
         b.close();
         // Block-local accumulators of the first groups, and their flush after the loop.
-        g.pre.line(format!("// HashAggregate: groups < {SMEM_GROUPS} accumulate per block in shared memory, flushed once per block"));
+        g.pre.line(format!("// HashAggregate: groups < {smem_n} accumulate per block in shared memory, flushed once per block"));
         for (j, c) in codes.iter().enumerate() {
-            g.pre.line(format!("__shared__ {} sh{j}_[{SMEM_GROUPS}];", c.ct));
-            g.pre.line(format!("for (int i = threadIdx.x; i < {SMEM_GROUPS}; i += blockDim.x) sh{j}_[i] = {};", c.identity));
+            g.pre.line(format!("__shared__ {} sh{j}_[{smem_n}];", c.ct));
+            g.pre.line(format!("for (int i = threadIdx.x; i < {smem_n}; i += blockDim.x) sh{j}_[i] = {};", c.identity));
         }
         g.pre.line("__syncthreads();");
         g.post.line("__syncthreads();");
-        g.post.open(format!("for (int i = threadIdx.x; i < {SMEM_GROUPS} && i < (int){max_groups}; i += blockDim.x)"));
+        g.post.open(format!("for (int i = threadIdx.x; i < {smem_n} && i < (int){max_groups}; i += blockDim.x)"));
         for (j, c) in codes.iter().enumerate() {
             g.post.line(format!("if (sh{j}_[i] != {id}) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);", id = c.identity, a = c.atomic, sfx = c.suffix, p = ptrs[j]));
         }
