@@ -19,6 +19,16 @@ use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, SMEM_TABL
 use gpusql_common::{Result, Schema};
 use gpusql_plan::{Expr, MultiMatch};
 
+/// Loads the columns the join keys read and evaluates the keys; also returns the C
+/// condition "some key is NULL" when a key can be NULL.
+fn key_values(g: &mut PipelineGen, keys: &[Expr]) -> Result<(Vec<Value>, Option<String>)> {
+    let refs: Vec<&Expr> = keys.iter().collect();
+    g.load_columns(&refs);
+    let kv: Vec<Value> = keys.iter().map(|k| gen(k, &g.row, &mut g.body)).collect::<Result<_>>()?;
+    let nulls: Vec<String> = kv.iter().filter(|v| !v.is_never_null()).map(|v| v.null.clone()).collect();
+    Ok((kv, (!nulls.is_empty()).then(|| nulls.join(" || "))))
+}
+
 pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, entry: &str) -> Result<InitKernel> {
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     g.body.line(format!("// ---- HashBuild -> #{id} keys=[{}] (global hash table, rows grouped by key) ----", key_text.join(", ")));
@@ -37,13 +47,10 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     }
     g.body.line("int gid_ = -1;");
     g.body.open("if (active)");
-    let refs: Vec<&Expr> = keys.iter().collect();
-    g.load_columns(&refs);
-    let kv: Vec<Value> = keys.iter().map(|k| gen(k, &g.row, &mut g.body)).collect::<Result<_>>()?;
+    let (kv, any_null) = key_values(g, keys)?;
     // NULL keys never match: such rows stay out of the table.
-    let nulls: Vec<String> = kv.iter().filter(|v| !v.is_never_null()).map(|v| v.null.clone()).collect();
-    if !nulls.is_empty() {
-        g.body.line(format!("active = !({});", nulls.join(" || ")));
+    if let Some(any_null) = any_null {
+        g.body.line(format!("active = !({any_null});"));
     }
     g.body.open("if (active)");
     emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
@@ -88,12 +95,9 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     let gid = format!("hp{b}_gid");
     g.body.line(format!("int {gid} = -1;"));
     g.body.open("if (active)");
-    let refs: Vec<&Expr> = keys.iter().collect();
-    g.load_columns(&refs);
-    let kv: Vec<Value> = keys.iter().map(|k| gen(k, &g.row, &mut g.body)).collect::<Result<_>>()?;
-    let nulls: Vec<String> = kv.iter().filter(|v| !v.is_never_null()).map(|v| v.null.clone()).collect();
-    if !nulls.is_empty() {
-        g.body.open(format!("if (!({}))", nulls.join(" || ")));
+    let (kv, any_null) = key_values(g, keys)?;
+    if let Some(any_null) = &any_null {
+        g.body.open(format!("if (!({any_null}))"));
     }
     match entry {
         Some((ety, _)) => {
@@ -132,7 +136,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
             emit_lookup(&mut g.body, &kv, &arrays, &slots, &mask, &gid);
         }
     }
-    if !nulls.is_empty() {
+    if any_null.is_some() {
         g.body.close();
     }
     g.body.line(format!("active = {gid} >= 0;"));
