@@ -68,14 +68,14 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
 }
 
 pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch) -> Result<()> {
-    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false });
+    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None });
     let multi = hint.multi;
     let entry = match keys {
         [k] => entry_type(c_type(&k.ty())),
         _ => None,
     };
     let bytes = entry.map_or(usize::MAX, |(_, size)| hint.slots.saturating_mul(size));
-    let in_smem = hint.shared_memory && bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
+    let in_smem = hint.shared_memory && hint.direct_min.is_none() && bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
     if in_smem {
         g.smem_tables += bytes;
     }
@@ -84,7 +84,9 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         (true, MultiMatch::PushDown) => "multi-match: push-down parallelism",
         (true, MultiMatch::PerLane) => "multi-match: per lane",
     };
+    let direct = hint.direct_min.filter(|_| entry.is_some());
     let table = match (entry, in_smem) {
+        _ if direct.is_some() => "direct-mapped by key",
         (Some(_), true) => "{key, group} entries in shared memory",
         (Some(_), false) => "{key, group} entries",
         _ => "slots + key arrays",
@@ -100,6 +102,13 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         g.body.open(format!("if (!({any_null}))"));
     }
     match entry {
+        Some(_) if direct.is_some() => {
+            // Dense keys: the group id sits at key - min; one load, no hashing.
+            let table = g.param(Param::Build { id: b, part: BuildPart::Direct }, "const int* __restrict__");
+            let min = direct.unwrap_or(0);
+            g.body.line(format!("const int64_t d_ = (int64_t)({}) - ({min}ll);", kv[0].v));
+            g.body.line(format!("if (d_ >= 0 && d_ < {}ll) {gid} = __ldg(&{table}[d_]);", hint.slots));
+        }
         Some((ety, _)) => {
             let entries = g.param(Param::Build { id: b, part: BuildPart::Entries }, &format!("const {ety}* __restrict__"));
             let read = if in_smem {

@@ -83,6 +83,8 @@ pub enum BuildPart {
     /// Single integer keys: per slot {key, group id} (int2 / longlong2), so a probe step
     /// is one load; group id -1 marks an empty slot.
     Entries,
+    /// Dense single integer keys: int32 group id per key value (see BuildHint::direct_min).
+    Direct,
 }
 
 /// What the executor knows about a finished hash table when it generates a probe.
@@ -95,6 +97,9 @@ pub struct BuildHint {
     pub slots: usize,
     /// Copy the table into each block's shared memory (if it fits the budget).
     pub shared_memory: bool,
+    /// Dense integer keys: the table is a direct-mapped array of `slots` group ids indexed
+    /// by `key - min` (-1: no row), and this is `min`.
+    pub direct_min: Option<i64>,
 }
 
 /// Probe tables at most this large are copied into each block's shared memory, up to

@@ -65,6 +65,7 @@ impl PipelineGen {
                 crate::BuildPart::Counts => format!("ht{id}_counts"),
                 crate::BuildPart::Payload { column, part } => format!("ht{id}_col{column}_{}", format!("{part:?}").to_lowercase()),
                 crate::BuildPart::Entries => format!("ht{id}_entries"),
+                crate::BuildPart::Direct => format!("ht{id}_direct"),
             },
         };
         self.params.push((p, c_decl.to_string(), name.clone()));

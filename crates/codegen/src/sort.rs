@@ -194,6 +194,27 @@ extern \"C\" __global__ void make_entries_8(const int64_t* __restrict__ keys, ui
     }}
 }}
 
+// Dense integer keys: the key range, then a direct-mapped table of group ids (-1: none).
+extern \"C\" __global__ void key_range_4(const int32_t* __restrict__ keys, uint64_t n, long long* __restrict__ minmax) {{
+    long long lo = 0x7fffffffffffffffll, hi = -0x7fffffffffffffffll - 1;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {{ const long long k = keys[i]; lo = k < lo ? k : lo; hi = k > hi ? k : hi; }}
+    atomicMin(&minmax[0], lo); atomicMax(&minmax[1], hi);
+}}
+extern \"C\" __global__ void key_range_8(const int64_t* __restrict__ keys, uint64_t n, long long* __restrict__ minmax) {{
+    long long lo = 0x7fffffffffffffffll, hi = -0x7fffffffffffffffll - 1;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {{ const long long k = keys[i]; lo = k < lo ? k : lo; hi = k > hi ? k : hi; }}
+    atomicMin(&minmax[0], lo); atomicMax(&minmax[1], hi);
+}}
+extern \"C\" __global__ void fill_minus_one(int* __restrict__ out, uint64_t n) {{
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = -1;
+}}
+extern \"C\" __global__ void direct_table_4(const int32_t* __restrict__ keys, uint64_t groups, long long min, int* __restrict__ out) {{
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) out[(long long)keys[g] - min] = (int)g;
+}}
+extern \"C\" __global__ void direct_table_8(const int64_t* __restrict__ keys, uint64_t groups, long long min, int* __restrict__ out) {{
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) out[(long long)keys[g] - min] = (int)g;
+}}
+
 // String lengths (to size the byte buffer on the host).
 extern \"C\" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {{
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;

@@ -9,7 +9,7 @@
 
 use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
-use gpusql_exec::gpu::GpuExecutor;
+use gpusql_exec::gpu::{GpuExecutor, ProbeVariant};
 use gpusql_plan::{create_physical_plan_with, optimizer, LogicalPlan, PhysicalPlan, PlannerOptions};
 pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
@@ -188,7 +188,7 @@ impl Engine {
                 let physical = create_physical_plan_with(&optimized, self.planner)?;
                 let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
                 if verbose {
-                    for (name, src) in GpuExecutor::sources(&physical, true)? {
+                    for (name, src) in GpuExecutor::sources(&physical, ProbeVariant::RepeatedKeys)? {
                         text.push_str(&format!("\n-- CUDA source of {name} --\n{}", strip_prelude(&src)));
                     }
                 }
@@ -222,18 +222,20 @@ impl Engine {
 
     /// The CUDA sources (name, code) the query compiles to.
     pub fn cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
-        GpuExecutor::sources(&self.plan(sql)?, true)
+        GpuExecutor::sources(&self.plan(sql)?, ProbeVariant::RepeatedKeys)
     }
 
     /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
     /// but no GPU. Returns how many modules compiled.
     pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
-        // Both forms of join probes: for repeating keys and for unique keys.
+        // Every form join probes take at run time.
         let plan = self.plan(sql)?;
-        let mut sources = GpuExecutor::sources(&plan, true)?;
-        for s in GpuExecutor::sources(&plan, false)? {
-            if !sources.contains(&s) {
-                sources.push(s);
+        let mut sources = vec![];
+        for v in [ProbeVariant::RepeatedKeys, ProbeVariant::UniqueShared, ProbeVariant::UniqueDirect] {
+            for s in GpuExecutor::sources(&plan, v)? {
+                if !sources.contains(&s) {
+                    sources.push(s);
+                }
             }
         }
         for (name, src) in &sources {

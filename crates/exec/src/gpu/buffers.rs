@@ -105,12 +105,22 @@ pub struct BuiltTable {
     /// {key, group} per slot for single integer keys, and that table's slot count.
     pub entries: Option<CudaSlice<u8>>,
     pub entry_slots: usize,
+    /// Dense single integer keys: group ids indexed by key - min.
+    pub direct: Option<DirectTable>,
+}
+
+pub struct DirectTable {
+    pub table: CudaSlice<i32>,
+    pub min: i64,
+    pub slots: usize,
 }
 
 impl BuiltTable {
     /// Slots of the table probes read (the entries table when there is one).
     pub fn probe_slots(&self) -> usize {
-        if self.entries.is_some() {
+        if let Some(d) = &self.direct {
+            d.slots
+        } else if self.entries.is_some() {
             self.entry_slots
         } else {
             self.slot_count

@@ -139,16 +139,20 @@ impl GpuExecutor {
         Ok((batch, stats))
     }
 
-    /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`). Which join
-    /// keys repeat is known only at run time: `multi` says whether to show probes of
-    /// repeating keys (the general form) or of unique keys.
-    pub fn sources(plan: &PhysicalPlan, multi: bool) -> Result<Vec<(String, String)>> {
-        // Without run-time knowledge: all tables repeat keys and are large (`multi`), or
-        // all are unique and small (the shared-memory probe path).
+    /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`, and the NVRTC
+    /// compile check). How probes look depends on what the builds turn out to hold, known
+    /// only at run time; `variant` picks one assumption for all of them.
+    pub fn sources(plan: &PhysicalPlan, variant: ProbeVariant) -> Result<Vec<(String, String)>> {
         let builds: Vec<BuildHint> = plan
             .pipelines()
             .filter(|p| matches!(p.sink, Sink::HashBuild { .. }))
-            .map(|p| BuildHint { id: p.sink.id(), multi, slots: if multi { usize::MAX } else { 1024 }, shared_memory: !multi })
+            .map(|p| BuildHint {
+                id: p.sink.id(),
+                multi: variant == ProbeVariant::RepeatedKeys,
+                slots: if variant == ProbeVariant::RepeatedKeys { usize::MAX } else { 1024 },
+                shared_memory: variant == ProbeVariant::UniqueShared,
+                direct_min: (variant == ProbeVariant::UniqueDirect).then_some(1),
+            })
             .collect();
         let mut out = vec![];
         for s in &plan.stages {
@@ -172,7 +176,13 @@ impl GpuExecutor {
     ) -> Result<(Produced, KernelStat)> {
         let hints: Vec<BuildHint> = built
             .iter()
-            .map(|(id, t)| BuildHint { id: *id, multi: t.multi, slots: t.probe_slots(), shared_memory: self.shared_memory_tables })
+            .map(|(id, t)| BuildHint {
+                id: *id,
+                multi: t.multi,
+                slots: t.probe_slots(),
+                shared_memory: self.shared_memory_tables,
+                direct_min: t.direct.as_ref().map(|d| d.min),
+            })
             .collect();
         let spec = generate_pipeline(p, &hints)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
@@ -272,6 +282,17 @@ impl GpuExecutor {
 }
 
 
+/// Which form of join probes `GpuExecutor::sources` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeVariant {
+    /// Keys repeat (expansion loops), large tables: the general form.
+    RepeatedKeys,
+    /// Unique keys, small tables in shared memory.
+    UniqueShared,
+    /// Unique dense keys, direct-mapped tables.
+    UniqueDirect,
+}
+
 /// What a pipeline's sink produced.
 enum Produced {
     Rows(Intermediate),
@@ -286,6 +307,7 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
         BuildPart::Offsets => Arg::U64(ptr(&t.offsets, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
+        BuildPart::Direct => Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev)),
         BuildPart::Entries => Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev)),
         BuildPart::Payload { column, part } => {
             let c = &t.payload[column];
