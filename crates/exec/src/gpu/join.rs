@@ -12,7 +12,8 @@ use gpusql_common::{Error, Result};
 use gpusql_cuda::CudaSlice;
 use gpusql_storage::device::cuda_error;
 
-pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, shared_memory: bool, stat: &mut KernelStat) -> Result<BuiltTable> {
+pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut KernelStat) -> Result<BuiltTable> {
+    let shared_memory = ex.shared_memory_tables;
     let dev = &ex.dev;
     let src = util_module();
     let missing = || Error::exec("hash build buffers missing");
@@ -41,7 +42,7 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, shared_mem
     // larger ones keep the build's slot order and its low load factor (most probes of a
     // filtered dimension miss, and a miss walks the run of occupied slots: compact
     // global tables measured up to 40% slower on SSB Q2/Q3).
-    let direct = direct_table(ex, &src, &sink.group_keys, groups, stat)?;
+    let direct = if ex.direct_tables { direct_table(ex, &src, &sink.group_keys, groups, stat)? } else { None };
     let (entries, entry_slots) = match sink.group_keys.as_slice() {
         _ if direct.is_some() => (None, 0),
         [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {

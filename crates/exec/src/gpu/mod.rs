@@ -34,8 +34,11 @@ pub struct GpuExecutor {
     pub dev: Arc<GpuDevice>,
     pub store: DeviceStore,
     /// Copy small probe tables into shared memory (GPUSQL_SMEM_TABLES=1). Off by default:
-    /// on the H100, L1-cached global tables measured faster for SSB (docs/BENCHMARKS.md).
+    /// on the H100, L1-cached global tables measured as fast for SSB (docs/BENCHMARKS.md).
     pub shared_memory_tables: bool,
+    /// Direct-mapped tables for dense integer keys (GPUSQL_DIRECT_TABLES=1). Off by
+    /// default: measured 5-25% slower than hashed entries on SSB/TPC-H (docs/BENCHMARKS.md).
+    pub direct_tables: bool,
 }
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
@@ -54,8 +57,8 @@ fn cache_name(h: CacheHit) -> String {
 
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
-        let shared_memory_tables = std::env::var("GPUSQL_SMEM_TABLES").is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables }
+        let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES") }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -113,7 +116,7 @@ impl GpuExecutor {
                             inter.insert(p.sink.id(), rows);
                         }
                         Produced::Table(sink, rows) => {
-                            let t = join::finish_build(self, sink, rows, self.shared_memory_tables, &mut stat)?;
+                            let t = join::finish_build(self, sink, rows, &mut stat)?;
                             built.insert(p.sink.id(), t);
                         }
                     }
