@@ -233,6 +233,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         g.row.push(Value { v, null });
         g.row_types.push(f.ty);
         g.pending_loads.push(Some(load));
+        g.prefetchable.push(None);
     }
     Ok(())
 }

@@ -34,6 +34,11 @@ pub struct PipelineGen {
     pub builds: Vec<crate::BuildHint>,
     /// Shared memory taken by probe tables so far.
     pub smem_tables: usize,
+    /// Source columns whose plain load `var = ptr[row];` may be prefetched: (var, ptr, C type).
+    pub prefetchable: Vec<Option<(String, String, &'static str)>>,
+    /// The column whose value for the next loop iteration is loaded one iteration early
+    /// (the first column every row reads): two loads in flight per thread instead of one.
+    pub prefetch: Option<(String, &'static str)>,
 }
 
 impl PipelineGen {
@@ -82,7 +87,16 @@ impl PipelineGen {
         cols.sort_unstable();
         for c in cols {
             if let Some(load) = self.pending_loads.get_mut(c).and_then(|l| l.take()) {
-                self.body.line(load);
+                // The first column loaded at the top level of the row loop is read for every
+                // row: take it from the prefetch register.
+                let top_level = self.body.indent == 3 && self.open_loops == 0;
+                match self.prefetchable.get(c).cloned().flatten() {
+                    Some((var, ptr, ct)) if top_level && self.prefetch.is_none() => {
+                        self.body.line(format!("{var} = pf_cur_;"));
+                        self.prefetch = Some((ptr, ct));
+                    }
+                    _ => self.body.line(load),
+                }
             }
         }
     }
@@ -107,6 +121,8 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         index_vars: vec![("row".into(), "uint64_t")],
         builds: builds.to_vec(),
         smem_tables: 0,
+        prefetchable: vec![],
+        prefetch: None,
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
@@ -145,8 +161,14 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     ));
     src.push_str(&g.pre.code);
     src.push_str("    const uint64_t stride_ = (uint64_t)gridDim.x * blockDim.x;\n");
+    if let Some((ptr, ct)) = &g.prefetch {
+        src.push_str(&format!("    // prefetch: the next row's first column is loaded one iteration early\n    {ct} pf_next_ = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x < n_rows ? {ptr}[(uint64_t)blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
+    }
     src.push_str("    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows; base_ += stride_) {\n");
     src.push_str("        const uint64_t row = base_ + threadIdx.x;\n        bool active = row < n_rows;\n");
+    if let Some((ptr, ct)) = &g.prefetch {
+        src.push_str(&format!("        const {ct} pf_cur_ = pf_next_;\n        if (row + stride_ < n_rows) pf_next_ = {ptr}[row + stride_];\n"));
+    }
     src.push_str(&g.body.code);
     src.push_str("    }\n");
     src.push_str(&g.post.code);

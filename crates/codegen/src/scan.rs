@@ -30,12 +30,16 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
         if f.nullable {
             g.body.line(format!("bool {null} = true;"));
         }
+        let mut prefetchable = None;
         let load = if ct == "Str" && layout == StringLayout::OffsetsBytes {
             let off = g.param(Param::Input { column: i, part: Part::Offsets }, "const int32_t* __restrict__");
             let bytes = g.param(Param::Input { column: i, part: Part::Bytes }, "const uint8_t* __restrict__");
             format!("{v} = load_str({off}, {bytes}, row);")
         } else {
             let p = g.param(Param::Input { column: i, part: Part::Values }, &format!("const {ct}* __restrict__"));
+            if !f.nullable && ct != "Str" {
+                prefetchable = Some((v.clone(), p.clone(), ct));
+            }
             format!("{v} = {p}[row];")
         };
         let load = if f.nullable {
@@ -45,6 +49,7 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
             load
         };
         g.pending_loads.push(Some(load));
+        g.prefetchable.push(prefetchable);
         g.row.push(Value { v, null });
         g.row_types.push(f.ty);
     }
