@@ -11,4 +11,13 @@ if ! python3 -c 'import importlib.util,sys; sys.exit(0 if importlib.util.find_sp
 fi
 export GPUSQL_REQUIRE_NVRTC=1
 
-cargo test --workspace
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --workspace 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line over every test binary (cargo's last line may be a doc-test run of 0).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"
