@@ -3,9 +3,9 @@
 //! lazily, like the CPU backend, so a division in an untaken branch raises no error.
 
 use crate::emit::Emitter;
-use crate::types::{c_literal, c_type};
+use crate::types::{c_literal, c_type, escape_c};
 use gpusql_common::{DataType, Error, Result, ScalarValue};
-use gpusql_plan::{BinaryOp, Expr};
+use gpusql_plan::{BinaryOp, Expr, LikeItem};
 
 #[derive(Debug, Clone)]
 pub struct Value {
@@ -121,6 +121,30 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             let t = out.tmp("t");
             out.line(format!("const {} {t} = {v};", c_type(ty)));
             Ok(Value { v: t, null: x.null })
+        }
+        Expr::Like { expr, pattern, negated } => {
+            let x = gen(expr, row, out)?;
+            // Pattern bytes and a kind per byte (0 literal, 1 '_', 2 '%'), as C literals.
+            let mut bytes = vec![];
+            let mut kinds = vec![];
+            for item in &pattern.items {
+                let (b, k) = match item {
+                    LikeItem::Byte(b) => (*b, 0u8),
+                    LikeItem::One => (b'_', 1),
+                    LikeItem::Any => (b'%', 2),
+                };
+                bytes.push(b);
+                kinds.push(k);
+            }
+            let t = out.tmp("like");
+            out.line(format!(
+                "const bool {t} = like_match({}, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
+                x.v,
+                escape_c(&bytes),
+                escape_c(&kinds),
+                bytes.len()
+            ));
+            Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
         }
         Expr::DateAdd { date, months, days } => {
             let d = gen(date, row, out)?;

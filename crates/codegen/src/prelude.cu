@@ -42,6 +42,20 @@ __device__ __forceinline__ bool str_eq(Str a, Str b) {
     return true;
 }
 
+// LIKE: greedy wildcard matching with backtracking to the last '%' (kinds: 0 literal byte,
+// 1 '_' any byte, 2 '%' any run); the CPU backend runs the same algorithm.
+__device__ bool like_match(Str s, const uint8_t* p, const uint8_t* k, uint32_t n) {
+    uint32_t si = 0, pi = 0, star_p = 0xffffffffu, star_s = 0;
+    while (si < s.len) {
+        if (pi < n && k[pi] == 2) { star_p = pi++; star_s = si; }
+        else if (pi < n && (k[pi] == 1 || p[pi] == s.p[si])) { si++; pi++; }
+        else if (star_p != 0xffffffffu) { pi = star_p + 1; si = ++star_s; }
+        else return false;
+    }
+    while (pi < n && k[pi] == 2) pi++;
+    return pi == n;
+}
+
 // Records the first error of a launch; the host checks the flag after the kernel.
 __device__ __forceinline__ void raise_error(int* err, int code) { atomicCAS(err, 0, code); }
 

@@ -170,6 +170,10 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
                 S::Boolean(*negated)
             }
         }
+        Expr::Like { expr, pattern, negated } => match eval(expr, row)? {
+            S::Utf8(s) => S::Boolean(pattern.matches(s.as_bytes()) != *negated),
+            _ => S::Null,
+        },
         Expr::DateAdd { date: d, months, days } => match eval(d, row)? {
             S::Date(v) => {
                 let moved = date::add_months(v as i64, *months as i64) + *days as i64;

@@ -67,13 +67,86 @@ pub enum Expr {
     InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
     /// DATE plus an interval of months and days (either may be negative).
     DateAdd { date: Box<Expr>, months: i32, days: i32 },
+    /// `expr [NOT] LIKE pattern`: the pattern compiled to bytes and wildcards.
+    Like { expr: Box<Expr>, pattern: LikePattern, negated: bool },
+}
+
+/// A LIKE pattern: each element is a literal byte, `_` (any one byte) or `%` (any run).
+/// Both backends match bytes, which equals character semantics for ASCII text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LikePattern {
+    pub text: String,
+    pub items: Vec<LikeItem>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LikeItem {
+    Byte(u8),
+    One,
+    Any,
+}
+
+impl LikePattern {
+    /// Compiles `text`; `escape` makes the next character literal.
+    pub fn new(text: &str, escape: Option<char>) -> Result<LikePattern, String> {
+        let mut items = vec![];
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if Some(c) == escape {
+                let lit = chars.next().ok_or_else(|| format!("LIKE pattern '{text}' ends with its escape character"))?;
+                items.extend(lit.to_string().bytes().map(LikeItem::Byte));
+            } else if c == '%' {
+                if items.last() != Some(&LikeItem::Any) {
+                    items.push(LikeItem::Any);
+                }
+            } else if c == '_' {
+                items.push(LikeItem::One);
+            } else {
+                items.extend(c.to_string().bytes().map(LikeItem::Byte));
+            }
+        }
+        Ok(LikePattern { text: text.to_string(), items })
+    }
+
+    /// Greedy wildcard matching with backtracking to the last `%` (the same algorithm as
+    /// the CUDA `like_match`).
+    pub fn matches(&self, s: &[u8]) -> bool {
+        let p = &self.items;
+        let (mut si, mut pi) = (0usize, 0usize);
+        let mut star: Option<(usize, usize)> = None;
+        while si < s.len() {
+            match p.get(pi) {
+                Some(LikeItem::Any) => {
+                    star = Some((pi, si));
+                    pi += 1;
+                }
+                Some(LikeItem::One) => {
+                    si += 1;
+                    pi += 1;
+                }
+                Some(LikeItem::Byte(b)) if *b == s[si] => {
+                    si += 1;
+                    pi += 1;
+                }
+                _ => match star {
+                    Some((sp, ss)) => {
+                        pi = sp + 1;
+                        si = ss + 1;
+                        star = Some((sp, ss + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        p[pi..].iter().all(|i| *i == LikeItem::Any)
+    }
 }
 
 impl Expr {
     pub fn ty(&self) -> DataType {
         match self {
             Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
-            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } => DataType::Boolean,
+            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::Like { .. } => DataType::Boolean,
             Expr::Negate(e) => e.ty(),
             Expr::DateAdd { .. } => DataType::Date,
         }
@@ -96,7 +169,7 @@ impl Expr {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
-            Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } => vec![e],
+            Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
@@ -119,6 +192,7 @@ impl Expr {
             Expr::IsNull { expr, negated } => Expr::IsNull { expr: t(expr), negated },
             Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
             Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
+            Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -191,6 +265,9 @@ impl fmt::Display for Expr {
             Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
             Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
+            Expr::Like { expr, pattern, negated } => {
+                write!(f, "{expr} {}LIKE '{}'", if *negated { "NOT " } else { "" }, pattern.text.replace('\'', "''"))
+            }
             Expr::Case { branches, else_expr, .. } => {
                 write!(f, "CASE")?;
                 for (w, t) in branches {

@@ -262,7 +262,29 @@ impl<'a> Context<'a> {
                     Err(Error::not_supported(format!("function {name}{}", position(e.span()))))
                 }
             }
-            A::Like { .. } | A::ILike { .. } => Err(Error::not_supported(format!("LIKE{}", position(e.span())))),
+            A::Like { negated, any, expr, pattern, escape_char } => {
+                if *any {
+                    return Err(Error::not_supported(format!("LIKE ANY{}", position(e.span()))));
+                }
+                let v = self.bind(expr)?;
+                if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
+                    return Err(Error::plan(format!("LIKE needs VARCHAR, got {}{}", v.ty(), position(e.span()))));
+                }
+                let text = match self.bind(pattern)? {
+                    Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+                    _ => return Err(Error::not_supported(format!("LIKE with a pattern that is not a string literal{}", position(pattern.span())))),
+                };
+                let escape = match escape_char.as_deref() {
+                    None => None,
+                    Some(x) => match self.bind(x)? {
+                        Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
+                        _ => return Err(Error::plan(format!("LIKE … ESCAPE needs a single character{}", position(x.span())))),
+                    },
+                };
+                let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::plan(format!("{m}{}", position(e.span()))))?;
+                Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated: *negated })
+            }
+            A::ILike { .. } => Err(Error::not_supported(format!("ILIKE{}", position(e.span())))),
             A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
                 Err(Error::not_supported(format!("subqueries{}", position(e.span()))))
             }

@@ -41,6 +41,7 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(fold(*expr)?), negated },
         Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
         Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },
+        Expr::Like { expr, pattern, negated } => Expr::Like { expr: Box::new(fold(*expr)?), pattern, negated },
         Expr::InList { expr, list, negated } => {
             Expr::InList { expr: Box::new(fold(*expr)?), list: list.into_iter().map(fold).collect::<Result<_>>()?, negated }
         }

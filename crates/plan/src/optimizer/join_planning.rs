@@ -103,7 +103,8 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
     let mut pushed: Vec<Vec<Expr>> = vec![vec![]; rels.len()];
     let mut edges: Vec<Edge> = vec![];
     let mut residual: Vec<Expr> = vec![];
-    for term in predicate.map(|p| p.conjuncts()).unwrap_or_default() {
+    let terms: Vec<Expr> = predicate.map(|p| p.conjuncts()).unwrap_or_default().into_iter().flat_map(factor_or).collect();
+    for term in terms {
         let mut cols = vec![];
         term.columns(&mut cols);
         let mut rs: Vec<usize> = cols.iter().map(|c| rel_of(*c)).collect();
@@ -201,3 +202,44 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
     Ok(LogicalPlan::Project { input: Box::new(current), exprs, names })
 }
 
+
+fn and_all(terms: Vec<Expr>) -> Option<Expr> {
+    terms.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean })
+}
+
+fn disjuncts(e: Expr) -> Vec<Expr> {
+    match e {
+        Expr::Binary { op: BinaryOp::Or, left, right, .. } => {
+            let mut v = disjuncts(*left);
+            v.extend(disjuncts(*right));
+            v
+        }
+        e => vec![e],
+    }
+}
+
+/// `(a AND b) OR (a AND c)` is `a AND (b OR c)`: conjuncts every branch of a disjunction
+/// shares come out of it, so a join condition repeated in each branch (TPC-H Q19) becomes
+/// a join key instead of a condition over a cross join.
+fn factor_or(term: Expr) -> Vec<Expr> {
+    if !matches!(term, Expr::Binary { op: BinaryOp::Or, .. }) {
+        return vec![term];
+    }
+    let branches: Vec<Vec<Expr>> = disjuncts(term.clone()).into_iter().map(|d| d.conjuncts()).collect();
+    let common: Vec<Expr> = branches[0].iter().filter(|c| branches[1..].iter().all(|b| b.contains(c))).cloned().collect();
+    if common.is_empty() {
+        return vec![term];
+    }
+    let mut rest = vec![];
+    for b in branches {
+        match and_all(b.into_iter().filter(|c| !common.contains(c)).collect()) {
+            Some(r) => rest.push(r),
+            // One branch is just the common part: the disjunction adds nothing.
+            None => return common,
+        }
+    }
+    let or = rest
+        .into_iter()
+        .reduce(|a, b| Expr::Binary { op: BinaryOp::Or, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean });
+    common.into_iter().chain(or).collect()
+}
