@@ -17,7 +17,7 @@ use crate::pipeline::PipelineGen;
 use crate::types::c_type;
 use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES};
 use gpusql_common::{Result, Schema};
-use gpusql_plan::{Expr, MultiMatch};
+use gpusql_plan::{Expr, JoinKind, MultiMatch};
 
 /// Loads the columns the join keys read and evaluates the keys; also returns the C
 /// condition "some key is NULL" when a key can be NULL.
@@ -67,9 +67,10 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     Ok(InitKernel { entry: init_entry, params: vec![Param::HashSlots, Param::HashMask] })
 }
 
-pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch) -> Result<()> {
+pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind) -> Result<()> {
     let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None });
-    let multi = hint.multi;
+    // Semi/anti probes only test for a match: never an expansion loop.
+    let multi = hint.multi && kind == JoinKind::Inner;
     let entry = match keys {
         [k] => entry_type(c_type(&k.ty())),
         _ => None,
@@ -80,6 +81,8 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         g.smem_tables += bytes;
     }
     let how = match (multi, mode) {
+        _ if kind == JoinKind::Semi => "semi join: keeps rows with a match",
+        _ if kind == JoinKind::Anti => "anti join: keeps rows without a match",
         (false, _) => "unique keys: single match",
         (true, MultiMatch::PushDown) => "multi-match: push-down parallelism",
         (true, MultiMatch::PerLane) => "multi-match: per lane",
@@ -148,8 +151,12 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     if any_null.is_some() {
         g.body.close();
     }
-    g.body.line(format!("active = {gid} >= 0;"));
+    // An anti join keeps rows without a match, NULL keys included (they match nothing).
+    g.body.line(format!("active = {gid} {} 0;", if kind == JoinKind::Anti { "<" } else { ">=" }));
     g.body.close();
+    if kind != JoinKind::Inner {
+        return Ok(());
+    }
 
     let pos = format!("hp{b}_pos");
     if !multi {

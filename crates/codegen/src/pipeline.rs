@@ -132,8 +132,8 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         match op {
             PipelineOp::Filter(pred) => filter::consume(&mut g, pred)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
-            PipelineOp::HashProbe { build, keys, build_schema, multi_match, .. } => {
-                hash_join::probe(&mut g, *build, keys, build_schema, *multi_match)?
+            PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, .. } => {
+                hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind)?
             }
         }
     }

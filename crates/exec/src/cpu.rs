@@ -6,7 +6,7 @@ use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{DataType, Error, Result, ScalarValue, Schema};
 use gpusql_plan::eval::eval;
-use gpusql_plan::{AggState, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
+use gpusql_plan::{AggState, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
 use gpusql_storage::convert::{build_array, value_at};
 use gpusql_storage::TableStore;
 use std::cmp::Ordering;
@@ -90,12 +90,29 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
             PipelineOp::Project { exprs, .. } => {
                 rows.iter().map(|r| exprs.iter().map(|e| eval(e, r)).collect::<Result<Row>>()).collect::<Result<Vec<_>>>()?
             }
-            PipelineOp::HashProbe { build, keys, .. } => {
+            PipelineOp::HashProbe { build, keys, kind, .. } => {
                 let b = inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
                 let mut out = vec![];
                 for r in rows {
                     let k = keys.iter().map(|e| eval(e, &r)).collect::<Result<Row>>()?;
-                    if k.iter().any(|v| v.is_null()) {
+                    let null_key = k.iter().any(|v| v.is_null());
+                    let found = !null_key && b.index.contains_key(&key_string(&k));
+                    match kind {
+                        JoinKind::Semi => {
+                            if found {
+                                out.push(r);
+                            }
+                            continue;
+                        }
+                        JoinKind::Anti => {
+                            if !found {
+                                out.push(r);
+                            }
+                            continue;
+                        }
+                        JoinKind::Inner => {}
+                    }
+                    if null_key {
                         continue;
                     }
                     for m in b.index.get(&key_string(&k)).map(|v| v.as_slice()).unwrap_or(&[]) {

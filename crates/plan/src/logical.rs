@@ -57,6 +57,17 @@ impl fmt::Display for AggExpr {
     }
 }
 
+/// What a join returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JoinKind {
+    Inner,
+    /// Probe rows with at least one match, once each (EXISTS, IN).
+    Semi,
+    /// Probe rows without a match; a NULL key matches nothing (NOT EXISTS; NOT IN over
+    /// non-NULL columns).
+    Anti,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SortKey {
     pub expr: Expr,
@@ -72,9 +83,9 @@ pub enum LogicalPlan {
     /// Every row of `left` with every row of `right` (the binder's FROM list; the optimizer
     /// turns it into joins). Output: left columns, then right columns.
     CrossJoin { left: Box<LogicalPlan>, right: Box<LogicalPlan> },
-    /// Inner equi-join: `build` goes into a hash table, `probe` streams through it.
-    /// Output: probe columns, then build columns.
-    Join { probe: Box<LogicalPlan>, build: Box<LogicalPlan>, probe_keys: Vec<Expr>, build_keys: Vec<Expr> },
+    /// Equi-join: `build` goes into a hash table, `probe` streams through it. Inner: probe
+    /// columns, then build columns. Semi / anti: the probe rows with / without a match.
+    Join { probe: Box<LogicalPlan>, build: Box<LogicalPlan>, probe_keys: Vec<Expr>, build_keys: Vec<Expr>, kind: JoinKind },
     Filter { input: Box<LogicalPlan>, predicate: Expr },
     Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, names: Vec<String> },
     /// Output: the group keys, then one column per aggregate.
@@ -90,6 +101,7 @@ impl LogicalPlan {
                 Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect())
             }
             LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
             LogicalPlan::CrossJoin { left: a, right: b } | LogicalPlan::Join { probe: a, build: b, .. } => {
                 let mut f = a.schema().fields;
                 f.extend(b.schema().fields);
@@ -134,9 +146,14 @@ impl LogicalPlan {
         let pad = "  ".repeat(depth);
         match self {
             LogicalPlan::CrossJoin { .. } => writeln!(f, "{pad}CrossJoin")?,
-            LogicalPlan::Join { probe_keys, build_keys, .. } => {
+            LogicalPlan::Join { probe_keys, build_keys, kind, .. } => {
                 let k: Vec<String> = probe_keys.iter().zip(build_keys).map(|(p, b)| format!("{p} = {b}")).collect();
-                writeln!(f, "{pad}HashJoin [{}] (probe, then build side)", k.join(", "))?
+                let kind = match kind {
+                    JoinKind::Inner => "",
+                    JoinKind::Semi => " semi",
+                    JoinKind::Anti => " anti",
+                };
+                writeln!(f, "{pad}HashJoin{kind} [{}] (probe, then build side)", k.join(", "))?
             }
             LogicalPlan::Scan { table, table_schema, projection, .. } => {
                 let cols: Vec<&str> = projection.iter().map(|i| table_schema.fields[*i].name.as_str()).collect();

@@ -4,6 +4,7 @@
 //! Both backends execute exactly this structure.
 
 use crate::expr::Expr;
+use crate::logical::JoinKind;
 use gpusql_common::{DataType, Schema};
 use std::fmt;
 
@@ -35,7 +36,9 @@ pub enum PipelineOp {
     /// Looks the row's `keys` up in hash table `build` (built by an earlier pipeline's
     /// HashBuild sink) and appends the matching build row's columns; a row with several
     /// matches continues once per match, one without (or with a NULL key) leaves.
-    HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch },
+    /// Semi / anti probes only keep or drop the row (no columns appended, one output per
+    /// row whatever the number of matches).
+    HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch, kind: JoinKind },
 }
 
 /// How a probe with several matches per row spreads the work over a warp.
@@ -190,6 +193,11 @@ impl fmt::Display for Pipeline {
                 PipelineOp::Project { exprs, .. } => {
                     let e: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
                     writeln!(f, "  Project {}", e.join(", "))?
+                }
+                PipelineOp::HashProbe { build, keys, kind: kind @ (JoinKind::Semi | JoinKind::Anti), .. } => {
+                    let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
+                    let what = if *kind == JoinKind::Semi { "keeps rows with a match" } else { "keeps rows without a match" };
+                    writeln!(f, "  HashProbe #{build} keys=[{}] ({what})", k.join(", "))?
                 }
                 PipelineOp::HashProbe { build, keys, build_schema, multi_match, .. } => {
                     let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();

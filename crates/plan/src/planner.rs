@@ -3,7 +3,7 @@
 //! accumulator states.
 
 use crate::expr::{BinaryOp, Expr};
-use crate::logical::{AggExpr, AggFunc, LogicalPlan};
+use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::physical::*;
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
@@ -92,7 +92,7 @@ impl Planner {
     fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
         match plan {
             LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
-            LogicalPlan::Join { probe, build, probe_keys, build_keys } => {
+            LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
                 // The build side first: its own pipeline ends in the hash table.
                 let (bsource, bops) = self.open(build, "a join's build side")?;
                 let build_schema = row_schema(&bsource, &bops).clone();
@@ -100,13 +100,16 @@ impl Planner {
                 self.push_pipeline(bsource, bops, Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() });
                 let (source, mut ops) = self.open(probe, "a join's probe side")?;
                 let mut fields = row_schema(&source, &ops).fields.clone();
-                fields.extend(build_schema.fields.iter().cloned());
+                if *kind == JoinKind::Inner {
+                    fields.extend(build_schema.fields.iter().cloned());
+                }
                 ops.push(PipelineOp::HashProbe {
                     build: id,
                     keys: probe_keys.clone(),
                     build_schema,
                     schema: Schema::new(fields),
                     multi_match: self.multi_match,
+                    kind: *kind,
                 });
                 Ok(Built::Open { source, ops })
             }

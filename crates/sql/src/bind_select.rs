@@ -2,6 +2,7 @@
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
 use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField};
+use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
@@ -92,7 +93,7 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
 
 /// The FROM clause: tables (comma lists and INNER JOINs) combined as cross joins, plus
 /// the ON conditions, which join the WHERE clause (the optimizer plans the joins).
-fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan, Scope, Vec<ast::Expr>)> {
+pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan, Scope, Vec<ast::Expr>)> {
     if select.from.is_empty() {
         return Err(Error::not_supported("SELECT without FROM"));
     }
@@ -158,8 +159,22 @@ fn bind_select(
     let (mut plan, scope, on) = bind_from(select, catalog)?;
     let plain = Context::Plain(&scope);
 
+    // WHERE conjuncts that are IN / EXISTS subqueries become semi/anti joins.
+    let mut where_terms = vec![];
+    if let Some(w) = &select.selection {
+        split_and(w, &mut where_terms);
+    }
+    let mut subquery_joins = vec![];
+    let mut plain_terms = vec![];
+    for t in where_terms {
+        if is_subquery_condition(&t) {
+            subquery_joins.push(bind_subquery_condition(&t, &scope, catalog)?);
+        } else {
+            plain_terms.push(t);
+        }
+    }
     let mut conditions = vec![];
-    for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(select.selection.iter().map(|w| ("WHERE", w))) {
+    for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
         if contains_subquery(e) {
             return Err(Error::not_supported(format!("subqueries in {what}{}", position(e.span()))));
         }
@@ -172,6 +187,9 @@ fn bind_select(
     }
     if let Some(pred) = conditions.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
+    }
+    for j in subquery_joins {
+        plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind };
     }
 
     // Select list, with * expanded.
@@ -316,6 +334,16 @@ fn bind_select(
         plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names[..visible].to_vec() };
     }
     Ok(plan)
+}
+
+fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        other => out.push(other.clone()),
+    }
 }
 
 fn positional(e: &ast::Expr) -> Option<usize> {

@@ -3,6 +3,7 @@
 
 mod bind_expr;
 mod bind_select;
+mod bind_subquery;
 mod coerce;
 mod ddl;
 mod literal;

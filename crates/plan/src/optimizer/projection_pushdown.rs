@@ -3,7 +3,7 @@
 
 use super::OptimizerRule;
 use crate::expr::Expr;
-use crate::logical::LogicalPlan;
+use crate::logical::{JoinKind, LogicalPlan};
 use gpusql_common::Result;
 
 pub struct ProjectionPushdown;
@@ -69,8 +69,8 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let map = join_map(&lmap, &rmap, left.schema().len());
             (LogicalPlan::CrossJoin { left: Box::new(left), right: Box::new(right) }, map)
         }
-        LogicalPlan::Join { probe, build, probe_keys, build_keys } => {
-            let np = probe.schema().len();
+        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
+            let np = if kind == JoinKind::Inner { probe.schema().len() } else { usize::MAX };
             let (mut p, mut b) = split_required(required, np);
             for k in &probe_keys {
                 k.columns(&mut p);
@@ -82,8 +82,9 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let (build, bmap) = prune(*build, &b);
             let probe_keys = probe_keys.into_iter().map(|e| remap(e, &pmap)).collect();
             let build_keys = build_keys.into_iter().map(|e| remap(e, &bmap)).collect();
-            let map = join_map(&pmap, &bmap, probe.schema().len());
-            (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys }, map)
+            // Semi/anti joins output the probe side only.
+            let map = if kind == JoinKind::Inner { join_map(&pmap, &bmap, probe.schema().len()) } else { pmap };
+            (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind }, map)
         }
         LogicalPlan::Project { input, exprs, names } => {
             // Only the outputs someone above reads are computed (the root asks for all).

@@ -1,0 +1,120 @@
+//! Subqueries in WHERE, decorrelated into semi and anti joins:
+//! - `x [NOT] IN (SELECT y …)` (uncorrelated) joins on x = y;
+//! - `[NOT] EXISTS (SELECT … WHERE inner = outer AND …)` joins on the correlated
+//!   equalities; the subquery's other conditions filter its build side.
+//! NOT IN keeps SQL's NULL semantics only over non-NULL values, so it is limited to those.
+
+use crate::bind_expr::{position, Context, Scope};
+use crate::bind_select::{bind_from, bind_query};
+use crate::coerce;
+use gpusql_common::{Catalog, DataType, Error, Result};
+use gpusql_plan::{BinaryOp, Expr, JoinKind, LogicalPlan};
+use sqlparser::ast::{self, Spanned};
+
+/// A subquery condition as a join against the outer rows.
+pub struct SubqueryJoin {
+    pub build: LogicalPlan,
+    pub probe_keys: Vec<Expr>,
+    pub build_keys: Vec<Expr>,
+    pub kind: JoinKind,
+}
+
+fn column(plan: &LogicalPlan, i: usize) -> Expr {
+    let f = &plan.schema().fields[i];
+    Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+}
+
+/// Whether `e` is a subquery condition this module turns into a join.
+pub fn is_subquery_condition(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Nested(inner) => is_subquery_condition(inner),
+        ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } => true,
+        _ => false,
+    }
+}
+
+pub fn bind_subquery_condition(e: &ast::Expr, outer: &Scope, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+    match e {
+        ast::Expr::Nested(inner) => bind_subquery_condition(inner, outer, catalog),
+        ast::Expr::InSubquery { expr, subquery, negated } => bind_in(expr, subquery, *negated, outer, catalog),
+        ast::Expr::Exists { subquery, negated } => bind_exists(subquery, *negated, outer, catalog),
+        other => Err(Error::plan(format!("not a subquery condition: {other}"))),
+    }
+}
+
+fn bind_in(expr: &ast::Expr, subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+    let probe = Context::Plain(outer).bind(expr)?;
+    let build = bind_query(subquery, catalog).map_err(|e| match e {
+        Error::Plan(m) if m.contains("unknown column") => {
+            Error::not_supported(format!("correlated subqueries in IN (…){} ({m})", position(subquery.span())))
+        }
+        other => other,
+    })?;
+    if build.schema().len() != 1 {
+        return Err(Error::plan(format!("the subquery of IN must return one column{}", position(subquery.span()))));
+    }
+    let (p, b, _) = coerce::unify(probe, column(&build, 0), "compare (IN)")?;
+    if negated && (p.nullable() || b.nullable()) {
+        return Err(Error::not_supported(format!("NOT IN over values that can be NULL{}", position(expr.span()))));
+    }
+    Ok(SubqueryJoin { build, probe_keys: vec![p], build_keys: vec![b], kind: if negated { JoinKind::Anti } else { JoinKind::Semi } })
+}
+
+fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => conjuncts(inner, out),
+        other => out.push(other.clone()),
+    }
+}
+
+fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+    let at = position(subquery.span());
+    let ast::SetExpr::Select(select) = &*subquery.body else {
+        return Err(Error::not_supported(format!("this EXISTS subquery{at}")));
+    };
+    let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
+    if grouped || select.having.is_some() || subquery.limit_clause.is_some() || subquery.with.is_some() {
+        return Err(Error::not_supported(format!("EXISTS over a grouped or limited subquery{at}")));
+    }
+    let (plan, inner, on) = bind_from(select, catalog)?;
+    let mut terms = vec![];
+    for e in on.iter().chain(select.selection.iter()) {
+        conjuncts(e, &mut terms);
+    }
+    let mut filters = vec![];
+    let (mut probe_keys, mut build_keys) = (vec![], vec![]);
+    for t in &terms {
+        // Inner names win over outer ones (SQL scoping).
+        if let Ok(f) = Context::Plain(&inner).bind(t) {
+            filters.push(f);
+            continue;
+        }
+        let correlated = match t {
+            ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
+                let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(Expr, Expr)> {
+                    Some((Context::Plain(&inner).bind(i).ok()?, Context::Plain(outer).bind(o).ok()?))
+                };
+                pair(left, right).or_else(|| pair(right, left))
+            }
+            _ => None,
+        };
+        let Some((b, p)) = correlated else {
+            return Err(Error::not_supported(format!("correlated condition {t} in EXISTS (only inner = outer equalities){}", position(t.span()))));
+        };
+        let (p, b, _) = coerce::unify(p, b, "compare (=)")?;
+        probe_keys.push(p);
+        build_keys.push(b);
+    }
+    if probe_keys.is_empty() {
+        return Err(Error::not_supported(format!("uncorrelated EXISTS{at}")));
+    }
+    let build = match filters.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+        Some(pred) => LogicalPlan::Filter { input: Box::new(plan), predicate: pred },
+        None => plan,
+    };
+    Ok(SubqueryJoin { build, probe_keys, build_keys, kind: if negated { JoinKind::Anti } else { JoinKind::Semi } })
+}
