@@ -261,8 +261,10 @@ impl GpuExecutor {
             match code {
                 0 => {}
                 ERR_GROUPS_FULL if max_groups < n.max(1) => {
-                    // More groups than room: grow and run again (bounded by the row count).
-                    max_groups = (max_groups * 16).min(n.max(1).next_power_of_two());
+                    // More groups than room: grow and run again (bounded by the row count). The
+                    // group counter kept counting failed inserts, a lower bound of the groups
+                    // seen, so one re-run usually suffices.
+                    max_groups = (max_groups * 16).max((count * 2).next_power_of_two()).min(n.max(1).next_power_of_two());
                     tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
                     continue;
                 }
