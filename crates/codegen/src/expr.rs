@@ -146,6 +146,27 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             ));
             Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
         }
+        Expr::Extract { field, expr } => {
+            let d = gen(expr, row, out)?;
+            let which = match field {
+                gpusql_plan::DateField::Year => 0,
+                gpusql_plan::DateField::Month => 1,
+                gpusql_plan::DateField::Day => 2,
+            };
+            let t = out.tmp("ex");
+            out.line(format!("const int64_t {t} = date_part({}, {which});", d.v));
+            Ok(Value { v: t, null: d.null })
+        }
+        Expr::Substring { expr, start, len } => {
+            let s = gen(expr, row, out)?;
+            let t = out.tmp("sub");
+            let (has_len, l) = match len {
+                Some(l) => ("true", *l),
+                None => ("false", 0),
+            };
+            out.line(format!("const Str {t} = str_substring({}, {start}ll, {l}ll, {has_len});", s.v));
+            Ok(Value { v: t, null: s.null })
+        }
         Expr::DateAdd { date, months, days } => {
             let d = gen(date, row, out)?;
             let t = out.tmp("t");

@@ -113,6 +113,36 @@ __device__ int32_t date_add_months(int32_t days, int32_t months) {
     return (int32_t)days_from_civil(ny, nm, d < dim[nm - 1] ? d : dim[nm - 1]);
 }
 
+// EXTRACT: 0 year, 1 month, 2 day.
+__device__ int64_t date_part(int32_t days, int which) {
+    const int64_t z = (int64_t)days + 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    const int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    const int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    return which == 0 ? y : (which == 1 ? m : d);
+}
+
+// SUBSTRING in characters (UTF-8: continuation bytes 10xxxxxx do not start a character);
+// the range rule is the CPU backend's substring_range.
+__device__ Str str_substring(Str s, int64_t start, int64_t len, bool has_len) {
+    int64_t chars = 0;
+    for (uint32_t i = 0; i < s.len; i++) chars += (s.p[i] & 0xC0) != 0x80;
+    const int64_t end = has_len ? start + (len > 0 ? len : 0) : 0x7fffffffffffffffll;
+    int64_t from = (start > 1 ? start : 1) - 1; if (from > chars) from = chars;
+    int64_t to = end - 1; if (to < from) to = from; if (to > chars) to = chars;
+    uint32_t b_from = s.len, b_to = s.len; int64_t c = 0;
+    for (uint32_t i = 0; i < s.len; i++) {
+        if ((s.p[i] & 0xC0) != 0x80) { if (c == from) b_from = i; if (c == to) { b_to = i; break; } c++; }
+    }
+    if (from == chars) b_from = s.len;
+    Str r; r.p = s.p + b_from; r.len = b_to - b_from; r.pad_ = 0; return r;
+}
+
 // ---- atomics for aggregate states ----
 // 128-bit add as two 64-bit atomics: the low word's carry goes into the high word.
 __device__ __forceinline__ void atomic_add_i128(__int128* addr, __int128 v) {

@@ -170,6 +170,25 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
                 S::Boolean(*negated)
             }
         }
+        Expr::Extract { field, expr } => match eval(expr, row)? {
+            S::Date(d) => {
+                let (y, m, day) = date::civil_from_days(d as i64);
+                S::Int64(match field {
+                    crate::expr::DateField::Year => y,
+                    crate::expr::DateField::Month => m as i64,
+                    crate::expr::DateField::Day => day as i64,
+                })
+            }
+            _ => S::Null,
+        },
+        Expr::Substring { expr, start, len } => match eval(expr, row)? {
+            S::Utf8(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                let (from, to) = crate::expr::substring_range(chars.len() as i64, *start, *len);
+                S::Utf8(chars[from as usize..to as usize].iter().collect())
+            }
+            _ => S::Null,
+        },
         Expr::Like { expr, pattern, negated } => match eval(expr, row)? {
             S::Utf8(s) => S::Boolean(pattern.matches(s.as_bytes()) != *negated),
             _ => S::Null,

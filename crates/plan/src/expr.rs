@@ -69,6 +69,27 @@ pub enum Expr {
     DateAdd { date: Box<Expr>, months: i32, days: i32 },
     /// `expr [NOT] LIKE pattern`: the pattern compiled to bytes and wildcards.
     Like { expr: Box<Expr>, pattern: LikePattern, negated: bool },
+    /// EXTRACT(field FROM date) as BIGINT.
+    Extract { field: DateField, expr: Box<Expr> },
+    /// SUBSTRING(expr FROM start [FOR len]): 1-based, in characters (PostgreSQL rules for
+    /// starts below 1).
+    Substring { expr: Box<Expr>, start: i64, len: Option<i64> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DateField {
+    Year,
+    Month,
+    Day,
+}
+
+/// Character range [from, to) of SUBSTRING(… FROM start FOR len) in a string of `chars`
+/// characters (shared by both backends).
+pub fn substring_range(chars: i64, start: i64, len: Option<i64>) -> (i64, i64) {
+    let end = len.map_or(i64::MAX, |l| start.saturating_add(l.max(0)));
+    let from = (start.max(1) - 1).min(chars);
+    let to = (end.saturating_sub(1)).clamp(from, chars);
+    (from, to)
 }
 
 /// A LIKE pattern: each element is a literal byte, `_` (any one byte) or `%` (any run).
@@ -147,6 +168,8 @@ impl Expr {
         match self {
             Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
             Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::Like { .. } => DataType::Boolean,
+            Expr::Extract { .. } => DataType::Int64,
+            Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) => e.ty(),
             Expr::DateAdd { .. } => DataType::Date,
         }
@@ -170,6 +193,7 @@ impl Expr {
             Expr::Column { .. } | Expr::Literal { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
+            Expr::Extract { expr, .. } | Expr::Substring { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
@@ -193,6 +217,8 @@ impl Expr {
             Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
             Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
+            Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
+            Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -265,6 +291,11 @@ impl fmt::Display for Expr {
             Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
             Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
+            Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {expr})"),
+            Expr::Substring { expr, start, len } => match len {
+                Some(l) => write!(f, "SUBSTRING({expr} FROM {start} FOR {l})"),
+                None => write!(f, "SUBSTRING({expr} FROM {start})"),
+            },
             Expr::Like { expr, pattern, negated } => {
                 write!(f, "{expr} {}LIKE '{}'", if *negated { "NOT " } else { "" }, pattern.text.replace('\'', "''"))
             }

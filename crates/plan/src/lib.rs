@@ -8,7 +8,7 @@ pub mod optimizer;
 pub mod physical;
 pub mod planner;
 
-pub use expr::{BinaryOp, Expr, LikeItem, LikePattern};
+pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
 pub use physical::{AggState, IntermediateId, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
 pub use planner::{create_physical_plan, create_physical_plan_with, PlannerOptions};

@@ -284,6 +284,40 @@ impl<'a> Context<'a> {
                 let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::plan(format!("{m}{}", position(e.span()))))?;
                 Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated: *negated })
             }
+            A::Extract { field, expr, .. } => {
+                let d = self.bind(expr)?;
+                if d.ty() != DataType::Date {
+                    return Err(Error::plan(format!("EXTRACT needs a DATE, got {}{}", d.ty(), position(e.span()))));
+                }
+                let field = match field {
+                    ast::DateTimeField::Year | ast::DateTimeField::Years => gpusql_plan::DateField::Year,
+                    ast::DateTimeField::Month | ast::DateTimeField::Months => gpusql_plan::DateField::Month,
+                    ast::DateTimeField::Day | ast::DateTimeField::Days => gpusql_plan::DateField::Day,
+                    other => return Err(Error::not_supported(format!("EXTRACT({other}){}", position(e.span())))),
+                };
+                Ok(Expr::Extract { field, expr: Box::new(d) })
+            }
+            A::Substring { expr, substring_from, substring_for, .. } => {
+                let s = self.bind(expr)?;
+                if s.ty() != DataType::Utf8 {
+                    return Err(Error::plan(format!("SUBSTRING needs VARCHAR, got {}{}", s.ty(), position(e.span()))));
+                }
+                let int = |x: &Option<Box<ast::Expr>>| -> Result<Option<i64>> {
+                    match x {
+                        None => Ok(None),
+                        Some(x) => match self.bind(x)? {
+                            Expr::Literal { value, ty } if ty.is_integer() => Ok(value.as_i128().map(|v| v as i64)),
+                            _ => Err(Error::not_supported(format!("SUBSTRING with non-constant positions{}", position(x.span())))),
+                        },
+                    }
+                };
+                let start = int(substring_from)?.unwrap_or(1);
+                // PostgreSQL and DuckDB disagree on negative starts (DuckDB counts from the end).
+                if start < 0 {
+                    return Err(Error::not_supported(format!("SUBSTRING with a negative start{}", position(e.span()))));
+                }
+                Ok(Expr::Substring { expr: Box::new(s), start, len: int(substring_for)? })
+            }
             A::ILike { .. } => Err(Error::not_supported(format!("ILIKE{}", position(e.span())))),
             A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
                 Err(Error::not_supported(format!("subqueries{}", position(e.span()))))

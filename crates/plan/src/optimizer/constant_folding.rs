@@ -42,6 +42,8 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
         Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },
         Expr::Like { expr, pattern, negated } => Expr::Like { expr: Box::new(fold(*expr)?), pattern, negated },
+        Expr::Extract { field, expr } => Expr::Extract { field, expr: Box::new(fold(*expr)?) },
+        Expr::Substring { expr, start, len } => Expr::Substring { expr: Box::new(fold(*expr)?), start, len },
         Expr::InList { expr, list, negated } => {
             Expr::InList { expr: Box::new(fold(*expr)?), list: list.into_iter().map(fold).collect::<Result<_>>()?, negated }
         }
