@@ -66,12 +66,11 @@ fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
 
 /// One table of the FROM clause as a scan, and its columns in scope.
 fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scope) -> Result<LogicalPlan> {
+    if let ast::TableFactor::Derived { lateral, subquery, alias, .. } = factor {
+        return bind_derived(*lateral, subquery, alias.as_ref(), catalog, scope, factor);
+    }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
-        let what = match factor {
-            ast::TableFactor::Derived { .. } => "subqueries in FROM",
-            _ => "this kind of FROM item",
-        };
-        return Err(Error::not_supported(format!("{what}{}", position(factor.span()))));
+        return Err(Error::not_supported(format!("this kind of FROM item{}", position(factor.span()))));
     };
     if args.is_some() {
         return Err(Error::not_supported("table functions"));
@@ -89,6 +88,42 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
     );
     let n = info.schema.len();
     Ok(LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect(), rows: info.row_count })
+}
+
+/// A subquery in FROM: its result is a relation named by the alias (columns renamed by
+/// `AS t(a, b, …)`). It is planned like a table: an aggregate or filter inside it runs in
+/// its own pipelines, and the outer query joins it like any other input.
+fn bind_derived(
+    lateral: bool,
+    subquery: &ast::Query,
+    alias: Option<&ast::TableAlias>,
+    catalog: &dyn Catalog,
+    scope: &mut Scope,
+    factor: &ast::TableFactor,
+) -> Result<LogicalPlan> {
+    if lateral {
+        return Err(Error::not_supported(format!("LATERAL subqueries{}", position(factor.span()))));
+    }
+    let plan = bind_query(subquery, catalog).map_err(|e| match e {
+        Error::Plan(m) if m.contains("unknown column") => {
+            Error::not_supported(format!("correlated subqueries in FROM{} ({m})", position(factor.span())))
+        }
+        other => other,
+    })?;
+    let qualifier = alias.map(|a| a.name.value.clone()).unwrap_or_default();
+    if !qualifier.is_empty() && scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
+        return Err(Error::plan(format!("table name '{qualifier}' specified more than once{}", position(factor.span()))));
+    }
+    let schema = plan.schema();
+    let renames: Vec<String> = alias.map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect()).unwrap_or_default();
+    if renames.len() > schema.len() {
+        return Err(Error::plan(format!("{} column names for a subquery of {} columns{}", renames.len(), schema.len(), position(factor.span()))));
+    }
+    for (i, f) in schema.fields.iter().enumerate() {
+        let name = renames.get(i).cloned().unwrap_or_else(|| f.name.clone());
+        scope.fields.push(ScopeField { qualifier: qualifier.clone(), name, ty: f.ty, nullable: f.nullable });
+    }
+    Ok(plan)
 }
 
 /// The FROM clause: tables (comma lists and INNER JOINs) combined as cross joins, plus
