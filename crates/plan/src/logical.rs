@@ -31,6 +31,9 @@ pub struct AggExpr {
     pub func: AggFunc,
     pub arg: Option<Expr>,
     pub ty: DataType,
+    /// COUNT(DISTINCT arg): the binder plans it as two aggregations (distinct keys, then
+    /// a count), so the physical plan never sees it.
+    pub distinct: bool,
 }
 
 impl AggExpr {
@@ -51,6 +54,7 @@ impl AggExpr {
 impl fmt::Display for AggExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.arg {
+            Some(a) if self.distinct => write!(f, "{}(DISTINCT {a})", self.func.name()),
             Some(a) => write!(f, "{}({a})", self.func.name()),
             None => write!(f, "count(*)"),
         }

@@ -376,7 +376,8 @@ impl<'a> Context<'a> {
         let ast::FunctionArguments::List(list) = &f.args else {
             return Err(Error::plan(format!("{name} needs an argument{at}")));
         };
-        if matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct)) {
+        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+        if distinct && name != "count" {
             return Err(Error::not_supported(format!("{name}(DISTINCT …){at}")));
         }
         let func = match name.as_str() {
@@ -399,7 +400,10 @@ impl<'a> Context<'a> {
         let arg_ty = arg.as_ref().map(|a| a.ty());
         let ty = AggExpr::result_type(func, arg_ty.as_ref())
             .ok_or_else(|| Error::plan(format!("{name} is not defined for {}{at}", arg_ty.map_or("*".into(), |t| t.to_string()))))?;
-        Ok(AggExpr { func, arg, ty })
+        if distinct && arg.is_none() {
+            return Err(Error::plan(format!("count(DISTINCT *) is not valid SQL{at}")));
+        }
+        Ok(AggExpr { func, arg, ty, distinct })
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField};
 use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
-use gpusql_plan::{Expr, LogicalPlan, SortKey};
+use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
 use std::cell::RefCell;
 
@@ -342,12 +342,7 @@ fn bind_select(
     }
 
     if let Context::Grouped(g) = &ctx {
-        plan = LogicalPlan::Aggregate {
-            input: Box::new(plan),
-            group_by: g.keys.clone(),
-            group_names: g.key_names.clone(),
-            aggs: g.aggs.borrow().clone(),
-        };
+        plan = aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?;
         if let Some(h) = having {
             require_bool(&h, "HAVING")?;
             plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
@@ -369,6 +364,27 @@ fn bind_select(
         plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names[..visible].to_vec() };
     }
     Ok(plan)
+}
+
+/// The Aggregate node; COUNT(DISTINCT x) becomes two: the distinct (keys, x) pairs, then a
+/// count of x per key (its output has the same shape: keys, then the count).
+fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+    if !aggs.iter().any(|a| a.distinct) {
+        return Ok(LogicalPlan::Aggregate { input: Box::new(input), group_by: keys.to_vec(), group_names: key_names.to_vec(), aggs });
+    }
+    let [AggExpr { arg: Some(x), ty, .. }] = aggs.as_slice() else {
+        return Err(Error::not_supported("COUNT(DISTINCT …) together with other aggregates"));
+    };
+    let mut inner_keys = keys.to_vec();
+    inner_keys.push(x.clone());
+    let mut inner_names = key_names.to_vec();
+    inner_names.push("__distinct".into());
+    let distinct = LogicalPlan::Aggregate { input: Box::new(input), group_by: inner_keys, group_names: inner_names, aggs: vec![] };
+    let schema = distinct.schema();
+    let col = |i: usize| Expr::Column { index: i, name: schema.fields[i].name.clone(), ty: schema.fields[i].ty, nullable: schema.fields[i].nullable };
+    let outer_keys: Vec<Expr> = (0..keys.len()).map(col).collect();
+    let count = AggExpr { func: AggFunc::Count, arg: Some(col(keys.len())), ty: *ty, distinct: false };
+    Ok(LogicalPlan::Aggregate { input: Box::new(distinct), group_by: outer_keys, group_names: key_names.to_vec(), aggs: vec![count] })
 }
 
 fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
