@@ -70,7 +70,8 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
 pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind) -> Result<()> {
     let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None });
     // Semi/anti probes only test for a match: never an expansion loop.
-    let multi = hint.multi && kind == JoinKind::Inner;
+    let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
+    let left = kind == JoinKind::Left;
     let entry = match keys {
         [k] => entry_type(c_type(&k.ty())),
         _ => None,
@@ -151,24 +152,36 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     if any_null.is_some() {
         g.body.close();
     }
-    // An anti join keeps rows without a match, NULL keys included (they match nothing).
-    g.body.line(format!("active = {gid} {} 0;", if kind == JoinKind::Anti { "<" } else { ">=" }));
+    // An anti join keeps rows without a match, NULL keys included (they match nothing); a
+    // left outer join keeps every row.
+    if !left {
+        g.body.line(format!("active = {gid} {} 0;", if kind == JoinKind::Anti { "<" } else { ">=" }));
+    }
     g.body.close();
-    if kind != JoinKind::Inner {
+    if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
         return Ok(());
     }
+    // Whether the row being processed has a build row (always, but for left outer joins).
+    let matched = format!("hp{b}_m");
 
     let pos = format!("hp{b}_pos");
     if !multi {
         // Unique keys: every group has one row and the payload is in group order.
-        g.body.line(format!("const uint32_t {pos} = active ? (uint32_t){gid} : 0u;"));
+        g.body.line(format!("const uint32_t {pos} = {gid} >= 0 ? (uint32_t){gid} : 0u;"));
+        g.body.line(format!("const bool {matched} = {gid} >= 0;"));
     } else {
         let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
         let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
         let (beg, end, has) = (format!("hp{b}_beg"), format!("hp{b}_end"), format!("hp{b}_has"));
         g.body.line(format!("uint32_t {beg} = 0, {end} = 0;"));
-        g.body.line(format!("if (active) {{ {beg} = {offsets}[{gid}]; {end} = {beg} + {counts}[{gid}]; }}"));
+        if left {
+            // A row without a match goes through the loop once, with NULL build columns.
+            g.body.line(format!("if (active) {{ if ({gid} >= 0) {{ {beg} = {offsets}[{gid}]; {end} = {beg} + {counts}[{gid}]; }} else {{ {beg} = 0; {end} = 1; }} }}"));
+        } else {
+            g.body.line(format!("if (active) {{ {beg} = {offsets}[{gid}]; {end} = {beg} + {counts}[{gid}]; }}"));
+        }
         g.body.line(format!("const bool {has} = active;"));
+        g.body.line(format!("const bool hp{b}_found = {gid} >= 0;"));
         match mode {
             MultiMatch::PerLane => {
                 let cond = format!("{has} && {beg} < {end}");
@@ -178,6 +191,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
                 g.body.line(format!("bool active = {cond};"));
                 g.body.line(format!("const uint32_t {pos} = {beg};"));
                 g.body.line(format!("if (active) {beg}++;"));
+                g.body.line(format!("const bool {matched} = hp{b}_found;"));
             }
             MultiMatch::PushDown => {
                 let (todo, leader) = (format!("hp{b}_todo"), format!("hp{b}_leader"));
@@ -194,6 +208,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
                 g.body.line(format!("if ((int)(threadIdx.x & 31) == {leader}) {beg} += 32;"));
                 g.body.line(format!("const uint32_t {pos} = hp{b}_lb + (threadIdx.x & 31);"));
                 g.body.line(format!("bool active = {todo} != 0 && {pos} < hp{b}_le;"));
+                g.body.line(format!("const bool {matched} = bcast(hp{b}_found, {leader});"));
                 // The leader's row, for every lane: loaded values, and the indices that
                 // later (lazy) loads read.
                 g.body.line(format!("// broadcast the leader lane's row to the warp"));
@@ -221,6 +236,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         }
     }
     g.index_vars.push((pos.clone(), "uint32_t"));
+    g.index_vars.push((matched.clone(), "bool"));
 
     // The build row's columns join the row; each is loaded by its first reader.
     for (i, f) in build_schema.fields.iter().enumerate() {
@@ -232,7 +248,11 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         let null = if f.nullable {
             g.body.line(format!("bool {v}_null = true;"));
             let valid = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } }, "const uint8_t* __restrict__");
-            load = format!("{v}_null = {valid}[{pos}] == 0; if (!{v}_null) {{ {load} }}");
+            load = format!("{v}_null = !{matched} || {valid}[{pos}] == 0; if (!{v}_null) {{ {load} }}");
+            format!("{v}_null")
+        } else if left {
+            g.body.line(format!("bool {v}_null = true;"));
+            load = format!("{v}_null = !{matched}; if ({matched}) {{ {load} }}");
             format!("{v}_null")
         } else {
             "false".to_string()

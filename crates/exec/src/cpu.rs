@@ -110,7 +110,13 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
                             }
                             continue;
                         }
-                        JoinKind::Inner => {}
+                        JoinKind::Left if !found => {
+                            let mut joined = r.clone();
+                            joined.extend(std::iter::repeat_n(ScalarValue::Null, b.schema.len()));
+                            out.push(joined);
+                            continue;
+                        }
+                        JoinKind::Inner | JoinKind::Left => {}
                     }
                     if null_key {
                         continue;

@@ -70,6 +70,8 @@ pub enum JoinKind {
     /// Probe rows without a match; a NULL key matches nothing (NOT EXISTS; NOT IN over
     /// non-NULL columns).
     Anti,
+    /// LEFT OUTER JOIN: every probe row; build columns NULL where there is no match.
+    Left,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -107,8 +109,12 @@ impl LogicalPlan {
             LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
             LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
             LogicalPlan::CrossJoin { left: a, right: b } | LogicalPlan::Join { probe: a, build: b, .. } => {
+                let left = matches!(self, LogicalPlan::Join { kind: JoinKind::Left, .. });
                 let mut f = a.schema().fields;
-                f.extend(b.schema().fields);
+                f.extend(b.schema().fields.into_iter().map(|mut x| {
+                    x.nullable |= left;
+                    x
+                }));
                 Schema::new(f)
             }
             LogicalPlan::Project { exprs, names, .. } => {
@@ -156,6 +162,7 @@ impl LogicalPlan {
                     JoinKind::Inner => "",
                     JoinKind::Semi => " semi",
                     JoinKind::Anti => " anti",
+                    JoinKind::Left => " left outer",
                 };
                 writeln!(f, "{pad}HashJoin{kind} [{}] (probe, then build side)", k.join(", "))?
             }

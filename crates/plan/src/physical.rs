@@ -199,8 +199,11 @@ impl fmt::Display for Pipeline {
                     let what = if *kind == JoinKind::Semi { "keeps rows with a match" } else { "keeps rows without a match" };
                     writeln!(f, "  HashProbe #{build} keys=[{}] ({what})", k.join(", "))?
                 }
-                PipelineOp::HashProbe { build, keys, build_schema, multi_match, .. } => {
+                PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, .. } => {
                     let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
+                    if *kind == JoinKind::Left {
+                        write!(f, "  (left outer: rows without a match keep NULL build columns)\n")?;
+                    }
                     let how = match multi_match {
                         MultiMatch::PushDown => "push-down parallelism",
                         MultiMatch::PerLane => "per-lane",

@@ -100,8 +100,11 @@ impl Planner {
                 self.push_pipeline(bsource, bops, Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() });
                 let (source, mut ops) = self.open(probe, "a join's probe side")?;
                 let mut fields = row_schema(&source, &ops).fields.clone();
-                if *kind == JoinKind::Inner {
-                    fields.extend(build_schema.fields.iter().cloned());
+                match kind {
+                    JoinKind::Inner => fields.extend(build_schema.fields.iter().cloned()),
+                    // Unmatched rows carry NULLs in the build columns.
+                    JoinKind::Left => fields.extend(build_schema.fields.iter().map(|f| Field::new(f.name.clone(), f.ty, true))),
+                    JoinKind::Semi | JoinKind::Anti => {}
                 }
                 ops.push(PipelineOp::HashProbe {
                     build: id,

@@ -135,36 +135,102 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
     let mut scope = Scope::default();
     let mut plan: Option<LogicalPlan> = None;
     let mut on = vec![];
-    let add = |p: LogicalPlan, plan: &mut Option<LogicalPlan>| {
-        *plan = Some(match plan.take() {
-            None => p,
-            Some(left) => LogicalPlan::CrossJoin { left: Box::new(left), right: Box::new(p) },
-        });
-    };
+    let cross = |l: LogicalPlan, r: LogicalPlan| LogicalPlan::CrossJoin { left: Box::new(l), right: Box::new(r) };
     for twj in &select.from {
-        let t = bind_table(&twj.relation, catalog, &mut scope)?;
-        add(t, &mut plan);
+        // A FROM item: a table and the joins attached to it (they bind tighter than commas).
+        let item_start = scope.fields.len();
+        let mut item = bind_table(&twj.relation, catalog, &mut scope)?;
         for j in &twj.joins {
-            let constraint = match &j.join_operator {
-                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => c,
-                ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => &ast::JoinConstraint::None,
+            let (constraint, left) = match &j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, false),
+                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, true),
+                ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => (&ast::JoinConstraint::None, false),
                 other => {
                     let kind = format!("{other:?}");
                     let kind = kind.split('(').next().unwrap_or("this join");
                     return Err(Error::not_supported(format!("{kind} joins{}", position(j.relation.span()))));
                 }
             };
+            let right_start = scope.fields.len();
             let t = bind_table(&j.relation, catalog, &mut scope)?;
-            add(t, &mut plan);
-            match constraint {
-                ast::JoinConstraint::On(e) => on.push(e.clone()),
-                ast::JoinConstraint::None => {}
+            match (constraint, left) {
+                (ast::JoinConstraint::On(e), true) => {
+                    item = bind_left_join(item, t, e, &mut scope, item_start, right_start)?;
+                }
+                (ast::JoinConstraint::On(e), false) => {
+                    on.push(e.clone());
+                    item = cross(item, t);
+                }
+                (ast::JoinConstraint::None, false) => item = cross(item, t),
                 _ => return Err(Error::not_supported(format!("JOIN … USING / NATURAL JOIN{}", position(j.relation.span())))),
             }
         }
+        plan = Some(match plan.take() {
+            None => item,
+            Some(l) => cross(l, item),
+        });
     }
     let plan = plan.ok_or_else(|| Error::plan("empty FROM"))?;
     Ok((plan, scope, on))
+}
+
+/// `left LEFT [OUTER] JOIN right ON …`: equalities between the two sides are the keys,
+/// conditions on the right side alone filter it before the join; the right side's
+/// columns become nullable. `left` covers scope columns [item_start, right_start).
+fn bind_left_join(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    on: &ast::Expr,
+    scope: &mut Scope,
+    item_start: usize,
+    right_start: usize,
+) -> Result<LogicalPlan> {
+    let mut terms = vec![];
+    split_and(on, &mut terms);
+    let (mut probe_keys, mut build_keys, mut filters) = (vec![], vec![], vec![]);
+    let side = |e: &Expr| -> Option<bool> {
+        let mut cols = vec![];
+        e.columns(&mut cols);
+        if cols.is_empty() || cols.iter().any(|c| *c < item_start) {
+            return None;
+        }
+        let right = cols.iter().all(|c| *c >= right_start);
+        let left = cols.iter().all(|c| *c < right_start);
+        if right {
+            Some(true)
+        } else if left {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let unsupported = |t: &ast::Expr| Error::not_supported(format!("this LEFT JOIN condition: {t}{}", position(t.span())));
+    for t in &terms {
+        let bound = Context::Plain(scope).bind(t)?;
+        if side(&bound) == Some(true) {
+            filters.push(bound.remap_columns(&|c| c - right_start));
+            continue;
+        }
+        let Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } = bound else { return Err(unsupported(t)) };
+        let (l, r) = match (side(&a), side(&b)) {
+            (Some(false), Some(true)) => (*a, *b),
+            (Some(true), Some(false)) => (*b, *a),
+            _ => return Err(unsupported(t)),
+        };
+        probe_keys.push(l.remap_columns(&|c| c - item_start));
+        build_keys.push(r.remap_columns(&|c| c - right_start));
+    }
+    if probe_keys.is_empty() {
+        return Err(Error::not_supported("LEFT JOIN without an equality between its two sides"));
+    }
+    for f in &mut scope.fields[right_start..] {
+        f.nullable = true;
+    }
+    let build = match filters.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+        Some(p) => LogicalPlan::Filter { input: Box::new(right), predicate: p },
+        None => right,
+    };
+    Ok(LogicalPlan::Join { probe: Box::new(left), build: Box::new(build), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left })
 }
 
 /// Output name of a select item (DuckDB: the expression text, or the column name).

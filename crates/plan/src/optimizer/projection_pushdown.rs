@@ -70,7 +70,8 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             (LogicalPlan::CrossJoin { left: Box::new(left), right: Box::new(right) }, map)
         }
         LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
-            let np = if kind == JoinKind::Inner { probe.schema().len() } else { usize::MAX };
+            let outputs_build = matches!(kind, JoinKind::Inner | JoinKind::Left);
+            let np = if outputs_build { probe.schema().len() } else { usize::MAX };
             let (mut p, mut b) = split_required(required, np);
             for k in &probe_keys {
                 k.columns(&mut p);
@@ -83,7 +84,7 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let probe_keys = probe_keys.into_iter().map(|e| remap(e, &pmap)).collect();
             let build_keys = build_keys.into_iter().map(|e| remap(e, &bmap)).collect();
             // Semi/anti joins output the probe side only.
-            let map = if kind == JoinKind::Inner { join_map(&pmap, &bmap, probe.schema().len()) } else { pmap };
+            let map = if outputs_build { join_map(&pmap, &bmap, probe.schema().len()) } else { pmap };
             (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind }, map)
         }
         LogicalPlan::Project { input, exprs, names } => {
