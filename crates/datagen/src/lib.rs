@@ -636,19 +636,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn progress_reaches_row_count() {
+    /// The progress callback's last report per table equals the table's rows.
+    pub(crate) fn assert_progress_reaches_rows(generate: &dyn Fn(&(dyn Fn(&str, usize) + Sync)) -> Vec<GeneratedTable>) {
         let max = std::sync::Mutex::new(std::collections::HashMap::<String, usize>::new());
-        let tables = tpch_with_progress(SF, &|name, rows| {
+        let tables = generate(&|name, rows| {
             let mut m = max.lock().unwrap();
             let e = m.entry(name.to_string()).or_default();
             *e = (*e).max(rows);
-        })
-        .unwrap();
+        });
         let max = max.into_inner().unwrap();
         for t in &tables {
             assert_eq!(max[&t.name], t.num_rows(), "{}", t.name);
         }
+    }
+
+    #[test]
+    fn progress_reaches_row_count() {
+        assert_progress_reaches_rows(&|p| tpch_with_progress(SF, p).unwrap());
     }
 
     #[test]

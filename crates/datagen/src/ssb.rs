@@ -1203,17 +1203,7 @@ mod tests {
 
     #[test]
     fn progress_reaches_row_count() {
-        let max = std::sync::Mutex::new(std::collections::HashMap::<String, usize>::new());
-        let tables = ssb_with_progress(0.01, &|name, rows| {
-            let mut m = max.lock().unwrap();
-            let e = m.entry(name.to_string()).or_default();
-            *e = (*e).max(rows);
-        })
-        .unwrap();
-        let max = max.into_inner().unwrap();
-        for t in &tables {
-            assert_eq!(max[&t.name], t.num_rows(), "{}", t.name);
-        }
+        crate::tests::assert_progress_reaches_rows(&|p| ssb_with_progress(0.01, p).unwrap());
     }
 
     /// Q1.1: d_year = 1993 and lo_discount between 1 and 3 and lo_quantity < 25 selects

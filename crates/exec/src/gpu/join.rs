@@ -5,7 +5,7 @@
 //! scattered to those positions.
 
 use super::buffers::{value_width, Arg, BuiltTable, DirectTable, OwnedColumn, SinkBuffers};
-use super::{ptr, GpuExecutor};
+use super::{ptr, GpuExecutor, Permute};
 use crate::stats::KernelStat;
 use gpusql_codegen::sort::util_module;
 use gpusql_common::{Error, Result};
@@ -32,8 +32,8 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
     }
     let mut payload = vec![];
     for c in sink.outputs {
-        let values = scatter(ex, &src, &c.values, value_width(&c.ty), &pos, rows, stat)?;
-        let validity = c.validity.as_ref().map(|v| scatter(ex, &src, v, 1, &pos, rows, stat)).transpose()?;
+        let values = ex.permute(&src, Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, stat)?;
+        let validity = c.validity.as_ref().map(|v| ex.permute(&src, Permute::Scatter, v, 1, &pos, rows, stat)).transpose()?;
         payload.push(OwnedColumn { ty: c.ty, values, validity });
     }
     let slots = sink.slots.ok_or_else(missing)?;
@@ -72,16 +72,6 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
     };
     stat.ms += timer.stop().map_err(cuda_error)?;
     Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct })
-}
-
-fn scatter(ex: &GpuExecutor, src: &str, input: &CudaSlice<u8>, width: usize, pos: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u8>> {
-    let out = ex.dev.alloc_zeros::<u8>((n * width).max(16), "hash table payload").map_err(cuda_error)?;
-    if n > 0 {
-        let f = ex.load(src, &format!("scatter_{width}"), stat)?;
-        let args = [Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(pos, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(n as u64)];
-        ex.launch_untimed(&f, &args, n, Some(1024))?;
-    }
-    Ok(out)
 }
 
 /// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned

@@ -98,6 +98,33 @@ impl GpuExecutor {
         Ok(())
     }
 
+    /// Moves `n` values of `width` bytes through an index array with the result-assembly
+    /// kernels: gather (`out[i] = in[idx[i]]`, result rows) or scatter
+    /// (`out[idx[i]] = in[i]`, hash-table payload grouped by key).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn permute(
+        &self,
+        src: &str,
+        how: Permute,
+        input: &CudaSlice<u8>,
+        width: usize,
+        idx: &CudaSlice<u32>,
+        n: usize,
+        stat: &mut KernelStat,
+    ) -> Result<CudaSlice<u8>> {
+        let (kernel, what) = match how {
+            Permute::Gather => ("gather", "result column"),
+            Permute::Scatter => ("scatter", "hash table payload"),
+        };
+        let out = self.dev.alloc_zeros::<u8>((n * width).max(16), what).map_err(cuda_error)?;
+        if n > 0 {
+            let f = self.load(src, &format!("{kernel}_{width}"), stat)?;
+            let args = [Arg::U64(ptr(input, &self.dev)), Arg::U64(ptr(idx, &self.dev)), Arg::U64(ptr(&out, &self.dev)), Arg::U64(n as u64)];
+            self.launch_untimed(&f, &args, n, Some(1024))?;
+        }
+        Ok(out)
+    }
+
     fn grid_limit(&self) -> u32 {
         self.dev.sm_count() * BLOCKS_PER_SM
     }
@@ -286,6 +313,12 @@ impl GpuExecutor {
     }
 }
 
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Permute {
+    Gather,
+    Scatter,
+}
 
 /// Which form of join probes `GpuExecutor::sources` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

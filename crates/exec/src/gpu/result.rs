@@ -3,7 +3,7 @@
 //! the GPU, then downloaded into Arrow arrays.
 
 use super::buffers::{value_width, Arg, Intermediate, OwnedColumn};
-use super::{ptr, GpuExecutor};
+use super::{ptr, GpuExecutor, Permute};
 use crate::stats::KernelStat;
 use arrow::array::*;
 use arrow::buffer::{NullBuffer, OffsetBuffer};
@@ -36,9 +36,9 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
     for (c, name) in plan.columns.iter().zip(&plan.names) {
         let f = &r.schema.fields[*c];
         let col = &r.columns[*c];
-        let values = gather(ex, &src, &col.values, value_width(&f.ty), &idx, m, &mut stat)?;
+        let values = ex.permute(&src, Permute::Gather, &col.values, value_width(&f.ty), &idx, m, &mut stat)?;
         let validity = match &col.validity {
-            Some(v) => Some(gather(ex, &src, v, 1, &idx, m, &mut stat)?),
+            Some(v) => Some(ex.permute(&src, Permute::Gather, v, 1, &idx, m, &mut stat)?),
             None => None,
         };
         let nulls = match validity {
@@ -57,16 +57,6 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
 
 fn upload_u32(ex: &GpuExecutor, v: &[u32]) -> Result<CudaSlice<u32>> {
     ex.dev.upload(if v.is_empty() { &[0u32][..] } else { v }, "result row indices").map_err(cuda_error)
-}
-
-fn gather(ex: &GpuExecutor, src: &str, input: &CudaSlice<u8>, width: usize, idx: &CudaSlice<u32>, m: usize, stat: &mut KernelStat) -> Result<CudaSlice<u8>> {
-    let out = ex.dev.alloc_zeros::<u8>((m * width).max(16), "result column").map_err(cuda_error)?;
-    if m > 0 {
-        let f = ex.load(src, &format!("gather_{width}"), stat)?;
-        let args = [Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(idx, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(m as u64)];
-        ex.launch_untimed(&f, &args, m, Some(1024))?;
-    }
-    Ok(out)
 }
 
 fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
