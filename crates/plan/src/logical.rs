@@ -132,6 +132,16 @@ impl LogicalPlan {
         }
     }
 
+    /// Whether the plan yields exactly one row: an aggregate without GROUP BY (nor a
+    /// HAVING filter, which could remove the row), under projections.
+    pub fn yields_exactly_one_row(&self) -> bool {
+        match self {
+            LogicalPlan::Aggregate { group_by, .. } => group_by.is_empty(),
+            LogicalPlan::Project { input, .. } => input.yields_exactly_one_row(),
+            _ => false,
+        }
+    }
+
     /// The inputs of this node (two for joins).
     pub fn inputs(&self) -> Vec<&LogicalPlan> {
         match self {

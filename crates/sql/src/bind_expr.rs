@@ -28,7 +28,14 @@ pub struct AggContext<'a> {
     pub keys: Vec<Expr>,
     pub key_names: Vec<String>,
     pub aggs: RefCell<Vec<AggExpr>>,
+    /// Scalar subqueries of the select list / HAVING / ORDER BY, joined after the
+    /// aggregation: placeholder name, type, nullability. They bind to columns
+    /// `POST_AGGREGATE + k`, renumbered once the number of aggregates is known.
+    pub post: Vec<(String, DataType, bool)>,
 }
+
+/// First placeholder column index of the values joined after an aggregation.
+pub const POST_AGGREGATE: usize = 1 << 40;
 
 pub enum Context<'a> {
     Plain(&'a Scope),
@@ -105,6 +112,12 @@ impl<'a> Context<'a> {
 
     pub fn bind(&self, e: &ast::Expr) -> Result<Expr> {
         if let Context::Grouped(g) = self {
+            if let ast::Expr::Identifier(id) = e {
+                if let Some(k) = g.post.iter().position(|(n, _, _)| *n == id.value) {
+                    let (name, ty, nullable) = g.post[k].clone();
+                    return Ok(Expr::Column { index: POST_AGGREGATE + k, name, ty, nullable });
+                }
+            }
             // An aggregate call becomes a reference to its output column.
             if let ast::Expr::Function(f) = e {
                 if is_aggregate_name(&f.name.to_string()) {

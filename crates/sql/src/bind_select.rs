@@ -1,7 +1,8 @@
 //! SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT into a logical plan:
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
-use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField};
+use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE};
+use crate::bind_scalar::{self, ScalarSubquery};
 use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan, SortKey};
@@ -10,7 +11,7 @@ use std::cell::RefCell;
 
 pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> {
     if q.with.is_some() {
-        return Err(Error::not_supported("WITH (common table expressions)"));
+        return bind_query(&crate::cte::inline_ctes(q)?, catalog);
     }
     if q.fetch.is_some() || !q.locks.is_empty() {
         return Err(Error::not_supported("FETCH / FOR UPDATE"));
@@ -242,7 +243,7 @@ fn item_name(e: &ast::Expr) -> String {
     }
 }
 
-fn bind_select(
+pub(crate) fn bind_select(
     select: &ast::Select,
     order_by: &[ast::OrderByExpr],
     skip: usize,
@@ -257,14 +258,76 @@ fn bind_select(
         Some(ast::Distinct::Distinct) => true,
         Some(_) => return Err(Error::not_supported("DISTINCT ON")),
     };
-    let (mut plan, scope, on) = bind_from(select, catalog)?;
-    let plain = Context::Plain(&scope);
+    let (mut plan, mut scope, on) = bind_from(select, catalog)?;
+    let from_width = scope.fields.len();
 
-    // WHERE conjuncts that are IN / EXISTS subqueries become semi/anti joins.
+    // Select list, with * expanded (names are taken before subqueries are cut out).
+    let mut items: Vec<(ast::Expr, String)> = vec![];
+    for item in &select.projection {
+        match item {
+            ast::SelectItem::UnnamedExpr(e) => items.push((e.clone(), item_name(e))),
+            ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
+            ast::SelectItem::Wildcard(_) => {
+                for f in &scope.fields[..from_width] {
+                    let id = ast::Expr::CompoundIdentifier(vec![ast::Ident::new(f.qualifier.clone()), ast::Ident::new(f.name.clone())]);
+                    items.push((id, f.name.clone()));
+                }
+            }
+            other => return Err(Error::not_supported(format!("select item {other}"))),
+        }
+    }
+
+    // Scalar subqueries become relations joined to the FROM list (or, in the select list
+    // and HAVING of an aggregation, to its result); their places hold placeholder names.
+    let mut counter = 0;
     let mut where_terms = vec![];
     if let Some(w) = &select.selection {
         split_and(w, &mut where_terms);
     }
+    let mut where_scalars = vec![];
+    for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
+        let correlation_allowed = bind_scalar::is_comparison_with_subquery(t);
+        let found = bind_scalar::extract(t, &mut counter);
+        let allowed = correlation_allowed && found.len() == 1;
+        where_scalars.extend(found.into_iter().map(|(n, q)| (n, q, allowed)));
+    }
+    let mut other_scalars = vec![];
+    for (e, _) in items.iter_mut() {
+        other_scalars.extend(bind_scalar::extract(e, &mut counter));
+    }
+    let mut having_ast = select.having.clone();
+    if let Some(h) = having_ast.as_mut() {
+        other_scalars.extend(bind_scalar::extract(h, &mut counter));
+    }
+    let mut order_by = order_by.to_vec();
+    for o in order_by.iter_mut() {
+        other_scalars.extend(bind_scalar::extract(&mut o.expr, &mut counter));
+    }
+    let group_exprs: Vec<ast::Expr> = match &select.group_by {
+        ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v.clone(),
+        _ => return Err(Error::not_supported("GROUP BY ALL / ROLLUP / CUBE")),
+    };
+    let is_agg = distinct
+        || !group_exprs.is_empty()
+        || having_ast.is_some()
+        || items.iter().any(|(e, _)| contains_aggregate(e))
+        || order_by.iter().any(|o| contains_aggregate(&o.expr));
+    let mut conditions = vec![];
+    let mut post_aggregate = vec![];
+    for (name, q, allowed) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
+        let after_aggregation = is_agg && !name_in(&name, &where_terms);
+        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, catalog, allowed)?;
+        if after_aggregation {
+            post_aggregate.push(s);
+        } else {
+            let (joined, keys) = join_scalar(plan, &mut scope, s)?;
+            plan = joined;
+            conditions.extend(keys);
+        }
+    }
+    let plain = Context::Plain(&scope);
+
+    // WHERE conjuncts that are IN / EXISTS subqueries become semi/anti joins.
     let mut subquery_joins = vec![];
     let mut plain_terms = vec![];
     for t in where_terms {
@@ -274,10 +337,9 @@ fn bind_select(
             plain_terms.push(t);
         }
     }
-    let mut conditions = vec![];
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
         if contains_subquery(e) {
-            return Err(Error::not_supported(format!("subqueries in {what}{}", position(e.span()))));
+            return Err(Error::not_supported(format!("IN / EXISTS subqueries inside other conditions in {what}{}", position(e.span()))));
         }
         if contains_aggregate(e) {
             return Err(Error::plan(format!("aggregate functions are not allowed in {what}{}", position(e.span()))));
@@ -292,32 +354,6 @@ fn bind_select(
     for j in subquery_joins {
         plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind };
     }
-
-    // Select list, with * expanded.
-    let mut items: Vec<(ast::Expr, String)> = vec![];
-    for item in &select.projection {
-        match item {
-            ast::SelectItem::UnnamedExpr(e) => items.push((e.clone(), item_name(e))),
-            ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
-            ast::SelectItem::Wildcard(_) => {
-                for f in &scope.fields {
-                    let id = ast::Expr::CompoundIdentifier(vec![ast::Ident::new(f.qualifier.clone()), ast::Ident::new(f.name.clone())]);
-                    items.push((id, f.name.clone()));
-                }
-            }
-            other => return Err(Error::not_supported(format!("select item {other}"))),
-        }
-    }
-
-    let group_exprs: Vec<ast::Expr> = match &select.group_by {
-        ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v.clone(),
-        _ => return Err(Error::not_supported("GROUP BY ALL / ROLLUP / CUBE")),
-    };
-    let is_agg = distinct
-        || !group_exprs.is_empty()
-        || select.having.is_some()
-        || items.iter().any(|(e, _)| contains_aggregate(e))
-        || order_by.iter().any(|o| contains_aggregate(&o.expr));
 
     // GROUP BY keys may name a select alias or position (DuckDB, PostgreSQL).
     let resolve_group = |e: &ast::Expr| -> Result<ast::Expr> {
@@ -355,7 +391,11 @@ fn bind_select(
                 keys.push(k);
             }
         }
-        agg_ctx = AggContext { base: &scope, keys, key_names, aggs: RefCell::new(vec![]) };
+        let post = post_aggregate.iter().map(|s| {
+            let f = s.plan.schema().fields[0].clone();
+            (s.name.clone(), f.ty, f.nullable)
+        }).collect();
+        agg_ctx = AggContext { base: &scope, keys, key_names, aggs: RefCell::new(vec![]), post };
         Context::Grouped(&agg_ctx)
     } else {
         Context::Plain(&scope)
@@ -367,12 +407,12 @@ fn bind_select(
         exprs.push(ctx.bind(e)?);
         names.push(n.clone());
     }
-    let having = select.having.as_ref().map(|h| ctx.bind(h)).transpose()?;
+    let mut having = having_ast.as_ref().map(|h| ctx.bind(h)).transpose()?;
 
     // ORDER BY: output position, output alias, or an expression (hidden column if needed).
     let visible = exprs.len();
     let mut keys = vec![];
-    for o in order_by {
+    for o in &order_by {
         let asc = !matches!(o.options.sort, Some(ast::OrderBySort::Desc));
         if matches!(o.options.sort, Some(ast::OrderBySort::Using(_))) {
             return Err(Error::not_supported("ORDER BY … USING"));
@@ -408,7 +448,15 @@ fn bind_select(
     }
 
     if let Context::Grouped(g) = &ctx {
+        // Values joined after the aggregation follow its keys and aggregates.
+        let width = g.keys.len() + g.aggs.borrow().len();
+        let renumber = |e: Expr| e.remap_columns(&|c| if c >= POST_AGGREGATE { width + c - POST_AGGREGATE } else { c });
+        exprs = exprs.into_iter().map(renumber).collect();
+        having = having.map(renumber);
         plan = aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?;
+        for s in post_aggregate {
+            plan = LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) };
+        }
         if let Some(h) = having {
             require_bool(&h, "HAVING")?;
             plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
@@ -453,7 +501,7 @@ fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs:
     Ok(LogicalPlan::Aggregate { input: Box::new(distinct), group_by: outer_keys, group_names: key_names.to_vec(), aggs: vec![count] })
 }
 
-fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+pub(crate) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
         ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
             split_and(left, out);
@@ -478,4 +526,35 @@ fn require_bool(e: &Expr, what: &str) -> Result<()> {
         (DataType::Boolean, _) | (_, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
         (t, _) => Err(Error::plan(format!("{what} condition must be BOOLEAN, got {t}"))),
     }
+}
+
+/// Whether the placeholder `name` was cut out of one of the WHERE terms.
+fn name_in(name: &str, terms: &[ast::Expr]) -> bool {
+    terms.iter().any(|t| {
+        let mut found = false;
+        let _ = ast::visit_expressions(t, |x| {
+            found |= matches!(x, ast::Expr::Identifier(id) if id.value == name);
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        found
+    })
+}
+
+/// Joins a scalar subquery's relation to the FROM list: its columns enter the scope under
+/// placeholder names, and the returned conditions equate its keys with the outer values.
+fn join_scalar(plan: LogicalPlan, scope: &mut Scope, s: ScalarSubquery) -> Result<(LogicalPlan, Vec<Expr>)> {
+    let base = scope.fields.len();
+    let schema = s.plan.schema();
+    let nkeys = s.outer_keys.len();
+    for (i, f) in schema.fields.iter().enumerate() {
+        let name = if i == nkeys { s.name.clone() } else { format!("{}_key{i}", s.name) };
+        scope.fields.push(ScopeField { qualifier: String::new(), name, ty: f.ty, nullable: f.nullable });
+    }
+    let mut conditions = vec![];
+    for (i, outer) in s.outer_keys.into_iter().enumerate() {
+        let f = &schema.fields[i];
+        let key = Expr::Column { index: base + i, name: f.name.clone(), ty: f.ty, nullable: f.nullable };
+        conditions.push(crate::coerce::comparison(gpusql_plan::BinaryOp::Eq, outer, key)?);
+    }
+    Ok((LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) }, conditions))
 }

@@ -2,9 +2,11 @@
 //! a catalog, and inserts the casts the type rules require. No optimization happens here.
 
 mod bind_expr;
+mod bind_scalar;
 mod bind_select;
 mod bind_subquery;
 mod coerce;
+mod cte;
 mod ddl;
 mod literal;
 

@@ -67,6 +67,13 @@ fn estimate(plan: &LogicalPlan) -> (f64, f64) {
             (rows * s, sel * s)
         }
         LogicalPlan::Join { probe, .. } => estimate(probe),
+        LogicalPlan::Aggregate { group_by, .. } if group_by.is_empty() => (1.0, 1.0),
+        // Grouping shrinks its input; by how much is unknown, so say half (it also
+        // keeps a grouped subquery from tying with the table it aggregates).
+        LogicalPlan::Aggregate { input, .. } => {
+            let (rows, sel) = estimate(input);
+            (rows * 0.5, sel * 0.5)
+        }
         other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
     }
 }
@@ -148,7 +155,11 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
     let est: Vec<(f64, f64)> = rels.iter().map(estimate).collect();
 
     // Probe side: the largest relation after its filters.
-    let root = (0..rels.len()).max_by(|a, b| est[*a].0.total_cmp(&est[*b].0)).unwrap_or(0);
+    // (Never a one-row relation while there is another: it joins on a constant key.)
+    let single: Vec<bool> = rels.iter().map(|r| r.yields_exactly_one_row()).collect();
+    let root = (0..rels.len())
+        .max_by(|a, b| (!single[*a], est[*a].0).partial_cmp(&(!single[*b], est[*b].0)).unwrap_or(std::cmp::Ordering::Equal))
+        .unwrap_or(0);
     let mut slots: Vec<Option<LogicalPlan>> = rels.into_iter().map(Some).collect();
     let mut current = slots[root].take().ok_or_else(|| Error::plan("join planning"))?;
     let mut position = vec![usize::MAX; lens.len()];
@@ -160,11 +171,23 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
         let candidate = (0..lens.len())
             .filter(|r| !joined.contains(r) && connected(*r))
             .min_by(|a, b| est[*a].1.total_cmp(&est[*b].1).then(est[*a].0.total_cmp(&est[*b].0)));
-        let Some(next) = candidate else {
-            return Err(Error::not_supported("cross joins (tables in FROM without an equi-join condition between them)"));
+        // A relation of exactly one row (an uncorrelated scalar subquery) joins every row
+        // on a constant key, once nothing else can be joined.
+        let single = || (0..lens.len()).find(|r| !joined.contains(r) && slots[*r].as_ref().is_some_and(|p| p.yields_exactly_one_row()));
+        let (next, constant_key) = match candidate {
+            Some(next) => (next, false),
+            None => match single() {
+                Some(next) => (next, true),
+                None => return Err(Error::not_supported("cross joins (tables in FROM without an equi-join condition between them)")),
+            },
         };
         let mut probe_keys = vec![];
         let mut build_keys = vec![];
+        if constant_key {
+            let zero = Expr::literal(gpusql_common::ScalarValue::Int32(0), gpusql_common::DataType::Int32);
+            probe_keys.push(zero.clone());
+            build_keys.push(zero);
+        }
         for e in edges.iter_mut() {
             let (mine, mine_expr, other, other_expr) = if e.b == next { (e.b, &e.b_expr, e.a, &e.a_expr) } else { (e.a, &e.a_expr, e.b, &e.b_expr) };
             if mine == next && joined.contains(&other) && !e.used {

@@ -1,0 +1,184 @@
+//! Scalar subqueries, `(SELECT …)` used as a value. Before the outer query's expressions
+//! are bound, each one is cut out of the AST and replaced by a placeholder name; the
+//! subquery becomes a relation the outer query joins, and the name one of its columns.
+//! - Uncorrelated (TPC-H Q11, Q15, Q22): only aggregates without GROUP BY, which yield
+//!   exactly one row, so joining them to every outer row is the scalar semantics. The
+//!   join planner joins such a relation on a constant key.
+//! - Correlated by `inner = outer` equalities (Q2, Q17, Q20): the subquery is grouped by
+//!   its inner correlation columns (one row per outer key value) and joined on the
+//!   equalities. An outer row without a group would see NULL; the inner join drops it,
+//!   which is the same thing only where the subquery is an operand of a comparison that
+//!   is a WHERE conjunct, so that is the one place a correlated subquery may appear.
+//!   COUNT over no rows is 0, not NULL, so COUNT is refused there.
+
+use crate::bind_expr::{position, Context, Scope};
+use crate::bind_select::{bind_from, bind_query, bind_select};
+use gpusql_common::{Catalog, Error, Result};
+use gpusql_plan::{AggFunc, Expr, LogicalPlan};
+use sqlparser::ast::{self, Spanned, VisitMut, VisitorMut};
+use std::ops::ControlFlow;
+
+/// A scalar subquery as a relation. Output: the inner correlation keys, then the value.
+pub struct ScalarSubquery {
+    /// The placeholder name the outer expression refers to the value by.
+    pub name: String,
+    pub plan: LogicalPlan,
+    /// Bound against the outer scope, one per key column (empty: uncorrelated).
+    pub outer_keys: Vec<Expr>,
+}
+
+/// Cuts the scalar subqueries of `e` (not those nested inside other subqueries) out of it,
+/// leaving identifiers `__scalar<n>`; returns them with their names.
+pub fn extract(e: &mut ast::Expr, counter: &mut usize) -> Vec<(String, ast::Query)> {
+    struct Extract<'a> {
+        depth: usize,
+        counter: &'a mut usize,
+        found: Vec<(String, ast::Query)>,
+    }
+    impl VisitorMut for Extract<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _q: &mut ast::Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _q: &mut ast::Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+            if self.depth == 0 {
+                if let ast::Expr::Subquery(q) = e {
+                    let name = format!("__scalar{}", *self.counter);
+                    *self.counter += 1;
+                    let span = q.span();
+                    self.found.push((name.clone(), (**q).clone()));
+                    *e = ast::Expr::Identifier(ast::Ident::with_span(span, name));
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut v = Extract { depth: 0, counter, found: vec![] };
+    let _ = e.visit(&mut v);
+    v.found
+}
+
+/// Whether `e` is `x <op> (subquery)` or `(subquery) <op> x` for a comparison operator:
+/// the one shape where a correlated scalar subquery may be joined.
+pub fn is_comparison_with_subquery(e: &ast::Expr) -> bool {
+    use ast::BinaryOperator as B;
+    let direct = |x: &ast::Expr| matches!(strip_nested(x), ast::Expr::Subquery(_));
+    match strip_nested(e) {
+        ast::Expr::BinaryOp { left, op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq, right } => direct(left) || direct(right),
+        _ => false,
+    }
+}
+
+fn strip_nested(e: &ast::Expr) -> &ast::Expr {
+    match e {
+        ast::Expr::Nested(inner) => strip_nested(inner),
+        other => other,
+    }
+}
+
+pub fn bind_scalar_subquery(
+    name: String,
+    q: &ast::Query,
+    outer: &Scope,
+    catalog: &dyn Catalog,
+    correlation_allowed: bool,
+) -> Result<ScalarSubquery> {
+    let at = position(q.span());
+    let correlated = match bind_query(q, catalog) {
+        Ok(plan) => {
+            if plan.schema().len() != 1 {
+                return Err(Error::plan(format!("a scalar subquery must return one column, this one returns {}{at}", plan.schema().len())));
+            }
+            if !plan.yields_exactly_one_row() {
+                return Err(Error::not_supported(format!(
+                    "scalar subqueries other than an aggregate without GROUP BY/HAVING (they could return several rows){at}"
+                )));
+            }
+            return Ok(ScalarSubquery { name, plan, outer_keys: vec![] });
+        }
+        Err(Error::Plan(m)) if m.contains("unknown column") => m,
+        Err(e) => return Err(e),
+    };
+    if !correlation_allowed {
+        return Err(Error::not_supported(format!(
+            "correlated scalar subqueries other than as an operand of a comparison in WHERE{at} ({correlated})"
+        )));
+    }
+    bind_correlated(name, q, outer, catalog)
+}
+
+/// `(SELECT agg(…) FROM … WHERE inner = outer AND …)` as `SELECT inner, agg(…) FROM … WHERE
+/// … GROUP BY inner`, joined on inner = outer.
+fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, catalog: &dyn Catalog) -> Result<ScalarSubquery> {
+    let at = position(q.span());
+    let unsupported = |what: &str| Error::not_supported(format!("{what} in a correlated scalar subquery{at}"));
+    let ast::SetExpr::Select(select) = &*q.body else { return Err(unsupported("this query form")) };
+    let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
+    if grouped || select.having.is_some() || select.distinct.is_some() || q.order_by.is_some() || q.limit_clause.is_some() {
+        return Err(unsupported("GROUP BY, HAVING, DISTINCT, ORDER BY or LIMIT"));
+    }
+    let item = match select.projection.as_slice() {
+        [ast::SelectItem::UnnamedExpr(e)] | [ast::SelectItem::ExprWithAlias { expr: e, .. }] => e.clone(),
+        _ => return Err(Error::plan(format!("a scalar subquery must return one column{at}"))),
+    };
+    let (_, inner, on) = bind_from(select, catalog)?;
+    for t in &on {
+        if Context::Plain(&inner).bind(t).is_err() {
+            return Err(unsupported(&format!("the outer reference in JOIN … ON {t}")));
+        }
+    }
+    let mut terms = vec![];
+    if let Some(w) = &select.selection {
+        crate::bind_select::split_and(w, &mut terms);
+    }
+    let (mut local, mut inner_keys, mut outer_keys) = (vec![], vec![], vec![]);
+    for t in terms {
+        // Inner names win over outer ones (SQL scoping).
+        if Context::Plain(&inner).bind(&t).is_ok() || crate::bind_expr::contains_subquery(&t) {
+            local.push(t);
+            continue;
+        }
+        let pair = match strip_nested(&t) {
+            ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
+                let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(ast::Expr, Expr)> {
+                    Context::Plain(&inner).bind(i).ok()?;
+                    Some((i.clone(), Context::Plain(outer).bind(o).ok()?))
+                };
+                pair(left, right).or_else(|| pair(right, left))
+            }
+            _ => None,
+        };
+        let Some((i, o)) = pair else {
+            return Err(Error::not_supported(format!(
+                "correlated condition {t} in a scalar subquery (only inner = outer equalities){}",
+                position(t.span())
+            )));
+        };
+        inner_keys.push(i);
+        outer_keys.push(o);
+    }
+    let mut count = false;
+    let _ = ast::visit_expressions(&item, |x| {
+        if let ast::Expr::Function(f) = x {
+            count |= f.name.to_string().eq_ignore_ascii_case(AggFunc::Count.name());
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    if count {
+        return Err(unsupported("COUNT (it is 0, not NULL, for outer rows without inner rows)"));
+    }
+    if !crate::bind_expr::contains_aggregate(&item) {
+        return Err(unsupported("a value that is not an aggregate (it could be several rows)"));
+    }
+    let mut grouped = (**select).clone();
+    grouped.selection = local.into_iter().reduce(|a, b| ast::Expr::BinaryOp { left: Box::new(a), op: ast::BinaryOperator::And, right: Box::new(b) });
+    grouped.group_by = ast::GroupByExpr::Expressions(inner_keys.clone(), vec![]);
+    grouped.projection = inner_keys.into_iter().map(ast::SelectItem::UnnamedExpr).chain([ast::SelectItem::UnnamedExpr(item)]).collect();
+    let plan = bind_select(&grouped, &[], 0, None, catalog)?;
+    Ok(ScalarSubquery { name, plan, outer_keys })
+}
