@@ -9,6 +9,8 @@
 //!   §3) the warp takes one lane's match range at a time, broadcasts that lane's row with
 //!   shuffles and lets all 32 lanes process 32 of its matches per step; per-lane, each
 //!   lane walks its own range (the naive form, kept to measure the gain).
+//! - A semi/anti probe with a residual condition (Q21) walks the key's matches per lane
+//!   until one satisfies it.
 
 use crate::expr::{gen, Value};
 use crate::hash_table::{emit_insert, emit_lookup, KeyArrays};
@@ -67,7 +69,7 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     Ok(InitKernel { entry: init_entry, params: vec![Param::HashSlots, Param::HashMask] })
 }
 
-pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind) -> Result<()> {
+pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool) -> Result<()> {
     let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None });
     // Semi/anti probes only test for a match: never an expansion loop.
     let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
@@ -153,8 +155,8 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         g.body.close();
     }
     // An anti join keeps rows without a match, NULL keys included (they match nothing); a
-    // left outer join keeps every row.
-    if !left {
+    // left outer join keeps every row. With a residual the matches decide (see residual()).
+    if !left && !(matches!(kind, JoinKind::Semi | JoinKind::Anti) && residual) {
         g.body.line(format!("active = {gid} {} 0;", if kind == JoinKind::Anti { "<" } else { ">=" }));
     }
     g.body.close();
@@ -262,5 +264,55 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         g.pending_loads.push(Some(load));
         g.prefetchable.push(None);
     }
+    Ok(())
+}
+
+/// The residual condition of a semi/anti probe: a key match counts only if the condition
+/// holds over the probe row followed by the match's build row. Each lane walks its key's
+/// match range and stops at the first match that satisfies it (NULL does not).
+pub fn residual(g: &mut PipelineGen, b: usize, build_schema: &Schema, kind: JoinKind, cond: &Expr) -> Result<()> {
+    g.body.line(format!("// residual of HashProbe #{b}: {cond}"));
+    let width = g.row.len();
+    // The probe row's columns it reads are loaded for every active row (later operators
+    // rely on them being loaded).
+    let mut cols = vec![];
+    cond.columns(&mut cols);
+    if cols.iter().any(|c| g.pending_loads.get(*c).is_some_and(|l| l.is_some())) {
+        g.body.open("if (active)");
+        g.load_columns(&[cond]);
+        g.body.close();
+    }
+    let gid = format!("hp{b}_gid");
+    let any = format!("hp{b}_any");
+    let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
+    let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
+    g.body.line(format!("bool {any} = false;"));
+    g.body.open(format!("if (active && {gid} >= 0)"));
+    g.body.line(format!("const uint32_t hp{b}_rb = {offsets}[{gid}], hp{b}_re = hp{b}_rb + {counts}[{gid}];"));
+    g.body.open(format!("for (uint32_t hp{b}_r = hp{b}_rb; hp{b}_r < hp{b}_re; hp{b}_r++)"));
+    cols.sort_unstable();
+    cols.dedup();
+    let mut row = g.row.clone();
+    row.extend(build_schema.fields.iter().map(|_| Value::not_null("0")));
+    for c in cols.into_iter().filter(|c| *c >= width) {
+        let i = c - width;
+        let f = &build_schema.fields[i];
+        let ct = c_type(&f.ty);
+        let v = format!("r{b}_{i}");
+        let col = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } }, &format!("const {ct}* __restrict__"));
+        g.body.line(format!("const {ct} {v} = {col}[hp{b}_r];"));
+        row[c] = if f.nullable {
+            let valid = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } }, "const uint8_t* __restrict__");
+            g.body.line(format!("const bool {v}_null = {valid}[hp{b}_r] == 0;"));
+            Value { v: v.clone(), null: format!("{v}_null") }
+        } else {
+            Value::not_null(v)
+        };
+    }
+    let r = gen(cond, &row, &mut g.body)?;
+    g.body.line(format!("if (!({}) && ({})) {{ {any} = true; break; }}", r.null, r.v));
+    g.body.close();
+    g.body.close();
+    g.body.line(format!("active = active && {}{any};", if kind == JoinKind::Anti { "!" } else { "" }));
     Ok(())
 }

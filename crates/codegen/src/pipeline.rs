@@ -132,8 +132,11 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         match op {
             PipelineOp::Filter(pred) => filter::consume(&mut g, pred)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
-            PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, .. } => {
-                hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind)?
+            PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
+                hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some())?;
+                if let Some(r) = residual {
+                    hash_join::residual(&mut g, *build, build_schema, *kind, r)?;
+                }
             }
         }
     }

@@ -90,13 +90,30 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
             PipelineOp::Project { exprs, .. } => {
                 rows.iter().map(|r| exprs.iter().map(|e| eval(e, r)).collect::<Result<Row>>()).collect::<Result<Vec<_>>>()?
             }
-            PipelineOp::HashProbe { build, keys, kind, .. } => {
+            PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
                 let b = inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
                 let mut out = vec![];
                 for r in rows {
                     let k = keys.iter().map(|e| eval(e, &r)).collect::<Result<Row>>()?;
                     let null_key = k.iter().any(|v| v.is_null());
-                    let found = !null_key && b.index.contains_key(&key_string(&k));
+                    let matches = if null_key { None } else { b.index.get(&key_string(&k)) };
+                    let found = match (matches, residual) {
+                        (None, _) => false,
+                        (Some(_), None) => true,
+                        // A match counts only where the residual holds over both rows.
+                        (Some(m), Some(cond)) => {
+                            let mut any = false;
+                            for i in m {
+                                let mut joined = r.clone();
+                                joined.extend(b.rows[*i].iter().cloned());
+                                if eval(cond, &joined)? == ScalarValue::Boolean(true) {
+                                    any = true;
+                                    break;
+                                }
+                            }
+                            any
+                        }
+                    };
                     match kind {
                         JoinKind::Semi => {
                             if found {

@@ -91,7 +91,10 @@ pub enum LogicalPlan {
     CrossJoin { left: Box<LogicalPlan>, right: Box<LogicalPlan> },
     /// Equi-join: `build` goes into a hash table, `probe` streams through it. Inner: probe
     /// columns, then build columns. Semi / anti: the probe rows with / without a match.
-    Join { probe: Box<LogicalPlan>, build: Box<LogicalPlan>, probe_keys: Vec<Expr>, build_keys: Vec<Expr>, kind: JoinKind },
+    /// `residual` (semi / anti only): a condition over the probe row followed by the build
+    /// row that a key match must also satisfy to count (TPC-H Q21's `l2.l_suppkey <>
+    /// l1.l_suppkey`).
+    Join { probe: Box<LogicalPlan>, build: Box<LogicalPlan>, probe_keys: Vec<Expr>, build_keys: Vec<Expr>, kind: JoinKind, residual: Option<Expr> },
     Filter { input: Box<LogicalPlan>, predicate: Expr },
     Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, names: Vec<String> },
     /// Output: the group keys, then one column per aggregate.
@@ -166,7 +169,7 @@ impl LogicalPlan {
         let pad = "  ".repeat(depth);
         match self {
             LogicalPlan::CrossJoin { .. } => writeln!(f, "{pad}CrossJoin")?,
-            LogicalPlan::Join { probe_keys, build_keys, kind, .. } => {
+            LogicalPlan::Join { probe_keys, build_keys, kind, residual, .. } => {
                 let k: Vec<String> = probe_keys.iter().zip(build_keys).map(|(p, b)| format!("{p} = {b}")).collect();
                 let kind = match kind {
                     JoinKind::Inner => "",
@@ -174,7 +177,8 @@ impl LogicalPlan {
                     JoinKind::Anti => " anti",
                     JoinKind::Left => " left outer",
                 };
-                writeln!(f, "{pad}HashJoin{kind} [{}] (probe, then build side)", k.join(", "))?
+                let residual = residual.as_ref().map(|r| format!(" where {r}")).unwrap_or_default();
+                writeln!(f, "{pad}HashJoin{kind} [{}]{residual} (probe, then build side)", k.join(", "))?
             }
             LogicalPlan::Scan { table, table_schema, projection, .. } => {
                 let cols: Vec<&str> = projection.iter().map(|i| table_schema.fields[*i].name.as_str()).collect();

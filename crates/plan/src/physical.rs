@@ -37,8 +37,9 @@ pub enum PipelineOp {
     /// HashBuild sink) and appends the matching build row's columns; a row with several
     /// matches continues once per match, one without (or with a NULL key) leaves.
     /// Semi / anti probes only keep or drop the row (no columns appended, one output per
-    /// row whatever the number of matches).
-    HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch, kind: JoinKind },
+    /// row whatever the number of matches); with a `residual` (over the probe row, then
+    /// the build row) only matches that satisfy it count.
+    HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch, kind: JoinKind, residual: Option<Expr> },
 }
 
 /// How a probe with several matches per row spreads the work over a warp.
@@ -194,10 +195,11 @@ impl fmt::Display for Pipeline {
                     let e: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
                     writeln!(f, "  Project {}", e.join(", "))?
                 }
-                PipelineOp::HashProbe { build, keys, kind: kind @ (JoinKind::Semi | JoinKind::Anti), .. } => {
+                PipelineOp::HashProbe { build, keys, kind: kind @ (JoinKind::Semi | JoinKind::Anti), residual, .. } => {
                     let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
                     let what = if *kind == JoinKind::Semi { "keeps rows with a match" } else { "keeps rows without a match" };
-                    writeln!(f, "  HashProbe #{build} keys=[{}] ({what})", k.join(", "))?
+                    let residual = residual.as_ref().map(|r| format!(" where {r} (each lane walks its matches)")).unwrap_or_default();
+                    writeln!(f, "  HashProbe #{build} keys=[{}]{residual} ({what})", k.join(", "))?
                 }
                 PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, .. } => {
                     let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();

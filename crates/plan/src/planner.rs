@@ -92,7 +92,7 @@ impl Planner {
     fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
         match plan {
             LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
-            LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
+            LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
                 // The build side first: its own pipeline ends in the hash table.
                 let (bsource, bops) = self.open(build, "a join's build side")?;
                 let build_schema = row_schema(&bsource, &bops).clone();
@@ -113,6 +113,7 @@ impl Planner {
                     schema: Schema::new(fields),
                     multi_match: self.multi_match,
                     kind: *kind,
+                    residual: residual.clone(),
                 });
                 Ok(Built::Open { source, ops })
             }

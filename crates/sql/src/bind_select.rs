@@ -231,7 +231,7 @@ fn bind_left_join(
         Some(p) => LogicalPlan::Filter { input: Box::new(right), predicate: p },
         None => right,
     };
-    Ok(LogicalPlan::Join { probe: Box::new(left), build: Box::new(build), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left })
+    Ok(LogicalPlan::Join { probe: Box::new(left), build: Box::new(build), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left, residual: None })
 }
 
 /// Output name of a select item (DuckDB: the expression text, or the column name).
@@ -352,7 +352,7 @@ pub(crate) fn bind_select(
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
     for j in subquery_joins {
-        plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind };
+        plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
     }
 
     // GROUP BY keys may name a select alias or position (DuckDB, PostgreSQL).

@@ -1,7 +1,9 @@
 //! Subqueries in WHERE, decorrelated into semi and anti joins:
 //! - `x [NOT] IN (SELECT y …)` (uncorrelated) joins on x = y;
 //! - `[NOT] EXISTS (SELECT … WHERE inner = outer AND …)` joins on the correlated
-//!   equalities; the subquery's other conditions filter its build side.
+//!   equalities; the subquery's own conditions filter its build side, and other
+//!   conditions over both (`inner.x <> outer.y`, TPC-H Q21) are the join's residual: a
+//!   key match counts only where it holds.
 //! NOT IN keeps SQL's NULL semantics only over non-NULL values, so it is limited to those.
 
 use crate::bind_expr::{position, Context, Scope};
@@ -17,6 +19,8 @@ pub struct SubqueryJoin {
     pub probe_keys: Vec<Expr>,
     pub build_keys: Vec<Expr>,
     pub kind: JoinKind,
+    /// Over the probe (outer) row followed by the build (inner) row.
+    pub residual: Option<Expr>,
 }
 
 fn column(plan: &LogicalPlan, i: usize) -> Expr {
@@ -57,7 +61,7 @@ fn bind_in(expr: &ast::Expr, subquery: &ast::Query, negated: bool, outer: &Scope
     if negated && (p.nullable() || b.nullable()) {
         return Err(Error::not_supported(format!("NOT IN over values that can be NULL{}", position(expr.span()))));
     }
-    Ok(SubqueryJoin { build, probe_keys: vec![p], build_keys: vec![b], kind: if negated { JoinKind::Anti } else { JoinKind::Semi } })
+    Ok(SubqueryJoin { build, probe_keys: vec![p], build_keys: vec![b], kind: if negated { JoinKind::Anti } else { JoinKind::Semi }, residual: None })
 }
 
 fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
@@ -86,7 +90,9 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dy
         conjuncts(e, &mut terms);
     }
     let mut filters = vec![];
-    let (mut probe_keys, mut build_keys) = (vec![], vec![]);
+    let (mut probe_keys, mut build_keys, mut residual) = (vec![], vec![], vec![]);
+    // Conditions over both sides bind against the outer columns followed by the inner ones.
+    let both = Scope { fields: outer.fields.iter().chain(&inner.fields).cloned().collect() };
     for t in &terms {
         // Inner names win over outer ones (SQL scoping).
         if let Ok(f) = Context::Plain(&inner).bind(t) {
@@ -103,18 +109,28 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dy
             _ => None,
         };
         let Some((b, p)) = correlated else {
-            return Err(Error::not_supported(format!("correlated condition {t} in EXISTS (only inner = outer equalities){}", position(t.span()))));
+            match Context::Plain(&both).bind(t) {
+                Ok(r) if r.ty() == DataType::Boolean => residual.push(r),
+                Ok(_) => return Err(Error::plan(format!("EXISTS condition {t} must be BOOLEAN{}", position(t.span())))),
+                Err(e) => {
+                    return Err(Error::not_supported(format!("correlated condition {t} in EXISTS{} ({e})", position(t.span()))))
+                }
+            }
+            continue;
         };
         let (p, b, _) = coerce::unify(p, b, "compare (=)")?;
         probe_keys.push(p);
         build_keys.push(b);
     }
     if probe_keys.is_empty() {
-        return Err(Error::not_supported(format!("uncorrelated EXISTS{at}")));
+        let what = if residual.is_empty() { "uncorrelated EXISTS" } else { "EXISTS correlated without an inner = outer equality" };
+        return Err(Error::not_supported(format!("{what}{at}")));
     }
-    let build = match filters.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+    let and = |a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean };
+    let build = match filters.into_iter().reduce(and) {
         Some(pred) => LogicalPlan::Filter { input: Box::new(plan), predicate: pred },
         None => plan,
     };
-    Ok(SubqueryJoin { build, probe_keys, build_keys, kind: if negated { JoinKind::Anti } else { JoinKind::Semi } })
+    let kind = if negated { JoinKind::Anti } else { JoinKind::Semi };
+    Ok(SubqueryJoin { build, probe_keys, build_keys, kind, residual: residual.into_iter().reduce(and) })
 }

@@ -37,8 +37,8 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
         }
         LogicalPlan::Sort { input, keys } => LogicalPlan::Sort { input: Box::new(rewrite(*input)?), keys },
         LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: Box::new(rewrite(*input)?), skip, fetch },
-        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
-            LogicalPlan::Join { probe: Box::new(rewrite(*probe)?), build: Box::new(rewrite(*build)?), probe_keys, build_keys, kind }
+        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
+            LogicalPlan::Join { probe: Box::new(rewrite(*probe)?), build: Box::new(rewrite(*build)?), probe_keys, build_keys, kind, residual }
         }
         other => other,
     })
@@ -198,7 +198,7 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
             }
         }
         let build = slots[next].take().ok_or_else(|| Error::plan("join planning"))?;
-        current = LogicalPlan::Join { probe: Box::new(current), build: Box::new(build), probe_keys, build_keys, kind: JoinKind::Inner };
+        current = LogicalPlan::Join { probe: Box::new(current), build: Box::new(build), probe_keys, build_keys, kind: JoinKind::Inner, residual: None };
         position[next] = width;
         width += lens[next];
         joined.push(next);

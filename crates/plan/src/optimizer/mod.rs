@@ -57,10 +57,11 @@ pub(crate) fn map_node_exprs(plan: LogicalPlan, f: &mut dyn FnMut(crate::expr::E
                 })
                 .collect::<Result<_>>()?,
         },
-        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => LogicalPlan::Join {
+        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => LogicalPlan::Join {
             probe,
             build,
             kind,
+            residual: residual.map(&mut *f).transpose()?,
             probe_keys: probe_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
             build_keys: build_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
         },
@@ -80,8 +81,8 @@ pub(crate) fn map_plan(plan: LogicalPlan, f: &mut dyn FnMut(LogicalPlan) -> Resu
         LogicalPlan::Sort { input, keys } => LogicalPlan::Sort { input: child(input)?, keys },
         LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: child(input)?, skip, fetch },
         LogicalPlan::CrossJoin { left, right } => LogicalPlan::CrossJoin { left: child(left)?, right: child(right)? },
-        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
-            LogicalPlan::Join { probe: child(probe)?, build: child(build)?, probe_keys, build_keys, kind }
+        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
+            LogicalPlan::Join { probe: child(probe)?, build: child(build)?, probe_keys, build_keys, kind, residual }
         }
         scan => scan,
     };

@@ -69,10 +69,18 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let map = join_map(&lmap, &rmap, left.schema().len());
             (LogicalPlan::CrossJoin { left: Box::new(left), right: Box::new(right) }, map)
         }
-        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind } => {
+        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
             let outputs_build = matches!(kind, JoinKind::Inner | JoinKind::Left);
-            let np = if outputs_build { probe.schema().len() } else { usize::MAX };
+            let old_np = probe.schema().len();
+            let np = if outputs_build { old_np } else { usize::MAX };
             let (mut p, mut b) = split_required(required, np);
+            if let Some(r) = &residual {
+                let mut cols = vec![];
+                r.columns(&mut cols);
+                let (rp, rb) = split_required(&cols, old_np);
+                p.extend(rp);
+                b.extend(rb);
+            }
             for k in &probe_keys {
                 k.columns(&mut p);
             }
@@ -83,9 +91,10 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let (build, bmap) = prune(*build, &b);
             let probe_keys = probe_keys.into_iter().map(|e| remap(e, &pmap)).collect();
             let build_keys = build_keys.into_iter().map(|e| remap(e, &bmap)).collect();
+            let residual = residual.map(|r| remap(r, &join_map(&pmap, &bmap, probe.schema().len())));
             // Semi/anti joins output the probe side only.
             let map = if outputs_build { join_map(&pmap, &bmap, probe.schema().len()) } else { pmap };
-            (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind }, map)
+            (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind, residual }, map)
         }
         LogicalPlan::Project { input, exprs, names } => {
             // Only the outputs someone above reads are computed (the root asks for all).
