@@ -39,6 +39,7 @@ import duckdb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import answers_common  # noqa: E402
 from tpch_answers import DDL, TPCH, load_tables  # noqa: E402
 
 QUERIES = [f"q{i:02d}" for i in range(1, 23)]
@@ -73,8 +74,8 @@ def fast_load(con, datadir):
                     "(FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"', NULL '')")
 
 
-def bench(con, sql, runs):
-    con.execute(sql).fetchall()  # cold run, not counted
+def bench(con, sql, runs, cold):
+    cold()  # not counted
     total, execute = [], []
     rows = 0
     for _ in range(runs):
@@ -91,6 +92,19 @@ def bench(con, sql, runs):
             "rows": rows}
 
 
+def write_answer(con, path, q, answers_dir, types):
+    """The cold run: plain, or as an expected answer file (answers_common's format)."""
+    if not answers_dir:
+        with open(path) as f:
+            con.execute(f.read()).fetchall()
+        return
+    os.makedirs(answers_dir, exist_ok=True)
+    names, tys, text, _ = answers_common.run_query(con, path)
+    with open(os.path.join(answers_dir, f"{q}.csv"), "w", newline="") as f:
+        f.write(text)
+    types[q] = [f"{q}\t{c}\t{t}" for c, t in zip(names, tys)]
+
+
 def main():
     default_gpusql = os.path.join(ROOT, "target", "release", "gpusql")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -105,6 +119,9 @@ def main():
                          "if present, else cargo run ... dump_tpch)")
     ap.add_argument("--data-dir", default=None,
                     help="CSV folder: reused if it holds lineitem.csv, else generated there and kept")
+    ap.add_argument("--answers-dir", default=None,
+                    help="also write each query's result (the cold run) as the expected answer "
+                         "DIR/qNN.csv, with DIR/types.txt, in tpch_answers.py's format")
     ap.add_argument("--checked-load", action="store_true",
                     help="load with tpch_answers.load_tables, which checks every CSV (slow)")
     args = ap.parse_args()
@@ -134,20 +151,27 @@ def main():
     finally:
         if args.data_dir is None:
             shutil.rmtree(datadir)
-    nrows = con.execute("SELECT count(*) FROM lineitem").fetchone()[0]
+    nrows = con.execute("SELECT count(*) FROM lineitem").fetchall()[0][0]
     print(f"DuckDB {duckdb.__version__}, {args.threads} threads: loaded SF {args.sf} "
           f"({nrows} lineitem rows) in {load_s:.1f}s", file=sys.stderr)
 
     results = []
+    types = {}
     print(f"{'query':<6} {'median ms':>10} {'min ms':>10} {'exec ms':>10} {'rows':>8}", flush=True)
     for q in queries:
         with open(os.path.join(ROOT, "tpch", f"{q}.sql")) as f:
             sql = f.read()
-        r = {"query": q, **bench(con, sql, args.runs)}
+        path = os.path.join(ROOT, "tpch", f"{q}.sql")
+        r = {"query": q, **bench(con, sql, args.runs, lambda: write_answer(con, path, q, args.answers_dir, types))}
         results.append(r)
         print(f"{q:<6} {r['median_ms']:>10.2f} {r['min_ms']:>10.2f} "
               f"{r['execute_median_ms']:>10.2f} {r['rows']:>8}", flush=True)
 
+    if args.answers_dir:
+        with open(os.path.join(args.answers_dir, "types.txt"), "w") as f:
+            f.write(f"# DuckDB {duckdb.__version__} result column types, TPC-H {answers_common.sf_label(args.sf)}\n# query\tcolumn\ttype\n")
+            for q in queries:
+                f.write("".join(line + "\n" for line in types[q]))
     if args.json:
         out = {"engine": "duckdb", "version": duckdb.__version__, "sf": float(args.sf),
                "threads": args.threads, "runs": args.runs,
