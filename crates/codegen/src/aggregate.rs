@@ -49,18 +49,8 @@ fn state_code(s: &AggState) -> Result<StateCode> {
     let suffix = helper_suffix(ct, &format!("{s}"))?;
     Ok(match s.func {
         StateFunc::Sum | StateFunc::Count => StateCode { ct, suffix, identity: format!("(({ct})0)"), reduce: "sum", atomic: "add" },
-        StateFunc::Min => {
-            if ct == "__int128" {
-                helper_suffix("bool", &format!("{s}"))?;
-            }
-            StateCode { ct, suffix, identity: c_max(ct).into(), reduce: "min", atomic: "min" }
-        }
-        StateFunc::Max => {
-            if ct == "__int128" {
-                helper_suffix("bool", &format!("{s}"))?;
-            }
-            StateCode { ct, suffix, identity: c_min(ct).into(), reduce: "max", atomic: "max" }
-        }
+        StateFunc::Min => StateCode { ct, suffix, identity: c_max(ct).into(), reduce: "min", atomic: "min" },
+        StateFunc::Max => StateCode { ct, suffix, identity: c_min(ct).into(), reduce: "max", atomic: "max" },
     })
 }
 

@@ -159,6 +159,27 @@ __device__ __forceinline__ void atomic_min_i64(int64_t* a, int64_t v) { atomicMi
 __device__ __forceinline__ void atomic_max_i64(int64_t* a, int64_t v) { atomicMax((long long*)a, (long long)v); }
 __device__ __forceinline__ void atomic_min_i32(int32_t* a, int32_t v) { atomicMin(a, v); }
 __device__ __forceinline__ void atomic_max_i32(int32_t* a, int32_t v) { atomicMax(a, v); }
+// 128-bit MIN/MAX (DECIMAL(p > 18)): a 16-byte compare-and-swap loop (sm_90 and later).
+// The current value is read with a CAS too, so a torn 2 x 64-bit read cannot end the
+// loop early.
+#define I128_MAX ((__int128)(~(unsigned __int128)0 >> 1))
+#define I128_MIN (-I128_MAX - 1)
+__device__ void atomic_min_i128(__int128* a, __int128 v) {
+#if __CUDA_ARCH__ >= 900
+    __int128 old = atomicCAS(a, I128_MAX, I128_MAX);
+    while (v < old) { const __int128 prev = atomicCAS(a, old, v); if (prev == old) return; old = prev; }
+#else
+    __trap();  // no 16-byte atomics before sm_90
+#endif
+}
+__device__ void atomic_max_i128(__int128* a, __int128 v) {
+#if __CUDA_ARCH__ >= 900
+    __int128 old = atomicCAS(a, I128_MIN, I128_MIN);
+    while (v > old) { const __int128 prev = atomicCAS(a, old, v); if (prev == old) return; old = prev; }
+#else
+    __trap();
+#endif
+}
 __device__ void atomic_min_f64(double* a, double v) {
     unsigned long long* p = (unsigned long long*)a;
     unsigned long long old = *p, assumed;
@@ -179,6 +200,13 @@ __device__ __forceinline__ __int128 warp_sum_i128(__int128 v) {
     }
     return v;
 }
+__device__ __forceinline__ __int128 shfl_down_i128(__int128 v, int o) {
+    const uint64_t lo = __shfl_down_sync(FULL_MASK, (uint64_t)v, o);
+    const uint64_t hi = __shfl_down_sync(FULL_MASK, (uint64_t)(v >> 64), o);
+    return (__int128)(((unsigned __int128)hi << 64) | lo);
+}
+__device__ __forceinline__ __int128 warp_min_i128(__int128 v) { for (int o = 16; o > 0; o >>= 1) { __int128 x = shfl_down_i128(v, o); v = x < v ? x : v; } return v; }
+__device__ __forceinline__ __int128 warp_max_i128(__int128 v) { for (int o = 16; o > 0; o >>= 1) { __int128 x = shfl_down_i128(v, o); v = x > v ? x : v; } return v; }
 __device__ __forceinline__ int64_t warp_sum_i64(int64_t v) { for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o); return v; }
 __device__ __forceinline__ double warp_sum_f64(double v) { for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o); return v; }
 __device__ __forceinline__ int64_t warp_min_i64(int64_t v) { for (int o = 16; o > 0; o >>= 1) { int64_t x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }

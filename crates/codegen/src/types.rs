@@ -114,6 +114,7 @@ pub fn c_max(c_ty: &str) -> &'static str {
     match c_ty {
         "int32_t" => "((int32_t)2147483647)",
         "int64_t" => "((int64_t)9223372036854775807ll)",
+        "__int128" => "I128_MAX",
         _ => "__longlong_as_double(0x7ff0000000000000ll)",
     }
 }
@@ -122,6 +123,7 @@ pub fn c_min(c_ty: &str) -> &'static str {
     match c_ty {
         "int32_t" => "((int32_t)(-2147483647 - 1))",
         "int64_t" => "((int64_t)(-9223372036854775807ll - 1))",
+        "__int128" => "I128_MIN",
         _ => "__longlong_as_double(0xfff0000000000000ll)",
     }
 }
