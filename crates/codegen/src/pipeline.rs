@@ -126,7 +126,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
-    g.param(Param::ErrorFlag, "int*");
+    let err = g.param(Param::ErrorFlag, "int*");
     scan::declare(&mut g, &p.source);
     for op in &p.ops {
         match op {
@@ -168,6 +168,11 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         src.push_str(&format!("    // prefetch: the next row's first column is loaded one iteration early\n    {ct} pf_next_ = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x < n_rows ? {ptr}[(uint64_t)blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
     }
     src.push_str("    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows; base_ += stride_) {\n");
+    if matches!(&p.sink, Sink::Aggregate { keys, .. } if !keys.is_empty()) {
+        // A full group table (or any error) ends the run at once: the host grows the
+        // table and runs again, so an undersized first guess costs little.
+        src.push_str(&format!("        if (__any_sync(FULL_MASK, *(volatile int*){err} != 0)) break;\n"));
+    }
     src.push_str("        const uint64_t row = base_ + threadIdx.x;\n        bool active = row < n_rows;\n");
     if let Some((ptr, ct)) = &g.prefetch {
         src.push_str(&format!("        const {ct} pf_cur_ = pf_next_;\n        if (row + stride_ < n_rows) pf_next_ = {ptr}[row + stride_];\n"));

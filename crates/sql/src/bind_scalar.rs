@@ -10,8 +10,12 @@
 //!   which is the same thing only where the subquery is an operand of a comparison that
 //!   is a WHERE conjunct, so that is the one place a correlated subquery may appear.
 //!   COUNT over no rows is 0, not NULL, so COUNT is refused there.
+//!   Groups whose key no outer row can have are wasted work (TPC-H Q17 would aggregate
+//!   all of lineitem for the 0.1% of parts it keeps), so when an outer key is a column of
+//!   an outer FROM table that the outer WHERE filters, the subquery's input is first
+//!   semi-joined with that table's filtered keys (a "magic set").
 
-use crate::bind_expr::{position, Context, Scope};
+use crate::bind_expr::{contains_subquery, position, Context, Scope, ScopeField};
 use crate::bind_select::{bind_from, bind_query, bind_select};
 use gpusql_common::{Catalog, Error, Result};
 use gpusql_plan::{AggFunc, Expr, LogicalPlan};
@@ -81,10 +85,17 @@ fn strip_nested(e: &ast::Expr) -> &ast::Expr {
     }
 }
 
+/// The outer query around a scalar subquery: its FROM items and WHERE conjuncts.
+pub struct OuterQuery<'a> {
+    pub from: &'a [ast::TableWithJoins],
+    pub where_terms: &'a [ast::Expr],
+}
+
 pub fn bind_scalar_subquery(
     name: String,
     q: &ast::Query,
     outer: &Scope,
+    outer_query: &OuterQuery,
     catalog: &dyn Catalog,
     correlation_allowed: bool,
 ) -> Result<ScalarSubquery> {
@@ -109,12 +120,12 @@ pub fn bind_scalar_subquery(
             "correlated scalar subqueries other than as an operand of a comparison in WHERE{at} ({correlated})"
         )));
     }
-    bind_correlated(name, q, outer, catalog)
+    bind_correlated(name, q, outer, outer_query, catalog)
 }
 
 /// `(SELECT agg(…) FROM … WHERE inner = outer AND …)` as `SELECT inner, agg(…) FROM … WHERE
 /// … GROUP BY inner`, joined on inner = outer.
-fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, catalog: &dyn Catalog) -> Result<ScalarSubquery> {
+fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &OuterQuery, catalog: &dyn Catalog) -> Result<ScalarSubquery> {
     let at = position(q.span());
     let unsupported = |what: &str| Error::not_supported(format!("{what} in a correlated scalar subquery{at}"));
     let ast::SetExpr::Select(select) = &*q.body else { return Err(unsupported("this query form")) };
@@ -136,7 +147,7 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, catalog: &dyn Ca
     if let Some(w) = &select.selection {
         crate::bind_select::split_and(w, &mut terms);
     }
-    let (mut local, mut inner_keys, mut outer_keys) = (vec![], vec![], vec![]);
+    let (mut local, mut inner_keys, mut outer_keys, mut outer_asts) = (vec![], vec![], vec![], vec![]);
     for t in terms {
         // Inner names win over outer ones (SQL scoping).
         if Context::Plain(&inner).bind(&t).is_ok() || crate::bind_expr::contains_subquery(&t) {
@@ -145,15 +156,15 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, catalog: &dyn Ca
         }
         let pair = match strip_nested(&t) {
             ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
-                let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(ast::Expr, Expr)> {
+                let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(ast::Expr, Expr, ast::Expr)> {
                     Context::Plain(&inner).bind(i).ok()?;
-                    Some((i.clone(), Context::Plain(outer).bind(o).ok()?))
+                    Some((i.clone(), Context::Plain(outer).bind(o).ok()?, o.clone()))
                 };
                 pair(left, right).or_else(|| pair(right, left))
             }
             _ => None,
         };
-        let Some((i, o)) = pair else {
+        let Some((i, o, o_ast)) = pair else {
             return Err(Error::not_supported(format!(
                 "correlated condition {t} in a scalar subquery (only inner = outer equalities){}",
                 position(t.span())
@@ -161,6 +172,7 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, catalog: &dyn Ca
         };
         inner_keys.push(i);
         outer_keys.push(o);
+        outer_asts.push(o_ast);
     }
     let mut count = false;
     let _ = ast::visit_expressions(&item, |x| {
@@ -175,10 +187,46 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, catalog: &dyn Ca
     if !crate::bind_expr::contains_aggregate(&item) {
         return Err(unsupported("a value that is not an aggregate (it could be several rows)"));
     }
+    if let Some(semi) = inner_keys.iter().zip(&outer_asts).find_map(|(i, o)| magic_set(i, o, outer_query, catalog)) {
+        local.push(semi);
+    }
     let mut grouped = (**select).clone();
     grouped.selection = local.into_iter().reduce(|a, b| ast::Expr::BinaryOp { left: Box::new(a), op: ast::BinaryOperator::And, right: Box::new(b) });
     grouped.group_by = ast::GroupByExpr::Expressions(inner_keys.clone(), vec![]);
     grouped.projection = inner_keys.into_iter().map(ast::SelectItem::UnnamedExpr).chain([ast::SelectItem::UnnamedExpr(item)]).collect();
     let plan = bind_select(&grouped, &[], 0, None, catalog)?;
     Ok(ScalarSubquery { name, plan, outer_keys })
+}
+
+/// `inner IN (SELECT outer FROM t WHERE <the outer WHERE's conditions on t alone>)`, where
+/// `outer` is a column of the outer FROM table `t` and some outer condition filters `t`;
+/// None otherwise (a semi-join with all of t would remove nothing).
+fn magic_set(inner: &ast::Expr, outer: &ast::Expr, q: &OuterQuery, catalog: &dyn Catalog) -> Option<ast::Expr> {
+    if !matches!(outer, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) {
+        return None;
+    }
+    for item in q.from.iter().filter(|i| i.joins.is_empty()) {
+        let ast::TableFactor::Table { name, alias, args: None, .. } = &item.relation else { continue };
+        let Some(info) = catalog.table(&name.to_string()) else { continue };
+        let qualifier = alias.as_ref().map_or_else(|| info.name.clone(), |a| a.name.value.clone());
+        let scope = Scope {
+            fields: info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }).collect(),
+        };
+        if Context::Plain(&scope).bind(outer).is_err() {
+            continue;
+        }
+        let on_t = |t: &&ast::Expr| match strip_nested(t) {
+            ast::Expr::InSubquery { expr, negated: false, .. } => Context::Plain(&scope).bind(expr).is_ok(),
+            other => !contains_subquery(other) && Context::Plain(&scope).bind(other).is_ok(),
+        };
+        let filters: Vec<String> = q.where_terms.iter().filter(on_t).map(|t| format!("({t})")).collect();
+        if filters.is_empty() {
+            return None;
+        }
+        let sql = format!("SELECT {outer} FROM {} WHERE {}", item.relation, filters.join(" AND "));
+        let parsed = crate::parse(&sql).ok()?;
+        let [ast::Statement::Query(sub)] = parsed.as_slice() else { return None };
+        return Some(ast::Expr::InSubquery { expr: Box::new(inner.clone()), subquery: sub.clone(), negated: false });
+    }
+    None
 }

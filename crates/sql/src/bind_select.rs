@@ -316,7 +316,8 @@ pub(crate) fn bind_select(
     let mut post_aggregate = vec![];
     for (name, q, allowed) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
         let after_aggregation = is_agg && !name_in(&name, &where_terms);
-        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, catalog, allowed)?;
+        let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
+        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, allowed)?;
         if after_aggregation {
             post_aggregate.push(s);
         } else {

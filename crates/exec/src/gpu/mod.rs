@@ -288,10 +288,11 @@ impl GpuExecutor {
             match code {
                 0 => {}
                 ERR_GROUPS_FULL if max_groups < n.max(1) => {
-                    // More groups than room: grow and run again (bounded by the row count). The
-                    // group counter kept counting failed inserts, a lower bound of the groups
-                    // seen, so one re-run usually suffices.
-                    max_groups = (max_groups * 16).max((count * 2).next_power_of_two()).min(n.max(1).next_power_of_two());
+                    // More groups than room: the kernel stopped early; grow 4x and run again
+                    // (bounded by the row count). Runs that stop early read only about as many
+                    // rows as their table holds groups, so the wasted work is a fraction of
+                    // one full run.
+                    max_groups = (max_groups * 4).max((count * 2).next_power_of_two()).min(n.max(1).next_power_of_two());
                     tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
                     continue;
                 }
