@@ -55,7 +55,7 @@ pub fn emit_insert(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &st
     b.open("if (cur_ == -1)");
     b.line(format!("cur_ = atomicCAS(&{slots}[slot_], -1, -2);"));
     b.open("if (cur_ == -1)");
-    b.line(format!("const unsigned long long g_ = atomicAdd({group_count}, 1ull);"));
+    b.line(format!("const unsigned long long g_ = warp_aggregated_inc({group_count});"));
     b.line(format!("if (g_ >= {max_groups}) {{ raise_error(err, ERR_GROUPS_FULL); atomicExch(&{slots}[slot_], -3); break; }}"));
     for (v, k) in kv.iter().zip(keys) {
         b.line(format!("{}[g_] = {};", k.values, v.v));

@@ -143,6 +143,20 @@ __device__ Str str_substring(Str s, int64_t start, int64_t len, bool has_len) {
     Str r; r.p = s.p + b_from; r.len = b_to - b_from; r.pad_ = 0; return r;
 }
 
+// ---- warp-aggregated counter ----
+// Every new group takes the next dense id from one counter; with one atomicAdd per lane,
+// 10^7 inserts serialize on that single address (several ms). The lanes that reach this
+// point together take their ids with one atomicAdd and their rank among themselves.
+__device__ __forceinline__ unsigned long long warp_aggregated_inc(unsigned long long* counter) {
+    const unsigned m = __activemask();
+    const unsigned lane = threadIdx.x & 31;
+    const int leader = __ffs(m) - 1;
+    unsigned long long base = 0;
+    if ((int)lane == leader) base = atomicAdd(counter, (unsigned long long)__popc(m));
+    base = __shfl_sync(m, base, leader);
+    return base + __popc(m & ((1u << lane) - 1u));
+}
+
 // ---- atomics for aggregate states ----
 // 128-bit add as two 64-bit atomics: the low word's carry goes into the high word.
 __device__ __forceinline__ void atomic_add_i128(__int128* addr, __int128 v) {

@@ -7,7 +7,12 @@
 //!   a star schema; the others are added as build sides, most selective first, each one
 //!   connected to the tables joined so far by at least one equi-join condition;
 //! - whatever is left (conditions over three tables, non-equi conditions) filters the
-//!   joined rows.
+//!   joined rows;
+//! - semi/anti joins (IN / EXISTS) over the FROM list whose outer columns all belong to
+//!   one table that ends up a build side are applied to that table before its hash table
+//!   is built (TPC-H Q18: orders shrinks from 15M rows to the 624 whose lineitems sum
+//!   above 300). On the probe side they stay after the joins, which usually drop rows
+//!   first.
 //! A projection on top restores the FROM-list column order the binder bound against.
 
 use super::OptimizerRule;
@@ -26,10 +31,43 @@ impl OptimizerRule for JoinPlanning {
     }
 }
 
+/// A semi/anti join taken off the top of a FROM list, to be placed by plan_joins.
+struct SemiJoin {
+    build: LogicalPlan,
+    probe_keys: Vec<Expr>,
+    build_keys: Vec<Expr>,
+    kind: JoinKind,
+    residual: Option<Expr>,
+}
+
+/// Whether the plan is semi/anti joins stacked on a FROM list (a cross join, maybe under
+/// a filter).
+fn peel_semi_joins(plan: &LogicalPlan) -> bool {
+    match plan {
+        LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => peel_semi_joins(probe),
+        LogicalPlan::Filter { input, .. } => matches!(**input, LogicalPlan::CrossJoin { .. }),
+        LogicalPlan::CrossJoin { .. } => true,
+        _ => false,
+    }
+}
+
 fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
     Ok(match plan {
-        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::CrossJoin { .. }) => plan_joins(*input, Some(predicate))?,
-        cj @ LogicalPlan::CrossJoin { .. } => plan_joins(cj, None)?,
+        LogicalPlan::Join { kind: JoinKind::Semi | JoinKind::Anti, .. } if peel_semi_joins(&plan) => {
+            let mut semis = vec![];
+            let mut base = plan;
+            while let LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } = base {
+                semis.push(SemiJoin { build: rewrite(*build)?, probe_keys, build_keys, kind, residual });
+                base = *probe;
+            }
+            semis.reverse();
+            match base {
+                LogicalPlan::Filter { input, predicate } => plan_joins(*input, Some(predicate), semis)?,
+                cj => plan_joins(cj, None, semis)?,
+            }
+        }
+        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::CrossJoin { .. }) => plan_joins(*input, Some(predicate), vec![])?,
+        cj @ LogicalPlan::CrossJoin { .. } => plan_joins(cj, None, vec![])?,
         LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input: Box::new(rewrite(*input)?), predicate },
         LogicalPlan::Project { input, exprs, names } => LogicalPlan::Project { input: Box::new(rewrite(*input)?), exprs, names },
         LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
@@ -96,7 +134,7 @@ struct Edge {
     used: bool,
 }
 
-fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan> {
+fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>) -> Result<LogicalPlan> {
     let original_schema = cross.schema();
     let mut rels = vec![];
     flatten(cross, &mut rels)?;
@@ -161,6 +199,40 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
         .max_by(|a, b| (!single[*a], est[*a].0).partial_cmp(&(!single[*b], est[*b].0)).unwrap_or(std::cmp::Ordering::Equal))
         .unwrap_or(0);
     let mut slots: Vec<Option<LogicalPlan>> = rels.into_iter().map(Some).collect();
+    // Semi/anti joins on one build-side table filter it before its hash table is built.
+    let width = original_schema.len();
+    let mut est = est;
+    let mut on_top = vec![];
+    for s in semis {
+        let mut cols = vec![];
+        for k in &s.probe_keys {
+            k.columns(&mut cols);
+        }
+        if let Some(r) = &s.residual {
+            r.columns(&mut cols);
+        }
+        let mut rs: Vec<usize> = cols.iter().filter(|c| **c < width).map(|c| rel_of(*c)).collect();
+        rs.sort_unstable();
+        rs.dedup();
+        match rs.as_slice() {
+            [r] if *r != root => {
+                let r = *r;
+                let to_local = |c: usize| if c < width { c - offsets[r] } else { c - width + lens[r] };
+                let input = slots[r].take().ok_or_else(|| Error::plan("join planning"))?;
+                slots[r] = Some(LogicalPlan::Join {
+                    probe: Box::new(input),
+                    build: Box::new(s.build),
+                    probe_keys: s.probe_keys.into_iter().map(|k| k.remap_columns(&to_local)).collect(),
+                    build_keys: s.build_keys,
+                    kind: s.kind,
+                    residual: s.residual.map(|e| e.remap_columns(&to_local)),
+                });
+                // A rough guess: the join keeps half the rows.
+                est[r] = (est[r].0 * 0.5, est[r].1 * 0.5);
+            }
+            _ => on_top.push(s),
+        }
+    }
     let mut current = slots[root].take().ok_or_else(|| Error::plan("join planning"))?;
     let mut position = vec![usize::MAX; lens.len()];
     position[root] = 0;
@@ -225,7 +297,18 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>) -> Result<LogicalPlan
         .map(|(i, f)| Expr::Column { index: to_new(i), name: f.name.clone(), ty: f.ty, nullable: f.nullable })
         .collect();
     let names = original_schema.fields.iter().map(|f| f.name.clone()).collect();
-    Ok(LogicalPlan::Project { input: Box::new(current), exprs, names })
+    let mut plan = LogicalPlan::Project { input: Box::new(current), exprs, names };
+    for s in on_top {
+        plan = LogicalPlan::Join {
+            probe: Box::new(plan),
+            build: Box::new(s.build),
+            probe_keys: s.probe_keys,
+            build_keys: s.build_keys,
+            kind: s.kind,
+            residual: s.residual,
+        };
+    }
+    Ok(plan)
 }
 
 
