@@ -187,7 +187,7 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &Ou
     if !crate::bind_expr::contains_aggregate(&item) {
         return Err(unsupported("a value that is not an aggregate (it could be several rows)"));
     }
-    if let Some(semi) = inner_keys.iter().zip(&outer_asts).find_map(|(i, o)| magic_set(i, o, outer_query, catalog)) {
+    if let Some(semi) = inner_keys.iter().zip(&outer_asts).find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog)) {
         local.push(semi);
     }
     let mut grouped = (**select).clone();
@@ -199,21 +199,35 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &Ou
 }
 
 /// `inner IN (SELECT outer FROM t WHERE <the outer WHERE's conditions on t alone>)`, where
-/// `outer` is a column of the outer FROM table `t` and some outer condition filters `t`;
-/// None otherwise (a semi-join with all of t would remove nothing).
-fn magic_set(inner: &ast::Expr, outer: &ast::Expr, q: &OuterQuery, catalog: &dyn Catalog) -> Option<ast::Expr> {
+/// `outer` is a column of the outer FROM table `t`, some outer condition filters `t`, and
+/// `t` is smaller than the largest table of the subquery's FROM (`inner_from`); None
+/// otherwise (a semi-join with all of t, or with a table as large as the subquery's, would
+/// cost more than it removes).
+pub fn magic_set(inner: &ast::Expr, outer: &ast::Expr, q: &OuterQuery, inner_from: &[ast::TableWithJoins], catalog: &dyn Catalog) -> Option<ast::Expr> {
     if !matches!(outer, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) {
         return None;
     }
     for item in q.from.iter().filter(|i| i.joins.is_empty()) {
         let ast::TableFactor::Table { name, alias, args: None, .. } = &item.relation else { continue };
         let Some(info) = catalog.table(&name.to_string()) else { continue };
+        let largest_inner = inner_from
+            .iter()
+            .flat_map(|i| std::iter::once(&i.relation).chain(i.joins.iter().map(|j| &j.relation)))
+            .filter_map(|f| match f {
+                ast::TableFactor::Table { name, .. } => catalog.table(&name.to_string()).map(|t| t.row_count),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         let qualifier = alias.as_ref().map_or_else(|| info.name.clone(), |a| a.name.value.clone());
         let scope = Scope {
             fields: info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }).collect(),
         };
         if Context::Plain(&scope).bind(outer).is_err() {
             continue;
+        }
+        if info.row_count >= largest_inner {
+            return None;
         }
         let on_t = |t: &&ast::Expr| match strip_nested(t) {
             ast::Expr::InSubquery { expr, negated: false, .. } => Context::Plain(&scope).bind(expr).is_ok(),

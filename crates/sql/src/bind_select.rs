@@ -331,11 +331,12 @@ pub(crate) fn bind_select(
     // WHERE conjuncts that are IN / EXISTS subqueries become semi/anti joins.
     let mut subquery_joins = vec![];
     let mut plain_terms = vec![];
-    for t in where_terms {
-        if is_subquery_condition(&t) {
-            subquery_joins.push(bind_subquery_condition(&t, &scope, catalog)?);
+    let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
+    for t in &where_terms {
+        if is_subquery_condition(t) {
+            subquery_joins.push(bind_subquery_condition(t, &scope, &outer, catalog)?);
         } else {
-            plain_terms.push(t);
+            plain_terms.push(t.clone());
         }
     }
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {

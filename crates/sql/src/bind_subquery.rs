@@ -3,10 +3,13 @@
 //! - `[NOT] EXISTS (SELECT … WHERE inner = outer AND …)` joins on the correlated
 //!   equalities; the subquery's own conditions filter its build side, and other
 //!   conditions over both (`inner.x <> outer.y`, TPC-H Q21) are the join's residual: a
-//!   key match counts only where it holds.
+//!   key match counts only where it holds. As for correlated scalar subqueries, a build
+//!   side larger than the filtered outer table it is correlated with is first semi-joined
+//!   with that table's keys (a magic set: TPC-H Q4 builds on ~1/30 of lineitem).
 //! NOT IN keeps SQL's NULL semantics only over non-NULL values, so it is limited to those.
 
 use crate::bind_expr::{position, Context, Scope};
+use crate::bind_scalar::{magic_set, OuterQuery};
 use crate::bind_select::{bind_from, bind_query};
 use crate::coerce;
 use gpusql_common::{Catalog, DataType, Error, Result};
@@ -37,11 +40,11 @@ pub fn is_subquery_condition(e: &ast::Expr) -> bool {
     }
 }
 
-pub fn bind_subquery_condition(e: &ast::Expr, outer: &Scope, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+pub fn bind_subquery_condition(e: &ast::Expr, outer: &Scope, outer_query: &OuterQuery, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
     match e {
-        ast::Expr::Nested(inner) => bind_subquery_condition(inner, outer, catalog),
+        ast::Expr::Nested(inner) => bind_subquery_condition(inner, outer, outer_query, catalog),
         ast::Expr::InSubquery { expr, subquery, negated } => bind_in(expr, subquery, *negated, outer, catalog),
-        ast::Expr::Exists { subquery, negated } => bind_exists(subquery, *negated, outer, catalog),
+        ast::Expr::Exists { subquery, negated } => bind_exists(subquery, *negated, outer, outer_query, catalog),
         other => Err(Error::plan(format!("not a subquery condition: {other}"))),
     }
 }
@@ -75,7 +78,7 @@ fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     }
 }
 
-fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query: &OuterQuery, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
     let at = position(subquery.span());
     let ast::SetExpr::Select(select) = &*subquery.body else {
         return Err(Error::not_supported(format!("this EXISTS subquery{at}")));
@@ -90,7 +93,7 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dy
         conjuncts(e, &mut terms);
     }
     let mut filters = vec![];
-    let (mut probe_keys, mut build_keys, mut residual) = (vec![], vec![], vec![]);
+    let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);
     // Conditions over both sides bind against the outer columns followed by the inner ones.
     let both = Scope { fields: outer.fields.iter().chain(&inner.fields).cloned().collect() };
     for t in &terms {
@@ -101,14 +104,14 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dy
         }
         let correlated = match t {
             ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
-                let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(Expr, Expr)> {
-                    Some((Context::Plain(&inner).bind(i).ok()?, Context::Plain(outer).bind(o).ok()?))
+                let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(Expr, Expr, (ast::Expr, ast::Expr))> {
+                    Some((Context::Plain(&inner).bind(i).ok()?, Context::Plain(outer).bind(o).ok()?, (i.clone(), o.clone())))
                 };
                 pair(left, right).or_else(|| pair(right, left))
             }
             _ => None,
         };
-        let Some((b, p)) = correlated else {
+        let Some((b, p, asts)) = correlated else {
             match Context::Plain(&both).bind(t) {
                 Ok(r) if r.ty() == DataType::Boolean => residual.push(r),
                 Ok(_) => return Err(Error::plan(format!("EXISTS condition {t} must be BOOLEAN{}", position(t.span())))),
@@ -119,6 +122,7 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dy
             continue;
         };
         let (p, b, _) = coerce::unify(p, b, "compare (=)")?;
+        key_asts.push(asts);
         probe_keys.push(p);
         build_keys.push(b);
     }
@@ -127,10 +131,16 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dy
         return Err(Error::not_supported(format!("{what}{at}")));
     }
     let and = |a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean };
-    let build = match filters.into_iter().reduce(and) {
+    let mut build = match filters.into_iter().reduce(and) {
         Some(pred) => LogicalPlan::Filter { input: Box::new(plan), predicate: pred },
         None => plan,
     };
+    if let Some(ast::Expr::InSubquery { expr, subquery, .. }) =
+        key_asts.iter().find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog))
+    {
+        let j = bind_in(&expr, &subquery, false, &inner, catalog)?;
+        build = LogicalPlan::Join { probe: Box::new(build), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: JoinKind::Semi, residual: None };
+    }
     let kind = if negated { JoinKind::Anti } else { JoinKind::Semi };
     Ok(SubqueryJoin { build, probe_keys, build_keys, kind, residual: residual.into_iter().reduce(and) })
 }

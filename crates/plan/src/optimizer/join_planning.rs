@@ -101,7 +101,7 @@ fn estimate(plan: &LogicalPlan) -> (f64, f64) {
         LogicalPlan::Scan { rows, .. } => (*rows as f64, 1.0),
         LogicalPlan::Filter { input, predicate } => {
             let (rows, sel) = estimate(input);
-            let s: f64 = predicate.clone().conjuncts().iter().map(term_selectivity).product();
+            let s = conjunction_selectivity(&predicate.clone().conjuncts());
             (rows * s, sel * s)
         }
         LogicalPlan::Join { probe, .. } => estimate(probe),
@@ -114,6 +114,36 @@ fn estimate(plan: &LogicalPlan) -> (f64, f64) {
         }
         other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
     }
+}
+
+/// Product of the terms' selectivities, except that a lower and an upper bound on the same
+/// expression (BETWEEN) count 1/4 together rather than 1/3 each.
+fn conjunction_selectivity(terms: &[Expr]) -> f64 {
+    let bound = |t: &Expr| -> Option<(Expr, bool)> {
+        let Expr::Binary { op, left, right, .. } = t else { return None };
+        let lower = match op {
+            BinaryOp::Gt | BinaryOp::GtEq => true,
+            BinaryOp::Lt | BinaryOp::LtEq => false,
+            _ => return None,
+        };
+        match (&**left, &**right) {
+            (e, Expr::Literal { .. }) => Some(((*e).clone(), lower)),
+            (Expr::Literal { .. }, e) => Some(((*e).clone(), !lower)),
+            _ => None,
+        }
+    };
+    let bounds: Vec<Option<(Expr, bool)>> = terms.iter().map(bound).collect();
+    let mut s = 1.0;
+    for (i, t) in terms.iter().enumerate() {
+        match &bounds[i] {
+            Some((e, lower)) if bounds.iter().any(|b| b.as_ref().is_some_and(|(x, l)| x == e && l != lower)) => {
+                // The pair's 1/4, split between its two terms.
+                s *= 0.5;
+            }
+            _ => s *= term_selectivity(t),
+        }
+    }
+    s
 }
 
 fn term_selectivity(e: &Expr) -> f64 {
@@ -158,6 +188,16 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
         let mut rs: Vec<usize> = cols.iter().map(|c| rel_of(*c)).collect();
         rs.sort_unstable();
         rs.dedup();
+        if rs.len() > 1 {
+            // A disjunction over several tables still implies, for each table every branch
+            // restricts, the disjunction of those restrictions: it filters that table early
+            // (TPC-H Q7: n1.n_name IN ('FRANCE', 'GERMANY')). The term itself stays.
+            for r in &rs {
+                if let Some(implied) = implied_filter(&term, &|c| rel_of(c) == *r) {
+                    pushed[*r].push(local(implied, *r));
+                }
+            }
+        }
         match (rs.as_slice(), &term) {
             ([r], _) => pushed[*r].push(local(term.clone(), *r)),
             ([_, _], Expr::Binary { op: BinaryOp::Eq, left, right, .. }) => {
@@ -195,8 +235,12 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     // Probe side: the largest relation after its filters.
     // (Never a one-row relation while there is another: it joins on a constant key.)
     let single: Vec<bool> = rels.iter().map(|r| r.yields_exactly_one_row()).collect();
+    // Building costs more per row than probing and grows with the columns a build row
+    // carries, so the root is the relation of most rows x columns (TPC-H Q7: the filtered
+    // lineitem, 5 columns, probes rather than orders, 2 columns, of about as many rows).
+    let weight = |r: usize| est[r].0 * lens[r].max(1) as f64;
     let root = (0..rels.len())
-        .max_by(|a, b| (!single[*a], est[*a].0).partial_cmp(&(!single[*b], est[*b].0)).unwrap_or(std::cmp::Ordering::Equal))
+        .max_by(|a, b| (!single[*a], weight(*a)).partial_cmp(&(!single[*b], weight(*b))).unwrap_or(std::cmp::Ordering::Equal))
         .unwrap_or(0);
     let mut slots: Vec<Option<LogicalPlan>> = rels.into_iter().map(Some).collect();
     // Semi/anti joins on one build-side table filter it before its hash table is built.
@@ -325,6 +369,28 @@ fn disjuncts(e: Expr) -> Vec<Expr> {
         }
         e => vec![e],
     }
+}
+
+/// For a disjunction whose every branch has conjuncts over columns `mine` accepts only:
+/// the disjunction of those conjuncts, which the term implies.
+fn implied_filter(term: &Expr, mine: &dyn Fn(usize) -> bool) -> Option<Expr> {
+    if !matches!(term, Expr::Binary { op: BinaryOp::Or, .. }) {
+        return None;
+    }
+    let mut branches = vec![];
+    for d in disjuncts(term.clone()) {
+        let own: Vec<Expr> = d
+            .conjuncts()
+            .into_iter()
+            .filter(|c| {
+                let mut cols = vec![];
+                c.columns(&mut cols);
+                !cols.is_empty() && cols.iter().all(|x| mine(*x))
+            })
+            .collect();
+        branches.push(and_all(own)?);
+    }
+    branches.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::Or, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean })
 }
 
 /// `(a AND b) OR (a AND c)` is `a AND (b OR c)`: conjuncts every branch of a disjunction
