@@ -13,7 +13,7 @@
 //!   until one satisfies it.
 
 use crate::expr::{gen, Value};
-use crate::hash_table::{emit_insert, emit_lookup, KeyArrays};
+use crate::hash_table::{emit_insert, emit_lookup, emit_run_followers, emit_run_join, KeyArrays};
 use crate::materialize::write_rows;
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
@@ -54,11 +54,17 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     if let Some(any_null) = any_null {
         g.body.line(format!("active = !({any_null});"));
     }
-    g.body.open("if (active)");
+    g.body.close();
+    let follower = emit_run_followers(&mut g.body, keys, &kv);
+    g.body.open(if follower.is_some() { "if (active && !follower_)" } else { "if (active)" });
     emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
+    g.body.close();
+    if follower.is_some() {
+        emit_run_join(&mut g.body, "gid_");
+    }
+    g.body.open("if (active)");
     g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
     g.body.line("active = gid_ >= 0;");
-    g.body.close();
     g.body.close();
     write_rows(g, &format!("HashBuild -> #{id} payload"), schema, &[(row_group, "(uint32_t)gid_".into())])?;
 

@@ -92,3 +92,31 @@ pub fn emit_lookup(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &st
     b.close();
     b.close();
 }
+
+/// Sorted inputs repeat a key in consecutive rows (lineitem is ordered by l_orderkey, 4
+/// rows per order): a lane whose key equals the previous lane's joins that lane's run and
+/// takes the run leader's group instead of inserting, so a warp inserts once per run.
+/// Emitted at warp level (outside any `if (active)`), before the insert; only for a
+/// single never-NULL integer key that is a plain column (its variable lives at loop
+/// level). Returns the follower flag's C name.
+pub fn emit_run_followers(b: &mut Emitter, keys: &[gpusql_plan::Expr], kv: &[Value]) -> Option<String> {
+    let ([key @ gpusql_plan::Expr::Column { .. }], [v]) = (keys, kv) else { return None };
+    if !v.is_never_null() || !matches!(crate::types::c_type(&key.ty()), "int32_t" | "int64_t") {
+        return None;
+    }
+    b.line("// sorted runs: a lane with the previous lane's key takes that run's group (one insert per run)");
+    b.line(format!("const long long kprev_ = __shfl_up_sync(FULL_MASK, (long long)({}), 1);", v.v));
+    b.line("const bool aprev_ = __shfl_up_sync(FULL_MASK, active, 1);");
+    b.line(format!("const bool follower_ = active && (threadIdx.x & 31) > 0 && aprev_ && kprev_ == (long long)({});", v.v));
+    b.line("const uint32_t run_leaders_ = __ballot_sync(FULL_MASK, active && !follower_);");
+    Some("follower_".into())
+}
+
+/// After the leaders inserted: each follower takes its run leader's group (the highest
+/// leader lane at or below it).
+pub fn emit_run_join(b: &mut Emitter, gid: &str) {
+    b.line("const uint32_t lane_bits_ = 0xffffffffu >> (31 - (threadIdx.x & 31));");
+    b.line("const int run_leader_ = 31 - __clz(run_leaders_ & lane_bits_);");
+    b.line(format!("const int run_gid_ = __shfl_sync(FULL_MASK, {gid}, run_leader_ < 0 ? 0 : run_leader_);"));
+    b.line(format!("if (follower_) {gid} = run_gid_;"));
+}

@@ -39,6 +39,9 @@ pub struct GpuExecutor {
     /// Direct-mapped tables for dense integer keys (GPUSQL_DIRECT_TABLES=1). Off by
     /// default: measured 5-25% slower than hashed entries on SSB/TPC-H (docs/BENCHMARKS.md).
     pub direct_tables: bool,
+    /// GPUSQL_PROFILE_LAUNCHES=1: every launch is timed on its own and logged to stderr
+    /// (grid size and time), to see inside a stage such as a hash build's finishing steps.
+    pub profile_launches: bool,
 }
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
@@ -58,7 +61,7 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES") }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES") }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -79,6 +82,17 @@ impl GpuExecutor {
 
     /// Queues a launch of `f` (no timing, no synchronization).
     pub(crate) fn launch_untimed(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<()> {
+        if self.profile_launches {
+            let timer = self.dev.timer_start().map_err(cuda_error)?;
+            self.queue_launch(f, args, work_items, max_blocks)?;
+            let ms = timer.stop().map_err(cuda_error)?;
+            eprintln!("launch: {} args, {work_items} work items: {ms:.3} ms", args.len());
+            return Ok(());
+        }
+        self.queue_launch(f, args, work_items, max_blocks)
+    }
+
+    fn queue_launch(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<()> {
         let blocks = work_items.div_ceil(BLOCK_SIZE as usize).max(1);
         let blocks = max_blocks.map_or(blocks, |m| blocks.min(m as usize)) as u32;
         let cfg = LaunchConfig { grid_dim: (blocks.max(1), 1, 1), block_dim: (BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
