@@ -54,18 +54,28 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     if let Some(any_null) = any_null {
         g.body.line(format!("active = !({any_null});"));
     }
-    g.body.close();
-    let follower = emit_run_followers(&mut g.body, keys, &kv);
-    g.body.open(if follower.is_some() { "if (active && !follower_)" } else { "if (active)" });
-    emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
-    g.body.close();
+    // Computed keys are block-local temporaries: only plain column keys leave the block
+    // for the warp-level run test.
+    let follower = emit_run_followers(&mut crate::emit::Emitter::default(), keys, &kv);
     if follower.is_some() {
+        g.body.close();
+        emit_run_followers(&mut g.body, keys, &kv);
+        g.body.open("if (active && !follower_)");
+        emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
+        g.body.close();
         emit_run_join(&mut g.body, "gid_");
+        g.body.open("if (active)");
+    } else {
+        // Nested in the key block: computed keys are its temporaries.
+        g.body.open("if (active)");
+        emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
     }
-    g.body.open("if (active)");
     g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
     g.body.line("active = gid_ >= 0;");
     g.body.close();
+    if follower.is_none() {
+        g.body.close();
+    }
     write_rows(g, &format!("HashBuild -> #{id} payload"), schema, &[(row_group, "(uint32_t)gid_".into())])?;
 
     let init_entry = format!("{entry}_init");
