@@ -17,7 +17,9 @@ pub trait OptimizerRule {
 }
 
 pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
-    vec![Box::new(ConstantFolding), Box::new(JoinPlanning), Box::new(ProjectionPushdown)]
+    // Projection pushdown also runs first, so join planning weighs each table by the
+    // columns the query reads of it.
+    vec![Box::new(ConstantFolding), Box::new(ProjectionPushdown), Box::new(JoinPlanning), Box::new(ProjectionPushdown)]
 }
 
 pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
