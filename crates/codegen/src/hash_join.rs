@@ -64,13 +64,17 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
         emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
         g.body.close();
         emit_run_join(&mut g.body, "gid_");
+        // The run's leader counts the whole run: one atomic per run, not per row.
+        g.body.line("const uint32_t ends_ = ~__ballot_sync(FULL_MASK, follower_) & ~(0xffffffffu >> (31 - (threadIdx.x & 31)));");
+        g.body.line("const uint32_t run_len_ = (ends_ ? (uint32_t)__ffs(ends_) - 1u : 32u) - (threadIdx.x & 31);");
         g.body.open("if (active)");
+        g.body.line(format!("if (gid_ >= 0 && !follower_ && atomicAdd(&{group_rows}[gid_], run_len_) + run_len_ >= 2u) *{multi} = 1;"));
     } else {
         // Nested in the key block: computed keys are its temporaries.
         g.body.open("if (active)");
         emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
+        g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
     }
-    g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
     g.body.line("active = gid_ >= 0;");
     g.body.close();
     if follower.is_none() {
