@@ -56,7 +56,9 @@ pub fn emit_insert(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &st
     b.line(format!("cur_ = atomicCAS(&{slots}[slot_], -1, -2);"));
     b.open("if (cur_ == -1)");
     b.line(format!("const unsigned long long g_ = warp_aggregated_inc({group_count});"));
-    b.line(format!("if (g_ >= {max_groups}) {{ raise_error(err, ERR_GROUPS_FULL); atomicExch(&{slots}[slot_], -3); break; }}"));
+    // err[1] = n_rows - the first row that found the table full (0: none), from which the
+    // host extrapolates the number of groups.
+    b.line(format!("if (g_ >= {max_groups}) {{ raise_error(err, ERR_GROUPS_FULL); atomicMax((unsigned*)&err[1], (unsigned)min(n_rows - row, (uint64_t)0xffffffffull)); atomicExch(&{slots}[slot_], -3); break; }}"));
     for (v, k) in kv.iter().zip(keys) {
         b.line(format!("{}[g_] = {};", k.values, v.v));
         if let Some(valid) = &k.validity {

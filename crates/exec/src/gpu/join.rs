@@ -49,7 +49,17 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
             Some((_, size)) => {
                 let w = size / 2;
                 let compact = (groups * 4).next_power_of_two().max(16);
-                let n = if shared_memory && compact * size <= gpusql_codegen::SMEM_TABLE_BYTES { compact } else { sink.slot_count };
+                // Large tables of repeating keys (lineitem by l_orderkey: 134M slots for 15M
+                // keys) are rehashed at load factor <= 1/2: writing 2 GB of entries cost
+                // 1.4 ms per build, and probes into either size go to DRAM.
+                let large = (groups * 2).next_power_of_two().max(16);
+                let n = if shared_memory && compact * size <= gpusql_codegen::SMEM_TABLE_BYTES {
+                    compact
+                } else if groups >= LARGE_TABLE_GROUPS && large * 4 <= sink.slot_count {
+                    large
+                } else {
+                    sink.slot_count
+                };
                 let out = dev.alloc_zeros::<u8>(n * size, "hash table entries").map_err(cuda_error)?;
                 if n == sink.slot_count {
                     let f = ex.load(&src, &format!("copy_entries_{w}"), stat)?;
@@ -92,6 +102,11 @@ pub fn exclusive_scan(ex: &GpuExecutor, src: &str, input: &CudaSlice<u32>, n: us
     }
     Ok(out)
 }
+
+/// Tables of at least this many keys may be rehashed compactly (smaller ones stay sparse:
+/// probes into filtered dimensions mostly miss, and a miss in a compact table walks longer
+/// runs; see docs/BENCHMARKS.md).
+const LARGE_TABLE_GROUPS: usize = 1 << 20;
 
 /// Direct-mapped tables: most entries this may hold, and the least density of keys.
 const DIRECT_MAX_SLOTS: u64 = 1 << 26;

@@ -267,7 +267,8 @@ impl GpuExecutor {
             Sink::Materialize { .. } | Sink::HashBuild { .. } => n,
         };
         loop {
-            let err: CudaSlice<i32> = self.dev.alloc_zeros(1, "error flag").map_err(cuda_error)?;
+            // [code, n - the first row that found a group table full (u32; 0: none)]
+            let err: CudaSlice<i32> = self.dev.alloc_zeros(2, "error flag").map_err(cuda_error)?;
             let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;
             let bind = |q: &Param| -> Result<Arg> {
                 Ok(match q {
@@ -297,7 +298,9 @@ impl GpuExecutor {
             }
             let args = spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
             stat.ms += self.launch(&func, &args, n, Some(self.grid_limit()))?;
-            let code = self.dev.download(&err).map_err(cuda_error)?[0];
+            let err_host = self.dev.download(&err).map_err(cuda_error)?;
+            let code = err_host[0];
+            let full_at = n.saturating_sub(err_host[1] as u32 as usize);
             let count = self.dev.download(&sink.count).map_err(cuda_error)?[0] as usize;
             match code {
                 0 => {}
@@ -306,7 +309,15 @@ impl GpuExecutor {
                     // (bounded by the row count). Runs that stop early read only about as many
                     // rows as their table holds groups, so the wasted work is a fraction of
                     // one full run.
-                    max_groups = (max_groups * 4).max((count * 2).next_power_of_two()).min(n.max(1).next_power_of_two());
+                    // The table filled at row `full_at`: extrapolate the groups of all n rows
+                    // (exact for sorted keys; high for keys that repeat later, which costs
+                    // only room), so one re-run usually suffices (Q18: 15M groups).
+                    let extrapolated = if full_at > 0 && full_at < n { max_groups.saturating_mul(n / full_at.max(1)) } else { 0 };
+                    max_groups = (max_groups * 4)
+                        .max((count * 2).next_power_of_two())
+                        .max(extrapolated.saturating_mul(5) / 4)
+                        .min(n.max(1).next_power_of_two())
+                        .next_power_of_two();
                     tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
                     continue;
                 }
