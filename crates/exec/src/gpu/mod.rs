@@ -309,10 +309,11 @@ impl GpuExecutor {
                     // (bounded by the row count). Runs that stop early read only about as many
                     // rows as their table holds groups, so the wasted work is a fraction of
                     // one full run.
-                    // The table filled at row `full_at`: extrapolate the groups of all n rows
-                    // (exact for sorted keys; high for keys that repeat later, which costs
-                    // only room), so one re-run usually suffices (Q18: 15M groups).
-                    let extrapolated = if full_at > 0 && full_at < n { max_groups.saturating_mul(n / full_at.max(1)) } else { 0 };
+                    // The table filled at row `full_at`: extrapolate the groups of all n rows,
+                    // at most 64x per step (exact for sorted keys, Q18's 15M groups in two
+                    // steps; far too high for keys that keep repeating, Q15's 100k suppliers
+                    // would have asked for 64M groups).
+                    let extrapolated = if full_at > 0 && full_at < n { max_groups.saturating_mul((n / full_at.max(1)).min(64)) } else { 0 };
                     max_groups = (max_groups * 4)
                         .max((count * 2).next_power_of_two())
                         .max(extrapolated.saturating_mul(5) / 4)
