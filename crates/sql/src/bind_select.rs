@@ -341,7 +341,8 @@ pub(crate) fn bind_select(
     }
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
         if contains_subquery(e) {
-            return Err(Error::not_supported(format!("IN / EXISTS subqueries inside other conditions in {what}{}", position(e.span()))));
+            let which = if what == "WHERE" { "IN / EXISTS subqueries inside other conditions" } else { "subqueries" };
+            return Err(Error::not_supported(format!("{which} in {what}{}", position(e.span()))));
         }
         if contains_aggregate(e) {
             return Err(Error::plan(format!("aggregate functions are not allowed in {what}{}", position(e.span()))));
