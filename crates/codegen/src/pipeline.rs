@@ -130,7 +130,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     scan::declare(&mut g, &p.source);
     for op in &p.ops {
         match op {
-            PipelineOp::Filter(pred) => filter::consume(&mut g, pred)?,
+            PipelineOp::Filter(plan) => filter::consume(&mut g, plan)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
             PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
                 hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some())?;

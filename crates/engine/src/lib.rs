@@ -10,6 +10,7 @@
 use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::{GpuExecutor, ProbeVariant};
+use gpusql_plan::filter_plan::FilterOrder;
 use gpusql_plan::{create_physical_plan_with, optimizer, LogicalPlan, PhysicalPlan, PlannerOptions};
 pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
@@ -77,6 +78,15 @@ impl Engine {
         // push-down parallelism against it).
         if let Ok(v) = std::env::var("GPUSQL_MULTI_MATCH") {
             planner.multi_match = parse_multi_match(&v)?;
+        }
+        // GPUSQL_FILTER_ORDER=written keeps conjunctions as written, one branch per term
+        // (to measure the multi-predicate plans against it).
+        if let Ok(v) = std::env::var("GPUSQL_FILTER_ORDER") {
+            planner.filter_order = match v.to_ascii_lowercase().as_str() {
+                "optimized" => FilterOrder::Optimized,
+                "written" => FilterOrder::Written,
+                other => return Err(Error::plan(format!("unknown GPUSQL_FILTER_ORDER '{other}' (optimized or written)"))),
+            };
         }
         Ok(Engine { tables: TableStore::default(), gpu, notice, planner })
     }

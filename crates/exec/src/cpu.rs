@@ -78,12 +78,17 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
     let mut rows = source_rows(&p.source, tables, inter)?;
     for op in &p.ops {
         rows = match op {
-            PipelineOp::Filter(pred) => {
+            PipelineOp::Filter(plan) => {
+                // The plan's order: a row leaves at its first term that is not TRUE (terms
+                // after it, which the GPU may also skip, are not evaluated).
                 let mut kept = Vec::with_capacity(rows.len());
-                for r in rows {
-                    if eval(pred, &r)? == ScalarValue::Boolean(true) {
-                        kept.push(r);
+                'rows: for r in rows {
+                    for term in plan.terms() {
+                        if eval(term, &r)? != ScalarValue::Boolean(true) {
+                            continue 'rows;
+                        }
                     }
+                    kept.push(r);
                 }
                 kept
             }

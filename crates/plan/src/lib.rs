@@ -3,10 +3,12 @@
 
 pub mod eval;
 pub mod expr;
+pub mod filter_plan;
 pub mod logical;
 pub mod optimizer;
 pub mod physical;
 pub mod planner;
+pub mod selectivity;
 
 pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};

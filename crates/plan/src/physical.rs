@@ -4,6 +4,7 @@
 //! Both backends execute exactly this structure.
 
 use crate::expr::Expr;
+use crate::filter_plan::FilterPlan;
 use crate::logical::JoinKind;
 use gpusql_common::{DataType, Schema};
 use std::fmt;
@@ -29,8 +30,9 @@ impl Source {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PipelineOp {
-    /// Rows for which the predicate is not TRUE leave the pipeline.
-    Filter(Expr),
+    /// Rows for which the conjunction is not TRUE leave the pipeline; the plan orders its
+    /// terms and places the branches between them (multi-predicate selection).
+    Filter(FilterPlan),
     /// Replaces the row by the expressions' values.
     Project { exprs: Vec<Expr>, schema: Schema },
     /// Looks the row's `keys` up in hash table `build` (built by an earlier pipeline's

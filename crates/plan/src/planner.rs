@@ -4,6 +4,7 @@
 
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
+use crate::filter_plan::{FilterOrder, FilterPlan};
 use crate::physical::*;
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
@@ -17,6 +18,7 @@ enum Built {
 
 struct Planner {
     multi_match: MultiMatch,
+    filter_order: FilterOrder,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -26,11 +28,14 @@ struct Planner {
 #[derive(Debug, Clone, Copy)]
 pub struct PlannerOptions {
     pub multi_match: MultiMatch,
+    pub filter_order: FilterOrder,
 }
 
 impl Default for PlannerOptions {
     fn default() -> Self {
-        PlannerOptions { multi_match: MultiMatch::PushDown }
+        // Written order by default: with guessed selectivities (no column statistics) the
+        // cost-based plans measured slower (docs/BENCHMARKS.md).
+        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Written }
     }
 }
 
@@ -39,7 +44,7 @@ pub fn create_physical_plan(plan: &LogicalPlan) -> Result<PhysicalPlan> {
 }
 
 pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) -> Result<PhysicalPlan> {
-    let mut p = Planner { multi_match: options.multi_match, stages: vec![], next_intermediate: 0, next_pipeline: 0 };
+    let mut p = Planner { multi_match: options.multi_match, filter_order: options.filter_order, stages: vec![], next_intermediate: 0, next_pipeline: 0 };
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
     let (id, schema, columns, skip, fetch) = match built {
@@ -126,7 +131,8 @@ impl Planner {
             }
             LogicalPlan::Filter { input, predicate } => {
                 let (source, mut ops) = self.open(input, "WHERE")?;
-                ops.push(PipelineOp::Filter(predicate.clone()));
+                let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order);
+                ops.push(PipelineOp::Filter(plan));
                 Ok(Built::Open { source, ops })
             }
             LogicalPlan::Project { input, exprs, .. } => {

@@ -18,6 +18,7 @@
 use super::OptimizerRule;
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{JoinKind, LogicalPlan};
+use crate::selectivity::conjunction_selectivity;
 use gpusql_common::{Error, Result};
 
 pub struct JoinPlanning;
@@ -113,46 +114,6 @@ fn estimate(plan: &LogicalPlan) -> (f64, f64) {
             (rows * 0.5, sel * 0.5)
         }
         other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
-    }
-}
-
-/// Product of the terms' selectivities, except that a lower and an upper bound on the same
-/// expression (BETWEEN) count 1/4 together rather than 1/3 each.
-fn conjunction_selectivity(terms: &[Expr]) -> f64 {
-    let bound = |t: &Expr| -> Option<(Expr, bool)> {
-        let Expr::Binary { op, left, right, .. } = t else { return None };
-        let lower = match op {
-            BinaryOp::Gt | BinaryOp::GtEq => true,
-            BinaryOp::Lt | BinaryOp::LtEq => false,
-            _ => return None,
-        };
-        match (&**left, &**right) {
-            (e, Expr::Literal { .. }) => Some(((*e).clone(), lower)),
-            (Expr::Literal { .. }, e) => Some(((*e).clone(), !lower)),
-            _ => None,
-        }
-    };
-    let bounds: Vec<Option<(Expr, bool)>> = terms.iter().map(bound).collect();
-    let mut s = 1.0;
-    for (i, t) in terms.iter().enumerate() {
-        match &bounds[i] {
-            Some((e, lower)) if bounds.iter().any(|b| b.as_ref().is_some_and(|(x, l)| x == e && l != lower)) => {
-                // The pair's 1/4, split between its two terms.
-                s *= 0.5;
-            }
-            _ => s *= term_selectivity(t),
-        }
-    }
-    s
-}
-
-fn term_selectivity(e: &Expr) -> f64 {
-    match e {
-        Expr::Binary { op: BinaryOp::Eq, .. } => 0.1,
-        Expr::Binary { op: BinaryOp::Or, left, right, .. } => (term_selectivity(left) + term_selectivity(right)).min(1.0),
-        Expr::Binary { op, .. } if op.is_comparison() => 0.33,
-        Expr::InList { list, negated: false, .. } => (0.1 * list.len() as f64).min(0.5),
-        _ => 0.5,
     }
 }
 
