@@ -9,8 +9,7 @@
 
 use crate::expr::{gen, Value};
 use crate::pipeline::PipelineGen;
-use crate::emit::Emitter;
-use crate::hash_table::{emit_insert, emit_run_followers, emit_run_join, KeyArrays};
+use crate::hash_table::{emit_insert_with_runs, KeyArrays};
 use crate::types::{c_max, c_min, c_type, helper_suffix};
 use crate::{InitKernel, Param, Part, BLOCK_SIZE};
 use gpusql_common::Result;
@@ -171,19 +170,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for k in keys {
             kv.push(gen(k, &g.row, &mut g.body)?);
         }
-        let follower = emit_run_followers(&mut Emitter::default(), keys, &kv);
-        if follower.is_some() {
-            // The key is a loop-level variable: close the block for the warp-level run test.
-            g.body.close();
-            emit_run_followers(&mut g.body, keys, &kv);
-            g.body.open("if (active && !follower_)");
-            emit_insert(&mut g.body, &kv, &key_out, &slots, &mask, &max_groups, &count);
-            g.body.close();
-            emit_run_join(&mut g.body, "gid_");
-            g.body.open("if (active)");
-        } else {
-            emit_insert(&mut g.body, &kv, &key_out, &slots, &mask, &max_groups, &count);
-        }
+        emit_insert_with_runs(&mut g.body, keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
         eval_args(g)?;
         g.body.close();
 

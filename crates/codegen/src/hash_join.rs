@@ -13,7 +13,7 @@
 //!   until one satisfies it.
 
 use crate::expr::{gen, Value};
-use crate::hash_table::{emit_insert, emit_lookup, emit_run_followers, emit_run_join, KeyArrays};
+use crate::hash_table::{emit_insert_with_runs, emit_lookup, KeyArrays};
 use crate::materialize::write_rows;
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
@@ -54,32 +54,15 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     if let Some(any_null) = any_null {
         g.body.line(format!("active = !({any_null});"));
     }
-    // Computed keys are block-local temporaries: only plain column keys leave the block
-    // for the warp-level run test.
-    let follower = emit_run_followers(&mut crate::emit::Emitter::default(), keys, &kv);
-    if follower.is_some() {
-        g.body.close();
-        emit_run_followers(&mut g.body, keys, &kv);
-        g.body.open("if (active && !follower_)");
-        emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
-        g.body.close();
-        emit_run_join(&mut g.body, "gid_");
+    let runs = emit_insert_with_runs(&mut g.body, keys, &kv, &arrays, &slots, &mask, &max_groups, &groups, true);
+    if runs {
         // The run's leader counts the whole run: one atomic per run, not per row.
-        g.body.line("const uint32_t ends_ = ~__ballot_sync(FULL_MASK, follower_) & ~(0xffffffffu >> (31 - (threadIdx.x & 31)));");
-        g.body.line("const uint32_t run_len_ = (ends_ ? (uint32_t)__ffs(ends_) - 1u : 32u) - (threadIdx.x & 31);");
-        g.body.open("if (active)");
         g.body.line(format!("if (gid_ >= 0 && !follower_ && atomicAdd(&{group_rows}[gid_], run_len_) + run_len_ >= 2u) *{multi} = 1;"));
     } else {
-        // Nested in the key block: computed keys are its temporaries.
-        g.body.open("if (active)");
-        emit_insert(&mut g.body, &kv, &arrays, &slots, &mask, &max_groups, &groups);
         g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
     }
     g.body.line("active = gid_ >= 0;");
     g.body.close();
-    if follower.is_none() {
-        g.body.close();
-    }
     write_rows(g, &format!("HashBuild -> #{id} payload"), schema, &[(row_group, "(uint32_t)gid_".into())])?;
 
     let init_entry = format!("{entry}_init");

@@ -98,27 +98,58 @@ pub fn emit_lookup(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &st
 /// Sorted inputs repeat a key in consecutive rows (lineitem is ordered by l_orderkey, 4
 /// rows per order): a lane whose key equals the previous lane's joins that lane's run and
 /// takes the run leader's group instead of inserting, so a warp inserts once per run.
-/// Emitted at warp level (outside any `if (active)`), before the insert; only for a
-/// single never-NULL integer key that is a plain column (its variable lives at loop
-/// level). Returns the follower flag's C name.
-pub fn emit_run_followers(b: &mut Emitter, keys: &[gpusql_plan::Expr], kv: &[Value]) -> Option<String> {
-    let ([key @ gpusql_plan::Expr::Column { .. }], [v]) = (keys, kv) else { return None };
-    if !v.is_never_null() || !matches!(crate::types::c_type(&key.ty()), "int32_t" | "int64_t") {
-        return None;
-    }
-    b.line("// sorted runs: a lane with the previous lane's key takes that run's group (one insert per run)");
-    b.line(format!("const long long kprev_ = __shfl_up_sync(FULL_MASK, (long long)({}), 1);", v.v));
-    b.line("const bool aprev_ = __shfl_up_sync(FULL_MASK, active, 1);");
-    b.line(format!("const bool follower_ = active && (threadIdx.x & 31) > 0 && aprev_ && kprev_ == (long long)({});", v.v));
-    b.line("const uint32_t run_leaders_ = __ballot_sync(FULL_MASK, active && !follower_);");
-    Some("follower_".into())
+/// Only for a single never-NULL integer key that is a plain column: its variable lives at
+/// loop level, so the warp-level run test can run outside the block that loaded it.
+fn sorted_runs_apply(keys: &[gpusql_plan::Expr], kv: &[Value]) -> bool {
+    matches!((keys, kv), ([key @ gpusql_plan::Expr::Column { .. }], [v])
+        if v.is_never_null() && matches!(crate::types::c_type(&key.ty()), "int32_t" | "int64_t"))
 }
 
-/// After the leaders inserted: each follower takes its run leader's group (the highest
-/// leader lane at or below it).
-pub fn emit_run_join(b: &mut Emitter, gid: &str) {
+/// Finds or inserts the group of `kv` into `gid_`, called inside the `if (active)` block
+/// that evaluated the keys; leaves the caller inside an `if (active)` block (to close
+/// once). Where sorted runs apply (see `sorted_runs_apply`) the key block is closed for
+/// the warp-level run test, only run leaders insert, followers take their leader's
+/// group, and with `run_length` the leaders also get `run_len_`, the rows of their run.
+/// Returns whether sorted runs apply (`follower_` is then defined).
+#[allow(clippy::too_many_arguments)]
+pub fn emit_insert_with_runs(
+    b: &mut Emitter,
+    keys: &[gpusql_plan::Expr],
+    kv: &[Value],
+    arrays: &[KeyArrays],
+    slots: &str,
+    mask: &str,
+    max_groups: &str,
+    group_count: &str,
+    run_length: bool,
+) -> bool {
+    if !sorted_runs_apply(keys, kv) {
+        // Nested: the key block may have turned rows inactive (NULL join keys).
+        b.open("if (active)");
+        emit_insert(b, kv, arrays, slots, mask, max_groups, group_count);
+        b.close();
+        return false;
+    }
+    let v = &kv[0].v;
+    b.close();
+    b.line("// sorted runs: a lane with the previous lane's key takes that run's group (one insert per run)");
+    b.line(format!("const long long kprev_ = __shfl_up_sync(FULL_MASK, (long long)({v}), 1);"));
+    b.line("const bool aprev_ = __shfl_up_sync(FULL_MASK, active, 1);");
+    b.line(format!("const bool follower_ = active && (threadIdx.x & 31) > 0 && aprev_ && kprev_ == (long long)({v});"));
+    b.line("const uint32_t run_leaders_ = __ballot_sync(FULL_MASK, active && !follower_);");
+    b.open("if (active && !follower_)");
+    emit_insert(b, kv, arrays, slots, mask, max_groups, group_count);
+    b.close();
+    // Each follower takes the group of the highest leader lane at or below it.
     b.line("const uint32_t lane_bits_ = 0xffffffffu >> (31 - (threadIdx.x & 31));");
     b.line("const int run_leader_ = 31 - __clz(run_leaders_ & lane_bits_);");
-    b.line(format!("const int run_gid_ = __shfl_sync(FULL_MASK, {gid}, run_leader_ < 0 ? 0 : run_leader_);"));
-    b.line(format!("if (follower_) {gid} = run_gid_;"));
+    b.line("const int run_gid_ = __shfl_sync(FULL_MASK, gid_, run_leader_ < 0 ? 0 : run_leader_);");
+    b.line("if (follower_) gid_ = run_gid_;");
+    if run_length {
+        // The run ends at the next lane that is not a follower.
+        b.line("const uint32_t ends_ = ~__ballot_sync(FULL_MASK, follower_) & ~lane_bits_;");
+        b.line("const uint32_t run_len_ = (ends_ ? (uint32_t)__ffs(ends_) - 1u : 32u) - (threadIdx.x & 31);");
+    }
+    b.open("if (active)");
+    true
 }
