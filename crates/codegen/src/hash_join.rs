@@ -172,8 +172,9 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     let pos = format!("hp{b}_pos");
     if !multi {
         // Unique keys: every group has one row and the payload is in group order.
-        g.body.line(format!("const uint32_t {pos} = {gid} >= 0 ? (uint32_t){gid} : 0u;"));
-        g.body.line(format!("const bool {matched} = {gid} >= 0;"));
+        // (Not const: a Lane Refill after this probe reassigns them.)
+        g.body.line(format!("uint32_t {pos} = {gid} >= 0 ? (uint32_t){gid} : 0u;"));
+        g.body.line(format!("bool {matched} = {gid} >= 0;"));
     } else {
         let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
         let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
@@ -262,6 +263,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         } else {
             "false".to_string()
         };
+        g.reloads.push(Some((load.clone(), Value { v: v.clone(), null: null.clone() })));
         g.row.push(Value { v, null });
         g.row_types.push(f.ty);
         g.pending_loads.push(Some(load));

@@ -8,6 +8,7 @@ mod expr;
 mod filter;
 mod hash_join;
 mod hash_table;
+mod lane_refill;
 mod materialize;
 mod pipeline;
 mod project;

@@ -1,6 +1,7 @@
 //! Materialize: dense output positions by the atomic prefix sum of seed 002 with local
 //! resolution and global propagation: ballot + popc inside the warp, a scan of the warp
-//! counts in shared memory, and one atomicAdd per block on the global row counter.
+//! counts in shared memory, and one atomicAdd per block on the global row counter. Where
+//! warps do not move in step (Lane Refill) each warp reserves its own range instead.
 
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
@@ -13,14 +14,18 @@ pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
 
 /// The prefix-sum write of the current row (and `extra` (pointer, value) pairs).
 pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(String, String)]) -> Result<()> {
-    let warps = BLOCK_SIZE / 32;
-    g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
-    g.pre.line("__shared__ unsigned long long block_base_;");
     let count = g.param(Param::OutCount, "unsigned long long*");
-    g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
-    let all: Vec<usize> = (0..g.row.len()).collect();
     // Columns of the source that were never read are loaded here.
+    let all: Vec<usize> = (0..g.row.len()).collect();
     let loads: Vec<String> = all.iter().filter_map(|c| g.pending_loads.get_mut(*c).and_then(|l| l.take())).collect();
+    if g.block_sync {
+        let warps = BLOCK_SIZE / 32;
+        g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
+        g.pre.line("__shared__ unsigned long long block_base_;");
+        g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
+    } else {
+        g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, one atomicAdd per warp: warps run apart) ----"));
+    }
     if !loads.is_empty() {
         g.body.open("if (active)");
         for l in loads {
@@ -31,16 +36,25 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
     let b = &mut g.body;
     b.line("const uint32_t lane_ = threadIdx.x & 31, warp_ = threadIdx.x >> 5;");
     b.line("const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);");
-    b.line("if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);");
-    b.line("__syncthreads();");
-    b.open("if (threadIdx.x == 0)");
-    b.line("uint32_t total_ = 0;");
-    b.line(format!("for (int w = 0; w < {warps}; w++) {{ const uint32_t c = warp_base_[w]; warp_base_[w] = total_; total_ += c; }}"));
-    b.line(format!("block_base_ = total_ ? atomicAdd({count}, (unsigned long long)total_) : 0ull;"));
-    b.close();
-    b.line("__syncthreads();");
-    b.open("if (active)");
-    b.line("const uint64_t pos_ = block_base_ + warp_base_[warp_] + __popc(ballot_ & ((1u << lane_) - 1u));");
+    if g.block_sync {
+        let warps = BLOCK_SIZE / 32;
+        b.line("if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);");
+        b.line("__syncthreads();");
+        b.open("if (threadIdx.x == 0)");
+        b.line("uint32_t total_ = 0;");
+        b.line(format!("for (int w = 0; w < {warps}; w++) {{ const uint32_t c = warp_base_[w]; warp_base_[w] = total_; total_ += c; }}"));
+        b.line(format!("block_base_ = total_ ? atomicAdd({count}, (unsigned long long)total_) : 0ull;"));
+        b.close();
+        b.line("__syncthreads();");
+        b.open("if (active)");
+        b.line("const uint64_t pos_ = block_base_ + warp_base_[warp_] + __popc(ballot_ & ((1u << lane_) - 1u));");
+    } else {
+        b.line("unsigned long long wbase_ = 0;");
+        b.line(format!("if (lane_ == 0 && ballot_ != 0u) wbase_ = atomicAdd({count}, (unsigned long long)__popc(ballot_));"));
+        b.line("wbase_ = __shfl_sync(FULL_MASK, wbase_, 0); (void)warp_;");
+        b.open("if (active)");
+        b.line("const uint64_t pos_ = wbase_ + __popc(ballot_ & ((1u << lane_) - 1u));");
+    }
     let row = g.row.clone();
     for (i, v) in row.iter().enumerate() {
         let ct = c_type(&schema.fields[i].ty);
@@ -55,7 +69,9 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
         g.body.line(format!("{ptr}[pos_] = {v};"));
     }
     g.body.close();
-    g.body.line("__syncthreads();");
+    if g.block_sync {
+        g.body.line("__syncthreads();");
+    }
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 
 use crate::emit::Emitter;
 use crate::expr::Value;
-use crate::{aggregate, filter, hash_join, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE};
+use crate::{aggregate, filter, hash_join, lane_refill, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE};
 use gpusql_common::Result;
 use gpusql_plan::{Expr, Pipeline, PipelineOp, Sink};
 
@@ -21,10 +21,18 @@ pub struct PipelineGen {
     pub row_types: Vec<gpusql_common::DataType>,
     /// Load statements of source columns not yet loaded (None: loaded or computed).
     pub pending_loads: Vec<Option<String>>,
+    /// For columns loaded from memory (source or build payload): the load statement and
+    /// the variables it sets, kept after the load so Lane Refill can load them again for a
+    /// refilled lane instead of parking them (None: computed values).
+    pub reloads: Vec<Option<(String, Value)>>,
     pub next_project: usize,
     /// The sink synchronizes the block (__syncthreads), so loops around it must be
-    /// block-uniform.
+    /// block-uniform. Never with Lane Refill, whose warps go their own ways.
     pub block_sync: bool,
+    /// Lane Refill points emitted so far (each has a buffer and a parked-row count).
+    pub refills: usize,
+    /// Shared memory the Lane Refill buffers take so far.
+    pub refill_bytes: usize,
     /// Expansion loops of multi-match probes still open (closed after the sink).
     pub open_loops: usize,
     /// Index variables pending loads read (`row`, probe positions): a push-down loop
@@ -89,7 +97,8 @@ impl PipelineGen {
             if let Some(load) = self.pending_loads.get_mut(c).and_then(|l| l.take()) {
                 // The first column loaded at the top level of the row loop is read for every
                 // row: take it from the prefetch register.
-                let top_level = self.body.indent == 3 && self.open_loops == 0;
+                // (Not after a Lane Refill: a refilled lane's row is not the prefetched one.)
+                let top_level = self.body.indent == 3 && self.open_loops == 0 && self.refills == 0;
                 match self.prefetchable.get(c).cloned().flatten() {
                     Some((var, ptr, ct)) if top_level && self.prefetch.is_none() => {
                         self.body.line(format!("{var} = pf_cur_;"));
@@ -115,8 +124,12 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         row: vec![],
         row_types: vec![],
         pending_loads: vec![],
+        reloads: vec![],
         next_project: 0,
-        block_sync: matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }),
+        block_sync: matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. })
+            && !p.ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. })),
+        refills: 0,
+        refill_bytes: 0,
         open_loops: 0,
         index_vars: vec![("row".into(), "uint64_t")],
         builds: builds.to_vec(),
@@ -128,8 +141,12 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     g.param(Param::RowCount, "const uint64_t");
     let err = g.param(Param::ErrorFlag, "int*");
     scan::declare(&mut g, &p.source);
-    for op in &p.ops {
+    for (i, op) in p.ops.iter().enumerate() {
         match op {
+            PipelineOp::LaneRefill { threshold, activity } => {
+                let live = lane_refill::live_columns(&p.ops[i + 1..], &p.sink, g.row.len());
+                lane_refill::consume(&mut g, *threshold, *activity, &live);
+            }
             PipelineOp::Filter(plan) => filter::consume(&mut g, plan)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
             PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
@@ -171,14 +188,25 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     if early_exit {
         src.push_str("    uint32_t iter_ = 0;\n");
     }
-    src.push_str("    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows; base_ += stride_) {\n");
+    if g.refills == 0 {
+        src.push_str("    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows; base_ += stride_) {\n");
+    } else {
+        // Lane Refill: once the rows are exhausted, drain iterations (no fresh rows) run
+        // until every parked row has gone through the rest of the pipeline.
+        let parked: Vec<String> = (0..g.refills).map(|r| format!("lr{r}_n")).collect();
+        src.push_str(&format!(
+            "    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows || ({}) != 0u; base_ += stride_) {{\n        const bool drain_ = base_ >= n_rows;\n",
+            parked.join(" | ")
+        ));
+    }
     if early_exit {
         // A full group table (or any error) ends the run within 8 iterations: the host
         // grows the table and runs again, so an undersized first guess costs little. (Not
         // every iteration: the test is an L2 round trip in front of the row's loads.)
         src.push_str(&format!("        if ((iter_++ & 7u) == 0u && __any_sync(FULL_MASK, *(volatile int*){err} != 0)) break;\n"));
     }
-    src.push_str("        const uint64_t row = base_ + threadIdx.x;\n        bool active = row < n_rows;\n");
+    // (Lane Refill reassigns `row` to a parked row's.)
+    src.push_str(&format!("        {}uint64_t row = base_ + threadIdx.x;\n        bool active = row < n_rows;\n", if g.refills == 0 { "const " } else { "" }));
     if let Some((ptr, ct)) = &g.prefetch {
         src.push_str(&format!("        const {ct} pf_cur_ = pf_next_;\n        if (row + stride_ < n_rows) pf_next_ = {ptr}[row + stride_];\n"));
     }

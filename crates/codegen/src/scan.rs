@@ -48,6 +48,7 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
         } else {
             load
         };
+        g.reloads.push(Some((load.clone(), Value { v: v.clone(), null: null.clone() })));
         g.pending_loads.push(Some(load));
         g.prefetchable.push(prefetchable);
         g.row.push(Value { v, null });

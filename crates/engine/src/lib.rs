@@ -73,22 +73,36 @@ impl Engine {
                 Err(e) => (None, Some(format!("notice: no usable GPU ({e}); running on the CPU reference backend"))),
             },
         };
-        let mut planner = PlannerOptions::default();
-        // GPUSQL_MULTI_MATCH=per-lane selects the naive multi-match probe (to measure
-        // push-down parallelism against it).
-        if let Ok(v) = std::env::var("GPUSQL_MULTI_MATCH") {
-            planner.multi_match = parse_multi_match(&v)?;
+        let mut engine = Engine { tables: TableStore::default(), gpu, notice, planner: PlannerOptions::default() };
+        // The planner settings can also come from the environment (GPUSQL_MULTI_MATCH,
+        // GPUSQL_FILTER_ORDER, GPUSQL_LANE_REFILL), e.g. for benchmarks of the naive forms.
+        for name in SETTINGS {
+            if let Ok(v) = std::env::var(format!("GPUSQL_{}", name.to_ascii_uppercase())) {
+                engine.set(name, &v).map_err(|e| Error::plan(format!("GPUSQL_{}: {e}", name.to_ascii_uppercase())))?;
+            }
         }
-        // GPUSQL_FILTER_ORDER=written keeps conjunctions as written, one branch per term
-        // (to measure the multi-predicate plans against it).
-        if let Ok(v) = std::env::var("GPUSQL_FILTER_ORDER") {
-            planner.filter_order = match v.to_ascii_lowercase().as_str() {
-                "optimized" => FilterOrder::Optimized,
-                "written" => FilterOrder::Written,
-                other => return Err(Error::plan(format!("unknown GPUSQL_FILTER_ORDER '{other}' (optimized or written)"))),
-            };
+        Ok(engine)
+    }
+
+    /// Changes a session setting (`SET name = value`):
+    /// - `multi_match`: `push-down` (default) or `per-lane`, how probes with several matches
+    ///   per row use the warp;
+    /// - `filter_order`: `written` (default) or `optimized` (multi-predicate plans);
+    /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        match name {
+            "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
+            "filter_order" => {
+                self.planner.filter_order = match value.to_ascii_lowercase().as_str() {
+                    "optimized" => FilterOrder::Optimized,
+                    "written" => FilterOrder::Written,
+                    other => return Err(Error::plan(format!("unknown filter_order '{other}' (optimized or written)"))),
+                }
+            }
+            "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
+            other => return Err(Error::plan(format!("unknown setting '{other}' (known: {})", SETTINGS.join(", ")))),
         }
-        Ok(Engine { tables: TableStore::default(), gpu, notice, planner })
+        Ok(())
     }
 
     /// How join probes with several matches per row use the warp.
@@ -209,6 +223,10 @@ impl Engine {
                 self.tables.create_table(&name, fields)?;
                 Ok(Output::Done("CREATE TABLE".into()))
             }
+            BoundStatement::Set { name, value } => {
+                self.set(&name, &value)?;
+                Ok(Output::Done("SET".into()))
+            }
             BoundStatement::Insert(ins) => {
                 let n = self.tables.insert_rows(&ins.table, &ins.rows)?;
                 Ok(Output::Done(format!("INSERT {n}")))
@@ -264,6 +282,21 @@ impl Engine {
     /// Runs a plan on the CPU reference backend whatever the engine's backend.
     pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
         gpusql_exec::cpu::execute(plan, &self.tables)
+    }
+}
+
+/// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
+pub const SETTINGS: [&str; 3] = ["multi_match", "filter_order", "lane_refill"];
+
+/// `off`, `on` (the default threshold) or a threshold of 1..=32 lanes.
+pub fn parse_lane_refill(v: &str) -> Result<Option<u32>> {
+    match v.to_ascii_lowercase().as_str() {
+        "off" | "no" | "0" => Ok(None),
+        "on" | "yes" => Ok(Some(gpusql_plan::planner::LANE_REFILL_THRESHOLD)),
+        n => match n.parse::<u32>() {
+            Ok(t) if (1..=32).contains(&t) => Ok(Some(t)),
+            _ => Err(Error::plan(format!("unknown lane_refill '{v}' (off, on, or a threshold of 1 to 32 lanes)"))),
+        },
     }
 }
 

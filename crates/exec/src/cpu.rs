@@ -92,6 +92,8 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
                 }
                 kept
             }
+            // Only moves rows between GPU lanes.
+            PipelineOp::LaneRefill { .. } => rows,
             PipelineOp::Project { exprs, .. } => {
                 rows.iter().map(|r| exprs.iter().map(|e| eval(e, r)).collect::<Result<Row>>()).collect::<Result<Vec<_>>>()?
             }

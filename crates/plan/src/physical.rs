@@ -42,6 +42,13 @@ pub enum PipelineOp {
     /// row whatever the number of matches); with a `residual` (over the probe row, then
     /// the build row) only matches that satisfy it count.
     HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch, kind: JoinKind, residual: Option<Expr> },
+    /// Lane Refill (seed 003 §4): a buffering operator that changes no rows, only which
+    /// lane carries them. A warp whose active lanes (plus those it buffered) fall below
+    /// `threshold` of 32 parks them in shared memory and starts over with fresh rows;
+    /// otherwise its idle lanes take buffered rows, so the operators after it run on
+    /// (nearly) full warps. `activity` is the planner's estimate of the fraction of lanes
+    /// still active here (shown in EXPLAIN).
+    LaneRefill { threshold: u32, activity: f64 },
 }
 
 /// How a probe with several matches per row spreads the work over a warp.
@@ -59,7 +66,7 @@ impl PipelineOp {
     pub fn schema(&self) -> Option<&Schema> {
         match self {
             PipelineOp::Project { schema, .. } | PipelineOp::HashProbe { schema, .. } => Some(schema),
-            PipelineOp::Filter(_) => None,
+            PipelineOp::Filter(_) | PipelineOp::LaneRefill { .. } => None,
         }
     }
 }
@@ -193,6 +200,9 @@ impl fmt::Display for Pipeline {
         for op in &self.ops {
             match op {
                 PipelineOp::Filter(p) => writeln!(f, "  Filter {p}")?,
+                PipelineOp::LaneRefill { threshold, activity } => {
+                    writeln!(f, "  LaneRefill threshold={threshold}/32 (est. lane activity {activity:.2}: sparse warps park rows in shared memory, idle lanes refill)")?
+                }
                 PipelineOp::Project { exprs, .. } => {
                     let e: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
                     writeln!(f, "  Project {}", e.join(", "))?

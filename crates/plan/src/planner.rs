@@ -5,6 +5,7 @@
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::filter_plan::{FilterOrder, FilterPlan};
+use crate::selectivity::{conjunction_selectivity, estimate};
 use crate::physical::*;
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
@@ -19,6 +20,7 @@ enum Built {
 struct Planner {
     multi_match: MultiMatch,
     filter_order: FilterOrder,
+    lane_refill: Option<u32>,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -29,13 +31,21 @@ struct Planner {
 pub struct PlannerOptions {
     pub multi_match: MultiMatch,
     pub filter_order: FilterOrder,
+    /// Lane Refill threshold (lanes of 32), or None for no Lane Refill operators.
+    pub lane_refill: Option<u32>,
 }
+
+/// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
+pub const LANE_REFILL_THRESHOLD: u32 = 24;
+/// A Lane Refill operator is placed where the estimated fraction of active lanes since the
+/// pipeline's start (or the last Lane Refill) has dropped to this or below.
+const LANE_REFILL_MAX_ACTIVITY: f64 = 0.5;
 
 impl Default for PlannerOptions {
     fn default() -> Self {
         // Written order by default: with guessed selectivities (no column statistics) the
         // cost-based plans measured slower (docs/BENCHMARKS.md).
-        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Written }
+        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Written, lane_refill: Some(LANE_REFILL_THRESHOLD) }
     }
 }
 
@@ -44,7 +54,11 @@ pub fn create_physical_plan(plan: &LogicalPlan) -> Result<PhysicalPlan> {
 }
 
 pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) -> Result<PhysicalPlan> {
-    let mut p = Planner { multi_match: options.multi_match, filter_order: options.filter_order, stages: vec![], next_intermediate: 0, next_pipeline: 0 };
+    let mut p = Planner {
+        multi_match: options.multi_match,
+        filter_order: options.filter_order,
+        lane_refill: options.lane_refill,
+        stages: vec![], next_intermediate: 0, next_pipeline: 0 };
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
     let (id, schema, columns, skip, fetch) = match built {
@@ -56,6 +70,35 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) ->
         Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
     };
     Ok(PhysicalPlan { stages: p.stages, result: id, result_schema: schema, columns, names, skip, fetch })
+}
+
+/// Keeps a Lane Refill mark where the estimated lane activity since the pipeline's start (or
+/// the last kept mark) has fallen to LANE_REFILL_MAX_ACTIVITY and work follows that full
+/// warps do faster: a probe or filter, or a sink that inserts into a hash table or writes
+/// rows (DogQC places it where "multiple succeeding operators" benefit; a global
+/// aggregate's register accumulators gain nothing). Marks become the cumulative activity.
+fn place_lane_refills(ops: &mut Vec<PipelineOp>, sink: &Sink) {
+    let sink_works = !matches!(sink, Sink::Aggregate { keys, .. } if keys.is_empty());
+    let marked = std::mem::take(ops);
+    let mut since = 1.0;
+    for (i, op) in marked.iter().enumerate() {
+        let PipelineOp::LaneRefill { threshold, activity } = op else {
+            ops.push(op.clone());
+            continue;
+        };
+        since *= activity;
+        let rest = &marked[i + 1..];
+        // A later mark with only projections between takes over (one buffer, not two).
+        let next = rest.iter().find(|o| !matches!(o, PipelineOp::Project { .. }));
+        if matches!(next, Some(PipelineOp::LaneRefill { .. })) {
+            continue;
+        }
+        let work_follows = sink_works || rest.iter().any(|o| matches!(o, PipelineOp::HashProbe { .. } | PipelineOp::Filter(_)));
+        if since <= LANE_REFILL_MAX_ACTIVITY && work_follows {
+            ops.push(PipelineOp::LaneRefill { threshold: *threshold, activity: since });
+            since = 1.0;
+        }
+    }
 }
 
 fn row_schema<'a>(source: &'a Source, ops: &'a [PipelineOp]) -> &'a Schema {
@@ -73,7 +116,19 @@ impl Planner {
         self.next_intermediate - 1
     }
 
-    fn push_pipeline(&mut self, source: Source, ops: Vec<PipelineOp>, sink: Sink) {
+    /// Marks a place for a Lane Refill operator after an operator that keeps `activity` of
+    /// its rows; `place_lane_refills` keeps the marks that pay off once the pipeline is
+    /// complete.
+    fn refill_candidate(&mut self, ops: &mut Vec<PipelineOp>, activity: f64) {
+        if let Some(threshold) = self.lane_refill {
+            if activity < 1.0 {
+                ops.push(PipelineOp::LaneRefill { threshold, activity });
+            }
+        }
+    }
+
+    fn push_pipeline(&mut self, source: Source, mut ops: Vec<PipelineOp>, sink: Sink) {
+        place_lane_refills(&mut ops, &sink);
         let id = self.next_pipeline;
         self.next_pipeline += 1;
         self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink }));
@@ -120,6 +175,15 @@ impl Planner {
                     kind: *kind,
                     residual: residual.clone(),
                 });
+                // The share of probe rows with a match: about the share of its base table the
+                // build side keeps (a foreign key finds its row unless a filter removed it).
+                let kept = estimate(build).1;
+                let activity = match kind {
+                    JoinKind::Inner | JoinKind::Semi => kept,
+                    JoinKind::Anti => 1.0 - kept,
+                    JoinKind::Left => 1.0,
+                };
+                self.refill_candidate(&mut ops, activity);
                 Ok(Built::Open { source, ops })
             }
             LogicalPlan::Scan { table, table_schema, projection, .. } => {
@@ -133,6 +197,7 @@ impl Planner {
                 let (source, mut ops) = self.open(input, "WHERE")?;
                 let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order);
                 ops.push(PipelineOp::Filter(plan));
+                self.refill_candidate(&mut ops, conjunction_selectivity(&predicate.clone().conjuncts()));
                 Ok(Built::Open { source, ops })
             }
             LogicalPlan::Project { input, exprs, .. } => {

@@ -4,6 +4,7 @@
 //! planner orders filter terms by them (multi-predicate plans).
 
 use crate::expr::{BinaryOp, Expr};
+use crate::logical::LogicalPlan;
 
 /// Product of the terms' selectivities, except that a lower and an upper bound on the same
 /// expression (BETWEEN) count 1/4 together rather than 1/3 each.
@@ -45,3 +46,24 @@ pub fn term_selectivity(e: &Expr) -> f64 {
     }
 }
 
+/// Rows a relation is expected to yield (table rows times a selectivity per filter term),
+/// and the fraction of its base table's rows that is.
+pub fn estimate(plan: &LogicalPlan) -> (f64, f64) {
+    match plan {
+        LogicalPlan::Scan { rows, .. } => (*rows as f64, 1.0),
+        LogicalPlan::Filter { input, predicate } => {
+            let (rows, sel) = estimate(input);
+            let s = conjunction_selectivity(&predicate.clone().conjuncts());
+            (rows * s, sel * s)
+        }
+        LogicalPlan::Join { probe, .. } => estimate(probe),
+        LogicalPlan::Aggregate { group_by, .. } if group_by.is_empty() => (1.0, 1.0),
+        // Grouping shrinks its input; by how much is unknown, so say half (it also
+        // keeps a grouped subquery from tying with the table it aggregates).
+        LogicalPlan::Aggregate { input, .. } => {
+            let (rows, sel) = estimate(input);
+            (rows * 0.5, sel * 0.5)
+        }
+        other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
+    }
+}

@@ -27,6 +27,9 @@ pub enum BoundStatement {
     Explain { plan: LogicalPlan, verbose: bool },
     CreateTable { name: String, columns: Vec<ColumnDef> },
     Insert(InsertRows),
+    /// SET <name> = <value>: a session setting of the engine (the value as written:
+    /// identifier, string or number text).
+    Set { name: String, value: String },
 }
 
 /// Splits a script into statements and parses them; errors carry line and column.
@@ -75,6 +78,18 @@ pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundSt
         }
         Statement::CreateTable(ct) => ddl::bind_create_table(ct),
         Statement::Insert(ins) => ddl::bind_insert(ins, catalog),
+        Statement::Set(sqlparser::ast::Set::SingleAssignment { variable, values, .. }) => {
+            let [value] = values.as_slice() else { return Err(Error::not_supported("SET with several values")) };
+            let value = match value {
+                sqlparser::ast::Expr::Value(v) => match &v.value {
+                    sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::DoubleQuotedString(s) => s.clone(),
+                    other => other.to_string(),
+                },
+                sqlparser::ast::Expr::Identifier(i) => i.value.clone(),
+                other => return Err(Error::not_supported(format!("SET value {other}"))),
+            };
+            Ok(BoundStatement::Set { name: variable.to_string().to_ascii_lowercase(), value })
+        }
         other => Err(Error::not_supported(format!("statement {}", statement_kind(other)))),
     }
 }

@@ -18,7 +18,7 @@
 use super::OptimizerRule;
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{JoinKind, LogicalPlan};
-use crate::selectivity::conjunction_selectivity;
+use crate::selectivity::estimate;
 use gpusql_common::{Error, Result};
 
 pub struct JoinPlanning;
@@ -93,27 +93,6 @@ fn flatten(plan: LogicalPlan, out: &mut Vec<LogicalPlan>) -> Result<()> {
             out.push(rewrite(other)?);
             Ok(())
         }
-    }
-}
-
-/// Rows a relation is expected to yield (table rows times a selectivity per filter term).
-fn estimate(plan: &LogicalPlan) -> (f64, f64) {
-    match plan {
-        LogicalPlan::Scan { rows, .. } => (*rows as f64, 1.0),
-        LogicalPlan::Filter { input, predicate } => {
-            let (rows, sel) = estimate(input);
-            let s = conjunction_selectivity(&predicate.clone().conjuncts());
-            (rows * s, sel * s)
-        }
-        LogicalPlan::Join { probe, .. } => estimate(probe),
-        LogicalPlan::Aggregate { group_by, .. } if group_by.is_empty() => (1.0, 1.0),
-        // Grouping shrinks its input; by how much is unknown, so say half (it also
-        // keeps a grouped subquery from tying with the table it aggregates).
-        LogicalPlan::Aggregate { input, .. } => {
-            let (rows, sel) = estimate(input);
-            (rows * 0.5, sel * 0.5)
-        }
-        other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
     }
 }
 
