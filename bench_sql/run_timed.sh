@@ -4,8 +4,8 @@
 # - `@path/to/query.sql`: that file, run 8 times;
 # - any other line: that statement, run 8 times.
 # Prints the median kernel ms of runs 2-8 of each timed line.
-# Usage: run_timed.sh BINARY LIST [TPC-H SF, default 10]
-B=$1; LIST=$2; SF=${3:-10}
+# Usage: run_timed.sh BINARY LIST [DATA, default "--tpch 10"; e.g. "--ssb 20"]
+B=$1; LIST=$2; DATA=${3:---tpch 10}
 args=(); names=()
 while IFS= read -r q; do
   [ -z "$q" ] && continue
@@ -17,7 +17,7 @@ while IFS= read -r q; do
   esac
 done < "$LIST"
 printf '%s\n' "${names[@]}" > /tmp/run_timed_names.$$
-"$B" --tpch "$SF" --backend gpu --timing --format csv "${args[@]}" 2>&1 >/dev/null | grep -o "kernels [0-9.]* ms" | awk '{print $2}' | python3 -c "
+"$B" $DATA --backend gpu --timing --format csv "${args[@]}" 2>&1 >/dev/null | grep -o "kernels [0-9.]* ms" | awk '{print $2}' | python3 -c "
 import sys, statistics
 v = [float(x) for x in sys.stdin]
 names = [l.rstrip('\n') for l in open('/tmp/run_timed_names.$$')]

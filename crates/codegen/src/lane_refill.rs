@@ -74,7 +74,7 @@ pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool>
 /// expansion loop `continue` would abandon the other matches (push-down parallelism
 /// already keeps those lanes busy), so it is left out there, with a comment saying so.
 pub fn consume(g: &mut PipelineGen, threshold: u32, activity: f64, live: &[bool]) {
-    let what = format!("LaneRefill threshold={threshold}/32 (est. lane activity {activity:.2})");
+    let what = format!("LaneRefill threshold={threshold}/32 (est. lane activity {activity:.3})");
     if g.body.indent != 2 || g.open_loops > 0 {
         g.body.line(format!("// ---- {what}: left out, the rows here are inside a multi-match expansion loop ----"));
         return;

@@ -10,4 +10,4 @@ pub mod schema;
 pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use scalar::ScalarValue;
-pub use schema::{Catalog, Field, Schema, TableInfo};
+pub use schema::{Catalog, Field, Schema, TableInfo, TableSample};

@@ -41,6 +41,26 @@ pub struct TableInfo {
     pub name: String,
     pub schema: Schema,
     pub row_count: usize,
+    /// Evenly spaced rows of the table (all columns), from which the planner measures how
+    /// selective filters are; None where the catalog offers none.
+    pub sample: Option<TableSample>,
+}
+
+/// A sample of a table's rows. Shared, compared by identity, and shown by its size only
+/// (plans carry it).
+#[derive(Clone)]
+pub struct TableSample(pub std::sync::Arc<Vec<Vec<crate::ScalarValue>>>);
+
+impl std::fmt::Debug for TableSample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<sample of {} rows>", self.0.len())
+    }
+}
+
+impl PartialEq for TableSample {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Name resolution for the binder; implemented by the engine's catalog.

@@ -88,7 +88,9 @@ impl Engine {
     /// - `multi_match`: `push-down` (default) or `per-lane`, how probes with several matches
     ///   per row use the warp;
     /// - `filter_order`: `written` (default) or `optimized` (multi-predicate plans);
-    /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32.
+    /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32;
+    /// - `selectivity`: `sampled` (default: filters over tables are measured on a sample of
+    ///   1024 rows) or `guessed` (fixed guesses per kind of term).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -100,6 +102,13 @@ impl Engine {
                 }
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
+            "selectivity" => {
+                self.tables.sampling = match value.to_ascii_lowercase().as_str() {
+                    "sampled" => true,
+                    "guessed" => false,
+                    other => return Err(Error::plan(format!("unknown selectivity '{other}' (sampled or guessed)"))),
+                }
+            }
             other => return Err(Error::plan(format!("unknown setting '{other}' (known: {})", SETTINGS.join(", ")))),
         }
         Ok(())
@@ -286,7 +295,7 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 3] = ["multi_match", "filter_order", "lane_refill"];
+pub const SETTINGS: [&str; 4] = ["multi_match", "filter_order", "lane_refill", "selectivity"];
 
 /// `off`, `on` (the default threshold) or a threshold of 1..=32 lanes.
 pub fn parse_lane_refill(v: &str) -> Result<Option<u32>> {

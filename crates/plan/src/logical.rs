@@ -1,7 +1,7 @@
 //! The logical plan the binder produces and the optimizer rewrites.
 
 use crate::expr::Expr;
-use gpusql_common::{DataType, Field, Schema};
+use gpusql_common::{DataType, Field, Schema, TableSample};
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,8 +84,8 @@ pub struct SortKey {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogicalPlan {
     /// Reads `projection` (indices into the table's columns) of a stored table; `rows` is
-    /// the table's row count (for join ordering).
-    Scan { table: String, table_schema: Schema, projection: Vec<usize>, rows: usize },
+    /// the table's row count (for join ordering), `sample` some of its rows (selectivity).
+    Scan { table: String, table_schema: Schema, projection: Vec<usize>, rows: usize, sample: Option<TableSample> },
     /// Every row of `left` with every row of `right` (the binder's FROM list; the optimizer
     /// turns it into joins). Output: left columns, then right columns.
     CrossJoin { left: Box<LogicalPlan>, right: Box<LogicalPlan> },

@@ -201,7 +201,7 @@ impl fmt::Display for Pipeline {
             match op {
                 PipelineOp::Filter(p) => writeln!(f, "  Filter {p}")?,
                 PipelineOp::LaneRefill { threshold, activity } => {
-                    writeln!(f, "  LaneRefill threshold={threshold}/32 (est. lane activity {activity:.2}: sparse warps park rows in shared memory, idle lanes refill)")?
+                    writeln!(f, "  LaneRefill threshold={threshold}/32 (est. lane activity {activity:.3}: sparse warps park rows in shared memory, idle lanes refill)")?
                 }
                 PipelineOp::Project { exprs, .. } => {
                     let e: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();

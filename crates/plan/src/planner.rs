@@ -5,7 +5,7 @@
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::filter_plan::{FilterOrder, FilterPlan};
-use crate::selectivity::{conjunction_selectivity, estimate};
+use crate::selectivity::{estimate, selectivity};
 use crate::physical::*;
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
@@ -74,11 +74,13 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) ->
 
 /// Keeps a Lane Refill mark where the estimated lane activity since the pipeline's start (or
 /// the last kept mark) has fallen to LANE_REFILL_MAX_ACTIVITY and work follows that full
-/// warps do faster: a probe or filter, or a sink that inserts into a hash table or writes
-/// rows (DogQC places it where "multiple succeeding operators" benefit; a global
-/// aggregate's register accumulators gain nothing). Marks become the cumulative activity.
+/// warps do faster: a probe or filter, or a grouped aggregation's hash insert (DogQC
+/// places it where "multiple succeeding operators" benefit). Not for a sink alone that
+/// writes rows (materialize, hash build): measured slower, as those writes then reserve
+/// their positions per warp instead of per block (TPC-H Q13's 15M-row build). Marks
+/// become the cumulative activity.
 fn place_lane_refills(ops: &mut Vec<PipelineOp>, sink: &Sink) {
-    let sink_works = !matches!(sink, Sink::Aggregate { keys, .. } if keys.is_empty());
+    let sink_works = matches!(sink, Sink::Aggregate { keys, .. } if !keys.is_empty());
     let marked = std::mem::take(ops);
     let mut since = 1.0;
     for (i, op) in marked.iter().enumerate() {
@@ -195,9 +197,9 @@ impl Planner {
             }
             LogicalPlan::Filter { input, predicate } => {
                 let (source, mut ops) = self.open(input, "WHERE")?;
-                let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order);
+                let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order, &|terms| selectivity(input, terms));
                 ops.push(PipelineOp::Filter(plan));
-                self.refill_candidate(&mut ops, conjunction_selectivity(&predicate.clone().conjuncts()));
+                self.refill_candidate(&mut ops, selectivity(input, &predicate.clone().conjuncts()));
                 Ok(Built::Open { source, ops })
             }
             LogicalPlan::Project { input, exprs, .. } => {

@@ -88,7 +88,7 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
     );
     let n = info.schema.len();
-    Ok(LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect(), rows: info.row_count })
+    Ok(LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect(), rows: info.row_count, sample: info.sample })
 }
 
 /// A subquery in FROM: its result is a relation named by the alias (columns renamed by

@@ -1,11 +1,14 @@
 //! The host-side catalog: named tables of Arrow arrays in the engine's types.
 
-use crate::convert::{build_array, normalize_array};
+use crate::convert::{build_array, normalize_array, value_at};
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
-use gpusql_common::{Catalog, DataType, Error, Field, Result, ScalarValue, Schema, TableInfo};
+use gpusql_common::{Catalog, DataType, Error, Field, Result, ScalarValue, Schema, TableInfo, TableSample};
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// Rows in a table's sample (selectivity estimates: 1% is about 10 rows).
+pub const SAMPLE_ROWS: usize = 1024;
 
 #[derive(Debug)]
 pub struct HostTable {
@@ -16,12 +19,43 @@ pub struct HostTable {
     pub rows: usize,
     /// Bumped on every change so GPU copies know they are stale.
     pub version: u64,
+    /// Taken on first use (a changed table is a new HostTable, so it never goes stale).
+    sample: OnceLock<TableSample>,
 }
 
-#[derive(Default)]
+impl HostTable {
+    fn new(name: String, schema: Schema, columns: Vec<ArrayRef>, rows: usize, version: u64) -> HostTable {
+        HostTable { name, schema, columns, rows, version, sample: OnceLock::new() }
+    }
+
+    /// SAMPLE_ROWS evenly spaced rows (every row of a smaller table).
+    pub fn sample(&self) -> TableSample {
+        self.sample
+            .get_or_init(|| {
+                let n = self.rows.min(SAMPLE_ROWS);
+                let rows = (0..n)
+                    .map(|k| {
+                        let r = if n == self.rows { k } else { k * self.rows / n };
+                        self.columns.iter().zip(&self.schema.fields).map(|(c, f)| value_at(c.as_ref(), &f.ty, r)).collect()
+                    })
+                    .collect();
+                TableSample(Arc::new(rows))
+            })
+            .clone()
+    }
+}
+
 pub struct TableStore {
     tables: BTreeMap<String, Arc<HostTable>>,
     next_version: u64,
+    /// Whether the catalog hands the planner table samples (else it guesses selectivities).
+    pub sampling: bool,
+}
+
+impl Default for TableStore {
+    fn default() -> Self {
+        TableStore { tables: BTreeMap::new(), next_version: 0, sampling: true }
+    }
 }
 
 fn key(name: &str) -> String {
@@ -61,7 +95,7 @@ impl TableStore {
         }
         let rows = columns.first().map_or(0, |c| c.len());
         let version = self.bump();
-        self.tables.insert(key(name), Arc::new(HostTable { name: name.to_string(), schema: Schema::new(fields), columns, rows, version }));
+        self.tables.insert(key(name), Arc::new(HostTable::new(name.to_string(), Schema::new(fields), columns, rows, version)));
         Ok(())
     }
 
@@ -71,7 +105,7 @@ impl TableStore {
         }
         let columns = fields.iter().map(|f| build_array(&f.ty, &[])).collect::<Result<_>>()?;
         let version = self.bump();
-        self.tables.insert(key(name), Arc::new(HostTable { name: name.to_string(), schema: Schema::new(fields), columns, rows: 0, version }));
+        self.tables.insert(key(name), Arc::new(HostTable::new(name.to_string(), Schema::new(fields), columns, 0, version)));
         Ok(())
     }
 
@@ -86,7 +120,7 @@ impl TableStore {
         }
         let version = self.bump();
         let n = t.rows + rows.len();
-        self.tables.insert(key(name), Arc::new(HostTable { name: t.name.clone(), schema: t.schema.clone(), columns, rows: n, version }));
+        self.tables.insert(key(name), Arc::new(HostTable::new(t.name.clone(), t.schema.clone(), columns, n, version)));
         Ok(rows.len())
     }
 
@@ -97,6 +131,11 @@ impl TableStore {
 
 impl Catalog for TableStore {
     fn table(&self, name: &str) -> Option<TableInfo> {
-        self.get(name).map(|t| TableInfo { name: t.name.clone(), schema: t.schema.clone(), row_count: t.rows })
+        self.get(name).map(|t| TableInfo {
+            name: t.name.clone(),
+            schema: t.schema.clone(),
+            row_count: t.rows,
+            sample: self.sampling.then(|| t.sample()),
+        })
     }
 }
