@@ -5,7 +5,7 @@
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::filter_plan::{FilterOrder, FilterPlan};
-use crate::selectivity::{estimate, selectivity};
+use crate::selectivity::{estimate, selectivity, Estimates};
 use crate::physical::*;
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
@@ -179,10 +179,11 @@ impl Planner {
                 });
                 // The share of probe rows with a match: about the share of its base table the
                 // build side keeps (a foreign key finds its row unless a filter removed it).
-                let kept = estimate(build).1;
+                let kept = estimate(build, Estimates::Measured).1;
                 let activity = match kind {
                     JoinKind::Inner | JoinKind::Semi => kept,
-                    JoinKind::Anti => 1.0 - kept,
+                    // How many probe keys the build lacks is not known: say half.
+                    JoinKind::Anti => 0.5,
                     JoinKind::Left => 1.0,
                 };
                 self.refill_candidate(&mut ops, activity);

@@ -18,7 +18,7 @@
 use super::OptimizerRule;
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{JoinKind, LogicalPlan};
-use crate::selectivity::estimate;
+use crate::selectivity::{estimate, Estimates};
 use gpusql_common::{Error, Result};
 
 pub struct JoinPlanning;
@@ -170,7 +170,7 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
             None => r,
         })
         .collect();
-    let est: Vec<(f64, f64)> = rels.iter().map(estimate).collect();
+    let est: Vec<(f64, f64)> = rels.iter().map(|r| estimate(r, Estimates::Guessed)).collect();
 
     // Probe side: the largest relation after its filters.
     // (Never a one-row relation while there is another: it joins on a constant key.)
