@@ -3,7 +3,7 @@
 
 use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE};
 use crate::bind_scalar::{self, ScalarSubquery};
-use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition};
+use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition, not_in_null_guard};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
@@ -140,12 +140,14 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
     for twj in &select.from {
         // A FROM item: a table and the joins attached to it (they bind tighter than commas).
         let item_start = scope.fields.len();
+        let item_on = on.len();
         let mut item = bind_table(&twj.relation, catalog, &mut scope)?;
         for j in &twj.joins {
-            let (constraint, left) = match &j.join_operator {
-                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, false),
-                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, true),
-                ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => (&ast::JoinConstraint::None, false),
+            let (constraint, outer) = match &j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, None),
+                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, Some(Preserved::Left)),
+                ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => (c, Some(Preserved::Right)),
+                ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => (&ast::JoinConstraint::None, None),
                 other => {
                     let kind = format!("{other:?}");
                     let kind = kind.split('(').next().unwrap_or("this join");
@@ -154,15 +156,20 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
             };
             let right_start = scope.fields.len();
             let t = bind_table(&j.relation, catalog, &mut scope)?;
-            match (constraint, left) {
-                (ast::JoinConstraint::On(e), true) => {
-                    item = bind_left_join(item, t, e, &mut scope, item_start, right_start)?;
+            match (constraint, outer) {
+                (ast::JoinConstraint::On(_), Some(Preserved::Right)) if on.len() > item_on => {
+                    // The INNER JOIN conditions so far wait for WHERE, which would drop the
+                    // NULL-extended rows of the left side.
+                    return Err(Error::not_supported(format!("RIGHT JOIN after an INNER JOIN … ON in one FROM item{}", position(j.relation.span()))));
                 }
-                (ast::JoinConstraint::On(e), false) => {
+                (ast::JoinConstraint::On(e), Some(preserved)) => {
+                    item = bind_outer_join(item, t, e, preserved, &mut scope, item_start, right_start)?;
+                }
+                (ast::JoinConstraint::On(e), None) => {
                     on.push(e.clone());
                     item = cross(item, t);
                 }
-                (ast::JoinConstraint::None, false) => item = cross(item, t),
+                (ast::JoinConstraint::None, None) => item = cross(item, t),
                 _ => return Err(Error::not_supported(format!("JOIN … USING / NATURAL JOIN{}", position(j.relation.span())))),
             }
         }
@@ -175,13 +182,23 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
     Ok((plan, scope, on))
 }
 
-/// `left LEFT [OUTER] JOIN right ON …`: equalities between the two sides are the keys,
-/// conditions on the right side alone filter it before the join; the right side's
-/// columns become nullable. `left` covers scope columns [item_start, right_start).
-fn bind_left_join(
+/// The side of an outer join whose rows all stay.
+#[derive(Clone, Copy, PartialEq)]
+enum Preserved {
+    Left,
+    Right,
+}
+
+/// `left LEFT|RIGHT [OUTER] JOIN right ON …`: equalities between the two sides are the
+/// keys, conditions on the other (NULL-supplying) side alone filter it before the join,
+/// and its columns become nullable. The preserved side probes, the other builds; a RIGHT
+/// JOIN's columns are put back in left-then-right order. `left` covers scope columns
+/// [item_start, right_start).
+fn bind_outer_join(
     left: LogicalPlan,
     right: LogicalPlan,
     on: &ast::Expr,
+    preserved: Preserved,
     scope: &mut Scope,
     item_start: usize,
     right_start: usize,
@@ -189,6 +206,7 @@ fn bind_left_join(
     let mut terms = vec![];
     split_and(on, &mut terms);
     let (mut probe_keys, mut build_keys, mut filters) = (vec![], vec![], vec![]);
+    // Some(true): only columns of the right side; Some(false): only of the left side.
     let side = |e: &Expr| -> Option<bool> {
         let mut cols = vec![];
         e.columns(&mut cols);
@@ -205,11 +223,14 @@ fn bind_left_join(
             None
         }
     };
-    let unsupported = |t: &ast::Expr| Error::not_supported(format!("this LEFT JOIN condition: {t}{}", position(t.span())));
+    let build_is_right = preserved == Preserved::Left;
+    let (probe_start, build_start) = if build_is_right { (item_start, right_start) } else { (right_start, item_start) };
+    let what = if build_is_right { "LEFT" } else { "RIGHT" };
+    let unsupported = |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}{}", position(t.span())));
     for t in &terms {
         let bound = Context::Plain(scope).bind(t)?;
-        if side(&bound) == Some(true) {
-            filters.push(bound.remap_columns(&|c| c - right_start));
+        if side(&bound) == Some(build_is_right) {
+            filters.push(bound.remap_columns(&|c| c - build_start));
             continue;
         }
         let Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } = bound else { return Err(unsupported(t)) };
@@ -218,20 +239,38 @@ fn bind_left_join(
             (Some(true), Some(false)) => (*b, *a),
             _ => return Err(unsupported(t)),
         };
-        probe_keys.push(l.remap_columns(&|c| c - item_start));
-        build_keys.push(r.remap_columns(&|c| c - right_start));
+        let (p, b) = if build_is_right { (l, r) } else { (r, l) };
+        probe_keys.push(p.remap_columns(&|c| c - probe_start));
+        build_keys.push(b.remap_columns(&|c| c - build_start));
     }
     if probe_keys.is_empty() {
-        return Err(Error::not_supported("LEFT JOIN without an equality between its two sides"));
+        return Err(Error::not_supported(format!("{what} JOIN without an equality between its two sides")));
     }
-    for f in &mut scope.fields[right_start..] {
+    let (probe, build, nullable) = if build_is_right { (left, right, right_start..scope.fields.len()) } else { (right, left, item_start..right_start) };
+    for f in &mut scope.fields[nullable] {
         f.nullable = true;
     }
     let build = match filters.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
-        Some(p) => LogicalPlan::Filter { input: Box::new(right), predicate: p },
-        None => right,
+        Some(p) => LogicalPlan::Filter { input: Box::new(build), predicate: p },
+        None => build,
     };
-    Ok(LogicalPlan::Join { probe: Box::new(left), build: Box::new(build), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left, residual: None })
+    let join = LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left, residual: None };
+    if build_is_right {
+        return Ok(join);
+    }
+    // The join yields right then left columns; the scope has left then right.
+    let (n_left, n_right) = (right_start - item_start, scope.fields.len() - right_start);
+    let order: Vec<usize> = (n_right..n_right + n_left).chain(0..n_right).collect();
+    let schema = join.schema();
+    let exprs = order
+        .iter()
+        .map(|i| {
+            let f = &schema.fields[*i];
+            Expr::Column { index: *i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+        })
+        .collect();
+    let names = order.iter().map(|i| schema.fields[*i].name.clone()).collect();
+    Ok(LogicalPlan::Project { input: Box::new(join), exprs, names })
 }
 
 /// Output name of a select item (DuckDB: the expression text, or the column name).
@@ -283,6 +322,12 @@ pub(crate) fn bind_select(
     let mut where_terms = vec![];
     if let Some(w) = &select.selection {
         split_and(w, &mut where_terms);
+    }
+    // NOT IN over nullable values: its NULL semantics as one more (scalar subquery) term.
+    for i in 0..where_terms.len() {
+        if let Some(guard) = not_in_null_guard(&where_terms[i], &scope, catalog)? {
+            where_terms.push(guard);
+        }
     }
     let mut where_scalars = vec![];
     for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {

@@ -6,7 +6,10 @@
 //!   key match counts only where it holds. As for correlated scalar subqueries, a build
 //!   side larger than the filtered outer table it is correlated with is first semi-joined
 //!   with that table's keys (a magic set: TPC-H Q4 builds on ~1/30 of lineitem).
-//! NOT IN keeps SQL's NULL semantics only over non-NULL values, so it is limited to those.
+//! `x NOT IN (SELECT y …)` is the anti join only where neither side can be NULL. Otherwise
+//! SQL's three-valued logic makes it TRUE only when the subquery is empty, or when x is not
+//! NULL and no y is NULL (and x matches none); the binder adds that as a guard conjunct
+//! (see `not_in_null_guard`) next to the anti join, which on its own keeps NULL keys.
 
 use crate::bind_expr::{position, Context, Scope};
 use crate::bind_scalar::{magic_set, OuterQuery};
@@ -61,10 +64,33 @@ fn bind_in(expr: &ast::Expr, subquery: &ast::Query, negated: bool, outer: &Scope
         return Err(Error::plan(format!("the subquery of IN must return one column{}", position(subquery.span()))));
     }
     let (p, b, _) = coerce::unify(probe, column(&build, 0), "compare (IN)")?;
-    if negated && (p.nullable() || b.nullable()) {
-        return Err(Error::not_supported(format!("NOT IN over values that can be NULL{}", position(expr.span()))));
-    }
     Ok(SubqueryJoin { build, probe_keys: vec![p], build_keys: vec![b], kind: if negated { JoinKind::Anti } else { JoinKind::Semi }, residual: None })
+}
+
+/// For a WHERE term `x NOT IN (SELECT y …)` over values that can be NULL, the condition
+/// that must hold besides the anti join:
+/// `(SELECT CASE WHEN count(*) = 0 THEN 0 WHEN count(*) = count(y) THEN 1 ELSE 2 END
+///   FROM (…) AS __not_in(y)) <= CASE WHEN x IS NULL THEN 0 ELSE 1 END`
+/// (an empty subquery keeps every row; one without NULLs the rows whose x is not NULL;
+/// one with a NULL no row). None where no guard is needed.
+pub fn not_in_null_guard(e: &ast::Expr, outer: &Scope, catalog: &dyn Catalog) -> Result<Option<ast::Expr>> {
+    let (expr, subquery) = match e {
+        ast::Expr::Nested(inner) => return not_in_null_guard(inner, outer, catalog),
+        ast::Expr::InSubquery { expr, subquery, negated: true } => (expr, subquery),
+        _ => return Ok(None),
+    };
+    let join = bind_in(expr, subquery, true, outer, catalog)?;
+    if !join.probe_keys[0].nullable() && !join.build_keys[0].nullable() {
+        return Ok(None);
+    }
+    let sql = format!(
+        "(SELECT CASE WHEN count(*) = 0 THEN 0 WHEN count(*) = count(__v) THEN 1 ELSE 2 END FROM ({subquery}) AS __not_in(__v)) <= CASE WHEN ({expr}) IS NULL THEN 0 ELSE 1 END"
+    );
+    let guard = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
+        .try_with_sql(&sql)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|err| Error::plan(format!("NOT IN over nullable values{}: {err}", position(e.span()))))?;
+    Ok(Some(guard))
 }
 
 fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
