@@ -10,7 +10,7 @@
 use crate::expr::{gen, Value};
 use crate::pipeline::PipelineGen;
 use crate::hash_table::{emit_insert_with_runs, KeyArrays};
-use crate::types::{c_max, c_min, c_type, helper_suffix};
+use crate::types::{c_max, c_min, c_size, c_type, helper_suffix};
 use crate::{InitKernel, Param, Part, BLOCK_SIZE};
 use gpusql_common::Result;
 use gpusql_plan::{AggState, Expr, StateFunc};
@@ -24,7 +24,7 @@ const WARP_COMBINE_MAX_GROUPS: u32 = 4;
 const SMEM_STATE_BYTES: usize = 12 * 1024;
 
 fn smem_groups(codes: &[StateCode]) -> usize {
-    let per_group: usize = codes.iter().map(|c| if c.ct == "__int128" { 16 } else if c.ct == "int32_t" { 4 } else { 8 }).sum();
+    let per_group: usize = codes.iter().map(|c| c_size(c.ct)).sum();
     let fit = SMEM_STATE_BYTES / per_group.max(1);
     // Largest power of two that fits, within [32, 512].
     let pow = if fit == 0 { 1 } else { 1usize << (usize::BITS - 1 - fit.leading_zeros()) };
@@ -120,6 +120,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             let contrib = contribution(s, c, &arg_vals[j], "true");
             let update = match c.reduce {
                 "sum" => format!("acc{j}_ += {contrib};"),
+                r if c.ct == "Str" => format!("acc{j}_ = str_{r}(acc{j}_, {contrib});"),
                 "min" => format!("{{ const {} x_ = {contrib}; if (x_ < acc{j}_) acc{j}_ = x_; }}", c.ct),
                 _ => format!("{{ const {} x_ = {contrib}; if (x_ > acc{j}_) acc{j}_ = x_; }}", c.ct),
             };
@@ -222,7 +223,8 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         g.post.line("__syncthreads();");
         g.post.open(format!("for (int i = threadIdx.x; i < {smem_n} && i < (int){max_groups}; i += blockDim.x)"));
         for (j, c) in codes.iter().enumerate() {
-            g.post.line(format!("if (sh{j}_[i] != {id}) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);", id = c.identity, a = c.atomic, sfx = c.suffix, p = ptrs[j]));
+            let untouched = if c.ct == "Str" { format!("str_is_none(sh{j}_[i])") } else { format!("sh{j}_[i] == {}", c.identity) };
+            g.post.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);", a = c.atomic, sfx = c.suffix, p = ptrs[j]));
         }
         g.post.close();
         init_params = vec![Param::HashSlots, Param::HashMask];

@@ -16,22 +16,13 @@
 
 use crate::expr::Value;
 use crate::pipeline::PipelineGen;
-use crate::types::c_type;
+use crate::types::{c_size, c_type};
 use crate::BLOCK_SIZE;
 
 /// Shared memory for the parked rows of all Lane Refill points of a pipeline (32 bytes per
 /// lane): with the probe tables' and aggregation states' budgets it stays under the 48 KiB
 /// of static shared memory a block may have.
 const REFILL_BUFFER_BYTES: usize = 8 * 1024;
-
-fn c_size(ct: &str) -> usize {
-    match ct {
-        "bool" => 1,
-        "int32_t" | "uint32_t" => 4,
-        "__int128" | "Str" => 16,
-        _ => 8,
-    }
-}
 use gpusql_plan::{Expr, PipelineOp, Sink};
 
 /// Which columns of a `width`-column row the operators `rest` and the sink read.

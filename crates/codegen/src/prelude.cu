@@ -12,7 +12,8 @@ typedef unsigned long long uint64_t;
 #define ERR_GROUPS_FULL 3
 
 // A string value: pointer into GPU-resident bytes (a column or a literal) and a length.
-struct Str {
+// 16-byte aligned so MIN/MAX states can be swapped with one 16-byte atomicCAS.
+struct __align__(16) Str {
     const uint8_t* p;
     uint32_t len;
     uint32_t pad_;
@@ -194,6 +195,44 @@ __device__ void atomic_max_i128(__int128* a, __int128 v) {
     __trap();
 #endif
 }
+// MIN/MAX of strings: the state is a Str; p == nullptr (all bits 0) means no value yet, so
+// it is both MIN's and MAX's identity. Updates swap the whole 16-byte record (sm_90+); the
+// bytes it points at (a column's, or a literal's) never move.
+#define STR_NONE (make_str_none())
+__device__ __forceinline__ Str make_str_none() { Str s; s.p = nullptr; s.len = 0; s.pad_ = 0; return s; }
+__device__ __forceinline__ bool str_is_none(Str s) { return s.p == nullptr; }
+__device__ __forceinline__ Str str_min(Str a, Str b) { return str_is_none(a) ? b : (str_is_none(b) ? a : (str_cmp(b, a) < 0 ? b : a)); }
+__device__ __forceinline__ Str str_max(Str a, Str b) { return str_is_none(a) ? b : (str_is_none(b) ? a : (str_cmp(b, a) > 0 ? b : a)); }
+__device__ __forceinline__ __int128 str_bits(Str s) { __int128 b; memcpy(&b, &s, 16); return b; }
+__device__ __forceinline__ Str bits_str(__int128 b) { Str s; memcpy(&s, &b, 16); return s; }
+__device__ __forceinline__ void atomic_pick_str(Str* a, Str v, bool is_min) {
+#if __CUDA_ARCH__ >= 900
+    if (str_is_none(v)) return;
+    __int128* p = (__int128*)a;
+    __int128 old = atomicCAS(p, (__int128)0, (__int128)0);
+    while (true) {
+        const Str cur = bits_str(old);
+        const Str best = is_min ? str_min(cur, v) : str_max(cur, v);
+        if (best.p == cur.p && best.len == cur.len) return;
+        const __int128 prev = atomicCAS(p, old, str_bits(best));
+        if (prev == old) return;
+        old = prev;
+    }
+#else
+    __trap();  // no 16-byte atomics before sm_90
+#endif
+}
+__device__ void atomic_min_str(Str* a, Str v) { atomic_pick_str(a, v, true); }
+__device__ void atomic_max_str(Str* a, Str v) { atomic_pick_str(a, v, false); }
+__device__ __forceinline__ Str shfl_down_str(Str v, int o) {
+    Str r = v;
+    r.p = (const uint8_t*)__shfl_down_sync(FULL_MASK, (unsigned long long)v.p, o);
+    r.len = __shfl_down_sync(FULL_MASK, v.len, o);
+    return r;
+}
+__device__ __forceinline__ Str warp_min_str(Str v) { for (int o = 16; o > 0; o >>= 1) v = str_min(v, shfl_down_str(v, o)); return v; }
+__device__ __forceinline__ Str warp_max_str(Str v) { for (int o = 16; o > 0; o >>= 1) v = str_max(v, shfl_down_str(v, o)); return v; }
+
 __device__ void atomic_min_f64(double* a, double v) {
     unsigned long long* p = (unsigned long long*)a;
     unsigned long long old = *p, assumed;

@@ -98,6 +98,16 @@ pub fn eq_call(ty: &DataType, a: &str, b: &str) -> String {
     }
 }
 
+/// Bytes of a value of C type `ct` (as generated code declares it).
+pub fn c_size(ct: &str) -> usize {
+    match ct {
+        "bool" => 1,
+        "int32_t" | "uint32_t" => 4,
+        "__int128" | "Str" => 16,
+        _ => 8,
+    }
+}
+
 /// Suffix of the prelude's reduction/atomic helpers for an accumulator C type.
 pub fn helper_suffix(c_ty: &str, what: &str) -> Result<&'static str> {
     Ok(match c_ty {
@@ -105,6 +115,7 @@ pub fn helper_suffix(c_ty: &str, what: &str) -> Result<&'static str> {
         "int64_t" => "i64",
         "int32_t" => "i32",
         "double" => "f64",
+        "Str" => "str",
         other => return Err(Error::not_supported(format!("{what} on values of C type {other} on the GPU"))),
     })
 }
@@ -115,6 +126,7 @@ pub fn c_max(c_ty: &str) -> &'static str {
         "int32_t" => "((int32_t)2147483647)",
         "int64_t" => "((int64_t)9223372036854775807ll)",
         "__int128" => "I128_MAX",
+        "Str" => "STR_NONE",
         _ => "__longlong_as_double(0x7ff0000000000000ll)",
     }
 }
@@ -124,6 +136,7 @@ pub fn c_min(c_ty: &str) -> &'static str {
         "int32_t" => "((int32_t)(-2147483647 - 1))",
         "int64_t" => "((int64_t)(-9223372036854775807ll - 1))",
         "__int128" => "I128_MIN",
+        "Str" => "STR_NONE",
         _ => "__longlong_as_double(0xfff0000000000000ll)",
     }
 }

@@ -87,7 +87,8 @@ impl Engine {
     /// Changes a session setting (`SET name = value`):
     /// - `multi_match`: `push-down` (default) or `per-lane`, how probes with several matches
     ///   per row use the warp;
-    /// - `filter_order`: `written` (default) or `optimized` (multi-predicate plans);
+    /// - `filter_order`: `written` (default), `ranked` (conditions by the rank metric, one
+    ///   branch each) or `optimized` (rank order and branch-free groups: multi-predicate plans);
     /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32;
     /// - `selectivity`: `sampled` (default: filters over tables are measured on a sample of
     ///   1024 rows) or `guessed` (fixed guesses per kind of term).
@@ -97,8 +98,9 @@ impl Engine {
             "filter_order" => {
                 self.planner.filter_order = match value.to_ascii_lowercase().as_str() {
                     "optimized" => FilterOrder::Optimized,
+                    "ranked" => FilterOrder::Ranked,
                     "written" => FilterOrder::Written,
-                    other => return Err(Error::plan(format!("unknown filter_order '{other}' (optimized or written)"))),
+                    other => return Err(Error::plan(format!("unknown filter_order '{other}' (written, ranked or optimized)"))),
                 }
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,

@@ -17,11 +17,11 @@
 //! (TPC-H Q6 0.289 -> 0.364 ms, Q19 1.40 -> 1.59 ms; docs/BENCHMARKS.md).
 
 use crate::expr::{BinaryOp, Expr};
+use gpusql_common::{DataType, Schema};
+use std::fmt;
 
 /// Estimates the selectivity of a set of terms (all TRUE).
 pub type SelectivityFn<'a> = &'a dyn Fn(&[Expr]) -> f64;
-use gpusql_common::{DataType, Schema};
-use std::fmt;
 
 /// The conjunction as groups of terms: within a group no branches, between groups `&&`.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +34,8 @@ pub struct FilterPlan {
 pub enum FilterOrder {
     /// Rank order and branch placement from the cost model.
     Optimized,
+    /// Rank order, each term behind its own branch (no branch-free groups).
+    Ranked,
     /// The terms as written, each behind its own branch (the naive form; the default).
     Written,
 }
@@ -67,7 +69,10 @@ impl FilterPlan {
         }
         let mut conds: Vec<Condition> = conds.into_iter().map(|(cols, terms)| Condition::new(cols, terms, schema, selectivity)).collect();
         conds.sort_by(|a, b| a.rank().total_cmp(&b.rank()));
-        let mut groups = branch_placement(&conds);
+        let mut groups = match order {
+            FilterOrder::Ranked => conds.iter().flat_map(|c| c.terms.iter().map(|t| vec![t.clone()])).collect(),
+            _ => branch_placement(&conds),
+        };
         groups.extend(unsafe_terms.into_iter().map(|t| vec![t]));
         FilterPlan { groups }
     }
