@@ -87,8 +87,8 @@ impl Engine {
     /// Changes a session setting (`SET name = value`):
     /// - `multi_match`: `push-down` (default) or `per-lane`, how probes with several matches
     ///   per row use the warp;
-    /// - `filter_order`: `written` (default), `ranked` (conditions by the rank metric, one
-    ///   branch each) or `optimized` (rank order and branch-free groups: multi-predicate plans);
+    /// - `filter_order`: `ranked` (default: conditions by the rank metric, one branch each),
+    ///   `written`, or `optimized` (rank order and branch-free groups: multi-predicate plans);
     /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32;
     /// - `selectivity`: `sampled` (default: filters over tables are measured on a sample of
     ///   1024 rows) or `guessed` (fixed guesses per kind of term).

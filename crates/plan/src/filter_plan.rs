@@ -12,9 +12,12 @@
 //! are per sector on current GPUs), plus the compare work x min(32 s, 1).
 //! Terms that can raise an error (division) are never moved before others nor grouped:
 //! they come last, each on its own, in written order, for the rows that passed the rest.
-//! Off by default (GPUSQL_FILTER_ORDER=optimized turns it on): with the guessed
-//! selectivities of `selectivity.rs` it measured slower than the written order on the H100
-//! (TPC-H Q6 0.289 -> 0.364 ms, Q19 1.40 -> 1.59 ms; docs/BENCHMARKS.md).
+//! Selectivities are measured on table samples where the filter is over a scan (see
+//! `selectivity.rs`). The default (`Ranked`) keeps the rank order but one branch per term:
+//! the branch-free groups measured 5-14% slower on several TPC-H queries at SF 10 on the
+//! H100, while the rank order alone fixes badly written orders (a LIKE before
+//! `l_quantity < 2`: 4.47 -> 1.34 ms) and is within noise of the written order on TPC-H
+//! (docs/BENCHMARKS.md). `SET filter_order = optimized | ranked | written` switches.
 
 use crate::expr::{BinaryOp, Expr};
 use gpusql_common::{DataType, Schema};
@@ -34,9 +37,9 @@ pub struct FilterPlan {
 pub enum FilterOrder {
     /// Rank order and branch placement from the cost model.
     Optimized,
-    /// Rank order, each term behind its own branch (no branch-free groups).
+    /// Rank order, each term behind its own branch (no branch-free groups; the default).
     Ranked,
-    /// The terms as written, each behind its own branch (the naive form; the default).
+    /// The terms as written, each behind its own branch (the naive form).
     Written,
 }
 
