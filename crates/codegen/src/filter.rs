@@ -17,7 +17,10 @@ pub fn consume(g: &mut PipelineGen, plan: &FilterPlan) -> Result<()> {
         g.load_columns(&refs);
         let mut parts = vec![];
         for term in group {
-            let p = gen(term, &g.row, &mut g.body)?;
+            let p = match crate::like_kmp::try_gen(g, term) {
+                Some(p) => p,
+                None => gen(term, &g.row, &mut g.body)?,
+            };
             parts.push(if p.is_never_null() { format!("({})", p.v) } else { format!("(!{} & ({}))", p.null, p.v) });
         }
         g.body.line(format!("active = {};", parts.join(" & ")));

@@ -264,6 +264,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
             "false".to_string()
         };
         g.reloads.push(Some((load.clone(), Value { v: v.clone(), null: null.clone() })));
+        g.pivotable.push(None);
         g.row.push(Value { v, null });
         g.row_types.push(f.ty);
         g.pending_loads.push(Some(load));

@@ -9,6 +9,7 @@ mod filter;
 mod hash_join;
 mod hash_table;
 mod lane_refill;
+mod like_kmp;
 mod materialize;
 mod pipeline;
 mod project;
@@ -35,6 +36,9 @@ pub enum Part {
     /// String column of a table: int32 offsets (rows + 1) and the bytes.
     Offsets,
     Bytes,
+    /// String column of a table: its Pivot-4 copy (`const uint32_t*`, piece k of row r at
+    /// k * rows + r; null where the column has none).
+    Pivoted,
 }
 
 /// What the executor passes for each kernel parameter, in order.

@@ -25,6 +25,9 @@ pub struct PipelineGen {
     /// the variables it sets, kept after the load so Lane Refill can load them again for a
     /// refilled lane instead of parking them (None: computed values).
     pub reloads: Vec<Option<(String, Value)>>,
+    /// Row columns that are a table's string column as stored (offsets + bytes), so a
+    /// LIKE over them may read its Pivot-4 copy: the source column index.
+    pub pivotable: Vec<Option<usize>>,
     pub next_project: usize,
     /// The sink synchronizes the block (__syncthreads), so loops around it must be
     /// block-uniform. Never with Lane Refill, whose warps go their own ways.
@@ -125,6 +128,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         row_types: vec![],
         pending_loads: vec![],
         reloads: vec![],
+        pivotable: vec![],
         next_project: 0,
         block_sync: matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. })
             && !p.ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. })),

@@ -43,6 +43,31 @@ __device__ __forceinline__ bool str_eq(Str a, Str b) {
     return true;
 }
 
+// LIKE '%s1%s2%…%' by lock-step KMP over a Pivot-4 copy (seed 000 §5.3.2, "KMP-hybrid"):
+// piece k of row r is the word piv[k * n_rows + r]. The outer loop takes one piece per
+// step, so a warp's lanes read the same piece column together; the inner loop consumes
+// its bytes, following the failure links `nxt` (absolute positions into the concatenated
+// segments `pat`) on a mismatch. Segment s ends at ends[s]; the next starts there.
+__device__ bool like_kmp_pivot4(const uint32_t* piv, uint64_t n_rows, uint64_t row, uint32_t len,
+                                const uint8_t* pat, const uint8_t* nxt, const uint8_t* ends, uint32_t n_segs) {
+    uint32_t seg = 0, sb = 0, se = ends[0], j = 0;
+    for (uint32_t i = 0; i < len; i += 4) {
+        uint32_t t = piv[(uint64_t)(i >> 2) * n_rows + row];
+        const uint32_t kn = len - i < 4u ? len - i : 4u;
+        for (uint32_t k = 0; k < kn;) {
+            const bool cmp = pat[j] == (uint8_t)t;
+            if (cmp || j == sb) { t >>= 8; k++; } else { j = nxt[j]; }
+            j += cmp;
+            if (j == se) {
+                if (++seg == n_segs) return true;
+                sb = se;
+                se = ends[seg];
+            }
+        }
+    }
+    return false;
+}
+
 // LIKE: greedy wildcard matching with backtracking to the last '%' (kinds: 0 literal byte,
 // 1 '_' any byte, 2 '%' any run); the CPU backend runs the same algorithm.
 __device__ bool like_match(Str s, const uint8_t* p, const uint8_t* k, uint32_t n) {

@@ -30,6 +30,7 @@ pub fn consume(g: &mut PipelineGen, exprs: &[Expr]) -> Result<()> {
     g.row_types = exprs.iter().map(|e| e.ty()).collect();
     g.pending_loads = vec![None; g.row.len()];
     g.reloads = vec![None; g.row.len()];
+    g.pivotable = vec![None; g.row.len()];
     g.prefetchable = vec![None; g.row.len()];
     Ok(())
 }

@@ -91,7 +91,9 @@ impl Engine {
     ///   `written`, or `optimized` (rank order and branch-free groups: multi-predicate plans);
     /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32;
     /// - `selectivity`: `sampled` (default: filters over tables are measured on a sample of
-    ///   1024 rows) or `guessed` (fixed guesses per kind of term).
+    ///   1024 rows) or `guessed` (fixed guesses per kind of term);
+    /// - `pivoted_strings`: `on` (default: LIKE '%…%' reads a column's Pivot-4 copy with
+    ///   lock-step KMP) or `off` (the byte matcher over the contiguous bytes).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -104,6 +106,17 @@ impl Engine {
                 }
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
+            "pivoted_strings" => {
+                let on = match value.to_ascii_lowercase().as_str() {
+                    "on" | "true" | "1" => true,
+                    "off" | "false" | "0" => false,
+                    other => return Err(Error::plan(format!("unknown pivoted_strings '{other}' (on or off)"))),
+                };
+                // (Only the GPU backend has string layouts; the CPU backend ignores it.)
+                if let Some(g) = self.gpu.as_mut() {
+                    g.pivoted_strings = on;
+                }
+            }
             "selectivity" => {
                 self.tables.sampling = match value.to_ascii_lowercase().as_str() {
                     "sampled" => true,
@@ -297,7 +310,7 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 4] = ["multi_match", "filter_order", "lane_refill", "selectivity"];
+pub const SETTINGS: [&str; 5] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings"];
 
 /// `off`, `on` (the default threshold) or a threshold of 1..=32 lanes.
 pub fn parse_lane_refill(v: &str) -> Result<Option<u32>> {

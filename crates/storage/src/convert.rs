@@ -109,3 +109,53 @@ pub fn to_gpu_layout(a: &dyn Array, ty: &DataType, nullable: bool) -> Result<Gpu
     };
     Ok(GpuLayout { values, offsets, validity })
 }
+
+/// A string column in the Pivot-4 layout of seed 000 §5.3.2: each string cut into 4-byte
+/// pieces (zero-padded), piece k of row r at `words[k * rows + r]`, so the lanes of a warp
+/// reading piece k of consecutive rows read consecutive words.
+pub struct PivotedStrings {
+    pub words: Vec<u32>,
+    pub pieces: u32,
+}
+
+/// Strings longer than this stay contiguous only (a pivoted copy pads every row to it).
+pub const PIVOT_MAX_LEN: usize = 256;
+
+/// The Pivot-4 copy of a string column, or None where it does not pay: strings longer than
+/// PIVOT_MAX_LEN, or padding that would more than double the bytes (pieces x 4 > 2 x the
+/// mean length + 8).
+pub fn pivot_strings(a: &dyn Array) -> Option<PivotedStrings> {
+    let s = a.as_any().downcast_ref::<StringArray>()?;
+    let rows = s.len();
+    let offs = s.value_offsets();
+    let max_len = (0..rows).map(|r| (offs[r + 1] - offs[r]) as usize).max().unwrap_or(0);
+    let total = (offs[rows] - offs[0]) as usize;
+    let pieces = max_len.div_ceil(4);
+    if rows == 0 || max_len > PIVOT_MAX_LEN || pieces * 4 > 2 * total / rows + 8 {
+        return None;
+    }
+    let bytes = s.value_data();
+    let mut words = vec![0u32; pieces * rows];
+    // One thread per group of piece columns: each writes only its own columns.
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).min(pieces.max(1));
+    let per = pieces.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (t, cols) in words.chunks_mut(per * rows).enumerate() {
+            scope.spawn(move || {
+                for (c, col) in cols.chunks_mut(rows).enumerate() {
+                    let k = t * per + c;
+                    for (r, w) in col.iter_mut().enumerate() {
+                        let (b, e) = (offs[r] as usize + 4 * k, offs[r + 1] as usize);
+                        let mut x = [0u8; 4];
+                        if b < e {
+                            let n = (e - b).min(4);
+                            x[..n].copy_from_slice(&bytes[b..b + n]);
+                        }
+                        *w = u32::from_le_bytes(x);
+                    }
+                }
+            });
+        }
+    });
+    Some(PivotedStrings { words, pieces: pieces as u32 })
+}

@@ -1,6 +1,6 @@
 //! GPU-resident columns: uploaded on first use, kept until the table changes.
 
-use crate::convert::to_gpu_layout;
+use crate::convert::{pivot_strings, to_gpu_layout};
 use crate::host::HostTable;
 use gpusql_common::{DataType, Error, Result};
 use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
@@ -29,6 +29,16 @@ pub fn cuda_error(e: CudaError) -> Error {
 #[derive(Default)]
 pub struct DeviceStore {
     columns: Mutex<HashMap<(String, usize), (u64, Arc<DeviceColumn>)>>,
+    /// Pivot-4 copies of string columns (None: the column does not qualify).
+    pivoted: Mutex<HashMap<(String, usize), (u64, Option<Arc<DevicePivot>>)>>,
+}
+
+/// A string column's Pivot-4 copy on the GPU (see `convert::pivot_strings`), kept beside
+/// the contiguous offsets + bytes, which every other string operation reads.
+pub struct DevicePivot {
+    pub words: CudaSlice<u32>,
+    pub pieces: u32,
+    pub bytes: usize,
 }
 
 /// Statistics of one `column()` call.
@@ -69,13 +79,45 @@ impl DeviceStore {
         Ok(c)
     }
 
-    /// Bytes of all resident columns.
+    /// The Pivot-4 copy of string column `col`, built and uploaded on first use (LIKE
+    /// over it), or None where the column's strings are too long or too uneven for it.
+    pub fn pivoted(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Option<Arc<DevicePivot>>> {
+        let key = (table.name.to_ascii_lowercase(), col);
+        let mut map = self.pivoted.lock().map_err(|_| Error::exec("device store poisoned"))?;
+        if let Some((v, p)) = map.get(&key) {
+            if *v == table.version {
+                return Ok(p.clone());
+            }
+        }
+        let start = std::time::Instant::now();
+        let p = match pivot_strings(table.columns[col].as_ref()) {
+            None => None,
+            Some(p) => {
+                let what = format!("pivoted column {}.{}", table.name, table.schema.fields[col].name);
+                let words = dev.upload(&p.words, &what).map_err(cuda_error)?;
+                dev.synchronize().map_err(cuda_error)?;
+                let bytes = p.words.len() * 4;
+                stats.bytes += bytes;
+                Some(Arc::new(DevicePivot { words, pieces: p.pieces, bytes }))
+            }
+        };
+        stats.ms += start.elapsed().as_secs_f64() * 1e3;
+        map.insert(key, (table.version, p.clone()));
+        Ok(p)
+    }
+
+    /// Bytes of all resident columns (and pivoted copies).
     pub fn resident_bytes(&self) -> usize {
-        self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0)
+        let columns: usize = self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0);
+        let pivoted: usize = self.pivoted.lock().map(|m| m.values().filter_map(|(_, p)| p.as_ref().map(|p| p.bytes)).sum()).unwrap_or(0);
+        columns + pivoted
     }
 
     pub fn clear(&self) {
         if let Ok(mut m) = self.columns.lock() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.pivoted.lock() {
             m.clear();
         }
     }

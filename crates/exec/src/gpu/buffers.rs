@@ -60,6 +60,8 @@ impl<'a> Column<'a> {
             (Column::Table(c), Part::Validity) => ptr(c.validity.as_ref().ok_or_else(missing)?, dev),
             (Column::Owned(c), Part::Values) => ptr(&c.values, dev),
             (Column::Owned(c), Part::Validity) => ptr(c.validity.as_ref().ok_or_else(missing)?, dev),
+            // The executor binds pivoted copies itself; null means "none, use the bytes".
+            (_, Part::Pivoted) => 0,
             (Column::Owned(_), _) => return Err(missing()),
         })
     }

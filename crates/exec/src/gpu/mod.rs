@@ -42,6 +42,9 @@ pub struct GpuExecutor {
     /// GPUSQL_PROFILE_LAUNCHES=1: every launch is timed on its own and logged to stderr
     /// (grid size and time), to see inside a stage such as a hash build's finishing steps.
     pub profile_launches: bool,
+    /// Give LIKE '%…%' kernels the Pivot-4 copies of string columns (built on first use;
+    /// `SET pivoted_strings = off` measures the contiguous layout against them).
+    pub pivoted_strings: bool,
 }
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
@@ -61,7 +64,7 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES") }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -251,6 +254,21 @@ impl GpuExecutor {
                 (i.rows, i.columns.iter().map(Column::borrowed).collect())
             }
         };
+        // Pivot-4 copies of the string columns LIKE kernels ask for.
+        let mut pivots: HashMap<usize, u64> = HashMap::new();
+        if let (true, Source::Table { table, columns, .. }) = (self.pivoted_strings, &p.source) {
+            let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
+            for q in &spec.params {
+                if let Param::Input { column, part: Part::Pivoted } = q {
+                    let mut up = UploadStats::default();
+                    if let Some(piv) = self.store.pivoted(&self.dev, &t, columns[*column], &mut up)? {
+                        pivots.insert(*column, ptr(&piv.words, &self.dev));
+                    }
+                    stats.upload_bytes += up.bytes;
+                    stats.upload_ms += up.ms;
+                }
+            }
+        }
         // Bytes the kernel reads: the source columns its code loads.
         let read_cols: Vec<usize> =
             spec.params.iter().filter_map(|q| if let Param::Input { column, .. } = q { Some(*column) } else { None }).collect();
@@ -274,6 +292,7 @@ impl GpuExecutor {
                 Ok(match q {
                     Param::RowCount => Arg::U64(n as u64),
                     Param::ErrorFlag => Arg::U64(ptr(&err, &self.dev)),
+                    Param::Input { column, part: Part::Pivoted } => Arg::U64(pivots.get(column).copied().unwrap_or(0)),
                     Param::Input { column, part } => Arg::U64(src[*column].ptr(*part, &self.dev)?),
                     Param::Output { column, part } => Arg::U64(sink.output_ptr(*column, *part, &self.dev)?),
                     Param::OutCount => Arg::U64(ptr(&sink.count, &self.dev)),

@@ -1,0 +1,179 @@
+//! LIKE '%s1%s2%…%' over a table column's Pivot-4 copy with lock-step KMP (seed 000 §5.3.2,
+//! seed 001: "KMP-hybrid"). The outer loop of `like_kmp_pivot4` (prelude) reads one 4-byte
+//! piece per step, so the lanes of a warp read the same piece column of consecutive rows
+//! together (coalesced, a small cache footprint); the inner loop consumes the piece's
+//! bytes the KMP way, following failure links on a mismatch. Segments are searched in
+//! order, each from where the previous one matched. Where the column has no pivoted copy
+//! (too long or uneven strings, or `SET pivoted_strings = off`) the kernel takes the byte
+//! matcher over offsets + bytes instead: a uniform branch on the copy's pointer.
+
+use crate::expr::Value;
+use crate::pipeline::PipelineGen;
+use crate::types::escape_c;
+use crate::{Param, Part};
+use gpusql_plan::{Expr, LikeItem, LikePattern};
+
+/// The literal segments of an unanchored pattern without `_`, concatenated, with KMP
+/// failure links (absolute positions) and each segment's end.
+struct Segments {
+    bytes: Vec<u8>,
+    next: Vec<u8>,
+    ends: Vec<u8>,
+}
+
+fn segments(p: &LikePattern) -> Option<Segments> {
+    let items = &p.items;
+    if !matches!(items.first(), Some(LikeItem::Any)) || !matches!(items.last(), Some(LikeItem::Any)) || items.iter().any(|i| matches!(i, LikeItem::One)) {
+        return None;
+    }
+    let mut segs: Vec<Vec<u8>> = vec![];
+    let mut cur = vec![];
+    for i in items {
+        match i {
+            LikeItem::Byte(b) => cur.push(*b),
+            _ if !cur.is_empty() => segs.push(std::mem::take(&mut cur)),
+            _ => {}
+        }
+    }
+    let total: usize = segs.iter().map(|s| s.len()).sum();
+    // Positions are stored as bytes; a pattern of only `%` needs no search.
+    if segs.is_empty() || total > 250 {
+        return None;
+    }
+    let (mut bytes, mut next, mut ends) = (vec![], vec![], vec![]);
+    for s in segs {
+        let base = bytes.len();
+        // pi[q]: length of the longest proper border of s[..=q] (prefix function).
+        let mut pi = vec![0usize; s.len()];
+        for q in 1..s.len() {
+            let mut k = pi[q - 1];
+            while k > 0 && s[q] != s[k] {
+                k = pi[k - 1];
+            }
+            if s[q] == s[k] {
+                k += 1;
+            }
+            pi[q] = k;
+        }
+        // After a mismatch at pattern position j (> segment start) continue at the border.
+        for j in 0..s.len() {
+            next.push((base + if j == 0 { 0 } else { pi[j - 1] }) as u8);
+        }
+        bytes.extend_from_slice(&s);
+        ends.push(bytes.len() as u8);
+    }
+    Some(Segments { bytes, next, ends })
+}
+
+/// Emits `term` when it is `col [NOT] LIKE '%…%'` over a pivotable table string column;
+/// returns its value (None: not this form, the caller generates it the usual way).
+pub fn try_gen(g: &mut PipelineGen, term: &Expr) -> Option<Value> {
+    let Expr::Like { expr, pattern, negated } = term else { return None };
+    let Expr::Column { index, .. } = &**expr else { return None };
+    let source_col = g.pivotable.get(*index).copied().flatten()?;
+    let seg = segments(pattern)?;
+    let piv = g.param(Param::Input { column: source_col, part: Part::Pivoted }, "const uint32_t* __restrict__");
+    let x = g.row[*index].clone();
+    let t = g.body.tmp("kmp");
+    g.body.line(format!("// LIKE '{}': lock-step KMP over the Pivot-4 copy where the column has one", pattern.text.replace('\n', " ")));
+    g.body.line(format!("bool {t};"));
+    g.body.open(format!("if ({piv} != nullptr)"));
+    g.body.line(format!(
+        "{t} = {}like_kmp_pivot4({piv}, n_rows, row, {}.len, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
+        if *negated { "!" } else { "" },
+        x.v,
+        escape_c(&seg.bytes),
+        escape_c(&seg.next),
+        escape_c(&seg.ends),
+        seg.ends.len(),
+    ));
+    g.body.close_with("else");
+    let fallback = crate::expr::gen(term, &g.row, &mut g.body).ok()?;
+    g.body.line(format!("{t} = {};", fallback.v));
+    g.body.close();
+    Some(Value { v: t, null: x.null })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `like_kmp_pivot4` of the prelude, transliterated (one row, its pieces in order).
+    fn kmp_pivot4(s: &[u8], seg: &Segments) -> bool {
+        let words: Vec<u32> = s.chunks(4).map(|c| {
+            let mut x = [0u8; 4];
+            x[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(x)
+        }).collect();
+        let (pat, nxt, ends) = (&seg.bytes, &seg.next, &seg.ends);
+        let len = s.len() as u32;
+        let (mut sg, mut sb, mut se, mut j) = (0usize, 0u32, ends[0] as u32, 0u32);
+        let mut i = 0u32;
+        while i < len {
+            let mut t = words[(i >> 2) as usize];
+            let kn = (len - i).min(4);
+            let mut k = 0;
+            while k < kn {
+                let cmp = pat[j as usize] == t as u8;
+                if cmp || j == sb {
+                    t >>= 8;
+                    k += 1;
+                } else {
+                    j = nxt[j as usize] as u32;
+                }
+                j += cmp as u32;
+                if j == se {
+                    sg += 1;
+                    if sg == ends.len() {
+                        return true;
+                    }
+                    sb = se;
+                    se = ends[sg] as u32;
+                }
+            }
+            i += 4;
+        }
+        false
+    }
+
+    /// The segments found in order, each after the previous one (the reference).
+    fn reference(s: &[u8], segs: &[&[u8]]) -> bool {
+        let mut at = 0;
+        for g in segs {
+            match s[at..].windows(g.len()).position(|w| w == *g) {
+                Some(p) => at += p + g.len(),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn lock_step_kmp_matches_sequential_search() {
+        // Small alphabets make borders and overlapping near-matches common.
+        let mut seed = 0x2545f4914f6cdd1du64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..20000 {
+            let nsegs = 1 + rnd(3) as usize;
+            let segs: Vec<Vec<u8>> = (0..nsegs).map(|_| (0..1 + rnd(5)).map(|_| b'a' + rnd(3) as u8).collect()).collect();
+            let text: String = std::iter::once("%".to_string()).chain(segs.iter().map(|g| format!("{}%", String::from_utf8_lossy(g)))).collect();
+            let pattern = LikePattern::new(&text, None).unwrap();
+            let seg = segments(&pattern).expect("unanchored pattern without _");
+            let s: Vec<u8> = (0..rnd(40)).map(|_| b'a' + rnd(3) as u8).collect();
+            let refs: Vec<&[u8]> = segs.iter().map(|g| g.as_slice()).collect();
+            assert_eq!(kmp_pivot4(&s, &seg), reference(&s, &refs), "{text} on {}", String::from_utf8_lossy(&s));
+        }
+    }
+
+    #[test]
+    fn only_unanchored_patterns_without_single_wildcards() {
+        for (p, ok) in [("%a%", true), ("%ab%c%", true), ("a%", false), ("%a", false), ("%a_b%", false), ("%", false), ("%%", false)] {
+            assert_eq!(segments(&LikePattern::new(p, None).unwrap()).is_some(), ok, "{p}");
+        }
+    }
+}
