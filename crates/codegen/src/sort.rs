@@ -13,6 +13,8 @@ pub struct SortSpec {
     pub step_entry: String,
     /// `sort_iota(uint32_t* idx, uint32_t npow2)`
     pub iota_entry: String,
+    /// `sort_keep_halves(const uint32_t* in, uint32_t* out, uint32_t c, uint32_t out_len)`
+    pub keep_halves_entry: String,
     pub params: Vec<Param>,
 }
 
@@ -86,10 +88,17 @@ extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n
     const bool up = (i & k) == 0;
     if (up == a_after_b) {{ idx[i] = b; idx[ixj] = a; }}
 }}
+
+// Top-N: after a compare-exchange at distance c (all ascending), the first c entries of
+// each 2c block hold that block's c first rows (as a bitonic run); keep only those.
+extern \"C\" __global__ void sort_keep_halves(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, uint32_t c, uint32_t out_len) {{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < out_len) out[i] = in[(i / c) * 2u * c + i % c];
+}}
 ",
         keys = key_text.join(", ")
     );
-    Ok(SortSpec { source, step_entry: "sort_step".into(), iota_entry: "sort_iota".into(), params })
+    Ok(SortSpec { source, step_entry: "sort_step".into(), iota_entry: "sort_iota".into(), keep_halves_entry: "sort_keep_halves".into(), params })
 }
 
 /// Kernels used to assemble results: gathers by a permutation and string byte copies.

@@ -93,7 +93,8 @@ impl Engine {
     /// - `selectivity`: `sampled` (default: filters over tables are measured on a sample of
     ///   1024 rows) or `guessed` (fixed guesses per kind of term);
     /// - `pivoted_strings`: `on` (default: LIKE '%…%' reads a column's Pivot-4 copy with
-    ///   lock-step KMP) or `off` (the byte matcher over the contiguous bytes).
+    ///   lock-step KMP) or `off` (the byte matcher over the contiguous bytes);
+    /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`.
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -106,12 +107,9 @@ impl Engine {
                 }
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
+            "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
             "pivoted_strings" => {
-                let on = match value.to_ascii_lowercase().as_str() {
-                    "on" | "true" | "1" => true,
-                    "off" | "false" | "0" => false,
-                    other => return Err(Error::plan(format!("unknown pivoted_strings '{other}' (on or off)"))),
-                };
+                let on = parse_on_off("pivoted_strings", value)?;
                 // (Only the GPU backend has string layouts; the CPU backend ignores it.)
                 if let Some(g) = self.gpu.as_mut() {
                     g.pivoted_strings = on;
@@ -310,7 +308,15 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 5] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings"];
+pub const SETTINGS: [&str; 6] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n"];
+
+fn parse_on_off(name: &str, v: &str) -> Result<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        other => Err(Error::plan(format!("unknown {name} '{other}' (on or off)"))),
+    }
+}
 
 /// `off`, `on` (the default threshold) or a threshold of 1..=32 lanes.
 pub fn parse_lane_refill(v: &str) -> Result<Option<u32>> {

@@ -31,9 +31,12 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch,
                 let out = run_pipeline(p, tables, &inter)?;
                 inter.insert(p.sink.id(), out);
             }
-            Stage::Sort { input, output, keys, schema } => {
+            Stage::Sort { input, output, keys, schema, limit } => {
                 let mut rows = inter.get(input).map(|r| r.rows.clone()).unwrap_or_default();
                 rows.sort_by(|a, b| compare_rows(a, b, keys));
+                if let Some(n) = limit {
+                    rows.truncate(*n);
+                }
                 inter.insert(*output, Rows { schema: schema.clone(), rows, index: HashMap::new() });
             }
         }

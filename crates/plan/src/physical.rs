@@ -160,8 +160,9 @@ pub struct SortColumn {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stage {
     Pipeline(Pipeline),
-    /// Orders intermediate `input` by `keys` into intermediate `output`.
-    Sort { input: IntermediateId, output: IntermediateId, keys: Vec<SortColumn>, schema: Schema },
+    /// Orders intermediate `input` by `keys` into intermediate `output`. With `limit` (a
+    /// LIMIT above it: offset + count) only that many first rows are needed: a top-N.
+    Sort { input: IntermediateId, output: IntermediateId, keys: Vec<SortColumn>, schema: Schema, limit: Option<usize> },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -250,12 +251,15 @@ impl fmt::Display for PhysicalPlan {
         for s in &self.stages {
             match s {
                 Stage::Pipeline(p) => write!(f, "{p}")?,
-                Stage::Sort { input, output, keys, .. } => {
+                Stage::Sort { input, output, keys, limit, .. } => {
                     let k: Vec<String> = keys
                         .iter()
                         .map(|k| format!("#{} {}{}", k.column, if k.asc { "ASC" } else { "DESC" }, if k.nulls_first { " NULLS FIRST" } else { "" }))
                         .collect();
-                    writeln!(f, "Sort #{input} -> #{output} by [{}] (bitonic sort kernels)", k.join(", "))?
+                    match limit {
+                        Some(n) => writeln!(f, "Sort #{input} -> #{output} by [{}] top {n} (bitonic chunks, halved by merging until {n} are left)", k.join(", "))?,
+                        None => writeln!(f, "Sort #{input} -> #{output} by [{}] (bitonic sort kernels)", k.join(", "))?,
+                    }
                 }
             }
         }

@@ -21,6 +21,7 @@ struct Planner {
     multi_match: MultiMatch,
     filter_order: FilterOrder,
     lane_refill: Option<u32>,
+    top_n: bool,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -33,6 +34,8 @@ pub struct PlannerOptions {
     pub filter_order: FilterOrder,
     /// Lane Refill threshold (lanes of 32), or None for no Lane Refill operators.
     pub lane_refill: Option<u32>,
+    /// ORDER BY … LIMIT sorts only the rows it keeps (a top-N) rather than all.
+    pub top_n: bool,
 }
 
 /// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
@@ -47,7 +50,7 @@ impl Default for PlannerOptions {
         // Rank order, one branch per term: with sampled selectivities it fixes badly written
         // orders (2-3.3x) and costs nothing measurable on TPC-H; the branch-free groups of
         // the optimized plans measured 5-14% slower there (docs/BENCHMARKS.md).
-        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD) }
+        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true }
     }
 }
 
@@ -60,6 +63,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) ->
         multi_match: options.multi_match,
         filter_order: options.filter_order,
         lane_refill: options.lane_refill,
+        top_n: options.top_n,
         stages: vec![], next_intermediate: 0, next_pipeline: 0 };
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
@@ -265,7 +269,7 @@ impl Planner {
                 }
                 let (input_id, schema) = self.materialize(source, ops);
                 let output = self.intermediate();
-                self.stages.push(Stage::Sort { input: input_id, output, keys: sort_cols, schema: schema.clone() });
+                self.stages.push(Stage::Sort { input: input_id, output, keys: sort_cols, schema: schema.clone(), limit: None });
                 Ok(Built::Done { id: output, schema, columns: (0..width).collect(), skip: 0, fetch: None })
             }
             LogicalPlan::Limit { input, skip, fetch } => {
@@ -283,6 +287,12 @@ impl Planner {
                     (Some(a), Some(b)) => Some(a.min(*b)),
                     (a, b) => a.or(*b),
                 };
+                // A sort right below only needs the first offset + count rows: a top-N.
+                if let (Some(f), Some(Stage::Sort { output, limit, .. })) = (fetch, self.stages.last_mut()) {
+                    if *output == id && self.top_n {
+                        *limit = Some(s0 + skip + f);
+                    }
+                }
                 Ok(Built::Done { id, schema, columns, skip: s0 + skip, fetch })
             }
         }

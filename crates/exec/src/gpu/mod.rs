@@ -166,9 +166,9 @@ impl GpuExecutor {
                     }
                     stats.kernels.push(stat);
                 }
-                Stage::Sort { input, output, keys, .. } => {
+                Stage::Sort { input, output, keys, limit, .. } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
-                    let (sorted, stat) = sort::run(self, data, keys, *input)?;
+                    let (sorted, stat) = sort::run(self, data, keys, *limit, *input)?;
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);
                 }

@@ -9,7 +9,10 @@ use gpusql_common::{Error, Result};
 use gpusql_plan::SortColumn;
 use gpusql_storage::device::cuda_error;
 
-pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], input: usize) -> Result<(Intermediate, KernelStat)> {
+/// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
+const TOP_N_MIN_CHUNK: usize = 64;
+
+pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit: Option<usize>, input: usize) -> Result<(Intermediate, KernelStat)> {
     let spec = generate_sort(&data.schema, keys)?;
     let mut stat = KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
     let n = data.rows;
@@ -19,9 +22,8 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], input:
     }
     let iota = ex.load(&spec.source, &spec.iota_entry, &mut stat)?;
     let step = ex.load(&spec.source, &spec.step_entry, &mut stat)?;
-    let perm = ex.dev.alloc_zeros::<u32>(npow2, "sort permutation").map_err(cuda_error)?;
-    let p = ptr(&perm, &ex.dev);
-    stat.ms += ex.launch(&iota, &[Arg::U64(p), Arg::U32(npow2 as u32)], npow2, None)?;
+    let mut perm = ex.dev.alloc_zeros::<u32>(npow2, "sort permutation").map_err(cuda_error)?;
+    stat.ms += ex.launch(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     let mut key_args = vec![];
     for q in &spec.params {
         let Param::Input { column, part } = q else { continue };
@@ -32,17 +34,47 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], input:
         }));
         stat.bytes_read += n * super::value_width(&c.ty);
     }
+    // One compare-exchange step over the first `len` entries (k = 0: all ascending).
+    let step_args = |p: u64, len: usize, j: usize, k: usize| {
+        let mut args = vec![Arg::U64(p), Arg::U32(len as u32), Arg::U64(n as u64), Arg::U32(j as u32), Arg::U32(k as u32)];
+        args.extend(key_args.iter().copied());
+        args
+    };
     let timer = ex.dev.timer_start().map_err(cuda_error)?;
+    // Top-N: sort chunks of c (the wanted rows, rounded up to a power of two), then halve
+    // the rows until one chunk is left: a compare-exchange at distance c between each
+    // ascending chunk and its descending neighbour leaves their c first rows in the first
+    // half as a bitonic run (the half-cleaner of a bitonic merge), which is kept and
+    // merged in c/2 .. 1 steps, alternating directions again. O(n log^2 c), not n log^2 n.
+    let chunk = limit.map(|l| l.max(TOP_N_MIN_CHUNK).next_power_of_two()).filter(|c| *c < npow2);
+    let sorted_len = chunk.unwrap_or(npow2);
     let mut k = 2;
-    while k <= npow2 {
+    while k <= sorted_len {
         let mut j = k / 2;
         while j > 0 {
-            let mut args = vec![Arg::U64(p), Arg::U32(npow2 as u32), Arg::U64(n as u64), Arg::U32(j as u32), Arg::U32(k as u32)];
-            args.extend(key_args.iter().copied());
-            ex.launch_untimed(&step, &args, npow2, None)?;
+            ex.launch_untimed(&step, &step_args(ptr(&perm, &ex.dev), npow2, j, k), npow2, None)?;
             j /= 2;
         }
         k *= 2;
+    }
+    if let Some(c) = chunk {
+        let keep = ex.load(&spec.source, &spec.keep_halves_entry, &mut stat)?;
+        let mut len = npow2;
+        while len > c {
+            ex.launch_untimed(&step, &step_args(ptr(&perm, &ex.dev), len, c, 0), len, None)?;
+            let half = ex.dev.alloc_zeros::<u32>(len / 2, "sort permutation").map_err(cuda_error)?;
+            ex.launch_untimed(&keep, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U64(ptr(&half, &ex.dev)), Arg::U32(c as u32), Arg::U32((len / 2) as u32)], len / 2, None)?;
+            perm = half;
+            len /= 2;
+            let mut j = c / 2;
+            while j > 0 {
+                ex.launch_untimed(&step, &step_args(ptr(&perm, &ex.dev), len, j, c), len, None)?;
+                j /= 2;
+            }
+        }
+        // The first c entries are the c first rows in order (padding sorts last).
+        data.rows = n.min(c);
+        stat.rows_out = data.rows;
     }
     stat.ms += timer.stop().map_err(cuda_error)?;
     data.perm = Some(perm);
