@@ -1,63 +1,7 @@
 # Multi-predicate filter plans (seed 000 ch. 4) with sampled selectivities: the written
 # order, rank order with one branch per term, and the optimized plans (rank order and
 # branch-free groups), on filters.sql and every TPC-H query.
-SET filter_order = written
-select count(*) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1995-01-01' and l_discount between 0.05 and 0.07 and l_quantity < 24;
-select count(*) from lineitem where l_tax < 0.04 and l_discount < 0.05 and l_quantity < 2;
-select count(*) from lineitem where l_quantity < 49 and l_discount < 0.10 and l_tax < 0.08 and l_extendedprice > 1000;
-select count(*) from lineitem where l_comment like '%special%requests%' and l_quantity < 2;
-select count(*) from lineitem where l_receiptdate > l_commitdate and l_shipmode = 'AIR' and l_quantity < 10;
-@tpch/q01.sql
-@tpch/q02.sql
-@tpch/q03.sql
-@tpch/q04.sql
-@tpch/q05.sql
-@tpch/q06.sql
-@tpch/q07.sql
-@tpch/q08.sql
-@tpch/q09.sql
-@tpch/q10.sql
-@tpch/q11.sql
-@tpch/q12.sql
-@tpch/q13.sql
-@tpch/q14.sql
-@tpch/q15.sql
-@tpch/q16.sql
-@tpch/q17.sql
-@tpch/q18.sql
-@tpch/q19.sql
-@tpch/q20.sql
-@tpch/q21.sql
-@tpch/q22.sql
-SET filter_order = ranked
-select count(*) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1995-01-01' and l_discount between 0.05 and 0.07 and l_quantity < 24;
-select count(*) from lineitem where l_tax < 0.04 and l_discount < 0.05 and l_quantity < 2;
-select count(*) from lineitem where l_quantity < 49 and l_discount < 0.10 and l_tax < 0.08 and l_extendedprice > 1000;
-select count(*) from lineitem where l_comment like '%special%requests%' and l_quantity < 2;
-select count(*) from lineitem where l_receiptdate > l_commitdate and l_shipmode = 'AIR' and l_quantity < 10;
-@tpch/q01.sql
-@tpch/q02.sql
-@tpch/q03.sql
-@tpch/q04.sql
-@tpch/q05.sql
-@tpch/q06.sql
-@tpch/q07.sql
-@tpch/q08.sql
-@tpch/q09.sql
-@tpch/q10.sql
-@tpch/q11.sql
-@tpch/q12.sql
-@tpch/q13.sql
-@tpch/q14.sql
-@tpch/q15.sql
-@tpch/q16.sql
-@tpch/q17.sql
-@tpch/q18.sql
-@tpch/q19.sql
-@tpch/q20.sql
-@tpch/q21.sql
-@tpch/q22.sql
-SET filter_order = optimized
+EACH SET filter_order = written | SET filter_order = ranked | SET filter_order = optimized
 select count(*) from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1995-01-01' and l_discount between 0.05 and 0.07 and l_quantity < 24;
 select count(*) from lineitem where l_tax < 0.04 and l_discount < 0.05 and l_quantity < 2;
 select count(*) from lineitem where l_quantity < 49 and l_discount < 0.10 and l_tax < 0.08 and l_extendedprice > 1000;
