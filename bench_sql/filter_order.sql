@@ -7,25 +7,4 @@ select count(*) from lineitem where l_tax < 0.04 and l_discount < 0.05 and l_qua
 select count(*) from lineitem where l_quantity < 49 and l_discount < 0.10 and l_tax < 0.08 and l_extendedprice > 1000;
 select count(*) from lineitem where l_comment like '%special%requests%' and l_quantity < 2;
 select count(*) from lineitem where l_receiptdate > l_commitdate and l_shipmode = 'AIR' and l_quantity < 10;
-@tpch/q01.sql
-@tpch/q02.sql
-@tpch/q03.sql
-@tpch/q04.sql
-@tpch/q05.sql
-@tpch/q06.sql
-@tpch/q07.sql
-@tpch/q08.sql
-@tpch/q09.sql
-@tpch/q10.sql
-@tpch/q11.sql
-@tpch/q12.sql
-@tpch/q13.sql
-@tpch/q14.sql
-@tpch/q15.sql
-@tpch/q16.sql
-@tpch/q17.sql
-@tpch/q18.sql
-@tpch/q19.sql
-@tpch/q20.sql
-@tpch/q21.sql
-@tpch/q22.sql
+@tpch/q??.sql

@@ -9,12 +9,13 @@ Each line of LIST is one of:
   EACH alt | alt | …     the statements after it, up to the next EACH, run once per
                          alternative; an alternative is SET statements separated by `;`
                          (e.g. `EACH SET lane_refill = off | SET lane_refill = on`)
-  @path/to/query.sql     that file, timed
+  @path/to/query.sql     that file, timed (a glob such as @tpch/q??.sql: each file, sorted)
   anything else          that statement, timed
 A timed statement runs --runs times; printed: the median kernel ms of all runs but the
 first (which compiles and uploads), from `--timing`'s "kernels … ms".
 """
 import argparse
+import glob
 import re
 import statistics
 import subprocess
@@ -42,6 +43,8 @@ def expand(lines):
             block, alternatives = [], [a.strip() for a in line[5:].split("|")]
         elif line.upper().startswith("SET "):
             block.append(("set", line))
+        elif line.startswith("@") and any(c in line for c in "*?["):
+            block.extend(("time", "@" + f) for f in sorted(glob.glob(line[1:])))
         else:
             block.append(("time", line))
     flush()
