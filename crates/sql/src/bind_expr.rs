@@ -268,6 +268,9 @@ impl<'a> Context<'a> {
             }
             A::Interval(_) => Err(Error::plan(format!("an interval can only be added to or subtracted from a DATE{}", position(e.span())))),
             A::Function(f) => {
+                if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
+                    return self.bind(&rewritten?);
+                }
                 let name = f.name.to_string();
                 if is_aggregate_name(&name) {
                     Err(Error::plan(format!("aggregate function {name} is not allowed here{}", position(e.span()))))
@@ -383,9 +386,6 @@ impl<'a> Context<'a> {
         if f.over.is_some() {
             return Err(Error::not_supported(format!("window functions{at}")));
         }
-        if f.filter.is_some() {
-            return Err(Error::not_supported(format!("FILTER on aggregates{at}")));
-        }
         let ast::FunctionArguments::List(list) = &f.args else {
             return Err(Error::plan(format!("{name} needs an argument{at}")));
         };
@@ -406,9 +406,15 @@ impl<'a> Context<'a> {
                 if contains_aggregate(x) {
                     return Err(Error::plan(format!("aggregate calls cannot be nested{at}")));
                 }
-                Some(self.bind(x)?)
+                Some(x)
             }
             _ => return Err(Error::plan(format!("{name} takes exactly one argument{at}"))),
+        };
+        // FILTER (WHERE c): the rows where c is not TRUE contribute NULL, which aggregates
+        // skip (COUNT(*) counts a non-NULL 1 instead).
+        let arg = match &f.filter {
+            Some(c) => Some(self.bind(&crate::functions::filtered_argument(arg, c, f)?)?),
+            None => arg.map(|x| self.bind(x)).transpose()?,
         };
         let arg_ty = arg.as_ref().map(|a| a.ty());
         let ty = AggExpr::result_type(func, arg_ty.as_ref())

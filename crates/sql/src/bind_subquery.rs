@@ -86,11 +86,7 @@ pub fn not_in_null_guard(e: &ast::Expr, outer: &Scope, catalog: &dyn Catalog) ->
     let sql = format!(
         "(SELECT CASE WHEN count(*) = 0 THEN 0 WHEN count(*) = count(__v) THEN 1 ELSE 2 END FROM ({subquery}) AS __not_in(__v)) <= CASE WHEN ({expr}) IS NULL THEN 0 ELSE 1 END"
     );
-    let guard = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
-        .try_with_sql(&sql)
-        .and_then(|mut p| p.parse_expr())
-        .map_err(|err| Error::plan(format!("NOT IN over nullable values{}: {err}", position(e.span()))))?;
-    Ok(Some(guard))
+    Ok(Some(crate::functions::parse_expr(&sql, e)?))
 }
 
 fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {

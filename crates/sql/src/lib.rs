@@ -8,6 +8,7 @@ mod bind_subquery;
 mod coerce;
 mod cte;
 mod ddl;
+mod functions;
 mod literal;
 
 pub use bind_select::bind_query;

@@ -1,0 +1,63 @@
+//! Scalar functions defined by other expressions, bound by rewriting the call:
+//! COALESCE(a, b, …) = CASE WHEN a IS NOT NULL THEN a … ELSE last END, NULLIF(a, b) = CASE
+//! WHEN a = b THEN NULL ELSE a END, ABS(x) = CASE WHEN x < 0 THEN -x ELSE x END, and
+//! YEAR / MONTH / DAY(d) = EXTRACT(… FROM d). Aggregates with FILTER (WHERE c) aggregate
+//! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
+
+use crate::bind_expr::position;
+use gpusql_common::{Error, Result};
+use sqlparser::ast::{self, Spanned};
+
+/// Parses an expression the binder writes itself (its parts are user expressions printed
+/// back as SQL).
+pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
+    sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| Error::plan(format!("cannot rewrite the expression{}: {e}", position(at.span()))))
+}
+
+fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
+    let ast::FunctionArguments::List(list) = &f.args else { return None };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return None;
+    }
+    list.args
+        .iter()
+        .map(|a| match a {
+            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The rewritten call, or None where `f` is not one of these functions.
+pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
+    let name = f.name.to_string().to_ascii_lowercase();
+    if !matches!(name.as_str(), "coalesce" | "nullif" | "abs" | "year" | "month" | "day") {
+        return None;
+    }
+    let at = position(f.span());
+    let Some(a) = args(f) else { return Some(Err(Error::plan(format!("{name} takes plain arguments{at}")))) };
+    let wrong = |n: &str| Some(Err(Error::plan(format!("{name} takes {n}{at}"))));
+    let sql = match (name.as_str(), a.as_slice()) {
+        ("coalesce", []) => return wrong("at least one argument"),
+        ("coalesce", [rest @ .., last]) => {
+            let whens: String = rest.iter().map(|x| format!(" WHEN ({x}) IS NOT NULL THEN ({x})")).collect();
+            if whens.is_empty() { format!("({last})") } else { format!("CASE{whens} ELSE ({last}) END") }
+        }
+        ("nullif", [x, y]) => format!("CASE WHEN ({x}) = ({y}) THEN NULL ELSE ({x}) END"),
+        ("abs", [x]) => format!("CASE WHEN ({x}) < 0 THEN -({x}) ELSE ({x}) END"),
+        ("year" | "month" | "day", [d]) => format!("EXTRACT({} FROM ({d}))", name.to_ascii_uppercase()),
+        ("nullif", _) => return wrong("two arguments"),
+        _ => return wrong("one argument"),
+    };
+    Some(parse_expr(&sql, f))
+}
+
+/// The argument an aggregate with FILTER (WHERE `filter`) aggregates instead of `arg`
+/// (None: COUNT(*)).
+pub fn filtered_argument(arg: Option<&ast::Expr>, filter: &ast::Expr, at: &ast::Function) -> Result<ast::Expr> {
+    let value = arg.map_or("1".to_string(), |x| format!("({x})"));
+    parse_expr(&format!("CASE WHEN ({filter}) THEN {value} END"), at)
+}
