@@ -167,6 +167,12 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const Str {t} = str_substring({}, {start}ll, {l}ll, {has_len});", s.v));
             Ok(Value { v: t, null: s.null })
         }
+        Expr::Length(expr) => {
+            let s = gen(expr, row, out)?;
+            let t = out.tmp("len");
+            out.line(format!("const int64_t {t} = str_chars({});", s.v));
+            Ok(Value { v: t, null: s.null })
+        }
         Expr::DateAdd { date, months, days } => {
             let d = gen(date, row, out)?;
             let t = out.tmp("t");

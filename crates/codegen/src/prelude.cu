@@ -37,6 +37,13 @@ __device__ int str_cmp(Str a, Str b) {
     return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
+// Characters of a UTF-8 string: bytes that do not continue a sequence (10xxxxxx).
+__device__ int64_t str_chars(Str s) {
+    int64_t n = 0;
+    for (uint32_t i = 0; i < s.len; i++) n += (s.p[i] & 0xC0) != 0x80;
+    return n;
+}
+
 __device__ __forceinline__ bool str_eq(Str a, Str b) {
     if (a.len != b.len) return false;
     for (uint32_t i = 0; i < a.len; i++) if (a.p[i] != b.p[i]) return false;

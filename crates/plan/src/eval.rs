@@ -189,6 +189,10 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             }
             _ => S::Null,
         },
+        Expr::Length(expr) => match eval(expr, row)? {
+            S::Utf8(s) => S::Int64(s.chars().count() as i64),
+            _ => S::Null,
+        },
         Expr::Like { expr, pattern, negated } => match eval(expr, row)? {
             S::Utf8(s) => S::Boolean(pattern.matches(s.as_bytes()) != *negated),
             _ => S::Null,

@@ -74,6 +74,8 @@ pub enum Expr {
     /// SUBSTRING(expr FROM start [FOR len]): 1-based, in characters (PostgreSQL rules for
     /// starts below 1).
     Substring { expr: Box<Expr>, start: i64, len: Option<i64> },
+    /// LENGTH(expr): characters (UTF-8 code points) as BIGINT.
+    Length(Box<Expr>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -168,7 +170,7 @@ impl Expr {
         match self {
             Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
             Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::Like { .. } => DataType::Boolean,
-            Expr::Extract { .. } => DataType::Int64,
+            Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) => e.ty(),
             Expr::DateAdd { .. } => DataType::Date,
@@ -193,7 +195,7 @@ impl Expr {
             Expr::Column { .. } | Expr::Literal { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
-            Expr::Extract { expr, .. } | Expr::Substring { expr, .. } => vec![expr],
+            Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
@@ -219,6 +221,7 @@ impl Expr {
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
             Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
+            Expr::Length(expr) => Expr::Length(t(expr)),
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -292,6 +295,7 @@ impl fmt::Display for Expr {
             Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {expr})"),
+            Expr::Length(expr) => write!(f, "LENGTH({expr})"),
             Expr::Substring { expr, start, len } => match len {
                 Some(l) => write!(f, "SUBSTRING({expr} FROM {start} FOR {l})"),
                 None => write!(f, "SUBSTRING({expr} FROM {start})"),

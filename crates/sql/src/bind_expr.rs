@@ -271,6 +271,13 @@ impl<'a> Context<'a> {
                 if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
                     return self.bind(&rewritten?);
                 }
+                if let Some(arg) = crate::functions::length_argument(f) {
+                    let s = self.bind(arg?)?;
+                    if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {
+                        return Err(Error::plan(format!("{} needs VARCHAR, got {}{}", f.name, s.ty(), position(e.span()))));
+                    }
+                    return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
+                }
                 let name = f.name.to_string();
                 if is_aggregate_name(&name) {
                     Err(Error::plan(format!("aggregate function {name} is not allowed here{}", position(e.span()))))

@@ -1,7 +1,7 @@
 //! Scalar functions defined by other expressions, bound by rewriting the call:
 //! COALESCE(a, b, …) = CASE WHEN a IS NOT NULL THEN a … ELSE last END, NULLIF(a, b) = CASE
 //! WHEN a = b THEN NULL ELSE a END, ABS(x) = CASE WHEN x < 0 THEN -x ELSE x END, and
-//! YEAR / MONTH / DAY(d) = EXTRACT(… FROM d). Aggregates with FILTER (WHERE c) aggregate
+//! YEAR / MONTH / DAY(d) = EXTRACT(… FROM d). LENGTH is bound in bind_expr. Aggregates with FILTER (WHERE c) aggregate
 //! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
 
 use crate::bind_expr::position;
@@ -53,6 +53,18 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
         _ => return wrong("one argument"),
     };
     Some(parse_expr(&sql, f))
+}
+
+/// The argument of LENGTH / CHAR_LENGTH / CHARACTER_LENGTH (None: another function).
+pub fn length_argument(f: &ast::Function) -> Option<Result<&ast::Expr>> {
+    let name = f.name.to_string().to_ascii_lowercase();
+    if !matches!(name.as_str(), "length" | "char_length" | "character_length") {
+        return None;
+    }
+    Some(match args(f).as_deref() {
+        Some([x]) => Ok(*x),
+        _ => Err(Error::plan(format!("{name} takes one argument{}", position(f.span())))),
+    })
 }
 
 /// The argument an aggregate with FILTER (WHERE `filter`) aggregates instead of `arg`
