@@ -39,6 +39,12 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch,
                 }
                 inter.insert(*output, Rows { schema: schema.clone(), rows, index: HashMap::new() });
             }
+            Stage::Slice { input, output, columns, skip, fetch, schema } => {
+                let all = inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default();
+                let end = fetch.map_or(all.len(), |f| (skip + f).min(all.len()));
+                let rows = all[(*skip).min(end)..end].iter().map(|r| columns.iter().map(|c| r[*c].clone()).collect()).collect();
+                inter.insert(*output, Rows { schema: schema.clone(), rows, index: HashMap::new() });
+            }
         }
     }
     let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;

@@ -163,6 +163,10 @@ pub enum Stage {
     /// Orders intermediate `input` by `keys` into intermediate `output`. With `limit` (a
     /// LIMIT above it: offset + count) only that many first rows are needed: a top-N.
     Sort { input: IntermediateId, output: IntermediateId, keys: Vec<SortColumn>, schema: Schema, limit: Option<usize> },
+    /// Rows [skip, skip + fetch) of intermediate `input` (in its sort order, if sorted),
+    /// columns `columns`, gathered densely into `output` (`schema`): an ORDER BY / LIMIT
+    /// subquery that later operators read.
+    Slice { input: IntermediateId, output: IntermediateId, columns: Vec<usize>, skip: usize, fetch: Option<usize>, schema: Schema },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -260,6 +264,10 @@ impl fmt::Display for PhysicalPlan {
                         Some(n) => writeln!(f, "Sort #{input} -> #{output} by [{}] top {n} (bitonic chunks, halved by merging until {n} are left)", k.join(", "))?,
                         None => writeln!(f, "Sort #{input} -> #{output} by [{}] (bitonic sort kernels)", k.join(", "))?,
                     }
+                }
+                Stage::Slice { input, output, columns, skip, fetch, .. } => {
+                    let end = fetch.map_or("end".to_string(), |n| (skip + n).to_string());
+                    writeln!(f, "Slice #{input} -> #{output} rows [{skip}, {end}) columns {columns:?} (gather)")?
                 }
             }
         }

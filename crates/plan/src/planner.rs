@@ -149,11 +149,17 @@ impl Planner {
         (id, schema)
     }
 
-    /// Opens a pipeline on the input, materializing it first if it is finished.
-    fn open(&mut self, input: &LogicalPlan, what: &str) -> Result<(Source, Vec<PipelineOp>)> {
+    /// Opens a pipeline on the input; a finished (sorted / limited) input is first sliced
+    /// into a dense intermediate the pipeline scans.
+    fn open(&mut self, input: &LogicalPlan) -> Result<(Source, Vec<PipelineOp>)> {
         match self.build(input)? {
             Built::Open { source, ops } => Ok((source, ops)),
-            Built::Done { .. } => Err(Error::not_supported(format!("{what} above ORDER BY/LIMIT in a subquery"))),
+            Built::Done { id, schema, columns, skip, fetch } => {
+                let schema = Schema::new(columns.iter().map(|c| schema.fields[*c].clone()).collect());
+                let output = self.intermediate();
+                self.stages.push(Stage::Slice { input: id, output, columns, skip, fetch, schema: schema.clone() });
+                Ok((Source::Intermediate { id: output, schema }, vec![]))
+            }
         }
     }
 
@@ -162,11 +168,11 @@ impl Planner {
             LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
             LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
                 // The build side first: its own pipeline ends in the hash table.
-                let (bsource, bops) = self.open(build, "a join's build side")?;
+                let (bsource, bops) = self.open(build)?;
                 let build_schema = row_schema(&bsource, &bops).clone();
                 let id = self.intermediate();
                 self.push_pipeline(bsource, bops, Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() });
-                let (source, mut ops) = self.open(probe, "a join's probe side")?;
+                let (source, mut ops) = self.open(probe)?;
                 let mut fields = row_schema(&source, &ops).fields.clone();
                 match kind {
                     JoinKind::Inner => fields.extend(build_schema.fields.iter().cloned()),
@@ -203,7 +209,7 @@ impl Planner {
                 })
             }
             LogicalPlan::Filter { input, predicate } => {
-                let (source, mut ops) = self.open(input, "WHERE")?;
+                let (source, mut ops) = self.open(input)?;
                 let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order, &|terms| selectivity(input, terms));
                 ops.push(PipelineOp::Filter(plan));
                 self.refill_candidate(&mut ops, selectivity(input, &predicate.clone().conjuncts()));
@@ -230,7 +236,7 @@ impl Planner {
                 }
             }
             LogicalPlan::Aggregate { input, group_by, aggs, group_names } => {
-                let (source, ops) = self.open(input, "GROUP BY")?;
+                let (source, ops) = self.open(input)?;
                 let lowered = lower_aggregates(group_by, group_names, aggs);
                 let id = self.intermediate();
                 let agg_schema = lowered.state_schema.clone();
@@ -242,7 +248,7 @@ impl Planner {
                 })
             }
             LogicalPlan::Sort { input, keys } => {
-                let (source, mut ops) = self.open(input, "ORDER BY")?;
+                let (source, mut ops) = self.open(input)?;
                 let in_schema = row_schema(&source, &ops).clone();
                 let width = in_schema.len();
                 // Sort keys become columns of the materialized rows.

@@ -172,6 +172,12 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);
                 }
+                Stage::Slice { input, output, columns, skip, fetch, schema } => {
+                    let data = inter.remove(input).ok_or_else(|| Error::exec("slice input missing"))?;
+                    let (sliced, stat) = result::slice(self, &data, columns, *skip, *fetch, schema, *input)?;
+                    stats.kernels.push(stat);
+                    inter.insert(*output, sliced);
+                }
             }
         }
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
@@ -208,6 +214,7 @@ impl GpuExecutor {
                 Stage::Sort { input, keys, schema, .. } => {
                     out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
                 }
+                Stage::Slice { .. } => {}
             }
         }
         Ok(out)

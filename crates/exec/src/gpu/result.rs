@@ -10,27 +10,51 @@ use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use gpusql_codegen::sort::util_module;
-use gpusql_common::{DataType, Error, Result};
+use gpusql_common::{DataType, Error, Result, Schema};
 use gpusql_cuda::CudaSlice;
 use gpusql_plan::PhysicalPlan;
 use gpusql_storage::device::cuda_error;
 use std::sync::Arc;
 
-/// Returns the batch and the assembly kernels' statistics (their compile time).
-pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(RecordBatch, KernelStat)> {
-    let end = plan.fetch.map_or(r.rows, |f| (plan.skip + f).min(r.rows));
-    let start = plan.skip.min(end);
+/// The indices of rows [skip, skip + fetch) of `r` (through its sort permutation), on the
+/// GPU, and how many there are.
+fn row_indices(ex: &GpuExecutor, r: &Intermediate, skip: usize, fetch: Option<usize>) -> Result<(CudaSlice<u32>, usize)> {
+    let end = fetch.map_or(r.rows, |f| (skip + f).min(r.rows));
+    let start = skip.min(end);
     let m = end - start;
-    let src = util_module();
-    let mut stat = KernelStat::default();
-    // Row indices to take, on the GPU (permutation slice or a plain range).
-    let idx: CudaSlice<u32> = match &r.perm {
+    let idx = match &r.perm {
         Some(p) => {
             let host: Vec<u32> = if m == 0 { vec![] } else { ex.dev.download(p).map_err(cuda_error)?[start..end].to_vec() };
             upload_u32(ex, &host)?
         }
         None => upload_u32(ex, &(start as u32..end as u32).collect::<Vec<_>>())?,
     };
+    Ok((idx, m))
+}
+
+/// Rows [skip, skip + fetch) of `r`, columns `columns`, gathered into a dense intermediate
+/// (a sorted / limited subquery that a later pipeline scans).
+pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize, fetch: Option<usize>, schema: &Schema, input: usize) -> Result<(Intermediate, KernelStat)> {
+    let src = util_module();
+    let mut stat = KernelStat { name: format!("slice #{input}"), rows_in: r.rows, ..Default::default() };
+    let (idx, m) = row_indices(ex, r, skip, fetch)?;
+    let mut out = vec![];
+    for c in columns {
+        let col = &r.columns[*c];
+        let values = ex.permute(&src, Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut stat)?;
+        let validity = col.validity.as_ref().map(|v| ex.permute(&src, Permute::Gather, v, 1, &idx, m, &mut stat)).transpose()?;
+        out.push(OwnedColumn { ty: col.ty, values, validity });
+    }
+    stat.rows_out = m;
+    Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat))
+}
+
+/// Returns the batch and the assembly kernels' statistics (their compile time).
+pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(RecordBatch, KernelStat)> {
+    let src = util_module();
+    let mut stat = KernelStat::default();
+    // Row indices to take, on the GPU (permutation slice or a plain range).
+    let (idx, m) = row_indices(ex, r, plan.skip, plan.fetch)?;
     let mut fields = vec![];
     let mut arrays: Vec<ArrayRef> = vec![];
     for (c, name) in plan.columns.iter().zip(&plan.names) {
