@@ -154,13 +154,17 @@ impl Planner {
     fn open(&mut self, input: &LogicalPlan) -> Result<(Source, Vec<PipelineOp>)> {
         match self.build(input)? {
             Built::Open { source, ops } => Ok((source, ops)),
-            Built::Done { id, schema, columns, skip, fetch } => {
-                let schema = Schema::new(columns.iter().map(|c| schema.fields[*c].clone()).collect());
-                let output = self.intermediate();
-                self.stages.push(Stage::Slice { input: id, output, columns, skip, fetch, schema: schema.clone() });
-                Ok((Source::Intermediate { id: output, schema }, vec![]))
-            }
+            Built::Done { id, schema, columns, skip, fetch } => Ok(self.slice(id, &schema, columns, skip, fetch)),
         }
+    }
+
+    /// Rows [skip, skip + fetch) of a finished intermediate, `columns` of it, as a new
+    /// dense intermediate a pipeline scans.
+    fn slice(&mut self, id: IntermediateId, schema: &Schema, columns: Vec<usize>, skip: usize, fetch: Option<usize>) -> (Source, Vec<PipelineOp>) {
+        let schema = Schema::new(columns.iter().map(|c| schema.fields[*c].clone()).collect());
+        let output = self.intermediate();
+        self.stages.push(Stage::Slice { input: id, output, columns, skip, fetch, schema: schema.clone() });
+        (Source::Intermediate { id: output, schema }, vec![])
     }
 
     fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
@@ -222,16 +226,21 @@ impl Planner {
                         push_project(&mut ops, exprs.clone(), schema);
                         Ok(Built::Open { source, ops })
                     }
-                    // Above a sort only a column selection keeps the order.
+                    // Above a sort a column selection keeps the order; computed expressions
+                    // run in a pipeline over the sliced rows (whose materialization keeps
+                    // the order within a block of 256 rows; SQL leaves it open without an
+                    // ORDER BY above).
                     Built::Done { id, schema: s, columns, skip, fetch } => {
-                        let mut sel = vec![];
-                        for e in exprs {
-                            match e {
-                                Expr::Column { index, .. } => sel.push(columns[*index]),
-                                _ => return Err(Error::not_supported("computed expressions above ORDER BY")),
+                        let picks: Option<Vec<usize>> =
+                            exprs.iter().map(|e| if let Expr::Column { index, .. } = e { Some(columns[*index]) } else { None }).collect();
+                        match picks {
+                            Some(sel) => Ok(Built::Done { id, schema: s, columns: sel, skip, fetch }),
+                            None => {
+                                let (source, mut ops) = self.slice(id, &s, columns, skip, fetch);
+                                push_project(&mut ops, exprs.clone(), schema);
+                                Ok(Built::Open { source, ops })
                             }
                         }
-                        Ok(Built::Done { id, schema: s, columns: sel, skip, fetch })
                     }
                 }
             }
