@@ -528,25 +528,87 @@ pub(crate) fn bind_select(
     Ok(plan)
 }
 
-/// The Aggregate node; COUNT(DISTINCT x) becomes two: the distinct (keys, x) pairs, then a
-/// count of x per key (its output has the same shape: keys, then the count).
+/// The Aggregate node. COUNT(DISTINCT x) becomes two: the distinct (keys, x) groups, with
+/// partial states of the other aggregates (SUM, COUNT, MIN, MAX; AVG as SUM and COUNT),
+/// then per key the count of x and the partials combined (SUM of sums and counts, MIN of
+/// minimums, …), finished by a projection (COUNT over no rows is 0, AVG = SUM / COUNT).
+/// The output has the same shape: keys, then one column per aggregate.
 fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
-    if !aggs.iter().any(|a| a.distinct) {
+    let Some(x) = aggs.iter().find(|a| a.distinct).and_then(|a| a.arg.clone()) else {
         return Ok(LogicalPlan::Aggregate { input: Box::new(input), group_by: keys.to_vec(), group_names: key_names.to_vec(), aggs });
-    }
-    let [AggExpr { arg: Some(x), ty, .. }] = aggs.as_slice() else {
-        return Err(Error::not_supported("COUNT(DISTINCT …) together with other aggregates"));
     };
+    if aggs.iter().any(|a| a.distinct && a.arg.as_ref() != Some(&x)) {
+        return Err(Error::not_supported("COUNT(DISTINCT …) of different arguments in one query"));
+    }
+    let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
+        let ty = AggExpr::result_type(func, Some(&arg.ty())).ok_or_else(|| Error::plan(format!("{} is not defined for {}", func.name(), arg.ty())))?;
+        Ok(AggExpr { func, arg: Some(arg), ty, distinct: false })
+    };
+    // Partial states over the (keys, x) groups.
+    let mut partials: Vec<AggExpr> = vec![];
+    for a in aggs.iter().filter(|a| !a.distinct) {
+        match a.func {
+            AggFunc::Avg => {
+                let arg = a.arg.clone().ok_or_else(|| Error::plan("avg needs an argument"))?;
+                partials.push(agg(AggFunc::Sum, arg.clone())?);
+                partials.push(AggExpr { func: AggFunc::Count, arg: Some(arg), ty: DataType::Int64, distinct: false });
+            }
+            _ => partials.push(a.clone()),
+        }
+    }
+    let k = keys.len();
     let mut inner_keys = keys.to_vec();
-    inner_keys.push(x.clone());
+    inner_keys.push(x);
     let mut inner_names = key_names.to_vec();
     inner_names.push("__distinct".into());
-    let distinct = LogicalPlan::Aggregate { input: Box::new(input), group_by: inner_keys, group_names: inner_names, aggs: vec![] };
-    let schema = distinct.schema();
-    let col = |i: usize| Expr::Column { index: i, name: schema.fields[i].name.clone(), ty: schema.fields[i].ty, nullable: schema.fields[i].nullable };
-    let outer_keys: Vec<Expr> = (0..keys.len()).map(col).collect();
-    let count = AggExpr { func: AggFunc::Count, arg: Some(col(keys.len())), ty: *ty, distinct: false };
-    Ok(LogicalPlan::Aggregate { input: Box::new(distinct), group_by: outer_keys, group_names: key_names.to_vec(), aggs: vec![count] })
+    let inner = LogicalPlan::Aggregate { input: Box::new(input), group_by: inner_keys, group_names: inner_names, aggs: partials };
+    let schema = inner.schema();
+    let col = |s: &gpusql_common::Schema, i: usize| Expr::Column { index: i, name: s.fields[i].name.clone(), ty: s.fields[i].ty, nullable: s.fields[i].nullable };
+    // Combine per key; `slots` remembers where each original aggregate's parts land.
+    let mut outer_aggs = vec![];
+    let mut slots = vec![];
+    let mut next_partial = k + 1;
+    for a in &aggs {
+        let start = outer_aggs.len();
+        if a.distinct {
+            outer_aggs.push(AggExpr { func: AggFunc::Count, arg: Some(col(&schema, k)), ty: DataType::Int64, distinct: false });
+        } else {
+            let parts = if a.func == AggFunc::Avg { 2 } else { 1 };
+            for _ in 0..parts {
+                let p = col(&schema, next_partial);
+                next_partial += 1;
+                outer_aggs.push(match a.func {
+                    AggFunc::Min | AggFunc::Max => agg(a.func, p)?,
+                    _ => agg(AggFunc::Sum, p)?,
+                });
+            }
+        }
+        slots.push(start);
+    }
+    let outer = LogicalPlan::Aggregate { input: Box::new(inner), group_by: (0..k).map(|i| col(&schema, i)).collect(), group_names: key_names.to_vec(), aggs: outer_aggs };
+    let out = outer.schema();
+    let mut exprs: Vec<Expr> = (0..k).map(|i| col(&out, i)).collect();
+    let mut names = key_names.to_vec();
+    for (a, start) in aggs.iter().zip(slots) {
+        let c = col(&out, k + start);
+        exprs.push(match a.func {
+            AggFunc::Count if !a.distinct => Expr::Case {
+                branches: vec![(Expr::IsNull { expr: Box::new(c.clone()), negated: false }, Expr::Literal { value: ScalarValue::Int64(0), ty: DataType::Int64 })],
+                else_expr: Some(Box::new(c)),
+                ty: DataType::Int64,
+            },
+            AggFunc::Avg => Expr::Binary {
+                op: gpusql_plan::BinaryOp::Div,
+                left: Box::new(Expr::Cast { expr: Box::new(c), ty: DataType::Float64 }),
+                right: Box::new(Expr::Cast { expr: Box::new(col(&out, k + start + 1)), ty: DataType::Float64 }),
+                ty: DataType::Float64,
+            },
+            _ if c.ty() != a.ty => Expr::Cast { expr: Box::new(c), ty: a.ty },
+            _ => c,
+        });
+        names.push(a.to_string());
+    }
+    Ok(LogicalPlan::Project { input: Box::new(outer), exprs, names })
 }
 
 pub(crate) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
