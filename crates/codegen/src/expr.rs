@@ -167,6 +167,12 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const Str {t} = str_substring({}, {start}ll, {l}ll, {has_len});", s.v));
             Ok(Value { v: t, null: s.null })
         }
+        Expr::RoundDouble { expr, digits } => {
+            let x = gen(expr, row, out)?;
+            let t = out.tmp("rnd");
+            out.line(format!("const double {t} = round_f64({}, {:.1});", x.v, 10f64.powi(*digits)));
+            Ok(Value { v: t, null: x.null })
+        }
         Expr::Length(expr) => {
             let s = gen(expr, row, out)?;
             let t = out.tmp("len");

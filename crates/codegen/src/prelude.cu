@@ -37,6 +37,15 @@ __device__ int str_cmp(Str a, Str b) {
     return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
+// ROUND of a DOUBLE to the places of m = 10^digits, halves away from zero; the _rn
+// intrinsics keep the multiply and add apart (a fused multiply-add would round 2.345 to
+// 2.34 where DuckDB gives 2.35).
+__device__ double round_f64(double x, double m) {
+    const double v = __dmul_rn(x, m);
+    const double r = v >= 0.0 ? floor(__dadd_rn(v, 0.5)) : ceil(__dadd_rn(v, -0.5));
+    return __ddiv_rn(r, m);
+}
+
 // Characters of a UTF-8 string: bytes that do not continue a sequence (10xxxxxx).
 __device__ int64_t str_chars(Str s) {
     int64_t n = 0;

@@ -189,6 +189,10 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             }
             _ => S::Null,
         },
+        Expr::RoundDouble { expr, digits } => match eval(expr, row)? {
+            S::Float64(x) => S::Float64(crate::expr::round_double(x, *digits)),
+            _ => S::Null,
+        },
         Expr::Length(expr) => match eval(expr, row)? {
             S::Utf8(s) => S::Int64(s.chars().count() as i64),
             _ => S::Null,

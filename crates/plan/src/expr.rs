@@ -76,6 +76,19 @@ pub enum Expr {
     Substring { expr: Box<Expr>, start: i64, len: Option<i64> },
     /// LENGTH(expr): characters (UTF-8 code points) as BIGINT.
     Length(Box<Expr>),
+    /// ROUND of a DOUBLE to `digits` (>= 0) decimal places, halves away from zero, as
+    /// DuckDB: v = x * 10^digits, (v >= 0 ? floor(v + 0.5) : ceil(v - 0.5)) / 10^digits,
+    /// each operation rounded on its own (no fused multiply-add). DECIMAL and integer
+    /// ROUND are casts, bound as such.
+    RoundDouble { expr: Box<Expr>, digits: i32 },
+}
+
+/// ROUND of a DOUBLE (see `Expr::RoundDouble`), shared by both backends' semantics.
+pub fn round_double(x: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    let v = x * m;
+    let r = if v >= 0.0 { (v + 0.5).floor() } else { (v - 0.5).ceil() };
+    r / m
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -171,6 +184,7 @@ impl Expr {
             Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
             Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::Like { .. } => DataType::Boolean,
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
+            Expr::RoundDouble { .. } => DataType::Float64,
             Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) => e.ty(),
             Expr::DateAdd { .. } => DataType::Date,
@@ -195,7 +209,7 @@ impl Expr {
             Expr::Column { .. } | Expr::Literal { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
-            Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) => vec![expr],
+            Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) | Expr::RoundDouble { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
@@ -222,6 +236,7 @@ impl Expr {
             Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
             Expr::Length(expr) => Expr::Length(t(expr)),
+            Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: t(expr), digits },
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -296,6 +311,7 @@ impl fmt::Display for Expr {
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {expr})"),
             Expr::Length(expr) => write!(f, "LENGTH({expr})"),
+            Expr::RoundDouble { expr, digits } => write!(f, "ROUND({expr}, {digits})"),
             Expr::Substring { expr, start, len } => match len {
                 Some(l) => write!(f, "SUBSTRING({expr} FROM {start} FOR {l})"),
                 None => write!(f, "SUBSTRING({expr} FROM {start})"),

@@ -271,6 +271,11 @@ impl<'a> Context<'a> {
                 if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
                     return self.bind(&rewritten?);
                 }
+                if let Some(args) = crate::functions::round_arguments(f) {
+                    let (x, digits) = args?;
+                    let v = self.bind(x)?;
+                    return crate::functions::bind_round(v, digits, e);
+                }
                 if let Some(arg) = crate::functions::length_argument(f) {
                     let s = self.bind(arg?)?;
                     if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {

@@ -1,11 +1,13 @@
 //! Scalar functions defined by other expressions, bound by rewriting the call:
 //! COALESCE(a, b, …) = CASE WHEN a IS NOT NULL THEN a … ELSE last END, NULLIF(a, b) = CASE
 //! WHEN a = b THEN NULL ELSE a END, ABS(x) = CASE WHEN x < 0 THEN -x ELSE x END, and
-//! YEAR / MONTH / DAY(d) = EXTRACT(… FROM d). LENGTH is bound in bind_expr. Aggregates with FILTER (WHERE c) aggregate
+//! YEAR / MONTH / DAY(d) = EXTRACT(… FROM d). LENGTH and ROUND are bound in bind_expr with
+//! the helpers below. Aggregates with FILTER (WHERE c) aggregate
 //! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
 
 use crate::bind_expr::position;
-use gpusql_common::{Error, Result};
+use gpusql_common::{DataType, Error, Result};
+use gpusql_plan::Expr;
 use sqlparser::ast::{self, Spanned};
 
 /// Parses an expression the binder writes itself (its parts are user expressions printed
@@ -65,6 +67,38 @@ pub fn length_argument(f: &ast::Function) -> Option<Result<&ast::Expr>> {
         Some([x]) => Ok(*x),
         _ => Err(Error::plan(format!("{name} takes one argument{}", position(f.span())))),
     })
+}
+
+/// The arguments of ROUND(x [, digits]), digits an integer literal (None: another
+/// function).
+pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
+    if !f.name.to_string().eq_ignore_ascii_case("round") {
+        return None;
+    }
+    let at = position(f.span());
+    let digits = |d: &ast::Expr| -> Result<i32> {
+        let text = d.to_string();
+        text.parse::<i32>().map_err(|_| Error::not_supported(format!("ROUND with digits that are not an integer literal ({text}){at}")))
+    };
+    Some(match args(f).as_deref() {
+        Some([x]) => Ok((*x, 0)),
+        Some([x, d]) => digits(d).map(|n| (*x, n)),
+        _ => Err(Error::plan(format!("round takes one or two arguments{at}"))),
+    })
+}
+
+/// ROUND(x, digits) as DuckDB types it: a DOUBLE stays DOUBLE (`Expr::RoundDouble`); a
+/// DECIMAL(p, s) with digits < s becomes DECIMAL(p, digits), a cast (which rounds halves
+/// away from zero), and is unchanged otherwise; integers are unchanged.
+pub fn bind_round(x: Expr, digits: i32, at: &ast::Expr) -> Result<Expr> {
+    let unsupported = |what: &str| Err(Error::not_supported(format!("ROUND {what}{}", position(at.span()))));
+    match x.ty() {
+        _ if digits < 0 => unsupported("to negative digits"),
+        DataType::Float64 => Ok(Expr::RoundDouble { expr: Box::new(x), digits }),
+        DataType::Decimal { precision, scale } if (digits as u8) < scale => Ok(crate::coerce::cast(x, DataType::Decimal { precision, scale: digits as u8 })),
+        DataType::Decimal { .. } | DataType::Int32 | DataType::Int64 => Ok(x),
+        t => unsupported(&format!("of {t}")),
+    }
 }
 
 /// The argument an aggregate with FILTER (WHERE `filter`) aggregates instead of `arg`

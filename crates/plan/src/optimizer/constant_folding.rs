@@ -45,6 +45,7 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Extract { field, expr } => Expr::Extract { field, expr: Box::new(fold(*expr)?) },
         Expr::Substring { expr, start, len } => Expr::Substring { expr: Box::new(fold(*expr)?), start, len },
         Expr::Length(expr) => Expr::Length(Box::new(fold(*expr)?)),
+        Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: Box::new(fold(*expr)?), digits },
         Expr::InList { expr, list, negated } => {
             Expr::InList { expr: Box::new(fold(*expr)?), list: list.into_iter().map(fold).collect::<Result<_>>()?, negated }
         }
