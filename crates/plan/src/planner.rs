@@ -64,7 +64,10 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) ->
         filter_order: options.filter_order,
         lane_refill: options.lane_refill,
         top_n: options.top_n,
-        stages: vec![], next_intermediate: 0, next_pipeline: 0 };
+        stages: vec![],
+        next_intermediate: 0,
+        next_pipeline: 0,
+    };
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
     let (id, schema, columns, skip, fetch) = match built {
