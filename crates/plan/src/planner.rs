@@ -433,3 +433,58 @@ fn strip_nullable(e: Expr) -> Expr {
         other => other,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter() -> PipelineOp {
+        let e = Expr::Literal { value: ScalarValue::Boolean(true), ty: DataType::Boolean };
+        PipelineOp::Filter(FilterPlan::written(&e))
+    }
+
+    fn mark(activity: f64) -> PipelineOp {
+        PipelineOp::LaneRefill { threshold: LANE_REFILL_THRESHOLD, activity }
+    }
+
+    fn project() -> PipelineOp {
+        PipelineOp::Project { exprs: vec![], schema: Schema::new(vec![]) }
+    }
+
+    fn sink(grouped: bool) -> Sink {
+        let key = Expr::Literal { value: ScalarValue::Int64(1), ty: DataType::Int64 };
+        Sink::Aggregate { id: 0, keys: if grouped { vec![key] } else { vec![] }, states: vec![], schema: Schema::new(vec![]) }
+    }
+
+    fn kept(ops: &[PipelineOp]) -> Vec<(usize, f64)> {
+        ops.iter().enumerate().filter_map(|(i, o)| if let PipelineOp::LaneRefill { activity, .. } = o { Some((i, *activity)) } else { None }).collect()
+    }
+
+    #[test]
+    fn lane_refill_placement() {
+        // Selective enough and a filter follows: kept, with its activity.
+        let mut ops = vec![filter(), mark(0.1), filter()];
+        place_lane_refills(&mut ops, &sink(false));
+        assert_eq!(kept(&ops), vec![(1, 0.1)]);
+        // Activity accumulates across marks until it drops to the limit.
+        let mut ops = vec![filter(), mark(0.6), filter(), mark(0.5), filter()];
+        place_lane_refills(&mut ops, &sink(false));
+        assert_eq!(kept(&ops), vec![(2, 0.3)]);
+        // Not selective enough.
+        let mut ops = vec![filter(), mark(0.5), filter()];
+        place_lane_refills(&mut ops, &sink(true));
+        assert!(kept(&ops).is_empty());
+        // Nothing but a global aggregate follows: no work for full warps.
+        let mut ops = vec![filter(), mark(0.1), project()];
+        place_lane_refills(&mut ops, &sink(false));
+        assert!(kept(&ops).is_empty());
+        // A grouped aggregation's hash insert counts as work.
+        let mut ops = vec![filter(), mark(0.1), project()];
+        place_lane_refills(&mut ops, &sink(true));
+        assert_eq!(kept(&ops), vec![(1, 0.1)]);
+        // Two marks with only a projection between: the later one takes over.
+        let mut ops = vec![filter(), mark(0.5), project(), mark(0.5), filter()];
+        place_lane_refills(&mut ops, &sink(false));
+        assert_eq!(kept(&ops), vec![(2, 0.25)]);
+    }
+}
