@@ -263,12 +263,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         } else {
             "false".to_string()
         };
-        g.reloads.push(Some((load.clone(), Value { v: v.clone(), null: null.clone() })));
-        g.pivotable.push(None);
-        g.row.push(Value { v, null });
-        g.row_types.push(f.ty);
-        g.pending_loads.push(Some(load));
-        g.prefetchable.push(None);
+        g.push_loaded_column(Value { v, null }, f.ty, load, None, None);
     }
     Ok(())
 }

@@ -15,11 +15,11 @@ pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
 /// The prefix-sum write of the current row (and `extra` (pointer, value) pairs).
 pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(String, String)]) -> Result<()> {
     let count = g.param(Param::OutCount, "unsigned long long*");
+    let warps = BLOCK_SIZE / 32;
     // Columns of the source that were never read are loaded here.
     let all: Vec<usize> = (0..g.row.len()).collect();
     let loads: Vec<String> = all.iter().filter_map(|c| g.pending_loads.get_mut(*c).and_then(|l| l.take())).collect();
     if g.block_sync {
-        let warps = BLOCK_SIZE / 32;
         g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
         g.pre.line("__shared__ unsigned long long block_base_;");
         g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
@@ -34,10 +34,10 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
         g.body.close();
     }
     let b = &mut g.body;
-    b.line("const uint32_t lane_ = threadIdx.x & 31, warp_ = threadIdx.x >> 5;");
+    b.line("const uint32_t lane_ = threadIdx.x & 31;");
     b.line("const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);");
     if g.block_sync {
-        let warps = BLOCK_SIZE / 32;
+        b.line("const uint32_t warp_ = threadIdx.x >> 5;");
         b.line("if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);");
         b.line("__syncthreads();");
         b.open("if (threadIdx.x == 0)");
@@ -51,7 +51,7 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
     } else {
         b.line("unsigned long long wbase_ = 0;");
         b.line(format!("if (lane_ == 0 && ballot_ != 0u) wbase_ = atomicAdd({count}, (unsigned long long)__popc(ballot_));"));
-        b.line("wbase_ = __shfl_sync(FULL_MASK, wbase_, 0); (void)warp_;");
+        b.line("wbase_ = __shfl_sync(FULL_MASK, wbase_, 0);");
         b.open("if (active)");
         b.line("const uint64_t pos_ = wbase_ + __popc(ballot_ & ((1u << lane_) - 1u));");
     }

@@ -88,6 +88,36 @@ impl PipelineGen {
         name
     }
 
+    /// Appends a column loaded from memory by `load` (deferred until its first reader),
+    /// keeping the per-column vectors in step. `pivot`: the source column whose Pivot-4
+    /// copy a LIKE may read; `prefetch`: its plain load (var, pointer, C type).
+    pub fn push_loaded_column(
+        &mut self,
+        value: Value,
+        ty: gpusql_common::DataType,
+        load: String,
+        pivot: Option<usize>,
+        prefetch: Option<(String, String, &'static str)>,
+    ) {
+        self.reloads.push(Some((load.clone(), value.clone())));
+        self.pending_loads.push(Some(load));
+        self.pivotable.push(pivot);
+        self.prefetchable.push(prefetch);
+        self.row.push(value);
+        self.row_types.push(ty);
+    }
+
+    /// Replaces the row by computed values (a projection): nothing left to load.
+    pub fn replace_row(&mut self, row: Vec<Value>, types: Vec<gpusql_common::DataType>) {
+        let n = row.len();
+        self.row = row;
+        self.row_types = types;
+        self.pending_loads = vec![None; n];
+        self.reloads = vec![None; n];
+        self.pivotable = vec![None; n];
+        self.prefetchable = vec![None; n];
+    }
+
     /// Emits the loads of the source columns `exprs` read that are not loaded yet (at the
     /// operator's top level, so every later use sees them).
     pub fn load_columns(&mut self, exprs: &[&Expr]) {

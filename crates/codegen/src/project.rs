@@ -26,11 +26,6 @@ pub fn consume(g: &mut PipelineGen, exprs: &[Expr]) -> Result<()> {
         g.body.line(format!("{} = {}; {} = {};", new_row[i].v, x.v, new_row[i].null, x.null));
     }
     g.body.close();
-    g.row = new_row;
-    g.row_types = exprs.iter().map(|e| e.ty()).collect();
-    g.pending_loads = vec![None; g.row.len()];
-    g.reloads = vec![None; g.row.len()];
-    g.pivotable = vec![None; g.row.len()];
-    g.prefetchable = vec![None; g.row.len()];
+    g.replace_row(new_row, exprs.iter().map(|e| e.ty()).collect());
     Ok(())
 }

@@ -48,11 +48,7 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
         } else {
             load
         };
-        g.reloads.push(Some((load.clone(), Value { v: v.clone(), null: null.clone() })));
-        g.pivotable.push((ct == "Str" && layout == StringLayout::OffsetsBytes).then_some(i));
-        g.pending_loads.push(Some(load));
-        g.prefetchable.push(prefetchable);
-        g.row.push(Value { v, null });
-        g.row_types.push(f.ty);
+        let pivot = (ct == "Str" && layout == StringLayout::OffsetsBytes).then_some(i);
+        g.push_loaded_column(Value { v, null }, f.ty, load, pivot, prefetchable);
     }
 }

@@ -5,7 +5,7 @@
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::filter_plan::{FilterOrder, FilterPlan};
-use crate::selectivity::{estimate, selectivity, Estimates};
+use crate::selectivity::{estimate, sample_rows, sample_selectivity, Estimates};
 use crate::physical::*;
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
@@ -217,9 +217,12 @@ impl Planner {
             }
             LogicalPlan::Filter { input, predicate } => {
                 let (source, mut ops) = self.open(input)?;
-                let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order, &|terms| selectivity(input, terms));
+                // The sample rows reaching this filter, drawn once for all its term sets.
+                let sample = sample_rows(input);
+                let selectivity = |terms: &[Expr]| sample_selectivity(sample.as_deref(), terms);
+                let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order, &selectivity);
                 ops.push(PipelineOp::Filter(plan));
-                self.refill_candidate(&mut ops, selectivity(input, &predicate.clone().conjuncts()));
+                self.refill_candidate(&mut ops, selectivity(&predicate.clone().conjuncts()));
                 Ok(Built::Open { source, ops })
             }
             LogicalPlan::Project { input, exprs, .. } => {
@@ -456,35 +459,26 @@ mod tests {
         Sink::Aggregate { id: 0, keys: if grouped { vec![key] } else { vec![] }, states: vec![], schema: Schema::new(vec![]) }
     }
 
-    fn kept(ops: &[PipelineOp]) -> Vec<(usize, f64)> {
+    /// The kept Lane Refill operators (position, activity) after placing `ops`' marks.
+    fn placed(ops: Vec<PipelineOp>, grouped: bool) -> Vec<(usize, f64)> {
+        let mut ops = ops;
+        place_lane_refills(&mut ops, &sink(grouped));
         ops.iter().enumerate().filter_map(|(i, o)| if let PipelineOp::LaneRefill { activity, .. } = o { Some((i, *activity)) } else { None }).collect()
     }
 
     #[test]
     fn lane_refill_placement() {
         // Selective enough and a filter follows: kept, with its activity.
-        let mut ops = vec![filter(), mark(0.1), filter()];
-        place_lane_refills(&mut ops, &sink(false));
-        assert_eq!(kept(&ops), vec![(1, 0.1)]);
+        assert_eq!(placed(vec![filter(), mark(0.1), filter()], false), vec![(1, 0.1)]);
         // Activity accumulates across marks until it drops to the limit.
-        let mut ops = vec![filter(), mark(0.6), filter(), mark(0.5), filter()];
-        place_lane_refills(&mut ops, &sink(false));
-        assert_eq!(kept(&ops), vec![(2, 0.3)]);
+        assert_eq!(placed(vec![filter(), mark(0.6), filter(), mark(0.5), filter()], false), vec![(2, 0.3)]);
         // Not selective enough.
-        let mut ops = vec![filter(), mark(0.5), filter()];
-        place_lane_refills(&mut ops, &sink(true));
-        assert!(kept(&ops).is_empty());
+        assert!(placed(vec![filter(), mark(0.5), filter()], true).is_empty());
         // Nothing but a global aggregate follows: no work for full warps.
-        let mut ops = vec![filter(), mark(0.1), project()];
-        place_lane_refills(&mut ops, &sink(false));
-        assert!(kept(&ops).is_empty());
+        assert!(placed(vec![filter(), mark(0.1), project()], false).is_empty());
         // A grouped aggregation's hash insert counts as work.
-        let mut ops = vec![filter(), mark(0.1), project()];
-        place_lane_refills(&mut ops, &sink(true));
-        assert_eq!(kept(&ops), vec![(1, 0.1)]);
+        assert_eq!(placed(vec![filter(), mark(0.1), project()], true), vec![(1, 0.1)]);
         // Two marks with only a projection between: the later one takes over.
-        let mut ops = vec![filter(), mark(0.5), project(), mark(0.5), filter()];
-        place_lane_refills(&mut ops, &sink(false));
-        assert_eq!(kept(&ops), vec![(2, 0.25)]);
+        assert_eq!(placed(vec![filter(), mark(0.5), project(), mark(0.5), filter()], false), vec![(2, 0.25)]);
     }
 }

@@ -40,24 +40,24 @@ pub fn sample_rows(plan: &LogicalPlan) -> Option<Vec<Row>> {
 /// The share of `input`'s rows for which every term is TRUE: measured on the sample where
 /// there is one with rows (at least half a sample row's worth, never 0), else guessed.
 pub fn selectivity(input: &LogicalPlan, terms: &[Expr]) -> f64 {
-    if let Some(rows) = sample_rows(input).filter(|r| !r.is_empty()) {
+    sample_selectivity(sample_rows(input).as_deref(), terms)
+}
+
+/// `selectivity` over sample rows already drawn (`sample_rows`), for several term sets of
+/// one filter. A term that raises an error on a sample row falls back to the guesses.
+pub fn sample_selectivity(rows: Option<&[Row]>, terms: &[Expr]) -> f64 {
+    let measured = rows.filter(|r| !r.is_empty()).and_then(|rows| {
         let mut hits = 0usize;
-        let mut failed = false;
-        for r in &rows {
-            match terms.iter().map(|t| eval(t, r)).try_fold(true, |all, v| v.map(|v| all && v == ScalarValue::Boolean(true))) {
-                Ok(true) => hits += 1,
-                Ok(false) => {}
-                Err(_) => {
-                    failed = true;
-                    break;
-                }
+        for r in rows {
+            let mut all = true;
+            for t in terms {
+                all &= eval(t, r).ok()? == ScalarValue::Boolean(true);
             }
+            hits += all as usize;
         }
-        if !failed {
-            return (hits as f64).max(0.5) / rows.len() as f64;
-        }
-    }
-    conjunction_selectivity(terms)
+        Some((hits as f64).max(0.5) / rows.len() as f64)
+    });
+    measured.unwrap_or_else(|| conjunction_selectivity(terms))
 }
 
 /// Product of the terms' selectivities, except that a lower and an upper bound on the same
