@@ -23,9 +23,9 @@ pub struct SkewOptions {
 
 /// xorshift64*: a small deterministic generator (the data must not depend on a crate's
 /// algorithm changes).
-struct Rng(u64);
+pub(crate) struct Rng(pub u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -36,14 +36,14 @@ impl Rng {
     }
 }
 
-fn table(name_k: &str, name_v: &str, keys: Vec<i32>, values: Vec<i32>) -> RecordBatch {
+pub(crate) fn table(name_k: &str, name_v: &str, keys: Vec<i32>, values: Vec<i32>) -> RecordBatch {
     let schema = Arc::new(Schema::new(vec![Field::new(name_k, DataType::Int32, false), Field::new(name_v, DataType::Int32, false)]));
     let cols: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(keys)), Arc::new(Int32Array::from(values))];
     RecordBatch::try_new(schema, cols).expect("two equal-length columns")
 }
 
 /// Keys 1..=n drawn with P(k) ~ 1/k^z (inverse CDF by binary search).
-fn zipf_keys(rows: usize, n: usize, z: f64, rng: &mut Rng) -> Vec<i32> {
+pub(crate) fn zipf_keys(rows: usize, n: usize, z: f64, rng: &mut Rng) -> Vec<i32> {
     let mut cdf = Vec::with_capacity(n);
     let mut acc = 0.0;
     for k in 1..=n {

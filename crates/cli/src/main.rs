@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_join;
+mod bench_replicated;
 mod format;
 mod paths;
 mod session;
@@ -121,6 +122,25 @@ enum BenchSuite {
     Ssb(BenchArgs),
     /// Push-down parallelism vs. per-lane probing on a Zipf-skewed multi-match join.
     SkewJoin(SkewArgs),
+    /// Bank-replicated shared-memory tables vs. global hash tables on a Zipf-skewed
+    /// group-by and probe.
+    SkewGroup(SkewGroupArgs),
+}
+
+#[derive(clap::Args)]
+struct SkewGroupArgs {
+    #[arg(long, default_value_t = 100_000_000)]
+    rows: usize,
+    /// Distinct values of the fact column (the dimension's rows).
+    #[arg(long, default_value_t = 1024)]
+    values: usize,
+    /// Zipf exponents of the fact column.
+    #[arg(long, value_delimiter = ',', default_value = "0,0.5,1,1.5")]
+    zipf: Vec<f64>,
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
 }
 
 #[derive(clap::Args)]
@@ -219,6 +239,7 @@ fn main() -> ExitCode {
         Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(bench::Suite::Tpch, args),
         Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
         Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),
+        Some(Cmd::Bench { suite: BenchSuite::SkewGroup(args) }) => run_skew_group(args),
         Some(Cmd::Datagen { suite: DatagenSuite::Tpch { sf, out } }) => run_datagen("TPC-H", gpusql_datagen::tpch, sf, &out),
         Some(Cmd::Datagen { suite: DatagenSuite::Ssb { sf, out } }) => run_datagen("SSB", gpusql_datagen::ssb, sf, &out),
         None => {
@@ -355,7 +376,21 @@ fn run_skew_join(args: SkewArgs) -> ExitCode {
         Err(code) => return code,
     };
     let opts = bench_join::SkewOptions { probe_rows: args.probe_rows, build_rows: args.build_rows, keys: args.keys.max(1), zipf: args.zipf, runs: args.runs.max(1) };
-    match bench_join::run(engine, &opts) {
+    print_report(bench_join::run(engine, &opts))
+}
+
+fn run_skew_group(args: SkewGroupArgs) -> ExitCode {
+    let engine = match open_engine(args.backend) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    let opts = bench_replicated::ReplicatedOptions { rows: args.rows, values: args.values.max(1), zipf: args.zipf, runs: args.runs.max(1) };
+    print_report(bench_replicated::run(engine, &opts))
+}
+
+/// Prints a benchmark's report, or its error.
+fn print_report(report: Result<String, String>) -> ExitCode {
+    match report {
         Ok(report) => {
             print!("{report}");
             ExitCode::SUCCESS

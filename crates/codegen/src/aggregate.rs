@@ -9,9 +9,9 @@
 
 use crate::expr::{gen, Value};
 use crate::pipeline::PipelineGen;
-use crate::hash_table::{emit_insert_with_runs, KeyArrays};
+use crate::hash_table::{emit_insert, emit_insert_with_runs, KeyArrays};
 use crate::types::{c_max, c_min, c_size, c_type, helper_suffix};
-use crate::{InitKernel, Param, Part, BLOCK_SIZE};
+use crate::{InitKernel, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::Result;
 use gpusql_plan::{AggState, Expr, StateFunc};
 
@@ -71,51 +71,19 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
     let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
 
-    // Argument values, evaluated for active rows.
-    let arg_vals: Vec<Value> = states
-        .iter()
-        .enumerate()
-        .map(|(j, s)| match &s.arg {
-            None => Value::not_null("1"),
-            Some(a) => Value { v: format!("a{j}_"), null: if a.nullable() { format!("a{j}_null") } else { "false".into() } },
-        })
-        .collect();
-    let eval_args = |g: &mut PipelineGen| -> Result<()> {
-        for (j, s) in states.iter().enumerate() {
-            if let Some(a) = &s.arg {
-                let x = gen(a, &g.row, &mut g.body)?;
-                g.body.line(format!("a{j}_ = {};", x.v));
-                if a.nullable() {
-                    g.body.line(format!("a{j}_null = {};", x.null));
-                }
-            }
-        }
-        Ok(())
-    };
-    let declare_args = |g: &mut PipelineGen| {
-        for (j, s) in states.iter().enumerate() {
-            if let Some(a) = &s.arg {
-                let ct = c_type(&a.ty());
-                g.body.line(format!("{ct} a{j}_{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
-                if a.nullable() {
-                    g.body.line(format!("bool a{j}_null = true;"));
-                }
-            }
-        }
-    };
+    let arg_vals = arg_values(states);
     let mut all_exprs: Vec<&Expr> = keys.iter().collect();
     all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));
 
-    let init_params: Vec<Param>;
     if keys.is_empty() {
         g.body.line(format!("// ---- GlobalAggregate -> #{id} [{}] (block reduction, one atomic per block) ----", names.join(", ")));
         for (j, c) in codes.iter().enumerate() {
             g.pre.line(format!("{} acc{j}_ = {};", c.ct, c.identity));
         }
-        declare_args(g);
+        declare_args(g, states);
         g.body.open("if (active)");
         g.load_columns(&all_exprs);
-        eval_args(g)?;
+        eval_args(g, states)?;
         for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
             let contrib = contribution(s, c, &arg_vals[j], "true");
             let update = match c.reduce {
@@ -144,7 +112,6 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             p.close();
             p.close();
         }
-        init_params = vec![];
     } else {
         let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
         g.body.line(format!(
@@ -164,7 +131,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             key_out.push(KeyArrays { values, validity, ty: e.ty() });
         }
         g.body.line("int gid_ = -1;");
-        declare_args(g);
+        declare_args(g, states);
         g.body.open("if (active)");
         g.load_columns(&all_exprs);
         let mut kv = vec![];
@@ -172,7 +139,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             kv.push(gen(k, &g.row, &mut g.body)?);
         }
         emit_insert_with_runs(&mut g.body, keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
-        eval_args(g)?;
+        eval_args(g, states)?;
         g.body.close();
 
         let b = &mut g.body;
@@ -200,17 +167,8 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         b.line("todo_ &= ~__ballot_sync(FULL_MASK, mine_);");
         b.close();
         b.close_with("else if (has_)");
-        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
-            let v = match s.func {
-                StateFunc::Count => "1".to_string(),
-                _ => format!("({})({})", c.ct, arg_vals[j].v),
-            };
-            let upd = format!("atomic_{}_{}(gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_], {v});", c.atomic, c.suffix, ptrs[j]);
-            if arg_vals[j].is_never_null() {
-                b.line(upd);
-            } else {
-                b.line(format!("if (!{}) {upd}", arg_vals[j].null));
-            }
+        for line in lane_updates(states, &codes, &arg_vals, |j| format!("gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_]", ptrs[j])) {
+            b.line(line);
         }
         b.close();
         // Block-local accumulators of the first groups, and their flush after the loop.
@@ -227,14 +185,16 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             g.post.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);", a = c.atomic, sfx = c.suffix, p = ptrs[j]));
         }
         g.post.close();
-        init_params = vec![Param::HashSlots, Param::HashMask];
     }
+    Ok(init_kernel(g, id, !keys.is_empty(), &codes, entry))
+}
 
-    // Init kernel: empty hash slots and MIN/MAX identities.
-    let mut params = init_params;
+/// The init kernel of aggregation #id: empty hash slots (`grouped`) and MIN/MAX identities.
+fn init_kernel(g: &mut PipelineGen, id: usize, grouped: bool, codes: &[StateCode], entry: &str) -> InitKernel {
+    let mut params = if grouped { vec![Param::HashSlots, Param::HashMask] } else { vec![] };
     let mut decls: Vec<String> = vec![];
     let mut fills = vec![];
-    if !keys.is_empty() {
+    if grouped {
         decls.push("int* ht_slots".into());
         decls.push("const uint32_t ht_mask".into());
         fills.push("for (uint64_t i = tid; i <= ht_mask; i += stride) ht_slots[i] = -1;".to_string());
@@ -254,5 +214,128 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         decls.join(", "),
         fills.join("\n    ")
     ));
-    Ok(InitKernel { entry: init_entry, params })
+    InitKernel { entry: init_entry, params }
+}
+/// Per-lane atomic updates of the states with this row's arguments (NULLs skipped);
+/// `target(j)` is the address of state j.
+fn lane_updates(states: &[AggState], codes: &[StateCode], arg_vals: &[Value], target: impl Fn(usize) -> String) -> Vec<String> {
+    let mut out = vec![];
+    for (j, (s, c)) in states.iter().zip(codes).enumerate() {
+        let v = match s.func {
+            StateFunc::Count => "1".to_string(),
+            _ => format!("({})({})", c.ct, arg_vals[j].v),
+        };
+        let upd = format!("atomic_{}_{}({}, {v});", c.atomic, c.suffix, target(j));
+        if arg_vals[j].is_never_null() {
+            out.push(upd);
+        } else {
+            out.push(format!("if (!{}) {upd}", arg_vals[j].null));
+        }
+    }
+    out
+}
+
+/// The argument value of each state (`a{j}_`, evaluated by `eval_args` for active rows).
+fn arg_values(states: &[AggState]) -> Vec<Value> {
+    states
+        .iter()
+        .enumerate()
+        .map(|(j, s)| match &s.arg {
+            None => Value::not_null("1"),
+            Some(a) => Value { v: format!("a{j}_"), null: if a.nullable() { format!("a{j}_null") } else { "false".into() } },
+        })
+        .collect()
+}
+
+fn declare_args(g: &mut PipelineGen, states: &[AggState]) {
+    for (j, s) in states.iter().enumerate() {
+        if let Some(a) = &s.arg {
+            let ct = c_type(&a.ty());
+            g.body.line(format!("{ct} a{j}_{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
+            if a.nullable() {
+                g.body.line(format!("bool a{j}_null = true;"));
+            }
+        }
+    }
+}
+
+fn eval_args(g: &mut PipelineGen, states: &[AggState]) -> Result<()> {
+    for (j, s) in states.iter().enumerate() {
+        if let Some(a) = &s.arg {
+            let x = gen(a, &g.row, &mut g.body)?;
+            g.body.line(format!("a{j}_ = {};", x.v));
+            if a.nullable() {
+                g.body.line(format!("a{j}_null = {};", x.null));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// HashAggregate over a bank-replicated shared-memory group table (seed 000 §3.4, writes):
+/// a row accumulates into the slot the load-time placement gave it (`rp_slots[row]`, in a
+/// distinct bank and a distinct copy from the other lanes of its warp), with no hash
+/// lookup per row; after the loop each block merges every slot its rows touched into the
+/// global group of the slot's key (found or inserted in the global hash table).
+pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], r: usize, entry: &str) -> Result<InitKernel> {
+    let rt = g.replicated[r].clone();
+    let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
+    let ptrs: Vec<String> =
+        codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
+    let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
+    let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    g.body.line(format!("// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({rt}) ----", key_list.join(", "), names.join(", ")));
+    let slots = g.param(Param::HashSlots, "int* __restrict__");
+    let mask = g.param(Param::HashMask, "const uint32_t");
+    let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+    let count = g.param(Param::OutCount, "unsigned long long*");
+    let kt = keys[0].ty();
+    let ct = c_type(&kt);
+    let key_values = g.param(Param::Output { column: 0, part: Part::Values }, &format!("{ct}* __restrict__"));
+    let row_slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
+    let slot_values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
+    let n = rt.summary.slots;
+
+    g.pre.line(format!("// HashAggregate #{id}: per slot, the block's states and whether its rows touched it"));
+    for (j, c) in codes.iter().enumerate() {
+        g.pre.line(format!("__shared__ {} rs{j}_[{n}];", c.ct));
+        g.pre.line(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x) rs{j}_[i] = {};", c.identity));
+    }
+    g.pre.line(format!("__shared__ uint8_t rs_hit_[{n}];"));
+    g.pre.line(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x) rs_hit_[i] = 0;"));
+    g.pre.line("__syncthreads();");
+
+    declare_args(g, states);
+    g.body.open("if (active)");
+    let args: Vec<&Expr> = states.iter().filter_map(|s| s.arg.as_ref()).collect();
+    g.load_columns(&args);
+    eval_args(g, states)?;
+    g.body.line(format!("const uint32_t s_ = {row_slots}[row];"));
+    g.body.line("rs_hit_[s_] = 1;");
+    for line in lane_updates(states, &codes, &arg_values(states), |j| format!("&rs{j}_[s_]")) {
+        g.body.line(line);
+    }
+    g.body.close();
+
+    let p = &mut g.post;
+    p.line("// merge: each slot the block touched into its key's global group");
+    p.line("__syncthreads();");
+    p.open(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x)"));
+    p.line("const bool active = rs_hit_[i] != 0;");
+    // (A full group table is reported as if found at the last row.)
+    p.line("const uint64_t row = n_rows - 1;");
+    p.line("int gid_ = -1;");
+    p.line(format!("const {ct} k_ = {slot_values}[i];"));
+    p.open("if (active)");
+    let arrays = [KeyArrays { values: key_values, validity: None, ty: kt }];
+    emit_insert(p, &[Value::not_null("k_")], &arrays, &slots, &mask, &max_groups, &count);
+    p.close();
+    p.open("if (gid_ >= 0)");
+    for (j, c) in codes.iter().enumerate() {
+        let untouched = format!("rs{j}_[i] == {}", c.identity);
+        p.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{ptr}[gid_], rs{j}_[i]);", a = c.atomic, sfx = c.suffix, ptr = ptrs[j]));
+    }
+    p.close();
+    p.close();
+    Ok(init_kernel(g, id, true, &codes, entry))
 }

@@ -17,9 +17,10 @@ use crate::hash_table::{emit_insert_with_runs, emit_lookup, KeyArrays};
 use crate::materialize::write_rows;
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
-use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES};
+use crate::emit::Emitter;
+use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, ReplicaPart, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES};
 use gpusql_common::{Result, Schema};
-use gpusql_plan::{Expr, JoinKind, MultiMatch};
+use gpusql_plan::{Expr, JoinKind, MultiMatch, ReplicaUser};
 
 /// Loads the columns the join keys read and evaluates the keys; also returns the C
 /// condition "some key is NULL" when a key can be NULL.
@@ -81,8 +82,9 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         [k] => entry_type(c_type(&k.ty())),
         _ => None,
     };
+    let replica = g.replicated.iter().position(|r| r.user == ReplicaUser::Probe(b));
     let bytes = entry.map_or(usize::MAX, |(_, size)| hint.slots.saturating_mul(size));
-    let in_smem = hint.shared_memory && hint.direct_min.is_none() && bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
+    let in_smem = g.replicated.is_empty() && hint.shared_memory && hint.direct_min.is_none() && bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
     if in_smem {
         g.smem_tables += bytes;
     }
@@ -95,6 +97,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     };
     let direct = hint.direct_min.filter(|_| entry.is_some());
     let table = match (entry, in_smem) {
+        _ if replica.is_some() => "bank-replicated table in shared memory",
         _ if direct.is_some() => "direct-mapped by key",
         (Some(_), true) => "{key, group} entries in shared memory",
         (Some(_), false) => "{key, group} entries",
@@ -106,54 +109,50 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     let gid = format!("hp{b}_gid");
     g.body.line(format!("int {gid} = -1;"));
     g.body.open("if (active)");
-    let (kv, any_null) = key_values(g, keys)?;
-    if let Some(any_null) = &any_null {
-        g.body.open(format!("if (!({any_null}))"));
-    }
-    match entry {
-        Some(_) if direct.is_some() => {
-            // Dense keys: the group id sits at key - min; one load, no hashing.
-            let table = g.param(Param::Build { id: b, part: BuildPart::Direct }, "const int* __restrict__");
-            let min = direct.unwrap_or(0);
-            g.body.line(format!("const int64_t d_ = (int64_t)({}) - ({min}ll);", kv[0].v));
-            g.body.line(format!("if (d_ >= 0 && d_ < {}ll) {gid} = __ldg(&{table}[d_]);", hint.slots));
+    let any_null = if let Some(r) = replica {
+        // The rows' slots were placed at load time; the block's table maps each slot to
+        // the group its key finds, so the key itself is not loaded.
+        let rt = g.replicated[r].clone();
+        let ct = c_type(&keys[0].ty());
+        let slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
+        let values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
+        let n = rt.summary.slots;
+        let mut fill = Emitter { indent: g.pre.indent + 1, ..Default::default() };
+        let key = Value::not_null("key_");
+        emit_table_lookup(g, &mut fill, b, &keys[0], &key, hint, direct, false, &mask, "g_")?;
+        g.pre.line(format!("// HashProbe #{b}: {rt}"));
+        g.pre.line(format!("__shared__ int rp{r}_sm[{n}];"));
+        g.pre.open(format!("for (uint32_t s_ = threadIdx.x; s_ < {n}u; s_ += blockDim.x)"));
+        g.pre.line(format!("const {ct} key_ = {values}[s_];"));
+        g.pre.line("int g_ = -1;");
+        g.pre.code.push_str(&fill.code);
+        g.pre.line(format!("rp{r}_sm[s_] = g_;"));
+        g.pre.close();
+        g.pre.line("__syncthreads();");
+        g.body.line(format!("{gid} = rp{r}_sm[{slots}[row]];"));
+        None
+    } else {
+        let (kv, any_null) = key_values(g, keys)?;
+        if let Some(any_null) = &any_null {
+            g.body.open(format!("if (!({any_null}))"));
         }
-        Some((ety, _)) => {
-            let entries = g.param(Param::Build { id: b, part: BuildPart::Entries }, &format!("const {ety}* __restrict__"));
-            let read = if in_smem {
-                // Small tables: one copy per block in shared memory, filled before the loop.
-                let n = hint.slots;
-                g.pre.line(format!("// HashProbe #{b}: the {n}-slot table is copied into shared memory"));
-                g.pre.line(format!("__shared__ {ety} ht{b}_sm[{n}];"));
-                g.pre.line(format!("for (uint32_t i = threadIdx.x; i < {n}u; i += blockDim.x) ht{b}_sm[i] = {entries}[i];"));
-                g.pre.line("__syncthreads();");
-                format!("ht{b}_sm[slot_]")
-            } else {
-                format!("__ldg(&{entries}[slot_])")
-            };
-            let arrays = [KeyArrays { values: String::new(), validity: None, ty: keys[0].ty() }];
-            g.body.open("");
-            crate::hash_table::emit_hash(&mut g.body, &kv, &arrays);
-            g.body.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
-            g.body.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
-            g.body.line(format!("const {ety} e_ = {read};"));
-            g.body.line("if (e_.y < 0) break;");
-            g.body.line(format!("if (e_.x == {}) {{ {gid} = (int)e_.y; break; }}", kv[0].v));
-            g.body.line(format!("slot_ = (slot_ + 1) & {mask};"));
-            g.body.close();
-            g.body.close();
-        }
-        None => {
-            let slots = g.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
-            let mut arrays = vec![];
-            for (k, e) in keys.iter().enumerate() {
-                let ct = c_type(&e.ty());
-                let values = g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
-                arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
+        let mut lookup = Emitter { indent: g.body.indent, ..Default::default() };
+        match entry {
+            Some(_) => emit_table_lookup(g, &mut lookup, b, &keys[0], &kv[0], hint, direct, in_smem, &mask, &gid)?,
+            None => {
+                let slots = g.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
+                let mut arrays = vec![];
+                for (k, e) in keys.iter().enumerate() {
+                    let ct = c_type(&e.ty());
+                    let values = g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
+                    arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
+                }
+                emit_lookup(&mut lookup, &kv, &arrays, &slots, &mask, &gid);
             }
-            emit_lookup(&mut g.body, &kv, &arrays, &slots, &mask, &gid);
         }
-    }
+        g.body.code.push_str(&lookup.code);
+        any_null
+    };
     if any_null.is_some() {
         g.body.close();
     }
@@ -265,6 +264,58 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         };
         g.push_loaded_column(Value { v, null }, f.ty, load, None, None);
     }
+    Ok(())
+}
+
+/// Emits into `out` the lookup of the single integer key value `kv` in the finished table
+/// `b` ({key, group} entries, copied into shared memory with `in_smem`, or direct-mapped),
+/// leaving the group id in `gid` (-1: no match).
+#[allow(clippy::too_many_arguments)]
+fn emit_table_lookup(
+    g: &mut PipelineGen,
+    out: &mut Emitter,
+    b: usize,
+    key: &Expr,
+    kv: &Value,
+    hint: BuildHint,
+    direct: Option<i64>,
+    in_smem: bool,
+    mask: &str,
+    gid: &str,
+) -> Result<()> {
+    let Some((ety, _)) = entry_type(c_type(&key.ty())) else {
+        return Err(gpusql_common::Error::exec(format!("probe table #{b}: key {key} has no entry layout")));
+    };
+    if let Some(min) = direct {
+        // Dense keys: the group id sits at key - min; one load, no hashing.
+        let table = g.param(Param::Build { id: b, part: BuildPart::Direct }, "const int* __restrict__");
+        out.line(format!("const int64_t d_ = (int64_t)({}) - ({min}ll);", kv.v));
+        out.line(format!("if (d_ >= 0 && d_ < {}ll) {gid} = __ldg(&{table}[d_]);", hint.slots));
+        return Ok(());
+    }
+    let entries = g.param(Param::Build { id: b, part: BuildPart::Entries }, &format!("const {ety}* __restrict__"));
+    let read = if in_smem {
+        // Small tables: one copy per block in shared memory, filled before the loop.
+        let n = hint.slots;
+        g.pre.line(format!("// HashProbe #{b}: the {n}-slot table is copied into shared memory"));
+        g.pre.line(format!("__shared__ {ety} ht{b}_sm[{n}];"));
+        g.pre.line(format!("for (uint32_t i = threadIdx.x; i < {n}u; i += blockDim.x) ht{b}_sm[i] = {entries}[i];"));
+        g.pre.line("__syncthreads();");
+        format!("ht{b}_sm[slot_]")
+    } else {
+        format!("__ldg(&{entries}[slot_])")
+    };
+    let arrays = [KeyArrays { values: String::new(), validity: None, ty: key.ty() }];
+    out.open("");
+    crate::hash_table::emit_hash(out, std::slice::from_ref(kv), &arrays);
+    out.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
+    out.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
+    out.line(format!("const {ety} e_ = {read};"));
+    out.line("if (e_.y < 0) break;");
+    out.line(format!("if (e_.x == {}) {{ {gid} = (int)e_.y; break; }}", kv.v));
+    out.line(format!("slot_ = (slot_ + 1) & {mask};"));
+    out.close();
+    out.close();
     Ok(())
 }
 

@@ -73,6 +73,16 @@ pub enum Param {
     MultiFlag,
     /// HashProbe: a part of a finished hash table `id`.
     Build { id: usize, part: BuildPart },
+    /// A part of the pipeline's replicated table `index` (into `Pipeline::replicated`).
+    Replica { index: usize, part: ReplicaPart },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplicaPart {
+    /// `const uint16_t*`: per source row, its slot.
+    RowSlots,
+    /// Per slot, the key value it holds (the key column's C type).
+    SlotValues,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -4,7 +4,7 @@ use crate::emit::Emitter;
 use crate::expr::Value;
 use crate::{aggregate, filter, hash_join, lane_refill, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE};
 use gpusql_common::Result;
-use gpusql_plan::{Expr, Pipeline, PipelineOp, Sink};
+use gpusql_plan::{Expr, Pipeline, PipelineOp, ReplicaUser, Sink};
 
 pub struct PipelineGen {
     /// Code before the row loop (accumulators, shared memory).
@@ -45,6 +45,8 @@ pub struct PipelineGen {
     pub builds: Vec<crate::BuildHint>,
     /// Shared memory taken by probe tables so far.
     pub smem_tables: usize,
+    /// The pipeline's bank-replicated shared-memory tables (the planner's choice).
+    pub replicated: Vec<gpusql_plan::ReplicatedTable>,
     /// Source columns whose plain load `var = ptr[row];` may be prefetched: (var, ptr, C type).
     pub prefetchable: Vec<Option<(String, String, &'static str)>>,
     /// The column whose value for the next loop iteration is loaded one iteration early
@@ -73,6 +75,10 @@ impl PipelineGen {
             Param::GroupCount => "group_count".into(),
             Param::RowGroup => "row_group".into(),
             Param::MultiFlag => "multi_flag".into(),
+            Param::Replica { index, part } => match part {
+                crate::ReplicaPart::RowSlots => format!("rp{index}_slots"),
+                crate::ReplicaPart::SlotValues => format!("rp{index}_values"),
+            },
             Param::Build { id, part } => match part {
                 crate::BuildPart::Slots => format!("ht{id}_slots"),
                 crate::BuildPart::Mask => format!("ht{id}_mask"),
@@ -168,6 +174,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         index_vars: vec![("row".into(), "uint64_t")],
         builds: builds.to_vec(),
         smem_tables: 0,
+        replicated: p.replicated.clone(),
         prefetchable: vec![],
         prefetch: None,
     };
@@ -196,7 +203,10 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
             materialize::consume(&mut g, *id, schema)?;
             None
         }
-        Sink::Aggregate { id, keys, states, .. } => Some(aggregate::consume(&mut g, *id, keys, states, &entry)?),
+        Sink::Aggregate { id, keys, states, .. } => match p.replicated.iter().position(|r| r.user == ReplicaUser::Aggregate) {
+            Some(r) => Some(aggregate::consume_replicated(&mut g, *id, keys, states, r, &entry)?),
+            None => Some(aggregate::consume(&mut g, *id, keys, states, &entry)?),
+        },
         Sink::HashBuild { id, keys, schema } => Some(hash_join::build(&mut g, *id, keys, schema, &entry)?),
     };
     while g.open_loops > 0 {

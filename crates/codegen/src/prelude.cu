@@ -1,6 +1,7 @@
 // ---- gpusql prelude: types and device helpers shared by every generated kernel ----
 typedef signed char int8_t;
 typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;

@@ -67,3 +67,33 @@ impl PartialEq for TableSample {
 pub trait Catalog {
     fn table(&self, name: &str) -> Option<TableInfo>;
 }
+
+/// How a pipeline uses a bank-replicated shared-memory table (seed 000 §3.4): a probe
+/// *reads* (lanes asking for one value share a copy: the broadcast), an aggregation
+/// *writes* (every row needs its own copy within a warp, and copies the block's other
+/// warps used in the same tile are avoided: value conflicts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplicaMode {
+    Read,
+    Write,
+}
+
+/// What the load-time placement of one column's values into replicated slots came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicaSummary {
+    /// Distinct values of the column.
+    pub values: usize,
+    /// Slots of the table (a multiple of the 32 banks; holes included).
+    pub slots: usize,
+    /// Copies placed (values plus their extra copies).
+    pub copies: usize,
+}
+
+/// The catalog side of replicated tables: placements are computed once per table
+/// version, column, mode and size (at "load time": the first query that wants one).
+pub trait ReplicaCatalog {
+    /// The placement of `table`'s column `column` (an index into the stored table) in at
+    /// most `max_slots` slots; None when the column is not a NULL-free integer or date
+    /// column, or has more distinct values than `max_slots`.
+    fn replica(&self, table: &str, column: usize, mode: ReplicaMode, max_slots: usize) -> Option<ReplicaSummary>;
+}

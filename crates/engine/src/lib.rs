@@ -11,7 +11,7 @@ use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::{GpuExecutor, ProbeVariant};
 use gpusql_plan::filter_plan::FilterOrder;
-use gpusql_plan::{create_physical_plan_with, optimizer, LogicalPlan, PhysicalPlan, PlannerOptions};
+use gpusql_plan::{create_physical_plan_with, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions};
 pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
 use gpusql_storage::TableStore;
@@ -94,7 +94,10 @@ impl Engine {
     ///   1024 rows) or `guessed` (fixed guesses per kind of term);
     /// - `pivoted_strings`: `on` (default: LIKE '%…%' reads a column's Pivot-4 copy with
     ///   lock-step KMP) or `off` (the byte matcher over the contiguous bytes);
-    /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`.
+    /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`;
+    /// - `replicated_tables`: `on` (default: probes and grouped aggregations keyed by a
+    ///   table column of at most a few thousand values use bank-replicated shared-memory
+    ///   tables, placed on first use) or `off` (global hash tables).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -108,6 +111,7 @@ impl Engine {
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
             "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
+            "replicated_tables" => self.planner.replicated_tables = parse_on_off("replicated_tables", value)?,
             "pivoted_strings" => {
                 let on = parse_on_off("pivoted_strings", value)?;
                 // (Only the GPU backend has string layouts; the CPU backend ignores it.)
@@ -231,7 +235,7 @@ impl Engine {
             }
             BoundStatement::Explain { plan, verbose } => {
                 let optimized = optimizer::optimize(plan)?;
-                let physical = create_physical_plan_with(&optimized, self.planner)?;
+                let physical = self.physical_plan(&optimized)?;
                 let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
                 if verbose {
                     for (name, src) in GpuExecutor::sources(&physical, ProbeVariant::RepeatedKeys)? {
@@ -257,7 +261,16 @@ impl Engine {
     }
 
     fn plan_query(&self, plan: LogicalPlan) -> Result<PhysicalPlan> {
-        create_physical_plan_with(&optimizer::optimize(plan)?, self.planner)
+        self.physical_plan(&optimizer::optimize(plan)?)
+    }
+
+    /// The physical plan of an optimized logical plan, with the replicated tables chosen.
+    fn physical_plan(&self, optimized: &LogicalPlan) -> Result<PhysicalPlan> {
+        let mut physical = create_physical_plan_with(optimized, self.planner)?;
+        if self.planner.replicated_tables {
+            place_replicated_tables(&mut physical, &self.tables);
+        }
+        Ok(physical)
     }
 
     /// Plans a query (SQL text of one SELECT) without running it.
@@ -308,7 +321,7 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 6] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n"];
+pub const SETTINGS: [&str; 7] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables"];
 
 fn parse_on_off(name: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {

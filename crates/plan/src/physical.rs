@@ -6,7 +6,7 @@
 use crate::expr::Expr;
 use crate::filter_plan::FilterPlan;
 use crate::logical::JoinKind;
-use gpusql_common::{DataType, Schema};
+use gpusql_common::{DataType, ReplicaMode, ReplicaSummary, Schema};
 use std::fmt;
 
 /// Identifies an intermediate result (materialized rows or an aggregate's groups).
@@ -137,6 +137,67 @@ pub struct Pipeline {
     pub source: Source,
     pub ops: Vec<PipelineOp>,
     pub sink: Sink,
+    /// Probes and aggregations of this pipeline that use a bank-replicated shared-memory
+    /// table instead of the global hash table (see `replicated.rs`).
+    pub replicated: Vec<ReplicatedTable>,
+}
+
+impl Pipeline {
+    /// The replicated table of probe `build`, if it has one.
+    pub fn replicated_probe(&self, build: IntermediateId) -> Option<&ReplicatedTable> {
+        self.replicated.iter().find(|r| r.user == ReplicaUser::Probe(build))
+    }
+
+    /// The replicated group table of the aggregation sink, if it has one.
+    pub fn replicated_aggregate(&self) -> Option<&ReplicatedTable> {
+        self.replicated.iter().find(|r| r.user == ReplicaUser::Aggregate)
+    }
+}
+
+/// What uses a replicated table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicaUser {
+    /// The probe of hash table `build`: each block's table holds, per slot, the group id
+    /// the slot's key finds in the hash table (-1: none), filled before the row loop.
+    Probe(IntermediateId),
+    /// The grouped aggregation: each block accumulates per slot and merges its slots into
+    /// the global groups after the row loop.
+    Aggregate,
+}
+
+/// A shared-memory table with bank-replicated copies (seed 000 §3.4), indexed by the
+/// slot each row of the scanned table was given at load time for `source_column`'s value
+/// (the rows' slots are a 16-bit column read instead of the key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicatedTable {
+    pub user: ReplicaUser,
+    /// The key: a column of the pipeline's source row, and its index in the stored table.
+    pub source_column: usize,
+    pub table_column: usize,
+    pub mode: ReplicaMode,
+    /// The slot limit the placement was asked for (identifies it with `mode`).
+    pub max_slots: usize,
+    pub summary: ReplicaSummary,
+    /// Bytes of shared memory per slot.
+    pub slot_bytes: usize,
+}
+
+impl fmt::Display for ReplicatedTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.summary;
+        let what = match self.mode {
+            ReplicaMode::Read => "reads: equal keys share a copy",
+            ReplicaMode::Write => "writes: a copy per lane, merged into the global groups per block",
+        };
+        write!(
+            f,
+            "shared memory: bank-replicated table of {} values, {} copies in {} slots ({} KiB; rows carry their slot; {what})",
+            s.values,
+            s.copies,
+            s.slots,
+            (s.slots * self.slot_bytes).div_ceil(1024)
+        )
+    }
 }
 
 impl Pipeline {
@@ -230,6 +291,11 @@ impl fmt::Display for Pipeline {
                     writeln!(f, "  HashProbe #{build} keys=[{}] appends [{}] (multi-match: {how})", k.join(", "), schema_names(build_schema))?
                 }
             }
+            if let PipelineOp::HashProbe { build, .. } = op {
+                if let Some(r) = self.replicated_probe(*build) {
+                    writeln!(f, "    {r}")?;
+                }
+            }
         }
         match &self.sink {
             Sink::Materialize { id, .. } => writeln!(f, "  Materialize -> #{id} (prefix-sum write)"),
@@ -242,6 +308,8 @@ impl fmt::Display for Pipeline {
                 let s: Vec<String> = states.iter().map(|e| e.to_string()).collect();
                 if keys.is_empty() {
                     writeln!(f, "  GlobalAggregate -> #{id} [{}] (block reduction)", s.join(", "))
+                } else if let Some(r) = self.replicated_aggregate() {
+                    writeln!(f, "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)\n    {r}", k.join(", "), s.join(", "))
                 } else {
                     writeln!(f, "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)", k.join(", "), s.join(", "))
                 }

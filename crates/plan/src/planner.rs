@@ -36,6 +36,10 @@ pub struct PlannerOptions {
     pub lane_refill: Option<u32>,
     /// ORDER BY … LIMIT sorts only the rows it keeps (a top-N) rather than all.
     pub top_n: bool,
+    /// Probes and aggregations keyed by a column with few distinct values use
+    /// bank-replicated shared-memory tables (`place_replicated_tables`, which the caller
+    /// runs with a catalog that has the placements).
+    pub replicated_tables: bool,
 }
 
 /// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
@@ -50,7 +54,7 @@ impl Default for PlannerOptions {
         // Rank order, one branch per term: with sampled selectivities it fixes badly written
         // orders (2-3.3x) and costs nothing measurable on TPC-H; the branch-free groups of
         // the optimized plans measured 5-14% slower there (docs/BENCHMARKS.md).
-        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true }
+        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true, replicated_tables: true }
     }
 }
 
@@ -142,7 +146,7 @@ impl Planner {
         place_lane_refills(&mut ops, &sink);
         let id = self.next_pipeline;
         self.next_pipeline += 1;
-        self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink }));
+        self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink, replicated: vec![] }));
     }
 
     fn materialize(&mut self, source: Source, ops: Vec<PipelineOp>) -> (IntermediateId, Schema) {

@@ -2,7 +2,7 @@
 
 use crate::convert::{pivot_strings, to_gpu_layout};
 use crate::host::HostTable;
-use gpusql_common::{DataType, Error, Result};
+use gpusql_common::{DataType, Error, ReplicaMode, Result};
 use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,6 +31,16 @@ pub struct DeviceStore {
     columns: Mutex<HashMap<(String, usize), (u64, Arc<DeviceColumn>)>>,
     /// Pivot-4 copies of string columns (None: the column does not qualify).
     pivoted: Mutex<HashMap<(String, usize), (u64, Option<Arc<DevicePivot>>)>>,
+    /// Replica placements (rows' slots, slots' values) by (table, column, mode, slots).
+    replicas: Mutex<HashMap<(String, usize, ReplicaMode, usize), (u64, Arc<DeviceReplica>)>>,
+}
+
+/// A replica placement on the GPU (see `replica`): each row's slot, and each slot's key
+/// value in the column's GPU layout (int32 or int64).
+pub struct DeviceReplica {
+    pub row_slots: CudaSlice<u16>,
+    pub slot_values: CudaSlice<u8>,
+    pub bytes: usize,
 }
 
 /// A string column's Pivot-4 copy on the GPU (see `convert::pivot_strings`), kept beside
@@ -106,11 +116,41 @@ impl DeviceStore {
         Ok(p)
     }
 
-    /// Bytes of all resident columns (and pivoted copies).
+    /// The replica placement of `table`'s column `col` on the GPU, placed (on the host,
+    /// see `HostTable::replica`) and uploaded on first use.
+    pub fn replica(&self, dev: &GpuDevice, table: &HostTable, col: usize, mode: ReplicaMode, max_slots: usize, stats: &mut UploadStats) -> Result<Arc<DeviceReplica>> {
+        let key = (table.name.to_ascii_lowercase(), col, mode, max_slots);
+        let mut map = self.replicas.lock().map_err(|_| Error::exec("device store poisoned"))?;
+        if let Some((v, r)) = map.get(&key) {
+            if *v == table.version {
+                return Ok(r.clone());
+            }
+        }
+        let what = format!("replica placement of {}.{}", table.name, table.schema.fields[col].name);
+        let p = table.replica(col, mode, max_slots).ok_or_else(|| Error::exec(format!("{what}: column does not qualify")))?;
+        let start = std::time::Instant::now();
+        let values = p.slot_values();
+        let value_bytes: Vec<u8> = match table.schema.fields[col].ty {
+            DataType::Int64 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            _ => values.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect(),
+        };
+        let row_slots = dev.upload(if p.row_slot.is_empty() { &[0u16][..] } else { &p.row_slot }, &what).map_err(cuda_error)?;
+        let slot_values = dev.upload(&value_bytes, &what).map_err(cuda_error)?;
+        dev.synchronize().map_err(cuda_error)?;
+        let bytes = p.row_slot.len() * 2 + value_bytes.len();
+        stats.bytes += bytes;
+        stats.ms += start.elapsed().as_secs_f64() * 1e3;
+        let r = Arc::new(DeviceReplica { row_slots, slot_values, bytes });
+        map.insert(key, (table.version, r.clone()));
+        Ok(r)
+    }
+
+    /// Bytes of all resident columns (and pivoted copies, replica placements).
     pub fn resident_bytes(&self) -> usize {
         let columns: usize = self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0);
         let pivoted: usize = self.pivoted.lock().map(|m| m.values().filter_map(|(_, p)| p.as_ref().map(|p| p.bytes)).sum()).unwrap_or(0);
-        columns + pivoted
+        let replicas: usize = self.replicas.lock().map(|m| m.values().map(|(_, r)| r.bytes).sum()).unwrap_or(0);
+        columns + pivoted + replicas
     }
 
     pub fn clear(&self) {
@@ -118,6 +158,9 @@ impl DeviceStore {
             m.clear();
         }
         if let Ok(mut m) = self.pivoted.lock() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.replicas.lock() {
             m.clear();
         }
     }

@@ -3,9 +3,11 @@
 use crate::convert::{build_array, normalize_array, value_at};
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
-use gpusql_common::{Catalog, DataType, Error, Field, Result, ScalarValue, Schema, TableInfo, TableSample};
-use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use crate::replica::{dictionary, place, ReplicaPlacement};
+use arrow::array::{Array, Date32Array, Int32Array, Int64Array};
+use gpusql_common::{Catalog, DataType, Error, Field, ReplicaCatalog, ReplicaMode, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Rows in a table's sample (selectivity estimates: 1% is about 10 rows).
 pub const SAMPLE_ROWS: usize = 1024;
@@ -21,11 +23,53 @@ pub struct HostTable {
     pub version: u64,
     /// Taken on first use (a changed table is a new HostTable, so it never goes stale).
     sample: OnceLock<TableSample>,
+    /// Replica placements (see `replica`) by (column, mode, slots), computed on first use.
+    replicas: Mutex<HashMap<(usize, ReplicaMode, usize), Option<Arc<ReplicaPlacement>>>>,
 }
 
 impl HostTable {
     fn new(name: String, schema: Schema, columns: Vec<ArrayRef>, rows: usize, version: u64) -> HostTable {
-        HostTable { name, schema, columns, rows, version, sample: OnceLock::new() }
+        HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()) }
+    }
+
+    /// The bank-replicated placement of column `col` in at most `max_slots` slots (seed 000
+    /// §3.4), computed on first use and kept with the table; None for columns that are not
+    /// NULL-free integers or dates, or have more distinct values than `max_slots`.
+    pub fn replica(&self, col: usize, mode: ReplicaMode, max_slots: usize) -> Option<Arc<ReplicaPlacement>> {
+        let mut cache = self.replicas.lock().ok()?;
+        if let Some(p) = cache.get(&(col, mode, max_slots)) {
+            return p.clone();
+        }
+        let start = std::time::Instant::now();
+        let placement = self.dictionary(col, max_slots).map(|(values, codes)| Arc::new(place(&codes, values, mode, max_slots)));
+        if let Some(p) = &placement {
+            tracing::info!(
+                "replica placement of {}.{} ({mode:?}): {} values, {} copies in {} slots, {:.0} ms",
+                self.name,
+                self.schema.fields[col].name,
+                p.values.len(),
+                p.copies,
+                p.slot_code.len(),
+                start.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        cache.insert((col, mode, max_slots), placement.clone());
+        placement
+    }
+
+    /// Column `col`'s distinct values and per-row codes (None: see `replica`).
+    fn dictionary(&self, col: usize, max_values: usize) -> Option<(Vec<i64>, Vec<u16>)> {
+        let a = self.columns[col].as_ref();
+        if a.null_count() > 0 || self.rows == 0 {
+            return None;
+        }
+        let values: Vec<i64> = match self.schema.fields[col].ty {
+            DataType::Int32 => a.as_any().downcast_ref::<Int32Array>()?.values().iter().map(|&v| v as i64).collect(),
+            DataType::Date => a.as_any().downcast_ref::<Date32Array>()?.values().iter().map(|&v| v as i64).collect(),
+            DataType::Int64 => a.as_any().downcast_ref::<Int64Array>()?.values().to_vec(),
+            _ => return None,
+        };
+        dictionary(&values, max_values)
     }
 
     /// SAMPLE_ROWS evenly spaced rows (every row of a smaller table).
@@ -126,6 +170,13 @@ impl TableStore {
 
     pub fn drop_table(&mut self, name: &str) -> bool {
         self.tables.remove(&key(name)).is_some()
+    }
+}
+
+impl ReplicaCatalog for TableStore {
+    fn replica(&self, table: &str, column: usize, mode: ReplicaMode, max_slots: usize) -> Option<ReplicaSummary> {
+        let p = self.get(table)?.replica(column, mode, max_slots)?;
+        Some(ReplicaSummary { values: p.values.len(), slots: p.slot_code.len(), copies: p.copies })
     }
 }
 

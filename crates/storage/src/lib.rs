@@ -5,6 +5,7 @@
 pub mod convert;
 pub mod device;
 pub mod host;
+pub mod replica;
 
 pub use device::{DeviceColumn, DeviceStore};
 pub use host::{HostTable, TableStore};

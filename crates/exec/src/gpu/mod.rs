@@ -10,7 +10,7 @@ mod sort;
 
 use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
-use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, BLOCK_SIZE};
+use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
 use gpusql_plan::{PhysicalPlan, Pipeline, Sink, Source, Stage};
@@ -276,10 +276,23 @@ impl GpuExecutor {
                 }
             }
         }
+        // Replica placements (rows' slots) of the pipeline's replicated tables.
+        let mut replicas = vec![];
+        if let Source::Table { table, .. } = &p.source {
+            let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
+            for r in &p.replicated {
+                let mut up = UploadStats::default();
+                replicas.push(self.store.replica(&self.dev, &t, r.table_column, r.mode, r.max_slots, &mut up)?);
+                stats.upload_bytes += up.bytes;
+                stats.upload_ms += up.ms;
+            }
+        }
         // Bytes the kernel reads: the source columns its code loads.
         let read_cols: Vec<usize> =
             spec.params.iter().filter_map(|q| if let Param::Input { column, .. } = q { Some(*column) } else { None }).collect();
         stat.bytes_read = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
+        // (+ the 2-byte slot per row of each replicated table the code reads)
+        stat.bytes_read += spec.params.iter().filter(|q| matches!(q, Param::Replica { part: ReplicaPart::RowSlots, .. })).count() * 2 * n;
         if matches!(p.source, Source::Table { .. }) {
             stats.bytes_read += stat.bytes_read;
         }
@@ -315,6 +328,13 @@ impl GpuExecutor {
                     Param::Build { id, part } => {
                         let t = built.get(id).ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?;
                         bind_build(t, *part, &self.dev)?
+                    }
+                    Param::Replica { index, part } => {
+                        let r = replicas.get(*index).ok_or_else(|| Error::exec(format!("replicated table {index} missing")))?;
+                        match part {
+                            ReplicaPart::RowSlots => Arg::U64(ptr(&r.row_slots, &self.dev)),
+                            ReplicaPart::SlotValues => Arg::U64(ptr(&r.slot_values, &self.dev)),
+                        }
                     }
                 })
             };

@@ -1,0 +1,81 @@
+//! `gpusql bench skew-group`: bank-replicated shared-memory tables (seed 000 ch. 3)
+//! against the global hash table, on the paper's two star-schema queries over a fact
+//! column with Zipf-distributed values:
+//!
+//! fact(a, b): `rows` rows, `a` drawn from Zipf(z) over 1..=values, `b` = row % 1000.
+//! dim(k, w): k = 1..=values, w = k % 100.
+//! - group-by (writes): `select a, count(*), sum(b) from fact group by a`
+//! - probe (reads): `select count(*), sum(w) from fact, dim where fact.a = dim.k and dim.w < 50`
+//!
+//! Each query runs with `replicated_tables` on and off; the answers must agree.
+
+use crate::bench_join::{table, zipf_keys, Rng};
+use gpusql::{Engine, Output};
+
+pub struct ReplicatedOptions {
+    pub rows: usize,
+    pub values: usize,
+    pub zipf: Vec<f64>,
+    pub runs: usize,
+}
+
+const QUERIES: [(&str, &str); 2] = [
+    ("group-by", "select a, count(*), sum(b) from fact group by a"),
+    ("probe", "select count(*), sum(w) from fact, dim where fact.a = dim.k and dim.w < 50"),
+];
+
+/// Median warm kernel ms of `sql` (and its answer), after one cold run whose total ms
+/// (placement and upload included) is returned too.
+fn time(engine: &mut Engine, sql: &str, runs: usize) -> Result<(f64, f64, String), String> {
+    let (mut ms, mut cold, mut answer) = (vec![], 0.0, String::new());
+    for i in 0..=runs {
+        let outs = engine.execute(sql).map_err(|e| e.to_string())?;
+        if let Some(Output::Rows { batches, stats }) = outs.into_iter().last() {
+            if i == 0 {
+                cold = stats.total_ms;
+                answer = arrow::util::pretty::pretty_format_batches(&batches).map_err(|e| e.to_string())?.to_string();
+            } else {
+                ms.push(if stats.kernels.is_empty() { stats.total_ms } else { stats.kernel_ms });
+            }
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok((ms[ms.len() / 2], cold, answer))
+}
+
+pub fn run(mut engine: Engine, o: &ReplicatedOptions) -> Result<String, String> {
+    let mut rng = Rng(0x5DEECE66D);
+    let dim_k: Vec<i32> = (1..=o.values as i32).collect();
+    let dim_w: Vec<i32> = dim_k.iter().map(|k| k % 100).collect();
+    engine.register_batches("dim", &[table("k", "w", dim_k, dim_w)]).map_err(|e| e.to_string())?;
+    engine.warm_up_gpu().map_err(|e| e.to_string())?;
+    let mut out = format!(
+        "replicated shared-memory tables on {}: fact {} rows, a ~ Zipf(z) over {} values, {} warm runs, kernel ms median\n",
+        engine.backend(),
+        o.rows,
+        o.values,
+        o.runs
+    );
+    out.push_str(&format!("{:>9} {:>6} {:>10} {:>10} {:>8} {:>14} {:>18}\n", "query", "zipf", "global ms", "shared ms", "factor", "copies/slots", "1st run ms (on)"));
+    for &z in &o.zipf {
+        let a = zipf_keys(o.rows, o.values, z, &mut rng);
+        let b: Vec<i32> = (0..o.rows).map(|i| (i % 1000) as i32).collect();
+        engine.register_batches("fact", &[table("a", "b", a, b)]).map_err(|e| e.to_string())?;
+        for (name, sql) in QUERIES {
+            engine.set("replicated_tables", "on").map_err(|e| e.to_string())?;
+            let plan = engine.plan(sql).map_err(|e| e.to_string())?;
+            let Some(r) = plan.pipelines().flat_map(|p| p.replicated.iter()).next().cloned() else {
+                return Err(format!("{name}: the planner chose no replicated table:\n{plan}"));
+            };
+            let (on, cold, on_answer) = time(&mut engine, sql, o.runs)?;
+            engine.set("replicated_tables", "off").map_err(|e| e.to_string())?;
+            let (off, _, off_answer) = time(&mut engine, sql, o.runs)?;
+            if on_answer != off_answer {
+                return Err(format!("{name}, zipf {z}: answers differ:\n{on_answer}\n{off_answer}"));
+            }
+            let copies = format!("{}/{}", r.summary.copies, r.summary.slots);
+            out.push_str(&format!("{name:>9} {z:>6.2} {off:>10.3} {on:>10.3} {:>7.2}x {copies:>14} {cold:>18.1}\n", off / on));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,102 @@
+//! Chooses bank-replicated shared-memory tables (seed 000 ch. 3) for probes and grouped
+//! aggregations keyed by a column of the scanned table with few distinct values.
+//!
+//! The table's load-time placement (`gpusql_storage::replica`) gives every row of the
+//! column a slot, such that the 32 rows of a warp use slots in distinct banks (and, for
+//! writes, distinct copies). A probe then reads `table[slot[row]]`, the group id its key
+//! finds in the hash table, filled per block before the row loop; an aggregation
+//! accumulates into its slot and each block merges its slots into the global groups at
+//! the end. Neither hashes per row, and the 2-byte slot replaces the key's load.
+//!
+//! The placement assumes row `r` is handled by lane `r % 32` of the warp that takes its
+//! chunk, as in a plain scan: after a Lane Refill (which moves rows between lanes) or a
+//! projection (which renames the columns) no table is replicated. (A multi-match probe
+//! before an aggregation hands rows to other lanes as well; the result stays right, only
+//! the conflict-freedom is lost.)
+
+use crate::expr::Expr;
+use crate::physical::*;
+use gpusql_common::{DataType, ReplicaCatalog, ReplicaMode};
+
+/// Static shared memory a block may have (48 KiB) less what the kernel's other buffers may
+/// take (counters, block reductions).
+const SMEM_BYTES: usize = 46 * 1024;
+/// Shared memory of a Lane Refill's buffers (8 KiB) and counters, and of a grouped
+/// aggregation's block-local states (12 KiB) and its warp-combine scratch, reserved for
+/// them when the pipeline has them.
+const LANE_REFILL_RESERVE: usize = 9 * 1024;
+const AGGREGATE_RESERVE: usize = 13 * 1024;
+/// Shared memory of one replicated group table.
+pub const REPLICA_AGGREGATE_BYTES: usize = 32 * 1024;
+/// Shared memory of one replicated probe table: int group ids, 6144 slots (the SSB date
+/// dimension's ~2,400 values with 2.5 copies each; 9 blocks of 24 KiB fit an SM).
+pub const REPLICA_PROBE_BYTES: usize = 24 * 1024;
+
+/// Bytes of a state of type `ty` (None: states the replicated aggregation does not take).
+fn state_bytes(s: &AggState) -> Option<usize> {
+    Some(match (s.func, s.ty) {
+        (StateFunc::Count, _) => 8,
+        (_, DataType::Int32 | DataType::Date) => 4,
+        (_, DataType::Int64 | DataType::Float64) => 8,
+        (_, DataType::Decimal { precision, .. }) => {
+            if precision <= 18 {
+                8
+            } else {
+                16
+            }
+        }
+        (_, DataType::Boolean | DataType::Utf8) => return None,
+    })
+}
+
+/// The key column, if `keys` is a single NULL-free integer or date column of the source.
+fn key_column(keys: &[Expr], source_width: usize) -> Option<usize> {
+    match keys {
+        [Expr::Column { index, ty: DataType::Int32 | DataType::Int64 | DataType::Date, nullable: false, .. }] if *index < source_width => Some(*index),
+        _ => None,
+    }
+}
+
+/// Marks the probes and aggregations of `plan` that get a replicated table (those whose
+/// key column has a placement within the shared-memory budget).
+pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCatalog) {
+    for stage in &mut plan.stages {
+        let Stage::Pipeline(p) = stage else { continue };
+        let Source::Table { table, columns, schema } = &p.source else { continue };
+        let width = schema.len();
+        let refills = p.ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. }));
+        let mut budget = SMEM_BYTES - if refills { LANE_REFILL_RESERVE } else { 0 };
+        let mut chosen = vec![];
+        let mut ask = |user: ReplicaUser, column: usize, mode: ReplicaMode, slot_bytes: usize, limit: usize, budget: &mut usize| {
+            let max_slots = limit.min(*budget) / slot_bytes / 32 * 32;
+            if max_slots < 32 {
+                return false;
+            }
+            let Some(summary) = catalog.replica(table, columns[column], mode, max_slots) else { return false };
+            *budget -= summary.slots * slot_bytes;
+            chosen.push(ReplicatedTable { user, source_column: column, table_column: columns[column], mode, max_slots, summary, slot_bytes });
+            true
+        };
+        // The aggregation first (writes gain most), when every row stays in its lane.
+        let in_order = |ops: &[PipelineOp]| !ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. } | PipelineOp::Project { .. }));
+        if let Sink::Aggregate { keys, states, .. } = &p.sink {
+            let bytes: Option<usize> = states.iter().map(state_bytes).sum();
+            let replicated = match (in_order(&p.ops), key_column(keys, width), bytes) {
+                // + 1 byte per slot: whether the block's rows touched it.
+                (true, Some(c), Some(bytes)) => ask(ReplicaUser::Aggregate, c, ReplicaMode::Write, bytes + 1, REPLICA_AGGREGATE_BYTES, &mut budget),
+                _ => false,
+            };
+            if !keys.is_empty() && !replicated {
+                budget = budget.saturating_sub(AGGREGATE_RESERVE);
+            }
+        }
+        for (i, op) in p.ops.iter().enumerate() {
+            if let PipelineOp::HashProbe { build, keys, .. } = op {
+                if let (true, Some(c)) = (in_order(&p.ops[..i]), key_column(keys, width)) {
+                    ask(ReplicaUser::Probe(*build), c, ReplicaMode::Read, 4, REPLICA_PROBE_BYTES, &mut budget);
+                }
+            }
+        }
+        p.replicated = chosen;
+    }
+}

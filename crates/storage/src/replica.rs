@@ -1,0 +1,419 @@
+//! Bank-replicated shared-memory tables (seed 000 §3.4): the load-time placement.
+//!
+//! A column with few distinct values (a star schema's foreign key to a small dimension, a
+//! grouping column) indexes a table that each block keeps in shared memory: the filtered
+//! dimension's group ids (a probe *reads* it) or the running aggregates of each group (an
+//! aggregation *writes* it). Shared memory has 32 banks; lanes of a warp that touch
+//! different words of one bank are served one after another (a bank conflict), and atomic
+//! updates of one word are serialized (a value conflict). So the table holds extra
+//! *copies* of values in distinct banks, and each row of the column is mapped, once, to
+//! the copy (slot) it uses, such that the 32 rows a warp handles together hit distinct
+//! banks. Slot `s` lies in bank `s % 32`; the table is `levels × 32` slots.
+//!
+//! The algorithm (seed 000 §3.4.1): every value starts with one copy (value `v` in slot
+//! `v`). A chunk of 32 rows (one warp's rows: the kernels take 256 consecutive rows per
+//! block and loop iteration, 8 chunks) is assigned copy by copy; a row whose copies'
+//! banks are taken looks for the shortest sequence of reassignments that frees one (a
+//! breadth-first search over the chunk's rows, like an augmenting path in bipartite
+//! matching). Where none exists a new copy is made in a free bank, the bank with the
+//! fewest slots first (so the table has few holes), until the budget of copies is spent;
+//! after that the row keeps a conflicting copy. *Writes* give each row its own copy and
+//! avoid copies the block's earlier warps of the same tile used (the inter-warp window,
+//! here the tile: those warps' atomics may still be in flight); *reads* place each
+//! distinct value of a chunk once and let its rows share the copy (a broadcast).
+//!
+//! Copies are created on evenly spread tiles of the column (at most `PLACEMENT_TILES`);
+//! then every tile is assigned with the final copies, in parallel.
+
+use gpusql_common::ReplicaMode;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+pub const BANKS: usize = 32;
+/// Rows a block takes per loop iteration (256 threads): its 8 warps' chunks.
+pub const TILE_ROWS: usize = 256;
+/// Copies per value the placement may spend on average (seed 000 §3.5.2: 2-4× gives most
+/// of the benefit), or up to a copy per bank where that still fits the slots (tables of
+/// few values, whose heavy hitters need many copies against value conflicts).
+pub const COPY_BUDGET: usize = 4;
+/// Tiles the copy-creating pass visits (evenly spread over the column).
+const PLACEMENT_TILES: usize = 16_384;
+/// Rows a breadth-first search may visit before it gives up (bounds the cost per chunk).
+const SEARCH_LIMIT: usize = 64;
+/// A slot no value occupies.
+pub const HOLE: u32 = u32::MAX;
+
+#[derive(Debug)]
+pub struct ReplicaPlacement {
+    pub mode: ReplicaMode,
+    /// The column's distinct values, ascending: a value's code is its index.
+    pub values: Vec<i64>,
+    /// Per slot (`level * 32 + bank`): the code of the value it holds, or HOLE.
+    pub slot_code: Vec<u32>,
+    /// Per row: the slot its value is read from / accumulated into.
+    pub row_slot: Vec<u16>,
+    /// Copies placed: values plus extra copies.
+    pub copies: usize,
+}
+
+impl ReplicaPlacement {
+    /// Per slot, the value it holds (holes hold the first value: no row maps to them).
+    pub fn slot_values(&self) -> Vec<i64> {
+        self.slot_code.iter().map(|&c| if c == HOLE { self.values[0] } else { self.values[c as usize] }).collect()
+    }
+}
+
+/// The distinct values of `col` (ascending) and each row's code, or None when there are
+/// more than `max_values`.
+pub fn dictionary(col: &[i64], max_values: usize) -> Option<(Vec<i64>, Vec<u16>)> {
+    let max_values = max_values.min(1 << 16);
+    let (&min, &max) = (col.iter().min()?, col.iter().max()?);
+    let range = (max as i128 - min as i128) as u128;
+    let mut values: Vec<i64>;
+    if range < (1 << 22) {
+        // Dense range: a presence map instead of hashing.
+        let mut present = vec![false; range as usize + 1];
+        for &v in col {
+            present[(v - min) as usize] = true;
+        }
+        values = present.iter().enumerate().filter(|(_, p)| **p).map(|(i, _)| min + i as i64).collect();
+        if values.len() > max_values {
+            return None;
+        }
+    } else {
+        let mut seen: HashMap<i64, ()> = HashMap::new();
+        for &v in col {
+            seen.insert(v, ());
+            if seen.len() > max_values {
+                return None;
+            }
+        }
+        values = seen.into_keys().collect();
+        values.sort_unstable();
+    }
+    let index: HashMap<i64, u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
+    let codes = col.par_iter().map(|v| index[v]).collect();
+    Some((values, codes))
+}
+
+/// The copies of every value and the slots each bank has used.
+struct Copies {
+    of: Vec<Vec<u16>>,
+    levels: [usize; BANKS],
+    max_levels: usize,
+    budget: usize,
+    total: usize,
+}
+
+impl Copies {
+    fn new(values: usize, max_slots: usize) -> Copies {
+        let mut levels = [0; BANKS];
+        let of = (0..values)
+            .map(|v| {
+                levels[v % BANKS] += 1;
+                vec![v as u16]
+            })
+            .collect();
+        let budget = (values * COPY_BUDGET).max((values * BANKS).min(max_slots));
+        Copies { of, levels, max_levels: max_slots / BANKS, budget, total: values }
+    }
+
+    /// A new copy of `code` in one of the `free` banks (that has none of it yet), the bank
+    /// with the fewest slots first, ties broken from `rotate`; None when the budget or the
+    /// slots are spent.
+    fn add(&mut self, code: u32, free: u32, rotate: usize) -> Option<u16> {
+        if self.total >= self.budget {
+            return None;
+        }
+        let mut taken = 0u32;
+        for &s in &self.of[code as usize] {
+            taken |= 1 << bank(s);
+        }
+        let b = (0..BANKS)
+            .map(|k| (k + rotate) % BANKS)
+            .filter(|&b| free & (1 << b) != 0 && taken & (1 << b) == 0 && self.levels[b] < self.max_levels)
+            .min_by_key(|&b| self.levels[b])?;
+        let slot = (self.levels[b] * BANKS + b) as u16;
+        self.levels[b] += 1;
+        self.total += 1;
+        self.of[code as usize].push(slot);
+        Some(slot)
+    }
+
+    fn slots(&self) -> usize {
+        self.levels.iter().max().copied().unwrap_or(0) * BANKS
+    }
+}
+
+fn bank(slot: u16) -> usize {
+    slot as usize % BANKS
+}
+
+/// One chunk's assignment of items (codes) to slots in distinct banks.
+struct Chunk<'a> {
+    items: &'a [u32],
+    slot: [u16; BANKS],
+    /// Item owning each bank (-1: free).
+    owner: [i8; BANKS],
+}
+
+const NONE: u16 = u16::MAX;
+
+impl Chunk<'_> {
+    /// Breadth-first search for the shortest reassignment sequence that gives item `i` a
+    /// bank: each step, an item takes a copy whose bank another item holds, which moves on.
+    /// `avoid` (a bit per slot) marks copies not to use.
+    fn augment(&mut self, i: usize, copies: &Copies, avoid: &[u64], rotate: usize) -> bool {
+        let mut prev: [(i8, u16); BANKS] = [(-1, NONE); BANKS];
+        let mut visited = 1u64 << i;
+        let mut queue = [0u8; BANKS];
+        let (mut head, mut tail) = (0, 1);
+        queue[0] = i as u8;
+        while head < tail && head < SEARCH_LIMIT {
+            let x = queue[head] as usize;
+            head += 1;
+            let of = &copies.of[self.items[x] as usize];
+            for k in 0..of.len() {
+                let s = of[(k + rotate) % of.len()];
+                if avoid[s as usize / 64] & (1 << (s % 64)) != 0 || self.slot[x] == s {
+                    continue;
+                }
+                let b = bank(s);
+                match self.owner[b] {
+                    -1 => {
+                        // Free bank: x takes s, and each item on the path takes the bank
+                        // of the one after it.
+                        let (mut z, mut t) = (x, s);
+                        loop {
+                            self.owner[b_of(t)] = z as i8;
+                            self.slot[z] = t;
+                            if z == i {
+                                return true;
+                            }
+                            let (px, ps) = prev[z];
+                            z = px as usize;
+                            t = ps;
+                        }
+                    }
+                    y if visited & (1 << y) == 0 && self.slot[y as usize] != NONE => {
+                        visited |= 1 << y;
+                        prev[y as usize] = (x as i8, s);
+                        queue[tail] = y as u8;
+                        tail += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+}
+
+fn b_of(s: u16) -> usize {
+    bank(s)
+}
+
+/// The copies a tile is assigned with: growing (the copy-creating pass) or fixed.
+enum CopySet<'a> {
+    Grow(&'a mut Copies),
+    Fixed(&'a Copies),
+}
+
+impl CopySet<'_> {
+    fn get(&self) -> &Copies {
+        match self {
+            CopySet::Grow(c) => c,
+            CopySet::Fixed(c) => c,
+        }
+    }
+}
+
+/// Assigns one tile's rows (`codes`) to slots, writing `out`. `avoid` is scratch (a bit
+/// per slot, all clear) for the write window, `clear` all clear bits of the same size.
+fn assign_tile(codes: &[u16], mode: ReplicaMode, copies: &mut CopySet, avoid: &mut [u64], clear: &[u64], rotate: usize, out: &mut [u16]) {
+    let mut used: Vec<u16> = vec![];
+    for (c, (chunk, out)) in codes.chunks(BANKS).zip(out.chunks_mut(BANKS)).enumerate() {
+        // Items: rows (writes) or distinct values (reads).
+        let mut items: Vec<u32> = vec![];
+        let mut item_of_row = [0u8; BANKS];
+        for (r, &code) in chunk.iter().enumerate() {
+            let code = code as u32;
+            let found = if mode == ReplicaMode::Read { items.iter().position(|&x| x == code) } else { None };
+            item_of_row[r] = match found {
+                Some(i) => i as u8,
+                None => {
+                    items.push(code);
+                    (items.len() - 1) as u8
+                }
+            };
+        }
+        let rot = rotate.wrapping_add(c * 7);
+        let mut ch = Chunk { items: &items, slot: [NONE; BANKS], owner: [-1; BANKS] };
+        for i in 0..items.len() {
+            if ch.augment(i, copies.get(), avoid, rot) {
+                continue;
+            }
+            let free = ch.owner.iter().enumerate().filter(|(_, o)| **o < 0).fold(0u32, |m, (b, _)| m | 1 << b);
+            if let CopySet::Grow(c) = copies {
+                if let Some(s) = c.add(items[i], free, rot) {
+                    ch.owner[bank(s)] = i as i8;
+                    ch.slot[i] = s;
+                    continue;
+                }
+            }
+            // Out of budget: ignore the window, then accept a conflict (the copy of this
+            // value the chunk uses least).
+            if mode == ReplicaMode::Write && ch.augment(i, copies.get(), clear, rot) {
+                continue;
+            }
+            let of = &copies.get().of[items[i] as usize];
+            let uses = |s: u16| ch.slot[..items.len()].iter().filter(|&&t| t == s).count();
+            ch.slot[i] = *of.iter().min_by_key(|&&s| uses(s)).unwrap_or(&of[0]);
+        }
+        for (r, o) in out.iter_mut().enumerate().take(chunk.len()) {
+            *o = ch.slot[item_of_row[r] as usize];
+        }
+        if mode == ReplicaMode::Write {
+            for &s in &ch.slot[..items.len()] {
+                avoid[s as usize / 64] |= 1 << (s % 64);
+                used.push(s);
+            }
+        }
+    }
+    for s in used {
+        avoid[s as usize / 64] = 0;
+    }
+}
+
+/// Places the rows `codes` (of `values` distinct values) into at most `max_slots` slots.
+pub fn place(codes: &[u16], values: Vec<i64>, mode: ReplicaMode, max_slots: usize) -> ReplicaPlacement {
+    let max_slots = max_slots.min(1 << 16) / BANKS * BANKS;
+    assert!(values.len() <= max_slots, "more values than slots");
+    let mut copies = Copies::new(values.len(), max_slots);
+    let words = max_slots.div_ceil(64);
+    let tiles = codes.len().div_ceil(TILE_ROWS);
+    // Copies are made on evenly spread tiles...
+    let step = tiles.div_ceil(PLACEMENT_TILES).max(1);
+    let clear = vec![0u64; words];
+    let mut avoid = clear.clone();
+    let mut scratch = vec![0u16; TILE_ROWS];
+    for t in (0..tiles).step_by(step) {
+        let rows = &codes[t * TILE_ROWS..((t + 1) * TILE_ROWS).min(codes.len())];
+        assign_tile(rows, mode, &mut CopySet::Grow(&mut copies), &mut avoid, &clear, t, &mut scratch[..rows.len()]);
+    }
+    // ... and every tile is assigned with the final copies.
+    let mut row_slot = vec![0u16; codes.len()];
+    let fixed = &copies;
+    row_slot.par_chunks_mut(TILE_ROWS).zip(codes.par_chunks(TILE_ROWS)).enumerate().for_each_init(
+        || clear.clone(),
+        |avoid, (t, (out, rows))| assign_tile(rows, mode, &mut CopySet::Fixed(fixed), avoid, &clear, t, out),
+    );
+    let slots = copies.slots().max(BANKS);
+    let mut slot_code = vec![HOLE; slots];
+    for (code, of) in copies.of.iter().enumerate() {
+        for &s in of {
+            slot_code[s as usize] = code as u32;
+        }
+    }
+    ReplicaPlacement { mode, values, slot_code, row_slot, copies: copies.total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Zipf(z) codes over `values` values (inverse CDF, deterministic generator).
+    fn zipf(rows: usize, values: usize, z: f64, seed: u64) -> Vec<u16> {
+        let weights: Vec<f64> = (1..=values).map(|k| 1.0 / (k as f64).powf(z)).collect();
+        let total: f64 = weights.iter().sum();
+        let mut cdf = vec![];
+        let mut acc = 0.0;
+        for w in &weights {
+            acc += w / total;
+            cdf.push(acc);
+        }
+        let mut x = seed;
+        (0..rows)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+                // Scatter the ranks over the codes so frequent values do not share a bank.
+                (cdf.partition_point(|&c| c < u).min(values - 1) * 37 % values) as u16
+            })
+            .collect()
+    }
+
+    /// Serialization rounds of each chunk: the most accesses one bank serves (reads: the
+    /// distinct slots it holds; writes: every row, as equal slots are value conflicts).
+    fn rounds(row_slot: &[u16], mode: ReplicaMode) -> f64 {
+        let mut sum = 0usize;
+        let chunks = row_slot.chunks(BANKS);
+        let n = chunks.len();
+        for chunk in chunks {
+            let mut per_bank = [0usize; BANKS];
+            let mut seen: Vec<u16> = vec![];
+            for &s in chunk {
+                if mode == ReplicaMode::Read && seen.contains(&s) {
+                    continue;
+                }
+                seen.push(s);
+                per_bank[bank(s)] += 1;
+            }
+            sum += per_bank.iter().max().unwrap();
+        }
+        sum as f64 / n as f64
+    }
+
+    fn check(codes: &[u16], values: usize, mode: ReplicaMode, max_slots: usize) -> ReplicaPlacement {
+        let p = place(codes, (0..values as i64).map(|v| v * 10).collect(), mode, max_slots);
+        assert_eq!(p.row_slot.len(), codes.len());
+        for (r, (&c, &s)) in codes.iter().zip(&p.row_slot).enumerate() {
+            assert_eq!(p.slot_code[s as usize], c as u32, "row {r} maps to a slot of another value");
+        }
+        assert!(p.slot_code.len() <= max_slots && p.slot_code.len() % BANKS == 0);
+        assert!(p.copies <= (values * COPY_BUDGET).max((values * BANKS).min(max_slots)));
+        // Each value's copies lie in distinct banks.
+        for v in 0..values as u32 {
+            let banks: Vec<usize> = p.slot_code.iter().enumerate().filter(|(_, c)| **c == v).map(|(s, _)| s % BANKS).collect();
+            let mut dedup = banks.clone();
+            dedup.dedup();
+            assert_eq!(banks.len(), dedup.len());
+        }
+        p
+    }
+
+    #[test]
+    fn every_row_reads_its_own_value_and_conflicts_drop() {
+        for (z, mode) in [(0.0, ReplicaMode::Write), (1.0, ReplicaMode::Write), (0.0, ReplicaMode::Read), (1.0, ReplicaMode::Read)] {
+            let codes = zipf(200_000, 1024, z, 7);
+            let naive: Vec<u16> = codes.clone();
+            let p = check(&codes, 1024, mode, 4096);
+            let (before, after) = (rounds(&naive, mode), rounds(&p.row_slot, mode));
+            eprintln!("zipf {z} {mode:?}: {before:.2} -> {after:.2} rounds per chunk, {} copies", p.copies);
+            assert!(after < before * 0.75, "zipf {z} {mode:?}: {before:.2} -> {after:.2}");
+        }
+    }
+
+    #[test]
+    fn tight_budgets_and_small_columns() {
+        // No room for copies: every value keeps its one slot.
+        let codes = zipf(5_000, 64, 0.5, 3);
+        let p = check(&codes, 64, ReplicaMode::Write, 64);
+        assert_eq!(p.copies, 64);
+        assert_eq!(p.row_slot, codes);
+        // One value, fewer rows than a chunk.
+        let p = check(&[0, 0, 0], 1, ReplicaMode::Write, 1024);
+        assert_eq!(rounds(&p.row_slot, ReplicaMode::Write), 1.0);
+        let p = check(&[0, 0, 0], 1, ReplicaMode::Read, 1024);
+        assert_eq!(p.copies, 1);
+    }
+
+    #[test]
+    fn dictionary_codes_ascending_values() {
+        let (values, codes) = dictionary(&[50, -3, 50, 7, 1 << 40], 10).unwrap();
+        assert_eq!(values, vec![-3, 7, 50, 1 << 40]);
+        assert_eq!(codes, vec![2, 0, 2, 1, 3]);
+        assert!(dictionary(&[1, 2, 3], 2).is_none());
+        assert!(dictionary(&(0..100_000).map(|v| v * 1_000_003).collect::<Vec<_>>(), 50).is_none());
+    }
+}
