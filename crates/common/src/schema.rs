@@ -89,11 +89,21 @@ pub struct ReplicaSummary {
     pub copies: usize,
 }
 
+/// Which placement: of stored column `column`, for `mode`, in at most `max_slots` slots;
+/// without `replicate` every value keeps its single copy (the unreplicated table, to
+/// measure what the copies buy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReplicaRequest {
+    pub column: usize,
+    pub mode: ReplicaMode,
+    pub max_slots: usize,
+    pub replicate: bool,
+}
+
 /// The catalog side of replicated tables: placements are computed once per table
 /// version, column, mode and size (at "load time": the first query that wants one).
 pub trait ReplicaCatalog {
-    /// The placement of `table`'s column `column` (an index into the stored table) in at
-    /// most `max_slots` slots; None when the column is not a NULL-free integer or date
-    /// column, or has more distinct values than `max_slots`.
-    fn replica(&self, table: &str, column: usize, mode: ReplicaMode, max_slots: usize) -> Option<ReplicaSummary>;
+    /// The placement `request` asks for of `table`; None when its column is not a
+    /// NULL-free integer or date column, or has more distinct values than slots.
+    fn replica(&self, table: &str, request: ReplicaRequest) -> Option<ReplicaSummary>;
 }

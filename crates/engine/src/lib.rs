@@ -11,7 +11,7 @@ use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::{GpuExecutor, ProbeVariant};
 use gpusql_plan::filter_plan::FilterOrder;
-use gpusql_plan::{create_physical_plan_with, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions};
+use gpusql_plan::{create_physical_plan_with, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions, ReplicatedTables};
 pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
 use gpusql_storage::TableStore;
@@ -97,7 +97,8 @@ impl Engine {
     /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`;
     /// - `replicated_tables`: `on` (default: probes and grouped aggregations keyed by a
     ///   table column of at most a few thousand values use bank-replicated shared-memory
-    ///   tables, placed on first use) or `off` (global hash tables).
+    ///   tables, placed on first use), `single` (the same tables with one copy per value)
+    ///   or `off` (global hash tables).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -111,7 +112,14 @@ impl Engine {
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
             "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
-            "replicated_tables" => self.planner.replicated_tables = parse_on_off("replicated_tables", value)?,
+            "replicated_tables" => {
+                self.planner.replicated_tables = match value.to_ascii_lowercase().as_str() {
+                    "on" => ReplicatedTables::On,
+                    "single" => ReplicatedTables::Single,
+                    "off" => ReplicatedTables::Off,
+                    other => return Err(Error::plan(format!("unknown replicated_tables '{other}' (on, single or off)"))),
+                }
+            }
             "pivoted_strings" => {
                 let on = parse_on_off("pivoted_strings", value)?;
                 // (Only the GPU backend has string layouts; the CPU backend ignores it.)
@@ -267,8 +275,8 @@ impl Engine {
     /// The physical plan of an optimized logical plan, with the replicated tables chosen.
     fn physical_plan(&self, optimized: &LogicalPlan) -> Result<PhysicalPlan> {
         let mut physical = create_physical_plan_with(optimized, self.planner)?;
-        if self.planner.replicated_tables {
-            place_replicated_tables(&mut physical, &self.tables);
+        if self.planner.replicated_tables != ReplicatedTables::Off {
+            place_replicated_tables(&mut physical, &self.tables, self.planner.replicated_tables == ReplicatedTables::On);
         }
         Ok(physical)
     }

@@ -6,7 +6,7 @@
 use crate::expr::Expr;
 use crate::filter_plan::FilterPlan;
 use crate::logical::JoinKind;
-use gpusql_common::{DataType, ReplicaMode, ReplicaSummary, Schema};
+use gpusql_common::{DataType, ReplicaMode, ReplicaRequest, ReplicaSummary, Schema};
 use std::fmt;
 
 /// Identifies an intermediate result (materialized rows or an aggregate's groups).
@@ -171,12 +171,10 @@ pub enum ReplicaUser {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplicatedTable {
     pub user: ReplicaUser,
-    /// The key: a column of the pipeline's source row, and its index in the stored table.
+    /// The key: a column of the pipeline's source row.
     pub source_column: usize,
-    pub table_column: usize,
-    pub mode: ReplicaMode,
-    /// The slot limit the placement was asked for (identifies it with `mode`).
-    pub max_slots: usize,
+    /// The placement (of the key's stored column) the table uses.
+    pub request: ReplicaRequest,
     pub summary: ReplicaSummary,
     /// Bytes of shared memory per slot.
     pub slot_bytes: usize,
@@ -185,13 +183,14 @@ pub struct ReplicatedTable {
 impl fmt::Display for ReplicatedTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.summary;
-        let what = match self.mode {
+        let what = match self.request.mode {
             ReplicaMode::Read => "reads: equal keys share a copy",
             ReplicaMode::Write => "writes: a copy per lane, merged into the global groups per block",
         };
         write!(
             f,
-            "shared memory: bank-replicated table of {} values, {} copies in {} slots ({} KiB; rows carry their slot; {what})",
+            "shared memory: {} table of {} values, {} copies in {} slots ({} KiB; rows carry their slot; {what})",
+            if self.request.replicate { "bank-replicated" } else { "unreplicated (single copy)" },
             s.values,
             s.copies,
             s.slots,

@@ -39,7 +39,7 @@ pub struct PlannerOptions {
     /// Probes and aggregations keyed by a column with few distinct values use
     /// bank-replicated shared-memory tables (`place_replicated_tables`, which the caller
     /// runs with a catalog that has the placements).
-    pub replicated_tables: bool,
+    pub replicated_tables: crate::replicated::ReplicatedTables,
 }
 
 /// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
@@ -54,7 +54,7 @@ impl Default for PlannerOptions {
         // Rank order, one branch per term: with sampled selectivities it fixes badly written
         // orders (2-3.3x) and costs nothing measurable on TPC-H; the branch-free groups of
         // the optimized plans measured 5-14% slower there (docs/BENCHMARKS.md).
-        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true, replicated_tables: true }
+        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true, replicated_tables: crate::replicated::ReplicatedTables::On }
     }
 }
 

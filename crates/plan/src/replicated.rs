@@ -16,7 +16,19 @@
 
 use crate::expr::Expr;
 use crate::physical::*;
-use gpusql_common::{DataType, ReplicaCatalog, ReplicaMode};
+use gpusql_common::{DataType, ReplicaCatalog, ReplicaMode, ReplicaRequest};
+
+/// Whether probes and aggregations use replicated tables (`SET replicated_tables`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicatedTables {
+    /// Global hash tables only.
+    Off,
+    /// Shared-memory tables with one copy per value (no replication: the baseline that
+    /// shows what the copies buy).
+    Single,
+    /// Bank-replicated shared-memory tables (the default).
+    On,
+}
 
 /// Static shared memory a block may have (48 KiB) less what the kernel's other buffers may
 /// take (counters, block reductions).
@@ -58,8 +70,9 @@ fn key_column(keys: &[Expr], source_width: usize) -> Option<usize> {
 }
 
 /// Marks the probes and aggregations of `plan` that get a replicated table (those whose
-/// key column has a placement within the shared-memory budget).
-pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCatalog) {
+/// key column has a placement within the shared-memory budget); without `replicate`,
+/// tables with one copy per value (to measure what the copies buy).
+pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCatalog, replicate: bool) {
     for stage in &mut plan.stages {
         let Stage::Pipeline(p) = stage else { continue };
         let Source::Table { table, columns, schema } = &p.source else { continue };
@@ -72,9 +85,10 @@ pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCat
             if max_slots < 32 {
                 return false;
             }
-            let Some(summary) = catalog.replica(table, columns[column], mode, max_slots) else { return false };
+            let request = ReplicaRequest { column: columns[column], mode, max_slots, replicate };
+            let Some(summary) = catalog.replica(table, request) else { return false };
             *budget -= summary.slots * slot_bytes;
-            chosen.push(ReplicatedTable { user, source_column: column, table_column: columns[column], mode, max_slots, summary, slot_bytes });
+            chosen.push(ReplicatedTable { user, source_column: column, request, summary, slot_bytes });
             true
         };
         // The aggregation first (writes gain most), when every row stays in its lane.

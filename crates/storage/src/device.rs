@@ -2,7 +2,7 @@
 
 use crate::convert::{pivot_strings, to_gpu_layout};
 use crate::host::HostTable;
-use gpusql_common::{DataType, Error, ReplicaMode, Result};
+use gpusql_common::{DataType, Error, ReplicaRequest, Result};
 use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,8 +31,8 @@ pub struct DeviceStore {
     columns: Mutex<HashMap<(String, usize), (u64, Arc<DeviceColumn>)>>,
     /// Pivot-4 copies of string columns (None: the column does not qualify).
     pivoted: Mutex<HashMap<(String, usize), (u64, Option<Arc<DevicePivot>>)>>,
-    /// Replica placements (rows' slots, slots' values) by (table, column, mode, slots).
-    replicas: Mutex<HashMap<(String, usize, ReplicaMode, usize), (u64, Arc<DeviceReplica>)>>,
+    /// Replica placements (rows' slots, slots' values) by table and request.
+    replicas: Mutex<HashMap<(String, ReplicaRequest), (u64, Arc<DeviceReplica>)>>,
 }
 
 /// A replica placement on the GPU (see `replica`): each row's slot, and each slot's key
@@ -116,10 +116,11 @@ impl DeviceStore {
         Ok(p)
     }
 
-    /// The replica placement of `table`'s column `col` on the GPU, placed (on the host,
-    /// see `HostTable::replica`) and uploaded on first use.
-    pub fn replica(&self, dev: &GpuDevice, table: &HostTable, col: usize, mode: ReplicaMode, max_slots: usize, stats: &mut UploadStats) -> Result<Arc<DeviceReplica>> {
-        let key = (table.name.to_ascii_lowercase(), col, mode, max_slots);
+    /// The replica placement `r` of `table` on the GPU, placed (on the host, see
+    /// `HostTable::replica`) and uploaded on first use.
+    pub fn replica(&self, dev: &GpuDevice, table: &HostTable, r: ReplicaRequest, stats: &mut UploadStats) -> Result<Arc<DeviceReplica>> {
+        let key = (table.name.to_ascii_lowercase(), r);
+        let col = r.column;
         let mut map = self.replicas.lock().map_err(|_| Error::exec("device store poisoned"))?;
         if let Some((v, r)) = map.get(&key) {
             if *v == table.version {
@@ -127,7 +128,7 @@ impl DeviceStore {
             }
         }
         let what = format!("replica placement of {}.{}", table.name, table.schema.fields[col].name);
-        let p = table.replica(col, mode, max_slots).ok_or_else(|| Error::exec(format!("{what}: column does not qualify")))?;
+        let p = table.replica(r).ok_or_else(|| Error::exec(format!("{what}: column does not qualify")))?;
         let start = std::time::Instant::now();
         let values = p.slot_values();
         let value_bytes: Vec<u8> = match table.schema.fields[col].ty {

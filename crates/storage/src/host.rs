@@ -5,7 +5,7 @@ use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
 use crate::replica::{dictionary, place, ReplicaPlacement};
 use arrow::array::{Array, Date32Array, Int32Array, Int64Array};
-use gpusql_common::{Catalog, DataType, Error, Field, ReplicaCatalog, ReplicaMode, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
+use gpusql_common::{Catalog, DataType, Error, Field, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,8 +23,8 @@ pub struct HostTable {
     pub version: u64,
     /// Taken on first use (a changed table is a new HostTable, so it never goes stale).
     sample: OnceLock<TableSample>,
-    /// Replica placements (see `replica`) by (column, mode, slots), computed on first use.
-    replicas: Mutex<HashMap<(usize, ReplicaMode, usize), Option<Arc<ReplicaPlacement>>>>,
+    /// Replica placements (see `replica`), computed on first use.
+    replicas: Mutex<HashMap<ReplicaRequest, Option<Arc<ReplicaPlacement>>>>,
 }
 
 impl HostTable {
@@ -32,16 +32,17 @@ impl HostTable {
         HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()) }
     }
 
-    /// The bank-replicated placement of column `col` in at most `max_slots` slots (seed 000
-    /// §3.4), computed on first use and kept with the table; None for columns that are not
-    /// NULL-free integers or dates, or have more distinct values than `max_slots`.
-    pub fn replica(&self, col: usize, mode: ReplicaMode, max_slots: usize) -> Option<Arc<ReplicaPlacement>> {
+    /// The bank-replicated placement `r` asks for (seed 000 §3.4), computed on first use
+    /// and kept with the table; None for columns that are not NULL-free integers or dates,
+    /// or have more distinct values than slots.
+    pub fn replica(&self, r: ReplicaRequest) -> Option<Arc<ReplicaPlacement>> {
         let mut cache = self.replicas.lock().ok()?;
-        if let Some(p) = cache.get(&(col, mode, max_slots)) {
+        if let Some(p) = cache.get(&r) {
             return p.clone();
         }
         let start = std::time::Instant::now();
-        let placement = self.dictionary(col, max_slots).map(|(values, codes)| Arc::new(place(&codes, values, mode, max_slots)));
+        let (col, mode) = (r.column, r.mode);
+        let placement = self.dictionary(col, r.max_slots).map(|(values, codes)| Arc::new(place(&codes, values, mode, r.max_slots, r.replicate)));
         if let Some(p) = &placement {
             tracing::info!(
                 "replica placement of {}.{} ({mode:?}): {} values, {} copies in {} slots, {:.0} ms",
@@ -53,7 +54,7 @@ impl HostTable {
                 start.elapsed().as_secs_f64() * 1e3
             );
         }
-        cache.insert((col, mode, max_slots), placement.clone());
+        cache.insert(r, placement.clone());
         placement
     }
 
@@ -174,8 +175,8 @@ impl TableStore {
 }
 
 impl ReplicaCatalog for TableStore {
-    fn replica(&self, table: &str, column: usize, mode: ReplicaMode, max_slots: usize) -> Option<ReplicaSummary> {
-        let p = self.get(table)?.replica(column, mode, max_slots)?;
+    fn replica(&self, table: &str, request: ReplicaRequest) -> Option<ReplicaSummary> {
+        let p = self.get(table)?.replica(request)?;
         Some(ReplicaSummary { values: p.values.len(), slots: p.slot_code.len(), copies: p.copies })
     }
 }

@@ -285,11 +285,15 @@ fn assign_tile(codes: &[u16], mode: ReplicaMode, copies: &mut CopySet, avoid: &m
     }
 }
 
-/// Places the rows `codes` (of `values` distinct values) into at most `max_slots` slots.
-pub fn place(codes: &[u16], values: Vec<i64>, mode: ReplicaMode, max_slots: usize) -> ReplicaPlacement {
+/// Places the rows `codes` (of `values` distinct values) into at most `max_slots` slots;
+/// without `replicate`, one copy per value (rows only pick it).
+pub fn place(codes: &[u16], values: Vec<i64>, mode: ReplicaMode, max_slots: usize, replicate: bool) -> ReplicaPlacement {
     let max_slots = max_slots.min(1 << 16) / BANKS * BANKS;
     assert!(values.len() <= max_slots, "more values than slots");
     let mut copies = Copies::new(values.len(), max_slots);
+    if !replicate {
+        copies.budget = values.len();
+    }
     let words = max_slots.div_ceil(64);
     let tiles = codes.len().div_ceil(TILE_ROWS);
     // Copies are made on evenly spread tiles...
@@ -365,7 +369,7 @@ mod tests {
     }
 
     fn check(codes: &[u16], values: usize, mode: ReplicaMode, max_slots: usize) -> ReplicaPlacement {
-        let p = place(codes, (0..values as i64).map(|v| v * 10).collect(), mode, max_slots);
+        let p = place(codes, (0..values as i64).map(|v| v * 10).collect(), mode, max_slots, true);
         assert_eq!(p.row_slot.len(), codes.len());
         for (r, (&c, &s)) in codes.iter().zip(&p.row_slot).enumerate() {
             assert_eq!(p.slot_code[s as usize], c as u32, "row {r} maps to a slot of another value");

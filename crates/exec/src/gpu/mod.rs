@@ -282,7 +282,7 @@ impl GpuExecutor {
             let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
             for r in &p.replicated {
                 let mut up = UploadStats::default();
-                replicas.push(self.store.replica(&self.dev, &t, r.table_column, r.mode, r.max_slots, &mut up)?);
+                replicas.push(self.store.replica(&self.dev, &t, r.request, &mut up)?);
                 stats.upload_bytes += up.bytes;
                 stats.upload_ms += up.ms;
             }
