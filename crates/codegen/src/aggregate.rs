@@ -54,6 +54,17 @@ fn state_code(s: &AggState) -> Result<StateCode> {
     })
 }
 
+/// The block-local partial of a state in a replicated group table: COUNT in 32 bits, SUM
+/// of a 32-bit integer argument in 64 bits (see `consume_replicated`), else the state.
+fn partial_code(s: &AggState, c: &StateCode) -> Result<StateCode> {
+    let ct = match (s.func, s.arg.as_ref().map(|a| c_type(&a.ty()))) {
+        (StateFunc::Count, _) => "int32_t",
+        (StateFunc::Sum, Some("int32_t")) if c.ct != "double" => "int64_t",
+        _ => return state_code(s),
+    };
+    Ok(StateCode { ct, suffix: helper_suffix(ct, "a partial state")?, identity: format!("(({ct})0)"), reduce: "sum", atomic: "add" })
+}
+
 /// This row's contribution to a state: the identity unless `take`.
 fn contribution(s: &AggState, c: &StateCode, arg: &Value, take: &str) -> String {
     let ok = if arg.is_never_null() { take.to_string() } else { format!("({take} && !{})", arg.null) };
@@ -295,9 +306,15 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
     let row_slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
     let slot_values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
     let n = rt.summary.slots;
+    // Block partials narrower than the states where a block's rows cannot overflow them
+    // (fewer than 2^31 rows per block, checked below): counts in 32 bits, sums of 32-bit
+    // integers in 64 (half the shared memory, and no 128-bit atomics).
+    let partials: Vec<StateCode> = states.iter().zip(&codes).map(|(s, c)| partial_code(s, c)).collect::<Result<_>>()?;
 
-    g.pre.line(format!("// HashAggregate #{id}: per slot, the block's states and whether its rows touched it"));
-    for (j, c) in codes.iter().enumerate() {
+    g.pre.line(format!("// HashAggregate #{id}: per slot, the block's partial states and whether its rows touched it"));
+    g.pre.line("// (32-bit counts and 64-bit sums of 32-bit values hold while a block takes < 2^31 rows)");
+    g.pre.line("if (n_rows / gridDim.x >= (1ull << 31)) { if (threadIdx.x == 0) raise_error(err, ERR_OVERFLOW); return; }");
+    for (j, c) in partials.iter().enumerate() {
         g.pre.line(format!("__shared__ {} rs{j}_[{n}];", c.ct));
         g.pre.line(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x) rs{j}_[i] = {};", c.identity));
     }
@@ -312,7 +329,7 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
     eval_args(g, states)?;
     g.body.line(format!("const uint32_t s_ = {row_slots}[row];"));
     g.body.line("rs_hit_[s_] = 1;");
-    for line in lane_updates(states, &codes, &arg_values(states), |j| format!("&rs{j}_[s_]")) {
+    for line in lane_updates(states, &partials, &arg_values(states), |j| format!("&rs{j}_[s_]")) {
         g.body.line(line);
     }
     g.body.close();
@@ -331,9 +348,9 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
     emit_insert(p, &[Value::not_null("k_")], &arrays, &slots, &mask, &max_groups, &count);
     p.close();
     p.open("if (gid_ >= 0)");
-    for (j, c) in codes.iter().enumerate() {
-        let untouched = format!("rs{j}_[i] == {}", c.identity);
-        p.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{ptr}[gid_], rs{j}_[i]);", a = c.atomic, sfx = c.suffix, ptr = ptrs[j]));
+    for (j, (c, pc)) in codes.iter().zip(&partials).enumerate() {
+        let untouched = format!("rs{j}_[i] == {}", pc.identity);
+        p.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{ptr}[gid_], ({ct})rs{j}_[i]);", a = c.atomic, sfx = c.suffix, ptr = ptrs[j], ct = c.ct));
     }
     p.close();
     p.close();

@@ -116,18 +116,22 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         let ct = c_type(&keys[0].ty());
         let slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
         let values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
-        let n = rt.summary.slots;
+        let codes = g.param(Param::Replica { index: r, part: ReplicaPart::SlotCodes }, "const uint16_t* __restrict__");
+        let (n, distinct) = (rt.summary.slots, rt.summary.values);
         let mut fill = Emitter { indent: g.pre.indent + 1, ..Default::default() };
         let key = Value::not_null("key_");
         emit_table_lookup(g, &mut fill, b, &keys[0], &key, hint, direct, false, &mask, "g_")?;
         g.pre.line(format!("// HashProbe #{b}: {rt}"));
+        g.pre.line(format!("// filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it"));
         g.pre.line(format!("__shared__ int rp{r}_sm[{n}];"));
-        g.pre.open(format!("for (uint32_t s_ = threadIdx.x; s_ < {n}u; s_ += blockDim.x)"));
+        g.pre.open(format!("for (uint32_t s_ = threadIdx.x; s_ < {distinct}u; s_ += blockDim.x)"));
         g.pre.line(format!("const {ct} key_ = {values}[s_];"));
         g.pre.line("int g_ = -1;");
         g.pre.code.push_str(&fill.code);
         g.pre.line(format!("rp{r}_sm[s_] = g_;"));
         g.pre.close();
+        g.pre.line("__syncthreads();");
+        g.pre.line(format!("for (uint32_t s_ = {distinct}u + threadIdx.x; s_ < {n}u; s_ += blockDim.x) rp{r}_sm[s_] = rp{r}_sm[{codes}[s_]];"));
         g.pre.line("__syncthreads();");
         g.body.line(format!("{gid} = rp{r}_sm[{slots}[row]];"));
         None

@@ -83,6 +83,10 @@ pub enum ReplicaPart {
     RowSlots,
     /// Per slot, the key value it holds (the key column's C type).
     SlotValues,
+    /// `const uint16_t*`: per slot, the code of its value; value `c`'s first copy is slot
+    /// `c`, so a table is filled by looking up slots below the value count and copying
+    /// the rest from `table[code]`.
+    SlotCodes,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -78,6 +78,7 @@ impl PipelineGen {
             Param::Replica { index, part } => match part {
                 crate::ReplicaPart::RowSlots => format!("rp{index}_slots"),
                 crate::ReplicaPart::SlotValues => format!("rp{index}_values"),
+                crate::ReplicaPart::SlotCodes => format!("rp{index}_codes"),
             },
             Param::Build { id, part } => match part {
                 crate::BuildPart::Slots => format!("ht{id}_slots"),

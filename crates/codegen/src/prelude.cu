@@ -210,6 +210,7 @@ __device__ __forceinline__ void atomic_add_i128(__int128* addr, __int128 v) {
     const uint64_t hi = (uint64_t)(v >> 64) + carry;
     if (hi != 0) atomicAdd(p + 1, hi);
 }
+__device__ __forceinline__ void atomic_add_i32(int32_t* a, int32_t v) { atomicAdd(a, v); }
 __device__ __forceinline__ void atomic_add_i64(int64_t* a, int64_t v) { atomicAdd((unsigned long long*)a, (unsigned long long)v); }
 __device__ __forceinline__ void atomic_add_f64(double* a, double v) { atomicAdd(a, v); }
 __device__ __forceinline__ void atomic_min_i64(int64_t* a, int64_t v) { atomicMin((long long*)a, (long long)v); }

@@ -40,6 +40,8 @@ pub struct DeviceStore {
 pub struct DeviceReplica {
     pub row_slots: CudaSlice<u16>,
     pub slot_values: CudaSlice<u8>,
+    /// Per slot, the code of its value (0 for holes).
+    pub slot_codes: CudaSlice<u16>,
     pub bytes: usize,
 }
 
@@ -137,11 +139,13 @@ impl DeviceStore {
         };
         let row_slots = dev.upload(if p.row_slot.is_empty() { &[0u16][..] } else { &p.row_slot }, &what).map_err(cuda_error)?;
         let slot_values = dev.upload(&value_bytes, &what).map_err(cuda_error)?;
+        let codes: Vec<u16> = p.slot_code.iter().map(|&c| if c == crate::replica::HOLE { 0 } else { c as u16 }).collect();
+        let slot_codes = dev.upload(&codes, &what).map_err(cuda_error)?;
         dev.synchronize().map_err(cuda_error)?;
-        let bytes = p.row_slot.len() * 2 + value_bytes.len();
+        let bytes = p.row_slot.len() * 2 + value_bytes.len() + codes.len() * 2;
         stats.bytes += bytes;
         stats.ms += start.elapsed().as_secs_f64() * 1e3;
-        let r = Arc::new(DeviceReplica { row_slots, slot_values, bytes });
+        let r = Arc::new(DeviceReplica { row_slots, slot_values, slot_codes, bytes });
         map.insert(key, (table.version, r.clone()));
         Ok(r)
     }

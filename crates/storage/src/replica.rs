@@ -48,7 +48,8 @@ pub struct ReplicaPlacement {
     pub mode: ReplicaMode,
     /// The column's distinct values, ascending: a value's code is its index.
     pub values: Vec<i64>,
-    /// Per slot (`level * 32 + bank`): the code of the value it holds, or HOLE.
+    /// Per slot (`level * 32 + bank`): the code of the value it holds, or HOLE. Value
+    /// `c`'s first copy is slot `c` (kernels fill those first and copy the rest).
     pub slot_code: Vec<u32>,
     /// Per row: the slot its value is read from / accumulated into.
     pub row_slot: Vec<u16>,
@@ -375,6 +376,7 @@ mod tests {
             assert_eq!(p.slot_code[s as usize], c as u32, "row {r} maps to a slot of another value");
         }
         assert!(p.slot_code.len() <= max_slots && p.slot_code.len() % BANKS == 0);
+        assert!((0..values).all(|c| p.slot_code[c] == c as u32), "a value's first copy is not at its code");
         assert!(p.copies <= (values * COPY_BUDGET).max((values * BANKS).min(max_slots)));
         // Each value's copies lie in distinct banks.
         for v in 0..values as u32 {

@@ -334,6 +334,7 @@ impl GpuExecutor {
                         match part {
                             ReplicaPart::RowSlots => Arg::U64(ptr(&r.row_slots, &self.dev)),
                             ReplicaPart::SlotValues => Arg::U64(ptr(&r.slot_values, &self.dev)),
+                            ReplicaPart::SlotCodes => Arg::U64(ptr(&r.slot_codes, &self.dev)),
                         }
                     }
                 })
