@@ -145,6 +145,9 @@ pub struct KernelSpec {
     pub entry: String,
     pub params: Vec<Param>,
     pub init: Option<InitKernel>,
+    /// Source columns the kernel loads (others are declared but never read: a key a
+    /// replicated table replaces by the rows' slots).
+    pub source_columns_read: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
     let warps = BLOCK_SIZE / 32;
     // Columns of the source that were never read are loaded here.
     let all: Vec<usize> = (0..g.row.len()).collect();
-    let loads: Vec<String> = all.iter().filter_map(|c| g.pending_loads.get_mut(*c).and_then(|l| l.take())).collect();
+    let loads: Vec<String> = all.iter().filter_map(|c| g.take_load(*c)).collect();
     if g.block_sync {
         g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
         g.pre.line("__shared__ unsigned long long block_base_;");

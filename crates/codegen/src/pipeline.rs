@@ -52,6 +52,10 @@ pub struct PipelineGen {
     /// The column whose value for the next loop iteration is loaded one iteration early
     /// (the first column every row reads): two loads in flight per thread instead of one.
     pub prefetch: Option<(String, &'static str)>,
+    /// Source columns loaded so far, and how many row columns are still the source's
+    /// (until a projection replaces the row).
+    pub source_loaded: Vec<usize>,
+    pub source_width: usize,
 }
 
 impl PipelineGen {
@@ -123,6 +127,16 @@ impl PipelineGen {
         self.reloads = vec![None; n];
         self.pivotable = vec![None; n];
         self.prefetchable = vec![None; n];
+        self.source_width = 0;
+    }
+
+    /// The load statement of row column `c` if it is not loaded yet (the caller emits it).
+    pub fn take_load(&mut self, c: usize) -> Option<String> {
+        let load = self.pending_loads.get_mut(c).and_then(|l| l.take())?;
+        if c < self.source_width {
+            self.source_loaded.push(c);
+        }
+        Some(load)
     }
 
     /// Emits the loads of the source columns `exprs` read that are not loaded yet (at the
@@ -134,7 +148,7 @@ impl PipelineGen {
         }
         cols.sort_unstable();
         for c in cols {
-            if let Some(load) = self.pending_loads.get_mut(c).and_then(|l| l.take()) {
+            if let Some(load) = self.take_load(c) {
                 // The first column loaded at the top level of the row loop is read for every
                 // row: take it from the prefetch register.
                 // (Not after a Lane Refill: a refilled lane's row is not the prefetched one.)
@@ -178,6 +192,8 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         replicated: p.replicated.clone(),
         prefetchable: vec![],
         prefetch: None,
+        source_loaded: vec![],
+        source_width: p.source.schema().len(),
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
@@ -259,5 +275,8 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     src.push_str("    }\n");
     src.push_str(&g.post.code);
     src.push_str("}\n");
-    Ok(KernelSpec { source: src, entry, params: g.params.into_iter().map(|(p, _, _)| p).collect(), init })
+    let mut source_columns_read = g.source_loaded;
+    source_columns_read.sort_unstable();
+    source_columns_read.dedup();
+    Ok(KernelSpec { source: src, entry, params: g.params.into_iter().map(|(p, _, _)| p).collect(), init, source_columns_read })
 }

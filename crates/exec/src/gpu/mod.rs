@@ -288,8 +288,7 @@ impl GpuExecutor {
             }
         }
         // Bytes the kernel reads: the source columns its code loads.
-        let read_cols: Vec<usize> =
-            spec.params.iter().filter_map(|q| if let Param::Input { column, .. } = q { Some(*column) } else { None }).collect();
+        let read_cols = &spec.source_columns_read;
         stat.bytes_read = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
         // (+ the 2-byte slot per row of each replicated table the code reads)
         stat.bytes_read += spec.params.iter().filter(|q| matches!(q, Param::Replica { part: ReplicaPart::RowSlots, .. })).count() * 2 * n;
