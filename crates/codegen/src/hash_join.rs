@@ -74,7 +74,7 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
 }
 
 pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool) -> Result<()> {
-    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None });
+    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None, bitmap: None });
     // Semi/anti probes only test for a match: never an expansion loop.
     let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
     let left = kind == JoinKind::Left;
@@ -310,7 +310,15 @@ fn emit_table_lookup(
         format!("__ldg(&{entries}[slot_])")
     };
     let arrays = [KeyArrays { values: String::new(), validity: None, ty: key.ty() }];
-    out.open("");
+    if let Some((min, bits)) = hint.bitmap {
+        // The key bitmap first: keys the table lacks (most, behind a filtered dimension)
+        // never hash or touch the table.
+        let bitmap = g.param(Param::Build { id: b, part: BuildPart::Bitmap }, "const uint32_t* __restrict__");
+        out.line(format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv.v));
+        out.open(format!("if (bd_ < {bits}ull && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u))"));
+    } else {
+        out.open("");
+    }
     crate::hash_table::emit_hash(out, std::slice::from_ref(kv), &arrays);
     out.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
     out.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));

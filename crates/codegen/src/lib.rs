@@ -104,6 +104,8 @@ pub enum BuildPart {
     Entries,
     /// Dense single integer keys: int32 group id per key value (see BuildHint::direct_min).
     Direct,
+    /// `const uint32_t*`: the key bitmap (see BuildHint::bitmap).
+    Bitmap,
 }
 
 /// What the executor knows about a finished hash table when it generates a probe.
@@ -119,6 +121,9 @@ pub struct BuildHint {
     /// Dense integer keys: the table is a direct-mapped array of `slots` group ids indexed
     /// by `key - min` (-1: no row), and this is `min`.
     pub direct_min: Option<i64>,
+    /// A bit per key value in [min, min + bits) (BuildPart::Bitmap), tested before the
+    /// hash lookup: (min, bits).
+    pub bitmap: Option<(i64, u64)>,
 }
 
 /// Probe tables at most this large are copied into each block's shared memory, up to

@@ -93,6 +93,7 @@ impl PipelineGen {
                 crate::BuildPart::Payload { column, part } => format!("ht{id}_col{column}_{}", format!("{part:?}").to_lowercase()),
                 crate::BuildPart::Entries => format!("ht{id}_entries"),
                 crate::BuildPart::Direct => format!("ht{id}_direct"),
+                crate::BuildPart::Bitmap => format!("ht{id}_bitmap"),
             },
         };
         self.params.push((p, c_decl.to_string(), name.clone()));

@@ -214,6 +214,13 @@ extern \"C\" __global__ void key_range_8(const int64_t* __restrict__ keys, uint6
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {{ const long long k = keys[i]; lo = k < lo ? k : lo; hi = k > hi ? k : hi; }}
     atomicMin(&minmax[0], lo); atomicMax(&minmax[1], hi);
 }}
+// A bit per key value over [min, max] (a probe's pre-filter).
+extern \"C\" __global__ void key_bitmap_4(const int32_t* __restrict__ keys, uint64_t groups, long long min, uint32_t* __restrict__ bits) {{
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {{ const uint64_t d = (uint64_t)((long long)keys[g] - min); atomicOr(&bits[d >> 5], 1u << (d & 31)); }}
+}}
+extern \"C\" __global__ void key_bitmap_8(const int64_t* __restrict__ keys, uint64_t groups, long long min, uint32_t* __restrict__ bits) {{
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {{ const uint64_t d = (uint64_t)((long long)keys[g] - min); atomicOr(&bits[d >> 5], 1u << (d & 31)); }}
+}}
 extern \"C\" __global__ void fill_minus_one(int* __restrict__ out, uint64_t n) {{
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = -1;
 }}

@@ -95,6 +95,8 @@ impl Engine {
     /// - `pivoted_strings`: `on` (default: LIKE '%…%' reads a column's Pivot-4 copy with
     ///   lock-step KMP) or `off` (the byte matcher over the contiguous bytes);
     /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`;
+    /// - `key_bitmaps`: `on` (default: probes of a single integer key whose build keys span
+    ///   at most 2^20 values test a bit per value before hashing) or `off`;
     /// - `replicated_tables`: `on` (default: probes and grouped aggregations keyed by a
     ///   table column of at most a few thousand values use bank-replicated shared-memory
     ///   tables, placed on first use), `single` (the same tables with one copy per value)
@@ -118,6 +120,13 @@ impl Engine {
                     "single" => ReplicatedTables::Single,
                     "off" => ReplicatedTables::Off,
                     other => return Err(Error::plan(format!("unknown replicated_tables '{other}' (on, single or off)"))),
+                }
+            }
+            "key_bitmaps" => {
+                let on = parse_on_off("key_bitmaps", value)?;
+                // (Hash tables live on the GPU only; the CPU backend ignores it.)
+                if let Some(g) = self.gpu.as_mut() {
+                    g.key_bitmaps = on;
                 }
             }
             "pivoted_strings" => {
@@ -329,7 +338,7 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 7] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables"];
+pub const SETTINGS: [&str; 8] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps"];
 
 fn parse_on_off(name: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {

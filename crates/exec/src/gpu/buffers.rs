@@ -109,6 +109,14 @@ pub struct BuiltTable {
     pub entry_slots: usize,
     /// Dense single integer keys: group ids indexed by key - min.
     pub direct: Option<DirectTable>,
+    /// Single integer keys over a small range: a bit per value (probes test it first).
+    pub bitmap: Option<KeyBitmap>,
+}
+
+pub struct KeyBitmap {
+    pub words: CudaSlice<u32>,
+    pub min: i64,
+    pub bits: usize,
 }
 
 pub struct DirectTable {

@@ -4,7 +4,7 @@
 //! counts, each row gets a position in its group's range, every payload column is
 //! scattered to those positions.
 
-use super::buffers::{value_width, Arg, BuiltTable, DirectTable, OwnedColumn, SinkBuffers};
+use super::buffers::{value_width, Arg, BuiltTable, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
 use super::{ptr, GpuExecutor, Permute};
 use crate::stats::KernelStat;
 use gpusql_codegen::sort::util_module;
@@ -80,8 +80,9 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
         },
         _ => (None, 0),
     };
+    let bitmap = if ex.key_bitmaps && entries.is_some() { key_bitmap(ex, &src, &sink.group_keys, groups, stat)? } else { None };
     stat.ms += timer.stop().map_err(cuda_error)?;
-    Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct })
+    Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct, bitmap })
 }
 
 /// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned
@@ -103,6 +104,41 @@ pub fn exclusive_scan(ex: &GpuExecutor, src: &str, input: &CudaSlice<u32>, n: us
     Ok(out)
 }
 
+/// The smallest and largest of the `groups` keys (w bytes each), and the range's size.
+fn key_range(ex: &GpuExecutor, src: &str, k: &OwnedColumn, w: usize, groups: usize, stat: &mut KernelStat) -> Result<([i64; 2], u128)> {
+    let dev = &ex.dev;
+    let minmax = dev.upload(&[i64::MAX, i64::MIN], "key range").map_err(cuda_error)?;
+    let f = ex.load(src, &format!("key_range_{w}"), stat)?;
+    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&minmax, dev))], groups, Some(1024))?;
+    let mm = dev.download(&minmax).map_err(cuda_error)?;
+    Ok(([mm[0], mm[1]], (mm[1] as i128 - mm[0] as i128 + 1) as u128))
+}
+
+/// Bitmaps cover key ranges of at most this many values (128 KiB: mostly L1-resident).
+const BITMAP_MAX_BITS: u128 = 1 << 20;
+
+/// For a single integer key whose range is at most BITMAP_MAX_BITS values, a bit per
+/// value saying whether the table has that key: probes test it before hashing, so the
+/// rows a filtered dimension drops (most, in a star join) never touch the hash table.
+fn key_bitmap(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
+    let [k] = keys else { return Ok(None) };
+    let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
+    if groups == 0 {
+        return Ok(None);
+    }
+    let dev = &ex.dev;
+    let w = size / 2;
+    let (mm, range) = key_range(ex, src, k, w, groups, stat)?;
+    if range > BITMAP_MAX_BITS {
+        return Ok(None);
+    }
+    let bits = range as usize;
+    let words = dev.alloc_zeros::<u32>(bits.div_ceil(32), "join key bitmap").map_err(cuda_error)?;
+    let f = ex.load(src, &format!("key_bitmap_{w}"), stat)?;
+    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(mm[0] as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024))?;
+    Ok(Some(KeyBitmap { words, min: mm[0], bits }))
+}
+
 /// Tables of at least this many keys may be rehashed compactly (smaller ones stay sparse:
 /// probes into filtered dimensions mostly miss, and a miss in a compact table walks longer
 /// runs; see docs/BENCHMARKS.md).
@@ -122,11 +158,7 @@ fn direct_table(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize
     }
     let dev = &ex.dev;
     let w = size / 2;
-    let minmax = dev.upload(&[i64::MAX, i64::MIN], "key range").map_err(cuda_error)?;
-    let f = ex.load(src, &format!("key_range_{w}"), stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&minmax, dev))], groups, Some(1024))?;
-    let mm = dev.download(&minmax).map_err(cuda_error)?;
-    let range = (mm[1] as i128 - mm[0] as i128 + 1) as u128;
+    let (mm, range) = key_range(ex, src, k, w, groups, stat)?;
     if range > DIRECT_MAX_SLOTS as u128 || range > (groups as u128) * DIRECT_MIN_DENSITY as u128 {
         return Ok(None);
     }

@@ -39,6 +39,9 @@ pub struct GpuExecutor {
     /// Direct-mapped tables for dense integer keys (GPUSQL_DIRECT_TABLES=1). Off by
     /// default: measured 5-25% slower than hashed entries on SSB/TPC-H (docs/BENCHMARKS.md).
     pub direct_tables: bool,
+    /// Probes of single integer keys over a small range test a key bitmap first
+    /// (`SET key_bitmaps`).
+    pub key_bitmaps: bool,
     /// GPUSQL_PROFILE_LAUNCHES=1: every launch is timed on its own and logged to stderr
     /// (grid size and time), to see inside a stage such as a hash build's finishing steps.
     pub profile_launches: bool,
@@ -64,7 +67,7 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -205,6 +208,7 @@ impl GpuExecutor {
                 slots: if variant == ProbeVariant::RepeatedKeys { usize::MAX } else { 1024 },
                 shared_memory: variant == ProbeVariant::UniqueShared,
                 direct_min: (variant == ProbeVariant::UniqueDirect).then_some(1),
+                bitmap: (variant == ProbeVariant::UniqueShared).then_some((1, 1024)),
             })
             .collect();
         let mut out = vec![];
@@ -236,6 +240,7 @@ impl GpuExecutor {
                 slots: t.probe_slots(),
                 shared_memory: self.shared_memory_tables,
                 direct_min: t.direct.as_ref().map(|d| d.min),
+                bitmap: t.bitmap.as_ref().map(|m| (m.min, m.bits as u64)),
             })
             .collect();
         let spec = generate_pipeline(p, &hints)?;
@@ -419,6 +424,7 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::Offsets => Arg::U64(ptr(&t.offsets, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
         BuildPart::Direct => Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev)),
+        BuildPart::Bitmap => Arg::U64(ptr(&t.bitmap.as_ref().ok_or_else(|| Error::exec("key bitmap missing"))?.words, dev)),
         BuildPart::Entries => Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev)),
         BuildPart::Payload { column, part } => {
             let c = &t.payload[column];
