@@ -15,6 +15,9 @@ pub struct SortSpec {
     pub iota_entry: String,
     /// `sort_keep_halves(const uint32_t* in, uint32_t* out, uint32_t c, uint32_t out_len)`
     pub keep_halves_entry: String,
+    /// `sort_block(uint32_t* idx, uint32_t npow2, uint64_t n, <params>)`: iota and the
+    /// whole network in one block (inputs of at most SMALL_SORT rows).
+    pub block_entry: String,
     pub params: Vec<Param>,
 }
 
@@ -75,10 +78,9 @@ extern \"C\" __global__ void sort_iota(uint32_t* idx, uint32_t npow2) {{
     if (i < npow2) idx[i] = i;
 }}
 
-// One compare-exchange step (j, k) of the bitonic network; rows >= n are padding and sort last.
-extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n, uint32_t j, uint32_t k{decl_list}) {{
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= npow2) return;
+// The compare-exchange of entry i in step (j, k) of the bitonic network; rows >= n are
+// padding and sort last.
+__device__ __forceinline__ void bitonic_cx(uint32_t* idx, uint32_t i, uint64_t n, uint32_t j, uint32_t k{decl_list}) {{
     const uint32_t ixj = i ^ j;
     if (ixj <= i) return;
     const uint32_t a = idx[i], b = idx[ixj];
@@ -87,6 +89,25 @@ extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n
     else a_after_b = compare_rows(a, b{args}) > 0;
     const bool up = (i & k) == 0;
     if (up == a_after_b) {{ idx[i] = b; idx[ixj] = a; }}
+}}
+
+// One step (j, k) over all entries: a launch per step.
+extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n, uint32_t j, uint32_t k{decl_list}) {{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < npow2) bitonic_cx(idx, i, n, j, k{args});
+}}
+
+// Small inputs: the whole network in one block, one launch (a launch per step cost more
+// than the steps: ~45 launches for 280 rows).
+extern \"C\" __global__ void sort_block(uint32_t* idx, uint32_t npow2, uint64_t n{decl_list}) {{
+    for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) idx[i] = i;
+    __syncthreads();
+    for (uint32_t k = 2; k <= npow2; k <<= 1) {{
+        for (uint32_t j = k >> 1; j > 0; j >>= 1) {{
+            for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) bitonic_cx(idx, i, n, j, k{args});
+            __syncthreads();
+        }}
+    }}
 }}
 
 // Top-N: after a compare-exchange at distance c (all ascending), the first c entries of
@@ -98,7 +119,14 @@ extern \"C\" __global__ void sort_keep_halves(const uint32_t* __restrict__ in, u
 ",
         keys = key_text.join(", ")
     );
-    Ok(SortSpec { source, step_entry: "sort_step".into(), iota_entry: "sort_iota".into(), keep_halves_entry: "sort_keep_halves".into(), params })
+    Ok(SortSpec {
+        source,
+        step_entry: "sort_step".into(),
+        iota_entry: "sort_iota".into(),
+        keep_halves_entry: "sort_keep_halves".into(),
+        block_entry: "sort_block".into(),
+        params,
+    })
 }
 
 /// Kernels used to assemble results: gathers by a permutation and string byte copies.

@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use cudarc::driver::CudaModule;
 use sha2::{Digest, Sha256};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::compile::{compile_cubin, NVRTC_OPTIONS};
 use crate::CudaError;
@@ -46,6 +47,39 @@ pub struct KernelCache {
     /// Cleared after the first failed write so a read-only disk is not retried.
     disk_writable: AtomicBool,
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Keys of sources seen before: a stage loads several kernels of one module, and the
+    /// executor's helper module on every hash build and sort, so the sha256 of ~30 KB of
+    /// source (tens of microseconds) is computed once per source, not per load.
+    keys: Mutex<HashMap<String, String, BuildHasherDefault<SourceHasher>>>,
+}
+
+/// A fast non-cryptographic hash of kernel sources for the key memo (four independent
+/// multiply-rotate lanes over 8-byte words); equal hashes are confirmed by comparing the
+/// sources, so a collision costs a comparison, never a wrong kernel.
+#[derive(Default)]
+pub struct SourceHasher(u64);
+
+impl Hasher for SourceHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const M: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut lanes = [self.0 ^ bytes.len() as u64, M, M.rotate_left(17), M.rotate_left(41)];
+        let mut chunks = bytes.chunks_exact(32);
+        for c in &mut chunks {
+            for (k, lane) in lanes.iter_mut().enumerate() {
+                let w = u64::from_le_bytes(c[k * 8..k * 8 + 8].try_into().unwrap_or_default());
+                *lane = (*lane ^ w).wrapping_mul(M).rotate_left(29);
+            }
+        }
+        let mut h = lanes.iter().fold(0u64, |h, l| (h ^ l).wrapping_mul(M).rotate_left(31));
+        for &b in chunks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl std::fmt::Debug for KernelCache {
@@ -78,6 +112,7 @@ impl KernelCache {
             dir,
             disk_writable: AtomicBool::new(true),
             modules: Mutex::new(HashMap::new()),
+            keys: Mutex::new(HashMap::default()),
         }
     }
 
@@ -111,6 +146,18 @@ impl KernelCache {
     /// The disk directory in use, if any.
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
+    }
+
+    /// `key(source, …)`, remembered per source (the arch and NVRTC version of one device
+    /// do not change).
+    pub fn key_memo(&self, source: &str, arch: &str, nvrtc_version: (i32, i32)) -> String {
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = keys.get(source) {
+            return k.clone();
+        }
+        let k = Self::key(source, arch, nvrtc_version);
+        keys.insert(source.to_string(), k.clone());
+        k
     }
 
     /// Hex sha256 identifying a compiled kernel.

@@ -214,7 +214,7 @@ impl GpuDevice {
             )));
         }
         let arch = self.arch();
-        let key = KernelCache::key(source, &arch, nvrtc_version()?);
+        let key = self.cache.key_memo(source, &arch, nvrtc_version()?);
 
         let t = Instant::now();
         if let Some(module) = self.cache.get_module(&key) {

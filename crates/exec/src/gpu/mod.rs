@@ -67,7 +67,7 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: false }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {

@@ -11,6 +11,8 @@ use gpusql_storage::device::cuda_error;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;
+/// Inputs of at most this many entries (padded to a power of two) sort in one block.
+const SMALL_SORT: usize = 4096;
 
 pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit: Option<usize>, input: usize) -> Result<(Intermediate, KernelStat)> {
     let spec = generate_sort(&data.schema, keys)?;
@@ -20,10 +22,7 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit:
     if npow2 > u32::MAX as usize / 2 {
         return Err(Error::not_supported(format!("sorting {n} rows")));
     }
-    let iota = ex.load(&spec.source, &spec.iota_entry, &mut stat)?;
-    let step = ex.load(&spec.source, &spec.step_entry, &mut stat)?;
     let mut perm = ex.dev.alloc_zeros::<u32>(npow2, "sort permutation").map_err(cuda_error)?;
-    stat.ms += ex.launch(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     let mut key_args = vec![];
     for q in &spec.params {
         let Param::Input { column, part } = q else { continue };
@@ -40,6 +39,18 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit:
         args.extend(key_args.iter().copied());
         args
     };
+    if npow2 <= SMALL_SORT {
+        // One block sorts it all in one launch (a top-N gains nothing at this size).
+        let block = ex.load(&spec.source, &spec.block_entry, &mut stat)?;
+        let mut args = vec![Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32), Arg::U64(n as u64)];
+        args.extend(key_args.iter().copied());
+        stat.ms += ex.launch(&block, &args, gpusql_codegen::BLOCK_SIZE as usize, Some(1))?;
+        data.perm = Some(perm);
+        return Ok((data, stat));
+    }
+    let iota = ex.load(&spec.source, &spec.iota_entry, &mut stat)?;
+    let step = ex.load(&spec.source, &spec.step_entry, &mut stat)?;
+    stat.ms += ex.launch(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     let timer = ex.dev.timer_start().map_err(cuda_error)?;
     // Top-N: sort chunks of c (the wanted rows, rounded up to a power of two), then halve
     // the rows until one chunk is left: a compare-exchange at distance c between each
