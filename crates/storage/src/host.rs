@@ -25,11 +25,17 @@ pub struct HostTable {
     sample: OnceLock<TableSample>,
     /// Replica placements (see `replica`), computed on first use.
     replicas: Mutex<HashMap<ReplicaRequest, Option<Arc<ReplicaPlacement>>>>,
+    /// Value ranges of integer columns (see `column_range`).
+    ranges: Mutex<HashMap<usize, Option<(i64, i64)>>>,
+}
+
+fn min_max(values: impl Iterator<Item = i64>) -> Option<(i64, i64)> {
+    values.fold(None, |r, v| Some(r.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v)))))
 }
 
 impl HostTable {
     fn new(name: String, schema: Schema, columns: Vec<ArrayRef>, rows: usize, version: u64) -> HostTable {
-        HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()) }
+        HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()), ranges: Mutex::new(HashMap::new()) }
     }
 
     /// The bank-replicated placement `r` asks for (seed 000 §3.4), computed on first use
@@ -56,6 +62,25 @@ impl HostTable {
         }
         cache.insert(r, placement.clone());
         placement
+    }
+
+    /// The smallest and largest value of integer or date column `col` (NULL slots may
+    /// widen it: a bound, not an exact range), computed once; None for other types or an
+    /// empty table.
+    pub fn column_range(&self, col: usize) -> Option<(i64, i64)> {
+        let mut cache = self.ranges.lock().ok()?;
+        if let Some(r) = cache.get(&col) {
+            return *r;
+        }
+        let a = self.columns[col].as_ref();
+        let range = match self.schema.fields[col].ty {
+            DataType::Int32 => min_max(a.as_any().downcast_ref::<Int32Array>()?.values().iter().map(|&v| v as i64)),
+            DataType::Date => min_max(a.as_any().downcast_ref::<Date32Array>()?.values().iter().map(|&v| v as i64)),
+            DataType::Int64 => min_max(a.as_any().downcast_ref::<Int64Array>()?.values().iter().copied()),
+            _ => None,
+        };
+        cache.insert(col, range);
+        range
     }
 
     /// Column `col`'s distinct values and per-row codes (None: see `replica`).

@@ -12,7 +12,16 @@ use gpusql_common::{Error, Result};
 use gpusql_cuda::CudaSlice;
 use gpusql_storage::device::cuda_error;
 
-pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut KernelStat) -> Result<BuiltTable> {
+/// What is known of a build's key column before the build: its value range in the scanned
+/// table, and that table's rows.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyRange {
+    pub min: i64,
+    pub max: i64,
+    pub table_rows: usize,
+}
+
+pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range: Option<KeyRange>, stat: &mut KernelStat) -> Result<BuiltTable> {
     let shared_memory = ex.shared_memory_tables;
     let dev = &ex.dev;
     let src = util_module();
@@ -80,7 +89,10 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, stat: &mut
         },
         _ => (None, 0),
     };
-    let bitmap = if ex.key_bitmaps && entries.is_some() { key_bitmap(ex, &src, &sink.group_keys, groups, stat)? } else { None };
+    let bitmap = match key_range {
+        Some(r) if ex.key_bitmaps && entries.is_some() => key_bitmap(ex, &src, &sink.group_keys, groups, r, stat)?,
+        _ => None,
+    };
     stat.ms += timer.stop().map_err(cuda_error)?;
     Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct, bitmap })
 }
@@ -117,26 +129,24 @@ fn key_range(ex: &GpuExecutor, src: &str, k: &OwnedColumn, w: usize, groups: usi
 /// Bitmaps cover key ranges of at most this many values (128 KiB: mostly L1-resident).
 const BITMAP_MAX_BITS: u128 = 1 << 20;
 
-/// For a single integer key whose range is at most BITMAP_MAX_BITS values, a bit per
-/// value saying whether the table has that key: probes test it before hashing, so the
-/// rows a filtered dimension drops (most, in a star join) never touch the hash table.
-fn key_bitmap(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
+/// For a single integer key whose column's range `r` spans at most BITMAP_MAX_BITS values,
+/// a bit per value saying whether the table has that key: probes test it before hashing,
+/// so the rows a filtered dimension drops never touch the hash table. Only where the
+/// build kept at most half its table's rows: probes of an unfiltered dimension (nearly
+/// all hit) would pay the extra load for nothing.
+fn key_bitmap(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize, r: KeyRange, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
-    if groups == 0 {
+    let range = (r.max as i128 - r.min as i128 + 1) as u128;
+    if groups == 0 || groups * 2 > r.table_rows || range > BITMAP_MAX_BITS {
         return Ok(None);
     }
     let dev = &ex.dev;
-    let w = size / 2;
-    let (mm, range) = key_range(ex, src, k, w, groups, stat)?;
-    if range > BITMAP_MAX_BITS {
-        return Ok(None);
-    }
     let bits = range as usize;
     let words = dev.alloc_zeros::<u32>(bits.div_ceil(32), "join key bitmap").map_err(cuda_error)?;
-    let f = ex.load(src, &format!("key_bitmap_{w}"), stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(mm[0] as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024))?;
-    Ok(Some(KeyBitmap { words, min: mm[0], bits }))
+    let f = ex.load(src, &format!("key_bitmap_{}", size / 2), stat)?;
+    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(r.min as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024))?;
+    Ok(Some(KeyBitmap { words, min: r.min, bits }))
 }
 
 /// Tables of at least this many keys may be rehashed compactly (smaller ones stay sparse:

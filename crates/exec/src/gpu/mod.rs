@@ -67,7 +67,7 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: false }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -162,8 +162,8 @@ impl GpuExecutor {
                         Produced::Rows(rows) => {
                             inter.insert(p.sink.id(), rows);
                         }
-                        Produced::Table(sink, rows) => {
-                            let t = join::finish_build(self, sink, rows, &mut stat)?;
+                        Produced::Table(sink, rows, keys) => {
+                            let t = join::finish_build(self, sink, rows, keys, &mut stat)?;
                             built.insert(p.sink.id(), t);
                         }
                     }
@@ -384,7 +384,7 @@ impl GpuExecutor {
             };
             stat.rows_out = rows;
             if matches!(p.sink, Sink::HashBuild { .. }) {
-                return Ok((Produced::Table(sink, rows), stat));
+                return Ok((Produced::Table(sink, rows, build_key_range(p, tables)), stat));
             }
             return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat));
         }
@@ -412,8 +412,20 @@ pub enum ProbeVariant {
 /// What a pipeline's sink produced.
 enum Produced {
     Rows(Intermediate),
-    /// A hash build's raw buffers and row count, to be grouped by key.
-    Table(buffers::SinkBuffers, usize),
+    /// A hash build's raw buffers and row count, to be grouped by key, and what is known
+    /// of its key before the build (for the key bitmap).
+    Table(buffers::SinkBuffers, usize, Option<join::KeyRange>),
+}
+
+/// For a hash build whose single key is a column of the table it scans: that column's
+/// value range and the table's rows (known on the host, so the key bitmap needs no
+/// reduction on the GPU and no wait for it).
+fn build_key_range(p: &Pipeline, tables: &TableStore) -> Option<join::KeyRange> {
+    let (Source::Table { table, columns, .. }, Sink::HashBuild { keys, .. }) = (&p.source, &p.sink) else { return None };
+    let [gpusql_plan::Expr::Column { index, .. }] = keys.as_slice() else { return None };
+    let t = tables.get(table)?;
+    let (min, max) = t.column_range(columns[*index])?;
+    Some(join::KeyRange { min, max, table_rows: t.rows })
 }
 
 fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
