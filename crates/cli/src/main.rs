@@ -134,7 +134,14 @@ struct SkewGroupArgs {
     /// Distinct values of the fact column (the dimension's rows).
     #[arg(long, default_value_t = 1024)]
     values: usize,
-    /// Zipf exponents of the fact column.
+    #[command(flatten)]
+    skew: SkewRuns,
+}
+
+/// What the skew benchmarks share.
+#[derive(clap::Args)]
+struct SkewRuns {
+    /// Zipf exponents of the skewed column (the fact column / the build keys).
     #[arg(long, value_delimiter = ',', default_value = "0,0.5,1,1.5")]
     zipf: Vec<f64>,
     #[arg(long, default_value_t = 5)]
@@ -152,13 +159,8 @@ struct SkewArgs {
     /// Distinct key values (probe keys uniform over them).
     #[arg(long, default_value_t = 1 << 20)]
     keys: usize,
-    /// Zipf exponents of the build keys.
-    #[arg(long, value_delimiter = ',', default_value = "0,0.5,1,1.5")]
-    zipf: Vec<f64>,
-    #[arg(long, default_value_t = 5)]
-    runs: usize,
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    backend: Backend,
+    #[command(flatten)]
+    skew: SkewRuns,
 }
 
 #[derive(clap::Args)]
@@ -371,20 +373,20 @@ fn run_check(args: CheckArgs) -> ExitCode {
 }
 
 fn run_skew_join(args: SkewArgs) -> ExitCode {
-    let engine = match open_engine(args.backend) {
+    let engine = match open_engine(args.skew.backend) {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench_join::SkewOptions { probe_rows: args.probe_rows, build_rows: args.build_rows, keys: args.keys.max(1), zipf: args.zipf, runs: args.runs.max(1) };
+    let opts = bench_join::SkewOptions { probe_rows: args.probe_rows, build_rows: args.build_rows, keys: args.keys.max(1), zipf: args.skew.zipf, runs: args.skew.runs.max(1) };
     print_report(bench_join::run(engine, &opts))
 }
 
 fn run_skew_group(args: SkewGroupArgs) -> ExitCode {
-    let engine = match open_engine(args.backend) {
+    let engine = match open_engine(args.skew.backend) {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench_replicated::ReplicatedOptions { rows: args.rows, values: args.values.max(1), zipf: args.zipf, runs: args.runs.max(1) };
+    let opts = bench_replicated::ReplicatedOptions { rows: args.rows, values: args.values.max(1), zipf: args.skew.zipf, runs: args.skew.runs.max(1) };
     print_report(bench_replicated::run(engine, &opts))
 }
 

@@ -105,45 +105,30 @@ impl Engine {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
             "filter_order" => {
-                self.planner.filter_order = match value.to_ascii_lowercase().as_str() {
-                    "optimized" => FilterOrder::Optimized,
-                    "ranked" => FilterOrder::Ranked,
-                    "written" => FilterOrder::Written,
-                    other => return Err(Error::plan(format!("unknown filter_order '{other}' (written, ranked or optimized)"))),
-                }
+                let options = [("written", FilterOrder::Written), ("ranked", FilterOrder::Ranked), ("optimized", FilterOrder::Optimized)];
+                self.planner.filter_order = parse_choice(name, value, &options)?
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
             "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
             "replicated_tables" => {
-                self.planner.replicated_tables = match value.to_ascii_lowercase().as_str() {
-                    "on" => ReplicatedTables::On,
-                    "single" => ReplicatedTables::Single,
-                    "off" => ReplicatedTables::Off,
-                    other => return Err(Error::plan(format!("unknown replicated_tables '{other}' (on, single or off)"))),
-                }
+                let options = [("on", ReplicatedTables::On), ("single", ReplicatedTables::Single), ("off", ReplicatedTables::Off)];
+                self.planner.replicated_tables = parse_choice(name, value, &options)?
             }
-            "key_bitmaps" => {
-                let on = parse_on_off("key_bitmaps", value)?;
-                // (Hash tables live on the GPU only; the CPU backend ignores it.)
-                if let Some(g) = self.gpu.as_mut() {
-                    g.key_bitmaps = on;
-                }
-            }
-            "pivoted_strings" => {
-                let on = parse_on_off("pivoted_strings", value)?;
-                // (Only the GPU backend has string layouts; the CPU backend ignores it.)
-                if let Some(g) = self.gpu.as_mut() {
-                    g.pivoted_strings = on;
-                }
-            }
-            "selectivity" => {
-                self.tables.sampling = match value.to_ascii_lowercase().as_str() {
-                    "sampled" => true,
-                    "guessed" => false,
-                    other => return Err(Error::plan(format!("unknown selectivity '{other}' (sampled or guessed)"))),
-                }
-            }
+            // (Hash tables and string layouts live on the GPU only; the CPU backend takes
+            // these settings and ignores them.)
+            "key_bitmaps" => self.set_gpu_switch(name, value, |g, on| g.key_bitmaps = on)?,
+            "pivoted_strings" => self.set_gpu_switch(name, value, |g, on| g.pivoted_strings = on)?,
+            "selectivity" => self.tables.sampling = parse_choice(name, value, &[("sampled", true), ("guessed", false)])?,
             other => return Err(Error::plan(format!("unknown setting '{other}' (known: {})", SETTINGS.join(", ")))),
+        }
+        Ok(())
+    }
+
+    /// An on/off setting of the GPU executor.
+    fn set_gpu_switch(&mut self, name: &str, value: &str, set: impl FnOnce(&mut GpuExecutor, bool)) -> Result<()> {
+        let on = parse_on_off(name, value)?;
+        if let Some(g) = self.gpu.as_mut() {
+            set(g, on);
         }
         Ok(())
     }
@@ -339,6 +324,21 @@ impl Engine {
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
 pub const SETTINGS: [&str; 8] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps"];
+
+/// The option of setting `name` that `v` names (case-insensitive), or an error that
+/// lists them.
+fn parse_choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> Result<T> {
+    let v = v.to_ascii_lowercase();
+    if let Some((_, t)) = options.iter().find(|(o, _)| *o == v) {
+        return Ok(*t);
+    }
+    let names: Vec<&str> = options.iter().map(|(o, _)| *o).collect();
+    let list = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    Err(Error::plan(format!("unknown {name} '{v}' ({list})")))
+}
 
 fn parse_on_off(name: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {
