@@ -290,6 +290,7 @@ fn eval_args(g: &mut PipelineGen, states: &[AggState]) -> Result<()> {
 /// global group of the slot's key (found or inserted in the global hash table).
 pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], r: usize, entry: &str) -> Result<InitKernel> {
     let rt = g.replicated[r].clone();
+    crate::check_replicated_key(keys, &rt)?;
     let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
     let ptrs: Vec<String> =
         codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();

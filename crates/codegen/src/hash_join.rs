@@ -113,6 +113,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         // The rows' slots were placed at load time; the block's table maps each slot to
         // the group its key finds, so the key itself is not loaded.
         let rt = g.replicated[r].clone();
+        crate::check_replicated_key(keys, &rt)?;
         let ct = c_type(&keys[0].ty());
         let slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
         let values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));

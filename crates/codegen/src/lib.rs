@@ -142,6 +142,15 @@ pub fn entry_type(c_ty: &str) -> Option<(&'static str, usize)> {
     }
 }
 
+/// Checks that `keys` is the single source column `rt` was placed for (the rows' slots
+/// stand for that column's values, nothing else).
+pub(crate) fn check_replicated_key(keys: &[gpusql_plan::Expr], rt: &gpusql_plan::ReplicatedTable) -> gpusql_common::Result<()> {
+    match keys {
+        [gpusql_plan::Expr::Column { index, .. }] if *index == rt.source_column => Ok(()),
+        _ => Err(gpusql_common::Error::exec(format!("replicated table of source column {} used for keys {keys:?}", rt.source_column))),
+    }
+}
+
 /// A generated module: the pipeline kernel and, for aggregations, an init kernel that
 /// fills the hash table and MIN/MAX states with their identities.
 #[derive(Debug, Clone)]
