@@ -229,15 +229,16 @@ impl Engine {
     fn run(&mut self, stmt: BoundStatement) -> Result<Output> {
         match stmt {
             BoundStatement::Query(plan) => {
-                let physical = self.plan_query(plan)?;
+                let (physical, placement_ms) = self.physical_plan(&optimizer::optimize(plan)?)?;
                 tracing::debug!("physical plan:\n{physical}");
-                let (batch, stats) = self.execute_plan(&physical)?;
+                let (batch, mut stats) = self.execute_plan(&physical)?;
+                stats.placement_ms = placement_ms;
                 tracing::info!("{}", stats.summary());
                 Ok(Output::Rows { batches: vec![batch], stats })
             }
             BoundStatement::Explain { plan, verbose } => {
                 let optimized = optimizer::optimize(plan)?;
-                let physical = self.physical_plan(&optimized)?;
+                let (physical, _) = self.physical_plan(&optimized)?;
                 let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
                 if verbose {
                     for (name, src) in GpuExecutor::sources(&physical, ProbeVariant::RepeatedKeys)? {
@@ -263,16 +264,18 @@ impl Engine {
     }
 
     fn plan_query(&self, plan: LogicalPlan) -> Result<PhysicalPlan> {
-        self.physical_plan(&optimizer::optimize(plan)?)
+        Ok(self.physical_plan(&optimizer::optimize(plan)?)?.0)
     }
 
-    /// The physical plan of an optimized logical plan, with the replicated tables chosen.
-    fn physical_plan(&self, optimized: &LogicalPlan) -> Result<PhysicalPlan> {
+    /// The physical plan of an optimized logical plan, with the replicated tables chosen,
+    /// and the ms that took (the load-time placements computed for it, on first use).
+    fn physical_plan(&self, optimized: &LogicalPlan) -> Result<(PhysicalPlan, f64)> {
         let mut physical = create_physical_plan_with(optimized, self.planner)?;
+        let start = std::time::Instant::now();
         if self.planner.replicated_tables != ReplicatedTables::Off {
             place_replicated_tables(&mut physical, &self.tables, self.planner.replicated_tables == ReplicatedTables::On);
         }
-        Ok(physical)
+        Ok((physical, start.elapsed().as_secs_f64() * 1e3))
     }
 
     /// Plans a query (SQL text of one SELECT) without running it.

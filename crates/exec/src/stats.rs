@@ -28,6 +28,10 @@ pub struct ExecStats {
     pub upload_ms: f64,
     /// GPU -> host result download and Arrow assembly.
     pub download_ms: f64,
+    /// Choosing replicated shared-memory tables: their load-time placements on the host,
+    /// where this query is the first to want them (else ~0). Planning time, not part of
+    /// `total_ms` (execution).
+    pub placement_ms: f64,
     pub total_ms: f64,
     /// Bytes of table columns the query's scans read.
     pub bytes_read: usize,
@@ -35,11 +39,12 @@ pub struct ExecStats {
 
 impl ExecStats {
     pub fn summary(&self) -> String {
+        let placement = if self.placement_ms >= 0.05 { format!(", placement {:.1} ms", self.placement_ms) } else { String::new() };
         if self.kernels.is_empty() {
-            return format!("{}: total {:.2} ms", self.backend, self.total_ms);
+            return format!("{}: total {:.2} ms{placement}", self.backend, self.total_ms);
         }
         format!(
-            "{}: kernels {:.3} ms, compile {:.1} ms, upload {:.1} ms ({:.1} MB), download {:.2} ms, total {:.1} ms",
+            "{}: kernels {:.3} ms, compile {:.1} ms, upload {:.1} ms ({:.1} MB), download {:.2} ms{placement}, total {:.1} ms",
             self.backend,
             self.kernel_ms,
             self.compile_ms,
