@@ -97,10 +97,11 @@ impl Engine {
     /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`;
     /// - `key_bitmaps`: `on` (default: probes of a single integer key whose build keys span
     ///   at most 2^20 values test a bit per value before hashing) or `off`;
-    /// - `replicated_tables`: `on` (default: probes and grouped aggregations keyed by a
-    ///   table column of at most a few thousand values use bank-replicated shared-memory
-    ///   tables, placed on first use), `single` (the same tables with one copy per value)
-    ///   or `off` (global hash tables).
+    /// - `replicated_tables`: `on` (default: grouped aggregations and probes keyed by a
+    ///   table column of at most a few thousand values use shared-memory tables, placed on
+    ///   first use; group tables bank-replicated, probe tables with one copy per value),
+    ///   `all` (probe tables replicated too), `single` (one copy per value everywhere) or
+    ///   `off` (global hash tables).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -111,7 +112,8 @@ impl Engine {
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
             "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
             "replicated_tables" => {
-                let options = [("on", ReplicatedTables::On), ("single", ReplicatedTables::Single), ("off", ReplicatedTables::Off)];
+                let options =
+                    [("on", ReplicatedTables::On), ("all", ReplicatedTables::All), ("single", ReplicatedTables::Single), ("off", ReplicatedTables::Off)];
                 self.planner.replicated_tables = parse_choice(name, value, &options)?
             }
             // (Hash tables and string layouts live on the GPU only; the CPU backend takes
@@ -272,9 +274,7 @@ impl Engine {
     fn physical_plan(&self, optimized: &LogicalPlan) -> Result<(PhysicalPlan, f64)> {
         let mut physical = create_physical_plan_with(optimized, self.planner)?;
         let start = std::time::Instant::now();
-        if self.planner.replicated_tables != ReplicatedTables::Off {
-            place_replicated_tables(&mut physical, &self.tables, self.planner.replicated_tables == ReplicatedTables::On);
-        }
+        place_replicated_tables(&mut physical, &self.tables, self.planner.replicated_tables);
         Ok((physical, start.elapsed().as_secs_f64() * 1e3))
     }
 

@@ -187,15 +187,12 @@ impl fmt::Display for ReplicatedTable {
             ReplicaMode::Read => "reads: equal keys share a copy",
             ReplicaMode::Write => "writes: a copy per lane, merged into the global groups per block",
         };
-        write!(
-            f,
-            "shared memory: {} table of {} values, {} copies in {} slots ({} KiB; rows carry their slot; {what})",
-            if self.request.replicate { "bank-replicated" } else { "unreplicated (single copy)" },
-            s.values,
-            s.copies,
-            s.slots,
-            (s.slots * self.slot_bytes).div_ceil(1024)
-        )
+        let kib = (s.slots * self.slot_bytes).div_ceil(1024);
+        if self.request.replicate {
+            write!(f, "shared memory: bank-replicated table of {} values, {} copies in {} slots ({kib} KiB; rows carry their slot; {what})", s.values, s.copies, s.slots)
+        } else {
+            write!(f, "shared memory: table of {} values, one copy each, in {} slots ({kib} KiB; rows carry their slot; {what})", s.values, s.slots)
+        }
     }
 }
 

@@ -26,8 +26,24 @@ pub enum ReplicatedTables {
     /// Shared-memory tables with one copy per value (no replication: the baseline that
     /// shows what the copies buy).
     Single,
-    /// Bank-replicated shared-memory tables (the default).
+    /// The default: group tables (writes) bank-replicated, probe tables (reads) with one
+    /// copy per value. Copies measured 1.9-4.7x faster for skewed group-bys and no faster
+    /// for probes (0.95-1.02x; equal keys broadcast), whose extra shared memory then only
+    /// costs occupancy (SSB Q3.4 0.92x; docs/BENCHMARKS.md).
     On,
+    /// Both bank-replicated (to measure replicated reads).
+    All,
+}
+
+impl ReplicatedTables {
+    /// Whether tables accessed in `mode` get extra copies.
+    fn replicates(self, mode: ReplicaMode) -> bool {
+        match self {
+            ReplicatedTables::Off | ReplicatedTables::Single => false,
+            ReplicatedTables::On => mode == ReplicaMode::Write,
+            ReplicatedTables::All => true,
+        }
+    }
 }
 
 /// Static shared memory a block may have (48 KiB) less what the kernel's other buffers may
@@ -74,10 +90,13 @@ fn key_column(keys: &[Expr], source_width: usize) -> Option<usize> {
     }
 }
 
-/// Marks the probes and aggregations of `plan` that get a replicated table (those whose
-/// key column has a placement within the shared-memory budget); without `replicate`,
-/// tables with one copy per value (to measure what the copies buy).
-pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCatalog, replicate: bool) {
+/// Marks the probes and aggregations of `plan` that get a shared-memory table (those whose
+/// key column has a placement within the shared-memory budget), replicated as `setting`
+/// says.
+pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCatalog, setting: ReplicatedTables) {
+    if setting == ReplicatedTables::Off {
+        return;
+    }
     for stage in &mut plan.stages {
         let Stage::Pipeline(p) = stage else { continue };
         let Source::Table { table, columns, schema } = &p.source else { continue };
@@ -90,7 +109,7 @@ pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCat
             if max_slots < 32 {
                 return false;
             }
-            let request = ReplicaRequest { column: columns[column], mode, max_slots, replicate };
+            let request = ReplicaRequest { column: columns[column], mode, max_slots, replicate: setting.replicates(mode) };
             let Some(summary) = catalog.replica(table, request) else { return false };
             *budget -= summary.slots * slot_bytes;
             chosen.push(ReplicatedTable { user, source_column: column, request, summary, slot_bytes });
