@@ -123,7 +123,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         let key = Value::not_null("key_");
         emit_table_lookup(g, &mut fill, b, &keys[0], &key, hint, direct, false, &mask, "g_")?;
         g.pre.line(format!("// HashProbe #{b}: {rt}"));
-        g.pre.line(format!("// filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it"));
+        g.pre.line("// filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it");
         g.pre.line(format!("__shared__ int rp{r}_sm[{n}];"));
         g.pre.open(format!("for (uint32_t s_ = threadIdx.x; s_ < {distinct}u; s_ += blockDim.x)"));
         g.pre.line(format!("const {ct} key_ = {values}[s_];"));
