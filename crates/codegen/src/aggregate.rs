@@ -76,10 +76,8 @@ fn contribution(s: &AggState, c: &StateCode, arg: &Value, take: &str) -> String 
 }
 
 pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], entry: &str) -> Result<InitKernel> {
-    let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
+    let (codes, ptrs) = declare_states(g, states)?;
     let smem_n = smem_groups(&codes);
-    let ptrs: Vec<String> =
-        codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
     let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
 
     let arg_vals = arg_values(states);
@@ -130,9 +128,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
             key_list.join(", "),
             names.join(", ")
         ));
-        let slots = g.param(Param::HashSlots, "int* __restrict__");
-        let mask = g.param(Param::HashMask, "const uint32_t");
-        let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+        let (slots, mask, max_groups) = group_table_params(g);
         let count = g.param(Param::OutCount, "unsigned long long*");
         let mut key_out = vec![];
         for (k, e) in keys.iter().enumerate() {
@@ -291,15 +287,11 @@ fn eval_args(g: &mut PipelineGen, states: &[AggState]) -> Result<()> {
 pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], r: usize, entry: &str) -> Result<InitKernel> {
     let rt = g.replicated[r].clone();
     crate::check_replicated_key(keys, &rt)?;
-    let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
-    let ptrs: Vec<String> =
-        codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
+    let (codes, ptrs) = declare_states(g, states)?;
     let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
     let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     g.body.line(format!("// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({rt}) ----", key_list.join(", "), names.join(", ")));
-    let slots = g.param(Param::HashSlots, "int* __restrict__");
-    let mask = g.param(Param::HashMask, "const uint32_t");
-    let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+    let (slots, mask, max_groups) = group_table_params(g);
     let count = g.param(Param::OutCount, "unsigned long long*");
     let kt = keys[0].ty();
     let ct = c_type(&kt);
@@ -356,4 +348,19 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
     p.close();
     p.close();
     Ok(init_kernel(g, id, true, &codes, entry))
+}
+
+/// The states' C encodings and their kernel parameters (one array per state).
+fn declare_states(g: &mut PipelineGen, states: &[AggState]) -> Result<(Vec<StateCode>, Vec<String>)> {
+    let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
+    let ptrs = codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
+    Ok((codes, ptrs))
+}
+
+/// The kernel parameters of a sink's group hash table: slots, mask, group capacity.
+pub(crate) fn group_table_params(g: &mut PipelineGen) -> (String, String, String) {
+    let slots = g.param(Param::HashSlots, "int* __restrict__");
+    let mask = g.param(Param::HashMask, "const uint32_t");
+    let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+    (slots, mask, max_groups)
 }

@@ -35,9 +35,7 @@ fn key_values(g: &mut PipelineGen, keys: &[Expr]) -> Result<(Vec<Value>, Option<
 pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, entry: &str) -> Result<InitKernel> {
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     g.body.line(format!("// ---- HashBuild -> #{id} keys=[{}] (global hash table, rows grouped by key) ----", key_text.join(", ")));
-    let slots = g.param(Param::HashSlots, "int* __restrict__");
-    let mask = g.param(Param::HashMask, "const uint32_t");
-    let max_groups = g.param(Param::MaxGroups, "const uint32_t");
+    let (slots, mask, max_groups) = crate::aggregate::group_table_params(g);
     let groups = g.param(Param::GroupCount, "unsigned long long*");
     let group_rows = g.param(Param::GroupRows, "uint32_t* __restrict__");
     let row_group = g.param(Param::RowGroup, "uint32_t* __restrict__");

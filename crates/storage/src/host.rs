@@ -29,7 +29,7 @@ pub struct HostTable {
     ranges: Mutex<HashMap<usize, Option<(i64, i64)>>>,
 }
 
-fn min_max(values: impl Iterator<Item = i64>) -> Option<(i64, i64)> {
+fn min_max(values: &mut dyn Iterator<Item = i64>) -> Option<(i64, i64)> {
     values.fold(None, |r, v| Some(r.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v)))))
 }
 
@@ -72,15 +72,21 @@ impl HostTable {
         if let Some(r) = cache.get(&col) {
             return *r;
         }
-        let a = self.columns[col].as_ref();
-        let range = match self.schema.fields[col].ty {
-            DataType::Int32 => min_max(a.as_any().downcast_ref::<Int32Array>()?.values().iter().map(|&v| v as i64)),
-            DataType::Date => min_max(a.as_any().downcast_ref::<Date32Array>()?.values().iter().map(|&v| v as i64)),
-            DataType::Int64 => min_max(a.as_any().downcast_ref::<Int64Array>()?.values().iter().copied()),
-            _ => None,
-        };
+        let range = self.with_int_values(col, min_max).flatten();
         cache.insert(col, range);
         range
+    }
+
+    /// `f` over the values of integer or date column `col` as i64 (NULL slots included);
+    /// None for other types.
+    fn with_int_values<R>(&self, col: usize, f: impl FnOnce(&mut dyn Iterator<Item = i64>) -> R) -> Option<R> {
+        let a = self.columns[col].as_any();
+        Some(match self.schema.fields[col].ty {
+            DataType::Int32 => f(&mut a.downcast_ref::<Int32Array>()?.values().iter().map(|&v| v as i64)),
+            DataType::Date => f(&mut a.downcast_ref::<Date32Array>()?.values().iter().map(|&v| v as i64)),
+            DataType::Int64 => f(&mut a.downcast_ref::<Int64Array>()?.values().iter().copied()),
+            _ => return None,
+        })
     }
 
     /// Column `col`'s distinct values and per-row codes (None: see `replica`).
@@ -89,12 +95,7 @@ impl HostTable {
         if a.null_count() > 0 || self.rows == 0 {
             return None;
         }
-        let values: Vec<i64> = match self.schema.fields[col].ty {
-            DataType::Int32 => a.as_any().downcast_ref::<Int32Array>()?.values().iter().map(|&v| v as i64).collect(),
-            DataType::Date => a.as_any().downcast_ref::<Date32Array>()?.values().iter().map(|&v| v as i64).collect(),
-            DataType::Int64 => a.as_any().downcast_ref::<Int64Array>()?.values().to_vec(),
-            _ => return None,
-        };
+        let values: Vec<i64> = self.with_int_values(col, |v| v.collect())?;
         dictionary(&values, max_values)
     }
 

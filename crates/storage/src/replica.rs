@@ -186,7 +186,7 @@ impl Chunk<'_> {
                         // of the one after it.
                         let (mut z, mut t) = (x, s);
                         loop {
-                            self.owner[b_of(t)] = z as i8;
+                            self.owner[bank(t)] = z as i8;
                             self.slot[z] = t;
                             if z == i {
                                 return true;
@@ -208,10 +208,6 @@ impl Chunk<'_> {
         }
         false
     }
-}
-
-fn b_of(s: u16) -> usize {
-    bank(s)
 }
 
 /// The copies a tile is assigned with: growing (the copy-creating pass) or fixed.

@@ -162,8 +162,8 @@ impl GpuExecutor {
                         Produced::Rows(rows) => {
                             inter.insert(p.sink.id(), rows);
                         }
-                        Produced::Table(sink, rows, keys) => {
-                            let t = join::finish_build(self, sink, rows, keys, &mut stat)?;
+                        Produced::Table(sink, rows, key_range) => {
+                            let t = join::finish_build(self, sink, rows, key_range, &mut stat)?;
                             built.insert(p.sink.id(), t);
                         }
                     }
@@ -248,17 +248,26 @@ impl GpuExecutor {
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
         let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
 
-        // Source columns.
+        // Source columns; for a table also the Pivot-4 copies LIKE kernels ask for and the
+        // replica placements (rows' slots) of the pipeline's replicated tables, each
+        // uploaded on first use.
+        let mut up = UploadStats::default();
+        let mut pivots: HashMap<usize, u64> = HashMap::new();
+        let mut replicas = vec![];
         let (n, src): (usize, Vec<Column>) = match &p.source {
             Source::Table { table, columns, .. } => {
                 let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
-                let mut up = UploadStats::default();
-                let cols = columns
-                    .iter()
-                    .map(|c| self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table))
-                    .collect::<Result<Vec<_>>>()?;
-                stats.upload_bytes += up.bytes;
-                stats.upload_ms += up.ms;
+                let cols = columns.iter().map(|c| self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table)).collect::<Result<Vec<_>>>()?;
+                for q in spec.params.iter().filter(|_| self.pivoted_strings) {
+                    if let Param::Input { column, part: Part::Pivoted } = q {
+                        if let Some(piv) = self.store.pivoted(&self.dev, &t, columns[*column], &mut up)? {
+                            pivots.insert(*column, ptr(&piv.words, &self.dev));
+                        }
+                    }
+                }
+                for r in &p.replicated {
+                    replicas.push(self.store.replica(&self.dev, &t, r.request, &mut up)?);
+                }
                 (t.rows, cols)
             }
             Source::Intermediate { id, .. } => {
@@ -266,32 +275,8 @@ impl GpuExecutor {
                 (i.rows, i.columns.iter().map(Column::borrowed).collect())
             }
         };
-        // Pivot-4 copies of the string columns LIKE kernels ask for.
-        let mut pivots: HashMap<usize, u64> = HashMap::new();
-        if let (true, Source::Table { table, columns, .. }) = (self.pivoted_strings, &p.source) {
-            let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
-            for q in &spec.params {
-                if let Param::Input { column, part: Part::Pivoted } = q {
-                    let mut up = UploadStats::default();
-                    if let Some(piv) = self.store.pivoted(&self.dev, &t, columns[*column], &mut up)? {
-                        pivots.insert(*column, ptr(&piv.words, &self.dev));
-                    }
-                    stats.upload_bytes += up.bytes;
-                    stats.upload_ms += up.ms;
-                }
-            }
-        }
-        // Replica placements (rows' slots) of the pipeline's replicated tables.
-        let mut replicas = vec![];
-        if let Source::Table { table, .. } = &p.source {
-            let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
-            for r in &p.replicated {
-                let mut up = UploadStats::default();
-                replicas.push(self.store.replica(&self.dev, &t, r.request, &mut up)?);
-                stats.upload_bytes += up.bytes;
-                stats.upload_ms += up.ms;
-            }
-        }
+        stats.upload_bytes += up.bytes;
+        stats.upload_ms += up.ms;
         // Bytes the kernel reads: the source columns its code loads.
         let read_cols = &spec.source_columns_read;
         stat.bytes_read = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
