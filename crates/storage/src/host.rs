@@ -3,7 +3,7 @@
 use crate::convert::{build_array, normalize_array, value_at};
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
-use crate::replica::{dictionary, place, ReplicaPlacement};
+use crate::replica::{dictionary, min_max, place, ReplicaPlacement};
 use arrow::array::{Array, Date32Array, Int32Array, Int64Array};
 use gpusql_common::{Catalog, DataType, Error, Field, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
 use std::collections::{BTreeMap, HashMap};
@@ -29,9 +29,12 @@ pub struct HostTable {
     ranges: Mutex<HashMap<usize, Option<(i64, i64)>>>,
 }
 
-fn min_max(values: &mut dyn Iterator<Item = i64>) -> Option<(i64, i64)> {
-    values.fold(None, |r, v| Some(r.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v)))))
+/// An integer column's values without copying them (dates are int32 days).
+enum IntSlice<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
 }
+
 
 impl HostTable {
     fn new(name: String, schema: Schema, columns: Vec<ArrayRef>, rows: usize, version: u64) -> HostTable {
@@ -72,19 +75,22 @@ impl HostTable {
         if let Some(r) = cache.get(&col) {
             return *r;
         }
-        let range = self.with_int_values(col, min_max).flatten();
+        let range = match self.int_slice(col) {
+            Some(IntSlice::I32(v)) => min_max(v),
+            Some(IntSlice::I64(v)) => min_max(v),
+            None => None,
+        };
         cache.insert(col, range);
         range
     }
 
-    /// `f` over the values of integer or date column `col` as i64 (NULL slots included);
-    /// None for other types.
-    fn with_int_values<R>(&self, col: usize, f: impl FnOnce(&mut dyn Iterator<Item = i64>) -> R) -> Option<R> {
+    /// The values of integer or date column `col` (NULL slots included), as stored.
+    fn int_slice(&self, col: usize) -> Option<IntSlice<'_>> {
         let a = self.columns[col].as_any();
         Some(match self.schema.fields[col].ty {
-            DataType::Int32 => f(&mut a.downcast_ref::<Int32Array>()?.values().iter().map(|&v| v as i64)),
-            DataType::Date => f(&mut a.downcast_ref::<Date32Array>()?.values().iter().map(|&v| v as i64)),
-            DataType::Int64 => f(&mut a.downcast_ref::<Int64Array>()?.values().iter().copied()),
+            DataType::Int32 => IntSlice::I32(a.downcast_ref::<Int32Array>()?.values()),
+            DataType::Date => IntSlice::I32(a.downcast_ref::<Date32Array>()?.values()),
+            DataType::Int64 => IntSlice::I64(a.downcast_ref::<Int64Array>()?.values()),
             _ => return None,
         })
     }
@@ -95,8 +101,10 @@ impl HostTable {
         if a.null_count() > 0 || self.rows == 0 {
             return None;
         }
-        let values: Vec<i64> = self.with_int_values(col, |v| v.collect())?;
-        dictionary(&values, max_values)
+        match self.int_slice(col)? {
+            IntSlice::I32(v) => dictionary(v, max_values),
+            IntSlice::I64(v) => dictionary(v, max_values),
+        }
     }
 
     /// SAMPLE_ROWS evenly spaced rows (every row of a smaller table).

@@ -64,36 +64,55 @@ impl ReplicaPlacement {
     }
 }
 
+/// The smallest and largest of `values` (None when empty).
+pub fn min_max<T: Copy + Into<i64>>(values: &[T]) -> Option<(i64, i64)> {
+    values.iter().fold(None, |r, &v| {
+        let v: i64 = v.into();
+        Some(r.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v))))
+    })
+}
+
 /// The distinct values of `col` (ascending) and each row's code, or None when there are
 /// more than `max_values`.
-pub fn dictionary(col: &[i64], max_values: usize) -> Option<(Vec<i64>, Vec<u16>)> {
+pub fn dictionary<T: Copy + Into<i64> + Sync>(col: &[T], max_values: usize) -> Option<(Vec<i64>, Vec<u16>)> {
     let max_values = max_values.min(1 << 16);
-    let (&min, &max) = (col.iter().min()?, col.iter().max()?);
+    let (min, max) = min_max(col)?;
     let range = (max as i128 - min as i128) as u128;
-    let mut values: Vec<i64>;
     if range < (1 << 22) {
-        // Dense range: a presence map instead of hashing.
-        let mut present = vec![false; range as usize + 1];
+        // Dense range: a code per value of the range instead of hashing, counted while
+        // marking so that a column of too many values (most key columns) stops early.
+        const ABSENT: u32 = u32::MAX;
+        let mut code = vec![ABSENT; range as usize + 1];
+        let mut distinct = 0;
         for &v in col {
-            present[(v - min) as usize] = true;
-        }
-        values = present.iter().enumerate().filter(|(_, p)| **p).map(|(i, _)| min + i as i64).collect();
-        if values.len() > max_values {
-            return None;
-        }
-    } else {
-        let mut seen: HashMap<i64, ()> = HashMap::new();
-        for &v in col {
-            seen.insert(v, ());
-            if seen.len() > max_values {
-                return None;
+            let c = &mut code[(v.into() - min) as usize];
+            if *c == ABSENT {
+                distinct += 1;
+                if distinct > max_values {
+                    return None;
+                }
+                *c = 0;
             }
         }
-        values = seen.into_keys().collect();
-        values.sort_unstable();
+        let mut values = vec![];
+        for (i, c) in code.iter_mut().enumerate().filter(|(_, c)| **c != ABSENT) {
+            *c = values.len() as u32;
+            values.push(min + i as i64);
+        }
+        let codes = col.par_iter().map(|&v| code[(v.into() - min) as usize] as u16).collect();
+        return Some((values, codes));
     }
+    let mut seen: HashMap<i64, ()> = HashMap::new();
+    for &v in col {
+        seen.insert(v.into(), ());
+        if seen.len() > max_values {
+            return None;
+        }
+    }
+    let mut values: Vec<i64> = seen.into_keys().collect();
+    values.sort_unstable();
     let index: HashMap<i64, u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
-    let codes = col.par_iter().map(|v| index[v]).collect();
+    let codes = col.par_iter().map(|&v| index[&v.into()]).collect();
     Some((values, codes))
 }
 
@@ -412,10 +431,10 @@ mod tests {
 
     #[test]
     fn dictionary_codes_ascending_values() {
-        let (values, codes) = dictionary(&[50, -3, 50, 7, 1 << 40], 10).unwrap();
+        let (values, codes) = dictionary(&[50i64, -3, 50, 7, 1 << 40], 10).unwrap();
         assert_eq!(values, vec![-3, 7, 50, 1 << 40]);
         assert_eq!(codes, vec![2, 0, 2, 1, 3]);
-        assert!(dictionary(&[1, 2, 3], 2).is_none());
-        assert!(dictionary(&(0..100_000).map(|v| v * 1_000_003).collect::<Vec<_>>(), 50).is_none());
+        assert!(dictionary(&[1i64, 2, 3], 2).is_none());
+        assert!(dictionary(&(0..100_000i64).map(|v| v * 1_000_003).collect::<Vec<_>>(), 50).is_none());
     }
 }
