@@ -39,6 +39,10 @@ pub enum Part {
     /// String column of a table: its Pivot-4 copy (`const uint32_t*`, piece k of row r at
     /// k * rows + r; null where the column has none).
     Pivoted,
+    /// Dictionary-encoded string column of a table: a 2-byte code per row, and per code
+    /// the value's `Str` record (with its hash).
+    DictCodes,
+    DictValues,
 }
 
 /// What the executor passes for each kernel parameter, in order.

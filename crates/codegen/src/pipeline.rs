@@ -199,7 +199,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
     let err = g.param(Param::ErrorFlag, "int*");
-    scan::declare(&mut g, &p.source);
+    scan::declare(&mut g, p);
     for (i, op) in p.ops.iter().enumerate() {
         match op {
             PipelineOp::LaneRefill { threshold, activity } => {

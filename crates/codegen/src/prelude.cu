@@ -13,7 +13,9 @@ typedef unsigned long long uint64_t;
 #define ERR_GROUPS_FULL 3
 
 // A string value: pointer into GPU-resident bytes (a column or a literal) and a length.
-// 16-byte aligned so MIN/MAX states can be swapped with one 16-byte atomicCAS.
+// 16-byte aligned so MIN/MAX states can be swapped with one 16-byte atomicCAS. `pad_` is
+// the string's str_hash32 where known (dictionary-encoded columns: computed at load time
+// on the host), else 0; anything that makes a new string from another sets it to 0.
 struct __align__(16) Str {
     const uint8_t* p;
     uint32_t len;
@@ -56,6 +58,9 @@ __device__ int64_t str_chars(Str s) {
 
 __device__ __forceinline__ bool str_eq(Str a, Str b) {
     if (a.len != b.len) return false;
+    // Same bytes (one dictionary value), or known hashes that differ: no bytes to read.
+    if (a.p == b.p) return true;
+    if (a.pad_ != 0 && b.pad_ != 0 && a.pad_ != b.pad_) return false;
     for (uint32_t i = 0; i < a.len; i++) if (a.p[i] != b.p[i]) return false;
     return true;
 }
@@ -108,11 +113,15 @@ __device__ __forceinline__ uint64_t hash_u64(uint64_t x) {
 }
 __device__ __forceinline__ uint64_t hash_i128(__int128 v) { return hash_u64((uint64_t)v ^ hash_u64((uint64_t)(v >> 64))); }
 __device__ __forceinline__ uint64_t hash_f64(double d) { return hash_u64(d == 0.0 ? 0ull : (uint64_t)__double_as_longlong(d)); }
-__device__ uint64_t hash_str(Str s) {
+// FNV-1a over the bytes, folded to 32 bits, low bit set (0 means "not known"). The host
+// computes the same for dictionary values (gpusql_storage::string_dictionary::str_hash32).
+__device__ uint32_t str_hash32(Str s) {
+    if (s.pad_ != 0) return s.pad_;
     uint64_t h = 0xcbf29ce484222325ull;
     for (uint32_t i = 0; i < s.len; i++) { h ^= s.p[i]; h *= 0x100000001b3ull; }
-    return hash_u64(h);
+    return (uint32_t)(h ^ (h >> 32)) | 1u;
 }
+__device__ uint64_t hash_str(Str s) { return hash_u64(str_hash32(s)); }
 __device__ __forceinline__ uint64_t hash_combine(uint64_t h, uint64_t k) { return h ^ (k + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
 
 // ---- decimal and date helpers ----
@@ -268,9 +277,10 @@ __device__ __forceinline__ void atomic_pick_str(Str* a, Str v, bool is_min) {
 __device__ void atomic_min_str(Str* a, Str v) { atomic_pick_str(a, v, true); }
 __device__ void atomic_max_str(Str* a, Str v) { atomic_pick_str(a, v, false); }
 __device__ __forceinline__ Str shfl_down_str(Str v, int o) {
-    Str r = v;
+    Str r;
     r.p = (const uint8_t*)__shfl_down_sync(FULL_MASK, (unsigned long long)v.p, o);
     r.len = __shfl_down_sync(FULL_MASK, v.len, o);
+    r.pad_ = __shfl_down_sync(FULL_MASK, v.pad_, o);
     return r;
 }
 __device__ __forceinline__ Str warp_min_str(Str v) { for (int o = 16; o > 0; o >>= 1) v = str_min(v, shfl_down_str(v, o)); return v; }
@@ -324,7 +334,7 @@ __device__ __forceinline__ __int128 ld_cg(const __int128* p) {
 }
 __device__ __forceinline__ Str ld_cg(const Str* p) {
     const ulonglong2 v = __ldcg((const ulonglong2*)p);
-    Str s; s.p = (const uint8_t*)v.x; s.len = (uint32_t)v.y; s.pad_ = 0; return s;
+    Str s; s.p = (const uint8_t*)v.x; s.len = (uint32_t)v.y; s.pad_ = (uint32_t)(v.y >> 32); return s;
 }
 template <typename T> __device__ __forceinline__ T ld_plain(const T* p) { return *p; }
 
@@ -340,6 +350,6 @@ __device__ __forceinline__ __int128 bcast(__int128 v, int src) {
     return (__int128)(((unsigned __int128)hi << 64) | lo);
 }
 __device__ __forceinline__ Str bcast(Str s, int src) {
-    Str r; r.p = (const uint8_t*)__shfl_sync(FULL_MASK, (uint64_t)s.p, src); r.len = __shfl_sync(FULL_MASK, s.len, src); r.pad_ = 0; return r;
+    Str r; r.p = (const uint8_t*)__shfl_sync(FULL_MASK, (uint64_t)s.p, src); r.len = __shfl_sync(FULL_MASK, s.len, src); r.pad_ = __shfl_sync(FULL_MASK, s.pad_, src); return r;
 }
 // ---- end of prelude ----

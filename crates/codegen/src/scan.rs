@@ -5,24 +5,32 @@ use crate::expr::Value;
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
 use crate::{Param, Part};
-use gpusql_plan::Source;
+use gpusql_plan::{Pipeline, Source};
 
 /// How a source column is stored on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StringLayout {
     /// Table string column: offsets + bytes.
     OffsetsBytes,
+    /// Table string column, dictionary-encoded: codes + the dictionary's `Str` records.
+    Dictionary,
     /// Intermediate: `Str` records.
     Records,
 }
 
-pub fn declare(g: &mut PipelineGen, source: &Source) {
-    let (what, layout) = match source {
-        Source::Table { table, .. } => (format!("Scan {table}"), StringLayout::OffsetsBytes),
-        Source::Intermediate { id, .. } => (format!("Scan intermediate #{id}"), StringLayout::Records),
+pub fn declare(g: &mut PipelineGen, p: &Pipeline) {
+    let source = &p.source;
+    let what = match source {
+        Source::Table { table, .. } => format!("Scan {table}"),
+        Source::Intermediate { id, .. } => format!("Scan intermediate #{id}"),
     };
     g.body.line(format!("// ---- {what} ----"));
     for (i, f) in source.schema().fields.iter().enumerate() {
+        let layout = match source {
+            Source::Table { .. } if p.dictionary_encoded(i) => StringLayout::Dictionary,
+            Source::Table { .. } => StringLayout::OffsetsBytes,
+            Source::Intermediate { .. } => StringLayout::Records,
+        };
         let ct = c_type(&f.ty);
         let v = format!("c{i}");
         let null = if f.nullable { format!("c{i}_null") } else { "false".to_string() };
@@ -35,6 +43,10 @@ pub fn declare(g: &mut PipelineGen, source: &Source) {
             let off = g.param(Param::Input { column: i, part: Part::Offsets }, "const int32_t* __restrict__");
             let bytes = g.param(Param::Input { column: i, part: Part::Bytes }, "const uint8_t* __restrict__");
             format!("{v} = load_str({off}, {bytes}, row);")
+        } else if ct == "Str" && layout == StringLayout::Dictionary {
+            let codes = g.param(Param::Input { column: i, part: Part::DictCodes }, "const uint16_t* __restrict__");
+            let dict = g.param(Param::Input { column: i, part: Part::DictValues }, "const Str* __restrict__");
+            format!("{v} = {dict}[{codes}[row]];  // dictionary-encoded")
         } else {
             let p = g.param(Param::Input { column: i, part: Part::Values }, &format!("const {ct}* __restrict__"));
             if !f.nullable && ct != "Str" {

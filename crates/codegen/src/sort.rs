@@ -130,7 +130,13 @@ extern \"C\" __global__ void sort_keep_halves(const uint32_t* __restrict__ in, u
 }
 
 /// Kernels used to assemble results: gathers by a permutation and string byte copies.
-pub fn util_module() -> String {
+/// Built once: every hash build and result download loads its kernels by this source.
+pub fn util_module() -> &'static str {
+    static SOURCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SOURCE.get_or_init(util_module_source)
+}
+
+fn util_module_source() -> String {
     format!(
         "{PRELUDE}
 // ======== Result assembly: gathers through a row permutation, string byte copies ========

@@ -10,4 +10,4 @@ pub mod schema;
 pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use scalar::ScalarValue;
-pub use schema::{Catalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, Schema, TableInfo, TableSample};
+pub use schema::{Catalog, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, Schema, TableInfo, TableSample};

@@ -100,6 +100,14 @@ pub struct ReplicaRequest {
     pub replicate: bool,
 }
 
+/// The catalog side of dictionary-encoded string columns (computed once per table
+/// version and column, on first use).
+pub trait DictionaryCatalog {
+    /// How many distinct values string column `column` of `table` has, if it is
+    /// dictionary-encoded (few distinct values for its rows); None otherwise.
+    fn string_dictionary(&self, table: &str, column: usize) -> Option<usize>;
+}
+
 /// The catalog side of replicated tables: placements are computed once per table
 /// version, column, mode and size (at "load time": the first query that wants one).
 pub trait ReplicaCatalog {

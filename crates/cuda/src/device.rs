@@ -109,6 +109,7 @@ impl GpuDevice {
                 Ok(()) => (v / 1000, (v % 1000) / 10),
                 Err(_) => (0, 0),
             };
+        keep_freed_memory(&ctx);
         let stream = ctx.default_stream();
         let dev = GpuDevice {
             ctx,
@@ -272,6 +273,8 @@ impl GpuDevice {
     }
 
     /// Fails with `OutOfMemory` if `bytes` cannot fit in free memory.
+    /// (cuMemGetInfo costs microseconds: only requests of at least
+    /// CHECKED_ALLOCATION_BYTES ask it.)
     fn check_fits(&self, bytes: usize, what: &str) -> Result<(), CudaError> {
         let Ok(free) = self.try_free_memory() else {
             return Ok(()); // cannot tell: let the allocation itself decide
@@ -279,9 +282,10 @@ impl GpuDevice {
         if bytes <= free {
             return Ok(());
         }
-        // Freed buffers go back to the stream-ordered pool and count as used until
-        // the next synchronisation trims it; synchronise once and look again.
+        // Freed buffers stay in the stream-ordered pool (keep_freed_memory) and count
+        // as used: wait for queued frees, hand the pool's unused memory back, look again.
         let _ = self.stream.synchronize();
+        trim_pool(&self.ctx);
         let free = self.try_free_memory().unwrap_or(free);
         if bytes <= free {
             Ok(())
@@ -323,23 +327,38 @@ impl GpuDevice {
         what: &str,
     ) -> Result<CudaSlice<T>, CudaError> {
         let bytes = self.byte_size::<T>(n, what)?;
-        self.check_fits(bytes, what)?;
-        let slice = self
-            .stream
-            .alloc_zeros::<T>(n)
-            .map_err(|e| self.alloc_error("allocation", what, bytes, e))?;
-        self.allocated.fetch_add(bytes, Ordering::Relaxed);
-        Ok(slice)
+        self.with_room(bytes, what, "allocation", || self.stream.alloc_zeros::<T>(n))
     }
 
     /// Copies `host` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, host: &[T], what: &str) -> Result<CudaSlice<T>, CudaError> {
         let bytes = std::mem::size_of_val(host);
-        self.check_fits(bytes, what)?;
-        let slice = self
-            .stream
-            .clone_htod(host)
-            .map_err(|e| self.alloc_error("upload", what, bytes, e))?;
+        self.with_room(bytes, what, "upload", || self.stream.clone_htod(host))
+    }
+
+    /// Runs `alloc`, which takes `bytes` of device memory. Large requests are checked
+    /// against free memory first (a clear error instead of a driver failure); a request
+    /// that fails for want of memory is retried once after the pool's unused memory has
+    /// been handed back (keep_freed_memory).
+    fn with_room<T>(
+        &self,
+        bytes: usize,
+        what: &str,
+        op: &str,
+        alloc: impl Fn() -> Result<CudaSlice<T>, DriverError>,
+    ) -> Result<CudaSlice<T>, CudaError> {
+        if bytes >= CHECKED_ALLOCATION_BYTES {
+            self.check_fits(bytes, what)?;
+        }
+        let slice = match alloc() {
+            Err(e) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                let _ = self.stream.synchronize();
+                trim_pool(&self.ctx);
+                alloc()
+            }
+            r => r,
+        }
+        .map_err(|e| self.alloc_error(op, what, bytes, e))?;
         self.allocated.fetch_add(bytes, Ordering::Relaxed);
         Ok(slice)
     }
@@ -514,4 +533,46 @@ mod tests {
         check::<GpuDevice>();
         check::<GpuTimer>();
     }
+}
+
+/// Buffers are allocated and freed stream-ordered (cuMemAllocAsync) from the device's
+/// default memory pool. By default the pool hands freed memory back to the driver at every
+/// synchronization, so each query's hash tables and sink buffers were mapped afresh:
+/// tens of microseconds per allocation on the host between kernels. Keeping freed memory in
+/// the pool makes a repeated allocation a pool lookup. (The memory stays reserved for
+/// this process; allocations that do not fit trim the pool first.)
+/// Allocations from this size up are checked against free memory before they are made.
+const CHECKED_ALLOCATION_BYTES: usize = 16 << 20;
+
+fn keep_freed_memory(ctx: &CudaContext) {
+    use cudarc::driver::sys;
+    let mut threshold: u64 = u64::MAX;
+    // SAFETY: the context is current (just created); the pool handle comes from the
+    // driver and `threshold` outlives the call.
+    let r = default_pool(ctx).and_then(|pool| unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut threshold as *mut u64).cast(),
+        )
+        .result()
+    });
+    if let Err(e) = r {
+        tracing::warn!(error = ?e, "could not keep freed memory in the pool; allocations stay slower");
+    }
+}
+
+/// Hands the memory the pool holds but no buffer uses back to the driver.
+fn trim_pool(ctx: &CudaContext) {
+    // SAFETY: a pool handle from the driver; trimming never touches memory in use.
+    if let Err(e) = default_pool(ctx).and_then(|pool| unsafe { cudarc::driver::sys::cuMemPoolTrimTo(pool, 0).result() }) {
+        tracing::warn!(error = ?e, "could not trim the memory pool");
+    }
+}
+
+fn default_pool(ctx: &CudaContext) -> Result<cudarc::driver::sys::CUmemoryPool, DriverError> {
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: `pool` outlives the call; the device handle is the context's.
+    unsafe { cudarc::driver::sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) }.result()?;
+    Ok(pool)
 }

@@ -11,7 +11,7 @@ use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::{GpuExecutor, ProbeVariant};
 use gpusql_plan::filter_plan::FilterOrder;
-use gpusql_plan::{create_physical_plan_with, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions, ReplicatedTables};
+use gpusql_plan::{create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions, ReplicatedTables};
 pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
 use gpusql_storage::TableStore;
@@ -101,7 +101,11 @@ impl Engine {
     ///   table column of at most a few thousand values use shared-memory tables, placed on
     ///   first use; group tables bank-replicated, probe tables with one copy per value),
     ///   `all` (probe tables replicated too), `single` (one copy per value everywhere) or
-    ///   `off` (global hash tables).
+    ///   `off` (global hash tables);
+    /// - `dictionary_strings`: `on` (default: scans read string columns with at most
+    ///   65,536 distinct values, and at most half as many as rows, as 2-byte codes into a
+    ///   dictionary built on first use; grouping and joining on them skip the bytes) or
+    ///   `off` (offsets + bytes).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
             "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
@@ -111,6 +115,7 @@ impl Engine {
             }
             "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
             "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
+            "dictionary_strings" => self.planner.dictionary_strings = parse_on_off(name, value)?,
             "replicated_tables" => {
                 let options =
                     [("on", ReplicatedTables::On), ("all", ReplicatedTables::All), ("single", ReplicatedTables::Single), ("off", ReplicatedTables::Off)];
@@ -269,12 +274,14 @@ impl Engine {
         Ok(self.physical_plan(&optimizer::optimize(plan)?)?.0)
     }
 
-    /// The physical plan of an optimized logical plan, with the replicated tables chosen,
-    /// and the ms that took (the load-time placements computed for it, on first use).
+    /// The physical plan of an optimized logical plan, with the replicated tables and
+    /// dictionary-encoded string columns chosen, and the ms that took (the load-time
+    /// placements and dictionaries computed for it, on first use).
     fn physical_plan(&self, optimized: &LogicalPlan) -> Result<(PhysicalPlan, f64)> {
         let mut physical = create_physical_plan_with(optimized, self.planner)?;
         let start = std::time::Instant::now();
         place_replicated_tables(&mut physical, &self.tables, self.planner.replicated_tables);
+        encode_string_columns(&mut physical, &self.tables, self.planner.dictionary_strings);
         Ok((physical, start.elapsed().as_secs_f64() * 1e3))
     }
 
@@ -326,7 +333,7 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 8] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps"];
+pub const SETTINGS: [&str; 9] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps", "dictionary_strings"];
 
 /// The option of setting `name` that `v` names (case-insensitive), or an error that
 /// lists them.

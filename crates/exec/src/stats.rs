@@ -28,7 +28,8 @@ pub struct ExecStats {
     pub upload_ms: f64,
     /// GPU -> host result download and Arrow assembly.
     pub download_ms: f64,
-    /// Choosing replicated shared-memory tables: their load-time placements on the host,
+    /// Choosing replicated shared-memory tables and dictionary-encoded string columns:
+    /// their load-time placements and dictionaries on the host,
     /// where this query is the first to want them (else ~0). Planning time, not part of
     /// `total_ms` (execution).
     pub placement_ms: f64,

@@ -1,6 +1,7 @@
 //! Logical plan, optimizer rules, physical plan (pipelines and stages), and the expression
 //! semantics shared by both backends.
 
+pub mod dictionary;
 pub mod eval;
 pub mod expr;
 pub mod filter_plan;
@@ -13,6 +14,7 @@ pub mod selectivity;
 
 pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
-pub use physical::{AggState, IntermediateId, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};
+pub use dictionary::encode_string_columns;
+pub use physical::{AggState, DictionaryColumn, IntermediateId, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};
 pub use replicated::{place_replicated_tables, ReplicatedTables};
 pub use planner::{create_physical_plan, create_physical_plan_with, PlannerOptions};

@@ -140,9 +140,26 @@ pub struct Pipeline {
     /// Probes and aggregations of this pipeline that use a bank-replicated shared-memory
     /// table instead of the global hash table (see `replicated.rs`).
     pub replicated: Vec<ReplicatedTable>,
+    /// Source string columns read dictionary-encoded (see `dictionary.rs`).
+    pub dictionary_columns: Vec<DictionaryColumn>,
+}
+
+/// A string column of the scanned table read as 2-byte codes into a dictionary of its
+/// distinct values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DictionaryColumn {
+    /// The column: an index into the source row.
+    pub source_column: usize,
+    /// Its distinct values.
+    pub values: usize,
 }
 
 impl Pipeline {
+    /// Whether source column `i` is read dictionary-encoded.
+    pub fn dictionary_encoded(&self, i: usize) -> bool {
+        self.dictionary_columns.iter().any(|d| d.source_column == i)
+    }
+
     /// The replicated table of probe `build`, if it has one.
     pub fn replicated_probe(&self, build: IntermediateId) -> Option<&ReplicatedTable> {
         self.replicated.iter().find(|r| r.user == ReplicaUser::Probe(build))
@@ -256,7 +273,13 @@ impl fmt::Display for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "Pipeline {} (one kernel)", self.id)?;
         match &self.source {
-            Source::Table { table, schema, .. } => writeln!(f, "  Scan {table} [{}]", schema_names(schema))?,
+            Source::Table { table, schema, .. } => {
+                writeln!(f, "  Scan {table} [{}]", schema_names(schema))?;
+                if !self.dictionary_columns.is_empty() {
+                    let cols: Vec<String> = self.dictionary_columns.iter().map(|d| format!("{} ({} values)", schema.fields[d.source_column].name, d.values)).collect();
+                    writeln!(f, "    dictionary-encoded: {}", cols.join(", "))?;
+                }
+            }
             Source::Intermediate { id, schema } => writeln!(f, "  Scan intermediate #{id} [{}]", schema_names(schema))?,
         }
         for op in &self.ops {

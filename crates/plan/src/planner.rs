@@ -40,6 +40,9 @@ pub struct PlannerOptions {
     /// bank-replicated shared-memory tables (`place_replicated_tables`, which the caller
     /// runs with a catalog that has the placements).
     pub replicated_tables: crate::replicated::ReplicatedTables,
+    /// Scans read string columns with few distinct values dictionary-encoded
+    /// (`encode_string_columns`, run by the caller with a catalog that has them).
+    pub dictionary_strings: bool,
 }
 
 /// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
@@ -54,7 +57,7 @@ impl Default for PlannerOptions {
         // Rank order, one branch per term: with sampled selectivities it fixes badly written
         // orders (2-3.3x) and costs nothing measurable on TPC-H; the branch-free groups of
         // the optimized plans measured 5-14% slower there (docs/BENCHMARKS.md).
-        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true, replicated_tables: crate::replicated::ReplicatedTables::On }
+        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true, replicated_tables: crate::replicated::ReplicatedTables::On, dictionary_strings: true }
     }
 }
 
@@ -146,7 +149,7 @@ impl Planner {
         place_lane_refills(&mut ops, &sink);
         let id = self.next_pipeline;
         self.next_pipeline += 1;
-        self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink, replicated: vec![] }));
+        self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink, replicated: vec![], dictionary_columns: vec![] }));
     }
 
     fn materialize(&mut self, source: Source, ops: Vec<PipelineOp>) -> (IntermediateId, Schema) {

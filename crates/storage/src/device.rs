@@ -3,7 +3,7 @@
 use crate::convert::{pivot_strings, to_gpu_layout};
 use crate::host::HostTable;
 use gpusql_common::{DataType, Error, ReplicaRequest, Result};
-use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
+use gpusql_cuda::{cudarc::driver::DevicePtr, CudaError, CudaSlice, GpuDevice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -33,6 +33,21 @@ pub struct DeviceStore {
     pivoted: Mutex<HashMap<(String, usize), (u64, Option<Arc<DevicePivot>>)>>,
     /// Replica placements (rows' slots, slots' values) by table and request.
     replicas: Mutex<HashMap<(String, ReplicaRequest), (u64, Arc<DeviceReplica>)>>,
+    /// Dictionary-encoded string columns.
+    dictionaries: Mutex<HashMap<(String, usize), (u64, Arc<DeviceDictionary>)>>,
+}
+
+/// A dictionary-encoded string column on the GPU (see `string_dictionary`): each row's
+/// 2-byte code and, per code, a 16-byte `Str` record {pointer to the value's bytes,
+/// length, hash}. Kernels read it instead of the offsets + bytes layout.
+pub struct DeviceDictionary {
+    pub codes: CudaSlice<u16>,
+    pub records: CudaSlice<u64>,
+    /// The distinct values' bytes, which the records point into.
+    pub value_bytes: CudaSlice<u8>,
+    pub validity: Option<CudaSlice<u8>>,
+    pub values: usize,
+    pub bytes: usize,
 }
 
 /// A replica placement on the GPU (see `replica`): each row's slot, and each slot's key
@@ -150,12 +165,53 @@ impl DeviceStore {
         Ok(r)
     }
 
-    /// Bytes of all resident columns (and pivoted copies, replica placements).
+    /// The dictionary encoding of string column `col` on the GPU, built (on the host,
+    /// see `HostTable::string_dictionary`) and uploaded on first use.
+    pub fn dictionary(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceDictionary>> {
+        let key = (table.name.to_ascii_lowercase(), col);
+        let mut map = self.dictionaries.lock().map_err(|_| Error::exec("device store poisoned"))?;
+        if let Some((v, d)) = map.get(&key) {
+            if *v == table.version {
+                return Ok(d.clone());
+            }
+        }
+        let f = &table.schema.fields[col];
+        let what = format!("dictionary of {}.{}", table.name, f.name);
+        let d = table.string_dictionary(col).ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
+        let start = std::time::Instant::now();
+        let value_bytes = dev.upload(if d.bytes.is_empty() { &[0u8][..] } else { &d.bytes }, &what).map_err(cuda_error)?;
+        let base = {
+            let (p, _sync) = value_bytes.device_ptr(dev.stream());
+            p
+        };
+        // Str records as the kernels lay them out: {const uint8_t* p; uint32_t len; uint32_t pad_}.
+        let records: Vec<u64> = (0..d.len())
+            .flat_map(|c| {
+                let (a, b) = (d.offsets[c], d.offsets[c + 1]);
+                [base + a as u64, (b - a) as u64 | (d.hashes[c] as u64) << 32]
+            })
+            .collect();
+        let records = dev.upload(if records.is_empty() { &[0u64, 0][..] } else { &records }, &what).map_err(cuda_error)?;
+        let codes = dev.upload(if d.codes.is_empty() { &[0u16][..] } else { &d.codes }, &what).map_err(cuda_error)?;
+        let validity = f.nullable.then(|| (0..table.rows).map(|r| table.columns[col].is_valid(r) as u8).collect::<Vec<u8>>());
+        let validity = validity.map(|v| dev.upload(if v.is_empty() { &[0u8][..] } else { &v }, &what)).transpose().map_err(cuda_error)?;
+        dev.synchronize().map_err(cuda_error)?;
+        let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + if f.nullable { table.rows } else { 0 };
+        stats.bytes += bytes;
+        stats.ms += start.elapsed().as_secs_f64() * 1e3;
+        let dd = Arc::new(DeviceDictionary { codes, records, value_bytes, validity, values: d.len(), bytes });
+        map.insert(key, (table.version, dd.clone()));
+        Ok(dd)
+    }
+
+    /// Bytes of all resident columns (and pivoted copies, replica placements,
+    /// dictionaries).
     pub fn resident_bytes(&self) -> usize {
         let columns: usize = self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0);
         let pivoted: usize = self.pivoted.lock().map(|m| m.values().filter_map(|(_, p)| p.as_ref().map(|p| p.bytes)).sum()).unwrap_or(0);
         let replicas: usize = self.replicas.lock().map(|m| m.values().map(|(_, r)| r.bytes).sum()).unwrap_or(0);
-        columns + pivoted + replicas
+        let dictionaries: usize = self.dictionaries.lock().map(|m| m.values().map(|(_, d)| d.bytes).sum()).unwrap_or(0);
+        columns + pivoted + replicas + dictionaries
     }
 
     pub fn clear(&self) {
@@ -166,6 +222,9 @@ impl DeviceStore {
             m.clear();
         }
         if let Ok(mut m) = self.replicas.lock() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.dictionaries.lock() {
             m.clear();
         }
     }

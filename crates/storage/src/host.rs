@@ -4,8 +4,9 @@ use crate::convert::{build_array, normalize_array, value_at};
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
 use crate::replica::{dictionary, min_max, place, ReplicaPlacement};
-use arrow::array::{Array, Date32Array, Int32Array, Int64Array};
-use gpusql_common::{Catalog, DataType, Error, Field, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
+use arrow::array::{Array, Date32Array, Int32Array, Int64Array, StringArray};
+use crate::string_dictionary::{self, StringDictionary, MAX_DICTIONARY_VALUES};
+use gpusql_common::{Catalog, DataType, DictionaryCatalog, Error, Field, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -27,6 +28,8 @@ pub struct HostTable {
     replicas: Mutex<HashMap<ReplicaRequest, Option<Arc<ReplicaPlacement>>>>,
     /// Value ranges of integer columns (see `column_range`).
     ranges: Mutex<HashMap<usize, Option<(i64, i64)>>>,
+    /// Dictionaries of string columns (see `string_dictionary`).
+    string_dictionaries: Mutex<HashMap<usize, Option<Arc<StringDictionary>>>>,
 }
 
 /// An integer column's values without copying them (dates are int32 days).
@@ -38,7 +41,7 @@ enum IntSlice<'a> {
 
 impl HostTable {
     fn new(name: String, schema: Schema, columns: Vec<ArrayRef>, rows: usize, version: u64) -> HostTable {
-        HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()), ranges: Mutex::new(HashMap::new()) }
+        HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()), ranges: Mutex::new(HashMap::new()), string_dictionaries: Mutex::new(HashMap::new()) }
     }
 
     /// The bank-replicated placement `r` asks for (seed 000 §3.4), computed on first use
@@ -65,6 +68,26 @@ impl HostTable {
         }
         cache.insert(r, placement.clone());
         placement
+    }
+
+    /// The dictionary encoding of string column `col` (`string_dictionary::build`),
+    /// computed on first use; None for other types and for columns with too many
+    /// distinct values.
+    pub fn string_dictionary(&self, col: usize) -> Option<Arc<StringDictionary>> {
+        let mut cache = self.string_dictionaries.lock().ok()?;
+        if let Some(d) = cache.get(&col) {
+            return d.clone();
+        }
+        let start = std::time::Instant::now();
+        let d = match self.schema.fields[col].ty {
+            DataType::Utf8 => self.columns[col].as_any().downcast_ref::<StringArray>().and_then(|a| string_dictionary::build(a, MAX_DICTIONARY_VALUES)).map(Arc::new),
+            _ => None,
+        };
+        if let Some(d) = &d {
+            tracing::info!("string dictionary of {}.{}: {} values, {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
+        }
+        cache.insert(col, d.clone());
+        d
     }
 
     /// The smallest and largest value of integer or date column `col` (NULL slots may
@@ -212,6 +235,12 @@ impl ReplicaCatalog for TableStore {
     fn replica(&self, table: &str, request: ReplicaRequest) -> Option<ReplicaSummary> {
         let p = self.get(table)?.replica(request)?;
         Some(ReplicaSummary { values: p.values.len(), slots: p.slot_code.len(), copies: p.copies })
+    }
+}
+
+impl DictionaryCatalog for TableStore {
+    fn string_dictionary(&self, table: &str, column: usize) -> Option<usize> {
+        Some(self.get(table)?.string_dictionary(column)?.len())
     }
 }
 

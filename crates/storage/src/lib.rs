@@ -6,6 +6,7 @@ pub mod convert;
 pub mod device;
 pub mod host;
 pub mod replica;
+pub mod string_dictionary;
 
 pub use device::{DeviceColumn, DeviceStore};
 pub use host::{HostTable, TableStore};

@@ -6,7 +6,7 @@ use gpusql_codegen::types::c_type;
 use gpusql_common::{DataType, Error, Result, Schema};
 use gpusql_cuda::{CudaSlice, GpuDevice};
 use gpusql_plan::{Sink, StateFunc};
-use gpusql_storage::device::{cuda_error, DeviceColumn};
+use gpusql_storage::device::{cuda_error, DeviceColumn, DeviceDictionary};
 use std::sync::Arc;
 
 /// A kernel argument.
@@ -44,6 +44,8 @@ pub struct Intermediate {
 /// A pipeline's view of one source column.
 pub enum Column<'a> {
     Table(Arc<DeviceColumn>),
+    /// A dictionary-encoded string column of a table.
+    Dictionary(Arc<DeviceDictionary>),
     Owned(&'a OwnedColumn),
 }
 
@@ -58,11 +60,14 @@ impl<'a> Column<'a> {
             (Column::Table(c), Part::Values | Part::Bytes) => ptr(&c.values, dev),
             (Column::Table(c), Part::Offsets) => ptr(c.offsets.as_ref().ok_or_else(missing)?, dev),
             (Column::Table(c), Part::Validity) => ptr(c.validity.as_ref().ok_or_else(missing)?, dev),
+            (Column::Dictionary(d), Part::DictCodes) => ptr(&d.codes, dev),
+            (Column::Dictionary(d), Part::DictValues) => ptr(&d.records, dev),
+            (Column::Dictionary(d), Part::Validity) => ptr(d.validity.as_ref().ok_or_else(missing)?, dev),
             (Column::Owned(c), Part::Values) => ptr(&c.values, dev),
             (Column::Owned(c), Part::Validity) => ptr(c.validity.as_ref().ok_or_else(missing)?, dev),
             // The executor binds pivoted copies itself; null means "none, use the bytes".
             (_, Part::Pivoted) => 0,
-            (Column::Owned(_), _) => return Err(missing()),
+            (Column::Owned(_) | Column::Table(_) | Column::Dictionary(_), _) => return Err(missing()),
         })
     }
 
@@ -70,6 +75,8 @@ impl<'a> Column<'a> {
     pub fn bytes(&self, rows: usize) -> usize {
         match self {
             Column::Table(c) => c.bytes,
+            // The codes and validity; the dictionary's records and bytes are few and cached.
+            Column::Dictionary(d) => rows * (2 + d.validity.as_ref().map_or(0, |_| 1)),
             Column::Owned(c) => rows * (value_width(&c.ty) + c.validity.as_ref().map_or(0, |_| 1)),
         }
     }

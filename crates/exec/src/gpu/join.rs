@@ -7,7 +7,6 @@
 use super::buffers::{value_width, Arg, BuiltTable, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
 use super::{ptr, GpuExecutor, Permute};
 use crate::stats::KernelStat;
-use gpusql_codegen::sort::util_module;
 use gpusql_common::{Error, Result};
 use gpusql_cuda::CudaSlice;
 use gpusql_storage::device::cuda_error;
@@ -24,25 +23,24 @@ pub struct KeyRange {
 pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range: Option<KeyRange>, stat: &mut KernelStat) -> Result<BuiltTable> {
     let shared_memory = ex.shared_memory_tables;
     let dev = &ex.dev;
-    let src = util_module();
     let missing = || Error::exec("hash build buffers missing");
     let groups = dev.download(sink.group_count.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] as usize;
     let multi = dev.download(sink.multi.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] != 0;
     let counts = sink.group_rows.ok_or_else(missing)?;
     let row_group = sink.row_group.ok_or_else(missing)?;
     let timer = dev.timer_start().map_err(cuda_error)?;
-    let offsets = exclusive_scan(ex, &src, &counts, groups, stat)?;
+    let offsets = exclusive_scan(ex, &counts, groups, stat)?;
     let fill = dev.alloc_zeros::<u32>(groups.max(1), "hash table fill").map_err(cuda_error)?;
     let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
     if rows > 0 {
-        let f = ex.load(&src, "assign_positions", stat)?;
+        let f = ex.util("assign_positions", stat)?;
         let args = [Arg::U64(ptr(&row_group, dev)), Arg::U64(ptr(&offsets, dev)), Arg::U64(ptr(&fill, dev)), Arg::U64(ptr(&pos, dev)), Arg::U64(rows as u64)];
         ex.launch_untimed(&f, &args, rows, Some(1024))?;
     }
     let mut payload = vec![];
     for c in sink.outputs {
-        let values = ex.permute(&src, Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, stat)?;
-        let validity = c.validity.as_ref().map(|v| ex.permute(&src, Permute::Scatter, v, 1, &pos, rows, stat)).transpose()?;
+        let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, stat)?;
+        let validity = c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, stat)).transpose()?;
         payload.push(OwnedColumn { ty: c.ty, values, validity });
     }
     let slots = sink.slots.ok_or_else(missing)?;
@@ -51,7 +49,7 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
     // larger ones keep the build's slot order and its low load factor (most probes of a
     // filtered dimension miss, and a miss walks the run of occupied slots: compact
     // global tables measured up to 40% slower on SSB Q2/Q3).
-    let direct = if ex.direct_tables { direct_table(ex, &src, &sink.group_keys, groups, stat)? } else { None };
+    let direct = if ex.direct_tables { direct_table(ex, &sink.group_keys, groups, stat)? } else { None };
     let (entries, entry_slots) = match sink.group_keys.as_slice() {
         _ if direct.is_some() => (None, 0),
         [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {
@@ -71,14 +69,14 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
                 };
                 let out = dev.alloc_zeros::<u8>(n * size, "hash table entries").map_err(cuda_error)?;
                 if n == sink.slot_count {
-                    let f = ex.load(&src, &format!("copy_entries_{w}"), stat)?;
+                    let f = ex.util(&format!("copy_entries_{w}"), stat)?;
                     let args = [Arg::U64(ptr(&slots, dev)), Arg::U64(ptr(&k.values, dev)), Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)];
                     ex.launch_untimed(&f, &args, n, Some(1024))?;
                 } else {
-                    let fill = ex.load(&src, &format!("fill_entries_{w}"), stat)?;
+                    let fill = ex.util(&format!("fill_entries_{w}"), stat)?;
                     ex.launch_untimed(&fill, &[Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)], n, Some(1024))?;
                     if groups > 0 {
-                        let f = ex.load(&src, &format!("make_entries_{w}"), stat)?;
+                        let f = ex.util(&format!("make_entries_{w}"), stat)?;
                         let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&out, dev)), Arg::U32((n - 1) as u32)];
                         ex.launch_untimed(&f, &args, groups, Some(1024))?;
                     }
@@ -90,7 +88,7 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
         _ => (None, 0),
     };
     let bitmap = match key_range {
-        Some(r) if ex.key_bitmaps && entries.is_some() => key_bitmap(ex, &src, &sink.group_keys, groups, r, stat)?,
+        Some(r) if ex.key_bitmaps && entries.is_some() => key_bitmap(ex, &sink.group_keys, groups, r, stat)?,
         _ => None,
     };
     stat.ms += timer.stop().map_err(cuda_error)?;
@@ -99,28 +97,28 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
 
 /// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned
 /// recursively).
-pub fn exclusive_scan(ex: &GpuExecutor, src: &str, input: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u32>> {
+pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u32>> {
     let out = ex.dev.alloc_zeros::<u32>(n.max(1), "prefix sum").map_err(cuda_error)?;
     if n == 0 {
         return Ok(out);
     }
     let blocks = n.div_ceil(256);
     let sums = ex.dev.alloc_zeros::<u32>(blocks, "prefix sum blocks").map_err(cuda_error)?;
-    let f = ex.load(src, "scan_blocks", stat)?;
+    let f = ex.util("scan_blocks", stat)?;
     ex.launch_untimed(&f, &[Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&sums, &ex.dev)), Arg::U64(n as u64)], n, None)?;
     if blocks > 1 {
-        let block_offsets = exclusive_scan(ex, src, &sums, blocks, stat)?;
-        let f = ex.load(src, "add_block_offsets", stat)?;
+        let block_offsets = exclusive_scan(ex, &sums, blocks, stat)?;
+        let f = ex.util("add_block_offsets", stat)?;
         ex.launch_untimed(&f, &[Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&block_offsets, &ex.dev)), Arg::U64(n as u64)], n, None)?;
     }
     Ok(out)
 }
 
 /// The smallest and largest of the `groups` keys (w bytes each), and the range's size.
-fn key_range(ex: &GpuExecutor, src: &str, k: &OwnedColumn, w: usize, groups: usize, stat: &mut KernelStat) -> Result<([i64; 2], u128)> {
+fn key_range(ex: &GpuExecutor, k: &OwnedColumn, w: usize, groups: usize, stat: &mut KernelStat) -> Result<([i64; 2], u128)> {
     let dev = &ex.dev;
     let minmax = dev.upload(&[i64::MAX, i64::MIN], "key range").map_err(cuda_error)?;
-    let f = ex.load(src, &format!("key_range_{w}"), stat)?;
+    let f = ex.util(&format!("key_range_{w}"), stat)?;
     ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&minmax, dev))], groups, Some(1024))?;
     let mm = dev.download(&minmax).map_err(cuda_error)?;
     Ok(([mm[0], mm[1]], (mm[1] as i128 - mm[0] as i128 + 1) as u128))
@@ -134,7 +132,7 @@ const BITMAP_MAX_BITS: u128 = 1 << 20;
 /// so the rows a filtered dimension drops never touch the hash table. Only where the
 /// build kept at most half its table's rows: probes of an unfiltered dimension (nearly
 /// all hit) would pay the extra load for nothing.
-fn key_bitmap(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize, r: KeyRange, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
+fn key_bitmap(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, r: KeyRange, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
     let range = (r.max as i128 - r.min as i128 + 1) as u128;
@@ -144,7 +142,7 @@ fn key_bitmap(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize, 
     let dev = &ex.dev;
     let bits = range as usize;
     let words = dev.alloc_zeros::<u32>(bits.div_ceil(32), "join key bitmap").map_err(cuda_error)?;
-    let f = ex.load(src, &format!("key_bitmap_{}", size / 2), stat)?;
+    let f = ex.util(&format!("key_bitmap_{}", size / 2), stat)?;
     ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(r.min as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024))?;
     Ok(Some(KeyBitmap { words, min: r.min, bits }))
 }
@@ -160,7 +158,7 @@ const DIRECT_MIN_DENSITY: u64 = 64;
 
 /// For a single integer key whose values are dense enough (range <= 64 x keys, at most
 /// 2^26), a table of group ids indexed by key - min: a probe is one 4-byte load, no hash.
-fn direct_table(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize, stat: &mut KernelStat) -> Result<Option<DirectTable>> {
+fn direct_table(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, stat: &mut KernelStat) -> Result<Option<DirectTable>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
     if groups == 0 {
@@ -168,15 +166,15 @@ fn direct_table(ex: &GpuExecutor, src: &str, keys: &[OwnedColumn], groups: usize
     }
     let dev = &ex.dev;
     let w = size / 2;
-    let (mm, range) = key_range(ex, src, k, w, groups, stat)?;
+    let (mm, range) = key_range(ex, k, w, groups, stat)?;
     if range > DIRECT_MAX_SLOTS as u128 || range > (groups as u128) * DIRECT_MIN_DENSITY as u128 {
         return Ok(None);
     }
     let n = range as usize;
     let table = dev.alloc_zeros::<i32>(n, "direct-mapped hash table").map_err(cuda_error)?;
-    let fill = ex.load(src, "fill_minus_one", stat)?;
+    let fill = ex.util("fill_minus_one", stat)?;
     ex.launch_untimed(&fill, &[Arg::U64(ptr(&table, dev)), Arg::U64(n as u64)], n, Some(1024))?;
-    let f = ex.load(src, &format!("direct_table_{w}"), stat)?;
+    let f = ex.util(&format!("direct_table_{w}"), stat)?;
     let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(mm[0] as u64), Arg::U64(ptr(&table, dev))];
     ex.launch_untimed(&f, &args, groups, Some(1024))?;
     Ok(Some(DirectTable { table, min: mm[0], slots: n }))

@@ -48,6 +48,8 @@ pub struct GpuExecutor {
     /// Give LIKE '%…%' kernels the Pivot-4 copies of string columns (built on first use;
     /// `SET pivoted_strings = off` measures the contiguous layout against them).
     pub pivoted_strings: bool,
+    /// Kernels of the helper module by name (see `util`).
+    util_functions: std::sync::Mutex<HashMap<String, CudaFunction>>,
 }
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
@@ -67,7 +69,7 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true, util_functions: Default::default() }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -76,6 +78,18 @@ impl GpuExecutor {
         if stat.cache.is_empty() || cs.cache_hit == CacheHit::Miss {
             stat.cache = cache_name(cs.cache_hit);
         }
+        Ok(f)
+    }
+
+    /// A kernel of the helper module (`util_module`: scans, gathers, hash-table
+    /// finishing). Looked up by name once: a hash build launches about ten of them, and
+    /// finding the module by its 30 KB source each time cost microseconds per launch.
+    pub(crate) fn util(&self, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
+        if let Some(f) = self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).get(entry) {
+            return Ok(f.clone());
+        }
+        let f = self.load(gpusql_codegen::sort::util_module(), entry, stat)?;
+        self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).insert(entry.to_string(), f.clone());
         Ok(f)
     }
 
@@ -121,10 +135,8 @@ impl GpuExecutor {
     /// Moves `n` values of `width` bytes through an index array with the result-assembly
     /// kernels: gather (`out[i] = in[idx[i]]`, result rows) or scatter
     /// (`out[idx[i]] = in[i]`, hash-table payload grouped by key).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn permute(
         &self,
-        src: &str,
         how: Permute,
         input: &CudaSlice<u8>,
         width: usize,
@@ -138,7 +150,7 @@ impl GpuExecutor {
         };
         let out = self.dev.alloc_zeros::<u8>((n * width).max(16), what).map_err(cuda_error)?;
         if n > 0 {
-            let f = self.load(src, &format!("{kernel}_{width}"), stat)?;
+            let f = self.util(&format!("{kernel}_{width}"), stat)?;
             let args = [Arg::U64(ptr(input, &self.dev)), Arg::U64(ptr(idx, &self.dev)), Arg::U64(ptr(&out, &self.dev)), Arg::U64(n as u64)];
             self.launch_untimed(&f, &args, n, Some(1024))?;
         }
@@ -257,7 +269,14 @@ impl GpuExecutor {
         let (n, src): (usize, Vec<Column>) = match &p.source {
             Source::Table { table, columns, .. } => {
                 let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
-                let cols = columns.iter().map(|c| self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table)).collect::<Result<Vec<_>>>()?;
+                let cols = columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| match p.dictionary_encoded(i) {
+                        true => self.store.dictionary(&self.dev, &t, *c, &mut up).map(Column::Dictionary),
+                        false => self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
                 for q in spec.params.iter().filter(|_| self.pivoted_strings) {
                     if let Param::Input { column, part: Part::Pivoted } = q {
                         if let Some(piv) = self.store.pivoted(&self.dev, &t, columns[*column], &mut up)? {

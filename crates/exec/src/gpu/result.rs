@@ -9,7 +9,6 @@ use arrow::array::*;
 use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
-use gpusql_codegen::sort::util_module;
 use gpusql_common::{DataType, Error, Result, Schema};
 use gpusql_cuda::CudaSlice;
 use gpusql_plan::PhysicalPlan;
@@ -35,14 +34,13 @@ fn row_indices(ex: &GpuExecutor, r: &Intermediate, skip: usize, fetch: Option<us
 /// Rows [skip, skip + fetch) of `r`, columns `columns`, gathered into a dense intermediate
 /// (a sorted / limited subquery that a later pipeline scans).
 pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize, fetch: Option<usize>, schema: &Schema, input: usize) -> Result<(Intermediate, KernelStat)> {
-    let src = util_module();
     let mut stat = KernelStat { name: format!("slice #{input}"), rows_in: r.rows, ..Default::default() };
     let (idx, m) = row_indices(ex, r, skip, fetch)?;
     let mut out = vec![];
     for c in columns {
         let col = &r.columns[*c];
-        let values = ex.permute(&src, Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut stat)?;
-        let validity = col.validity.as_ref().map(|v| ex.permute(&src, Permute::Gather, v, 1, &idx, m, &mut stat)).transpose()?;
+        let values = ex.permute(Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut stat)?;
+        let validity = col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, &idx, m, &mut stat)).transpose()?;
         out.push(OwnedColumn { ty: col.ty, values, validity });
     }
     stat.rows_out = m;
@@ -51,7 +49,6 @@ pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize,
 
 /// Returns the batch and the assembly kernels' statistics (their compile time).
 pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(RecordBatch, KernelStat)> {
-    let src = util_module();
     let mut stat = KernelStat::default();
     // Row indices to take, on the GPU (permutation slice or a plain range).
     let (idx, m) = row_indices(ex, r, plan.skip, plan.fetch)?;
@@ -60,9 +57,9 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
     for (c, name) in plan.columns.iter().zip(&plan.names) {
         let f = &r.schema.fields[*c];
         let col = &r.columns[*c];
-        let values = ex.permute(&src, Permute::Gather, &col.values, value_width(&f.ty), &idx, m, &mut stat)?;
+        let values = ex.permute(Permute::Gather, &col.values, value_width(&f.ty), &idx, m, &mut stat)?;
         let validity = match &col.validity {
-            Some(v) => Some(ex.permute(&src, Permute::Gather, v, 1, &idx, m, &mut stat)?),
+            Some(v) => Some(ex.permute(Permute::Gather, v, 1, &idx, m, &mut stat)?),
             None => None,
         };
         let nulls = match validity {
@@ -72,7 +69,7 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
             }
             None => None,
         };
-        arrays.push(to_array(ex, &src, col, &f.ty, values, m, nulls, &mut stat)?);
+        arrays.push(to_array(ex, col, &f.ty, values, m, nulls, &mut stat)?);
         fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
     }
     let batch = RecordBatch::try_new_with_options(Arc::new(ArrowSchema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(m)))?;
@@ -98,7 +95,6 @@ fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
 #[allow(clippy::too_many_arguments)]
 fn to_array(
     ex: &GpuExecutor,
-    src: &str,
     _col: &OwnedColumn,
     ty: &DataType,
     values: CudaSlice<u8>,
@@ -107,7 +103,7 @@ fn to_array(
     stat: &mut KernelStat,
 ) -> Result<ArrayRef> {
     if *ty == DataType::Utf8 {
-        return strings(ex, src, &values, m, nulls, stat);
+        return strings(ex, &values, m, nulls, stat);
     }
     let b = ex.dev.download(&values).map_err(cuda_error)?;
     Ok(match ty {
@@ -127,12 +123,12 @@ fn to_array(
 
 /// `Str` records -> one byte buffer (copied on the GPU) + offsets. NULL rows hold empty
 /// records (codegen initializes every string variable), so they copy nothing.
-fn strings(ex: &GpuExecutor, src: &str, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<ArrayRef> {
+fn strings(ex: &GpuExecutor, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<ArrayRef> {
     if m == 0 {
         return Ok(Arc::new(StringArray::new_null(0)));
     }
     let lens_d = ex.dev.alloc_zeros::<u32>(m, "string lengths").map_err(cuda_error)?;
-    let f = ex.load(src, "string_lengths", stat)?;
+    let f = ex.util("string_lengths", stat)?;
     ex.launch_untimed(&f, &[Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&lens_d, &ex.dev)), Arg::U64(m as u64)], m, Some(1024))?;
     let lens = ex.dev.download(&lens_d).map_err(cuda_error)?;
     let mut offsets = Vec::with_capacity(m + 1);
@@ -147,7 +143,7 @@ fn strings(ex: &GpuExecutor, src: &str, recs: &CudaSlice<u8>, m: usize, nulls: O
     }
     let offs_d = ex.dev.upload(&offsets[..m], "string offsets").map_err(cuda_error)?;
     let bytes_d = ex.dev.alloc_zeros::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
-    let f = ex.load(src, "copy_strings", stat)?;
+    let f = ex.util("copy_strings", stat)?;
     let args = [Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&offs_d, &ex.dev)), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
     ex.launch_untimed(&f, &args, m, Some(1024))?;
     let bytes = ex.dev.download(&bytes_d).map_err(cuda_error)?;

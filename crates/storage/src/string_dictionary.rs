@@ -1,0 +1,149 @@
+//! Dictionary encoding of string columns with few distinct values (c_nation, p_brand1,
+//! l_shipmode): each distinct string is stored once, each row holds a 2-byte code.
+//!
+//! On the GPU a row's string is then `dict[codes[row]]`: a `Str` record whose pointer is
+//! the same for every row of equal value, and whose spare word (`pad_`) holds the
+//! string's hash, computed here on the host with the device's function (`str_hash32`).
+//! Group-bys and joins on such strings hash and compare without touching their bytes:
+//! equal pointers mean equal strings, different known hashes mean different strings
+//! (Crystal and most GPU engines group SSB's string columns by such codes).
+
+use arrow::array::{Array, StringArray};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Most distinct values a dictionary holds (codes are 16-bit).
+pub const MAX_DICTIONARY_VALUES: usize = 1 << 16;
+
+/// A column's distinct strings (byte order) and each row's code.
+#[derive(Debug)]
+pub struct StringDictionary {
+    /// The distinct values, concatenated; value `c` is `bytes[offsets[c]..offsets[c + 1]]`.
+    pub bytes: Vec<u8>,
+    pub offsets: Vec<u32>,
+    /// `str_hash32` of each value.
+    pub hashes: Vec<u32>,
+    /// Per row the code of its value (0 for NULL rows).
+    pub codes: Vec<u16>,
+}
+
+impl StringDictionary {
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    pub fn value(&self, code: usize) -> &[u8] {
+        &self.bytes[self.offsets[code] as usize..self.offsets[code + 1] as usize]
+    }
+}
+
+/// The hash the GPU kernels give a string (`str_hash32` in the CUDA prelude; the two must
+/// agree, or a dictionary string and the same string from elsewhere would hash apart):
+/// 64-bit FNV-1a over the bytes, folded to 32 bits, the low bit set so that 0 can mean
+/// "not known".
+pub fn str_hash32(bytes: &[u8]) -> u32 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    ((h ^ (h >> 32)) as u32) | 1
+}
+
+/// The dictionary of `a`, or None where it has more than `max_values` distinct values
+/// (found out early: the scan stops once a chunk sees too many) or more than half as many
+/// distinct values as non-NULL rows (nothing to share).
+pub fn build(a: &StringArray, max_values: usize) -> Option<StringDictionary> {
+    let rows = a.len();
+    let valid = rows - a.null_count();
+    let limit = max_values.min(MAX_DICTIONARY_VALUES).min(valid / 2);
+    if limit == 0 {
+        return None;
+    }
+    // Distinct values per chunk in parallel; any chunk past the limit stops them all.
+    let too_many = AtomicBool::new(false);
+    let chunk = 1 << 16;
+    let sets: Vec<HashSet<&[u8]>> = (0..rows.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut set = HashSet::new();
+            for r in c * chunk..((c + 1) * chunk).min(rows) {
+                if a.is_valid(r) {
+                    set.insert(a.value(r).as_bytes());
+                }
+                if set.len() > limit || (r % 4096 == 0 && too_many.load(Ordering::Relaxed)) {
+                    too_many.store(true, Ordering::Relaxed);
+                    return set;
+                }
+            }
+            set
+        })
+        .collect();
+    if too_many.load(Ordering::Relaxed) {
+        return None;
+    }
+    let mut all: HashSet<&[u8]> = HashSet::new();
+    for s in sets {
+        all.extend(s);
+        if all.len() > limit {
+            return None;
+        }
+    }
+    let mut values: Vec<&[u8]> = all.into_iter().collect();
+    values.sort_unstable();
+    let index: HashMap<&[u8], u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
+    let codes = (0..rows).into_par_iter().map(|r| if a.is_valid(r) { index[a.value(r).as_bytes()] } else { 0 }).collect();
+    let mut bytes = vec![];
+    let mut offsets = vec![0u32];
+    for v in &values {
+        bytes.extend_from_slice(v);
+        offsets.push(bytes.len() as u32);
+    }
+    let hashes = values.iter().map(|v| str_hash32(v)).collect();
+    Some(StringDictionary { bytes, offsets, hashes, codes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_give_back_every_row() {
+        let rows: Vec<Option<&str>> = (0..1000).map(|i| if i % 7 == 0 { None } else { Some(["ASIA", "EUROPE", "AMERICA", ""][i % 4]) }).collect();
+        let a = StringArray::from(rows.clone());
+        let d = build(&a, MAX_DICTIONARY_VALUES).expect("4 values in 1000 rows");
+        assert_eq!(d.len(), 4);
+        assert_eq!(d.value(0), b"", "values in byte order");
+        assert_eq!(d.value(1), b"AMERICA");
+        for (r, v) in rows.iter().enumerate() {
+            if let Some(v) = v {
+                assert_eq!(d.value(d.codes[r] as usize), v.as_bytes(), "row {r}");
+            }
+        }
+        assert!(d.hashes.iter().all(|h| h & 1 == 1), "known hashes are never 0");
+    }
+
+    #[test]
+    fn too_many_values_is_none() {
+        let many = StringArray::from((0..200_000).map(|i| format!("v{}", i % 70_000)).collect::<Vec<_>>());
+        assert!(build(&many, MAX_DICTIONARY_VALUES).is_none(), "70,000 distinct values do not fit 16-bit codes");
+        let unique = StringArray::from((0..100).map(|i| format!("name{i}")).collect::<Vec<_>>());
+        assert!(build(&unique, MAX_DICTIONARY_VALUES).is_none(), "all-distinct columns share nothing");
+        let few = StringArray::from((0..100).map(|i| format!("v{}", i % 10)).collect::<Vec<_>>());
+        assert!(build(&few, 5).is_none(), "the caller's limit holds");
+        assert_eq!(build(&few, 10).map(|d| d.len()), Some(10));
+    }
+
+    #[test]
+    fn hash_is_fnv1a_folded() {
+        // FNV-1a 64 of "" is its offset basis; of "a" a published test vector.
+        assert_eq!(str_hash32(b""), ((0xcbf29ce484222325u64 ^ (0xcbf29ce484222325u64 >> 32)) as u32) | 1);
+        let a = 0xaf63dc4c8601ec8cu64;
+        assert_eq!(str_hash32(b"a"), ((a ^ (a >> 32)) as u32) | 1);
+    }
+}
