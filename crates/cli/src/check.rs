@@ -63,7 +63,7 @@ impl CheckReport {
 /// Runs every `*.slt` under `slt_dir` and every TPC-H query with an answer file.
 pub fn run_suites(slt_dir: &Path, tpch_dir: &Path, opts: &CheckOptions) -> CheckReport {
     let mut report = CheckReport::default();
-    run_slt_dir(slt_dir, opts.backend, &mut report);
+    run_slt_dir(slt_dir, opts.backend, opts.compile_arch.as_deref(), &mut report);
     run_tpch(tpch_dir, opts, &mut report);
     // ssb/ sits beside tpch/.
     if let Some(ssb) = tpch_dir.parent().map(|p| p.join("ssb")).filter(|p| p.is_dir()) {
@@ -79,7 +79,8 @@ pub fn slt_engine(backend: BackendChoice) -> gpusql::Result<Engine> {
     Ok(e)
 }
 
-pub fn run_slt_dir(dir: &Path, backend: BackendChoice, report: &mut CheckReport) {
+/// Runs every `*.slt` in `dir`; with `compile_arch`, also compiles every query's kernels.
+pub fn run_slt_dir(dir: &Path, backend: BackendChoice, compile_arch: Option<&str>, report: &mut CheckReport) {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect(),
         Err(e) => {
@@ -90,7 +91,7 @@ pub fn run_slt_dir(dir: &Path, backend: BackendChoice, report: &mut CheckReport)
     files.sort();
     for f in files {
         let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        match run_slt_file(&f, backend) {
+        match run_slt_file_with(&f, backend, compile_arch) {
             Ok(()) => report.passed.push(format!("slt {name}")),
             Err(e) => report.failed.push((format!("slt {name}"), e)),
         }

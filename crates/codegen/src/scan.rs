@@ -46,7 +46,7 @@ pub fn declare(g: &mut PipelineGen, p: &Pipeline) {
         } else if ct == "Str" && layout == StringLayout::Dictionary {
             let codes = g.param(Param::Input { column: i, part: Part::DictCodes }, "const uint16_t* __restrict__");
             let dict = g.param(Param::Input { column: i, part: Part::DictValues }, "const Str* __restrict__");
-            format!("{v} = {dict}[{codes}[row]];  // dictionary-encoded")
+            format!("{v} = {dict}[{codes}[row]];  /* dictionary-encoded */")
         } else {
             let p = g.param(Param::Input { column: i, part: Part::Values }, &format!("const {ct}* __restrict__"));
             if !f.nullable && ct != "Str" {
