@@ -5,7 +5,7 @@
 //! scattered to those positions.
 
 use super::buffers::{value_width, Arg, BuiltTable, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
-use super::{ptr, GpuExecutor, Permute};
+use super::{ptr, GpuExecutor, LaunchQueue, Permute};
 use crate::stats::KernelStat;
 use gpusql_common::{Error, Result};
 use gpusql_cuda::CudaSlice;
@@ -28,19 +28,20 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
     let multi = dev.download(sink.multi.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] != 0;
     let counts = sink.group_rows.ok_or_else(missing)?;
     let row_group = sink.row_group.ok_or_else(missing)?;
-    let timer = dev.timer_start().map_err(cuda_error)?;
-    let offsets = exclusive_scan(ex, &counts, groups, stat)?;
+    // Buffers are allocated and launches gathered first, then run back to back (timed).
+    let mut q = LaunchQueue::default();
+    let offsets = exclusive_scan(ex, &counts, groups, &mut q, stat)?;
     let fill = dev.alloc_zeros::<u32>(groups.max(1), "hash table fill").map_err(cuda_error)?;
     let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
     if rows > 0 {
         let f = ex.util("assign_positions", stat)?;
         let args = [Arg::U64(ptr(&row_group, dev)), Arg::U64(ptr(&offsets, dev)), Arg::U64(ptr(&fill, dev)), Arg::U64(ptr(&pos, dev)), Arg::U64(rows as u64)];
-        ex.launch_untimed(&f, &args, rows, Some(1024))?;
+        q.push(f, &args, rows, Some(1024));
     }
     let mut payload = vec![];
-    for c in sink.outputs {
-        let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, stat)?;
-        let validity = c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, stat)).transpose()?;
+    for c in &sink.outputs {
+        let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, &mut q, stat)?;
+        let validity = c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, &mut q, stat)).transpose()?;
         payload.push(OwnedColumn { ty: c.ty, values, validity });
     }
     let slots = sink.slots.ok_or_else(missing)?;
@@ -49,7 +50,7 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
     // larger ones keep the build's slot order and its low load factor (most probes of a
     // filtered dimension miss, and a miss walks the run of occupied slots: compact
     // global tables measured up to 40% slower on SSB Q2/Q3).
-    let direct = if ex.direct_tables { direct_table(ex, &sink.group_keys, groups, stat)? } else { None };
+    let direct = if ex.direct_tables { direct_table(ex, &sink.group_keys, groups, &mut q, stat)? } else { None };
     let (entries, entry_slots) = match sink.group_keys.as_slice() {
         _ if direct.is_some() => (None, 0),
         [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {
@@ -71,14 +72,14 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
                 if n == sink.slot_count {
                     let f = ex.util(&format!("copy_entries_{w}"), stat)?;
                     let args = [Arg::U64(ptr(&slots, dev)), Arg::U64(ptr(&k.values, dev)), Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)];
-                    ex.launch_untimed(&f, &args, n, Some(1024))?;
+                    q.push(f, &args, n, Some(1024));
                 } else {
                     let fill = ex.util(&format!("fill_entries_{w}"), stat)?;
-                    ex.launch_untimed(&fill, &[Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)], n, Some(1024))?;
+                    q.push(fill, &[Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)], n, Some(1024));
                     if groups > 0 {
                         let f = ex.util(&format!("make_entries_{w}"), stat)?;
                         let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&out, dev)), Arg::U32((n - 1) as u32)];
-                        ex.launch_untimed(&f, &args, groups, Some(1024))?;
+                        q.push(f, &args, groups, Some(1024));
                     }
                 }
                 (Some(out), n)
@@ -88,16 +89,19 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
         _ => (None, 0),
     };
     let bitmap = match key_range {
-        Some(r) if ex.key_bitmaps && entries.is_some() => key_bitmap(ex, &sink.group_keys, groups, r, stat)?,
+        Some(r) if ex.key_bitmaps && entries.is_some() => key_bitmap(ex, &sink.group_keys, groups, r, &mut q, stat)?,
         _ => None,
     };
-    stat.ms += timer.stop().map_err(cuda_error)?;
+    stat.ms += ex.run_queue(q)?;
+    // (`fill` and the sink's arrival-order payload are read by the queued launches: they
+    // live until here.)
+    drop((fill, sink.outputs));
     Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct, bitmap })
 }
 
 /// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned
-/// recursively).
-pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, stat: &mut KernelStat) -> Result<CudaSlice<u32>> {
+/// recursively); the launches are added to `q`.
+pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, q: &mut LaunchQueue, stat: &mut KernelStat) -> Result<CudaSlice<u32>> {
     let out = ex.dev.alloc_zeros::<u32>(n.max(1), "prefix sum").map_err(cuda_error)?;
     if n == 0 {
         return Ok(out);
@@ -105,12 +109,14 @@ pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, stat: 
     let blocks = n.div_ceil(256);
     let sums = ex.dev.alloc_zeros::<u32>(blocks, "prefix sum blocks").map_err(cuda_error)?;
     let f = ex.util("scan_blocks", stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&sums, &ex.dev)), Arg::U64(n as u64)], n, None)?;
+    q.push(f, &[Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&sums, &ex.dev)), Arg::U64(n as u64)], n, None);
     if blocks > 1 {
-        let block_offsets = exclusive_scan(ex, &sums, blocks, stat)?;
+        let block_offsets = exclusive_scan(ex, &sums, blocks, q, stat)?;
         let f = ex.util("add_block_offsets", stat)?;
-        ex.launch_untimed(&f, &[Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&block_offsets, &ex.dev)), Arg::U64(n as u64)], n, None)?;
+        q.push(f, &[Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&block_offsets, &ex.dev)), Arg::U64(n as u64)], n, None);
+        q.keep(block_offsets);
     }
+    q.keep(sums);
     Ok(out)
 }
 
@@ -132,7 +138,7 @@ const BITMAP_MAX_BITS: u128 = 1 << 20;
 /// so the rows a filtered dimension drops never touch the hash table. Only where the
 /// build kept at most half its table's rows: probes of an unfiltered dimension (nearly
 /// all hit) would pay the extra load for nothing.
-fn key_bitmap(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, r: KeyRange, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
+fn key_bitmap(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, r: KeyRange, q: &mut LaunchQueue, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
     let range = (r.max as i128 - r.min as i128 + 1) as u128;
@@ -143,7 +149,7 @@ fn key_bitmap(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, r: KeyRange
     let bits = range as usize;
     let words = dev.alloc_zeros::<u32>(bits.div_ceil(32), "join key bitmap").map_err(cuda_error)?;
     let f = ex.util(&format!("key_bitmap_{}", size / 2), stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(r.min as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024))?;
+    q.push(f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(r.min as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024));
     Ok(Some(KeyBitmap { words, min: r.min, bits }))
 }
 
@@ -158,7 +164,7 @@ const DIRECT_MIN_DENSITY: u64 = 64;
 
 /// For a single integer key whose values are dense enough (range <= 64 x keys, at most
 /// 2^26), a table of group ids indexed by key - min: a probe is one 4-byte load, no hash.
-fn direct_table(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, stat: &mut KernelStat) -> Result<Option<DirectTable>> {
+fn direct_table(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, q: &mut LaunchQueue, stat: &mut KernelStat) -> Result<Option<DirectTable>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
     if groups == 0 {
@@ -173,9 +179,9 @@ fn direct_table(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, stat: &mu
     let n = range as usize;
     let table = dev.alloc_zeros::<i32>(n, "direct-mapped hash table").map_err(cuda_error)?;
     let fill = ex.util("fill_minus_one", stat)?;
-    ex.launch_untimed(&fill, &[Arg::U64(ptr(&table, dev)), Arg::U64(n as u64)], n, Some(1024))?;
+    q.push(fill, &[Arg::U64(ptr(&table, dev)), Arg::U64(n as u64)], n, Some(1024));
     let f = ex.util(&format!("direct_table_{w}"), stat)?;
     let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(mm[0] as u64), Arg::U64(ptr(&table, dev))];
-    ex.launch_untimed(&f, &args, groups, Some(1024))?;
+    q.push(f, &args, groups, Some(1024));
     Ok(Some(DirectTable { table, min: mm[0], slots: n }))
 }

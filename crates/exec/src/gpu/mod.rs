@@ -100,6 +100,16 @@ impl GpuExecutor {
         timer.stop().map_err(cuda_error)
     }
 
+    /// Submits every launch of `q` in order, back to back, and returns their GPU ms
+    /// (CUDA events around them all).
+    pub(crate) fn run_queue(&self, q: LaunchQueue) -> Result<f64> {
+        let timer = self.dev.timer_start().map_err(cuda_error)?;
+        for l in &q.launches {
+            self.launch_untimed(&l.function, &l.args, l.work_items, l.max_blocks)?;
+        }
+        timer.stop().map_err(cuda_error)
+    }
+
     /// Queues a launch of `f` (no timing, no synchronization).
     pub(crate) fn launch_untimed(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<()> {
         if self.profile_launches {
@@ -134,7 +144,9 @@ impl GpuExecutor {
 
     /// Moves `n` values of `width` bytes through an index array with the result-assembly
     /// kernels: gather (`out[i] = in[idx[i]]`, result rows) or scatter
-    /// (`out[idx[i]] = in[i]`, hash-table payload grouped by key).
+    /// (`out[idx[i]] = in[i]`, hash-table payload grouped by key). The launch is added
+    /// to `queue`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn permute(
         &self,
         how: Permute,
@@ -142,6 +154,7 @@ impl GpuExecutor {
         width: usize,
         idx: &CudaSlice<u32>,
         n: usize,
+        queue: &mut LaunchQueue,
         stat: &mut KernelStat,
     ) -> Result<CudaSlice<u8>> {
         let (kernel, what) = match how {
@@ -152,7 +165,7 @@ impl GpuExecutor {
         if n > 0 {
             let f = self.util(&format!("{kernel}_{width}"), stat)?;
             let args = [Arg::U64(ptr(input, &self.dev)), Arg::U64(ptr(idx, &self.dev)), Arg::U64(ptr(&out, &self.dev)), Arg::U64(n as u64)];
-            self.launch_untimed(&f, &args, n, Some(1024))?;
+            queue.push(f, &args, n, Some(1024));
         }
         Ok(out)
     }
@@ -395,6 +408,38 @@ impl GpuExecutor {
     }
 }
 
+
+/// Kernel launches gathered while their buffers are allocated and their kernels looked
+/// up, then submitted together (`GpuExecutor::run_queue`): the host's work between them
+/// would otherwise leave the GPU idle inside the timed span (a hash build's ten small
+/// finishing kernels took 60-140 us of host time for ~25 us of GPU work).
+#[derive(Default)]
+pub(crate) struct LaunchQueue {
+    launches: Vec<QueuedLaunch>,
+    /// Scratch buffers the launches use, freed after them (frees are stream-ordered: one
+    /// freed before its kernel is submitted could be handed to another buffer first).
+    kept: Vec<Box<dyn std::any::Any>>,
+}
+
+struct QueuedLaunch {
+    function: CudaFunction,
+    args: Vec<Arg>,
+    work_items: usize,
+    max_blocks: Option<u32>,
+}
+
+impl LaunchQueue {
+    /// Adds a launch of `function`; the buffers `args` point to must live until the
+    /// queue has run.
+    pub fn push(&mut self, function: CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) {
+        self.launches.push(QueuedLaunch { function, args: args.to_vec(), work_items, max_blocks });
+    }
+
+    /// Keeps `buffer` alive until the queue has run.
+    pub fn keep<T: 'static>(&mut self, buffer: T) {
+        self.kept.push(Box::new(buffer));
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Permute {

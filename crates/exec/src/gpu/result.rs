@@ -3,7 +3,7 @@
 //! the GPU, then downloaded into Arrow arrays.
 
 use super::buffers::{value_width, Arg, Intermediate, OwnedColumn};
-use super::{ptr, GpuExecutor, Permute};
+use super::{ptr, GpuExecutor, LaunchQueue, Permute};
 use crate::stats::KernelStat;
 use arrow::array::*;
 use arrow::buffer::{NullBuffer, OffsetBuffer};
@@ -37,12 +37,14 @@ pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize,
     let mut stat = KernelStat { name: format!("slice #{input}"), rows_in: r.rows, ..Default::default() };
     let (idx, m) = row_indices(ex, r, skip, fetch)?;
     let mut out = vec![];
+    let mut q = LaunchQueue::default();
     for c in columns {
         let col = &r.columns[*c];
-        let values = ex.permute(Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut stat)?;
-        let validity = col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, &idx, m, &mut stat)).transpose()?;
+        let values = ex.permute(Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut q, &mut stat)?;
+        let validity = col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, &idx, m, &mut q, &mut stat)).transpose()?;
         out.push(OwnedColumn { ty: col.ty, values, validity });
     }
+    stat.ms += ex.run_queue(q)?;
     stat.rows_out = m;
     Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat))
 }
@@ -57,11 +59,13 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
     for (c, name) in plan.columns.iter().zip(&plan.names) {
         let f = &r.schema.fields[*c];
         let col = &r.columns[*c];
-        let values = ex.permute(Permute::Gather, &col.values, value_width(&f.ty), &idx, m, &mut stat)?;
+        let mut q = LaunchQueue::default();
+        let values = ex.permute(Permute::Gather, &col.values, value_width(&f.ty), &idx, m, &mut q, &mut stat)?;
         let validity = match &col.validity {
-            Some(v) => Some(ex.permute(Permute::Gather, v, 1, &idx, m, &mut stat)?),
+            Some(v) => Some(ex.permute(Permute::Gather, v, 1, &idx, m, &mut q, &mut stat)?),
             None => None,
         };
+        ex.run_queue(q)?;
         let nulls = match validity {
             Some(v) => {
                 let b = ex.dev.download(&v).map_err(cuda_error)?;
