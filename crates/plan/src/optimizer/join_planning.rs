@@ -171,6 +171,15 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
         })
         .collect();
     let est: Vec<(f64, f64)> = rels.iter().map(|r| estimate(r, Estimates::Guessed)).collect();
+    // The order of the build sides (most selective first): among the candidates whose
+    // fraction of rows kept, measured on table samples, is within 10x of the most
+    // selective one's, the guessed order. So SSB Q2.2/Q2.3 probe their 0.8% / 0.1% of
+    // parts before the 20% of suppliers (1.2x / 1.4x faster at SF 20), whose guessed
+    // equality filters tie. Ordering by the measured fractions alone reordered Q2.1 (4%
+    // vs 20%), Q3.4 and Q4.3 for the worse (up to 1.5x slower): where fractions are close,
+    // a probe's cost (its table's size, a shared-memory table) decides, which they do not
+    // price. (The probe side stays chosen by guesses; see `estimate`.)
+    let mut kept: Vec<f64> = rels.iter().map(|r| estimate(r, Estimates::Measured).1).collect();
 
     // Probe side: the largest relation after its filters.
     // (Never a one-row relation while there is another: it joins on a constant key.)
@@ -214,6 +223,7 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
                 });
                 // A rough guess: the join keeps half the rows.
                 est[r] = (est[r].0 * 0.5, est[r].1 * 0.5);
+                kept[r] *= 0.5;
             }
             _ => on_top.push(s),
         }
@@ -225,8 +235,11 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     let mut joined = vec![root];
     while joined.len() < lens.len() {
         let connected = |r: usize| edges.iter().any(|e| (e.a == r && joined.contains(&e.b)) || (e.b == r && joined.contains(&e.a)));
-        let candidate = (0..lens.len())
-            .filter(|r| !joined.contains(r) && connected(*r))
+        let open: Vec<usize> = (0..lens.len()).filter(|r| !joined.contains(r) && connected(*r)).collect();
+        let most_selective = open.iter().map(|r| kept[*r]).fold(f64::INFINITY, f64::min);
+        let candidate = open
+            .into_iter()
+            .filter(|r| kept[*r] <= most_selective * 10.0)
             .min_by(|a, b| est[*a].1.total_cmp(&est[*b].1).then(est[*a].0.total_cmp(&est[*b].0)));
         // A relation of exactly one row (an uncorrelated scalar subquery) joins every row
         // on a constant key, once nothing else can be joined.
