@@ -1,3 +1,0 @@
-B=./target/release/gpusql
-for q in q2.1 q3.1 q4.2; do $B --ssb 20 --backend gpu -c "explain $(cat ssb/$q.sql)" 2>&1 | sed -n '/Physical/,$p' | grep -v "^Pipeline [0-9] (one" ; done
-/usr/local/cuda/bin/ncu --kernel-name pipeline_3 --launch-skip 1 --launch-count 1 --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy $B --ssb 20 --backend gpu -f ssb/q3.1.sql -f ssb/q3.1.sql 2>&1 | grep -v "^==PROF==" | grep -E "Stall|Warp Cycles|Issued|Eligible|Hit Rate|Throughput|Registers|Achieved Occupancy|Theoretical Occ|Shared Memory Config|Block Limit|Duration|L1|L2|DRAM" | head -60
