@@ -31,11 +31,29 @@ __device__ __forceinline__ Str load_str(const int32_t* offsets, const uint8_t* b
     Str s; s.p = bytes + a; s.len = (uint32_t)(b - a); s.pad_ = 0; return s;
 }
 
-// Byte-wise comparison (memcmp order, shorter prefix first), like the CPU backend.
+// The m <= 4 bytes at p (any alignment) as a big-endian word, p[0] in the top byte and
+// zeros below the m bytes: words compare like the bytes. Reads the aligned words holding
+// those bytes only (never a word past the string's last byte).
+__device__ __forceinline__ uint32_t load_be_bytes(const uint8_t* p, uint32_t m) {
+    const uint64_t a = (uint64_t)p;
+    const uint32_t off = (uint32_t)(a & 3u);
+    const uint32_t* w = (const uint32_t*)(a - off);
+    const uint32_t lo = w[0], hi = off + m > 4u ? w[1] : 0u;
+    const uint32_t le = __funnelshift_r(lo, hi, off * 8u);  // p[0] in the low byte
+    const uint32_t be = __byte_perm(le, 0u, 0x0123);
+    return m >= 4u ? be : be & ~(0xffffffffu >> (m * 8u));
+}
+
+// Byte-wise comparison (memcmp order, shorter prefix first), like the CPU backend; four
+// bytes per step, and none for two pointers to the same bytes (equal dictionary values).
 __device__ int str_cmp(Str a, Str b) {
     const uint32_t n = a.len < b.len ? a.len : b.len;
-    for (uint32_t i = 0; i < n; i++) {
-        if (a.p[i] != b.p[i]) return a.p[i] < b.p[i] ? -1 : 1;
+    if (a.p != b.p) {
+        for (uint32_t i = 0; i < n; i += 4) {
+            const uint32_t m = n - i < 4u ? n - i : 4u;
+            const uint32_t x = load_be_bytes(a.p + i, m), y = load_be_bytes(b.p + i, m);
+            if (x != y) return x < y ? -1 : 1;
+        }
     }
     return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }

@@ -7,6 +7,10 @@ use crate::{Param, Part, PRELUDE};
 use gpusql_common::{Result, Schema};
 use gpusql_plan::SortColumn;
 
+/// Inputs of at most this many entries (padded to a power of two) sort in one block
+/// (`sort_block`, its permutation in 16 KiB of shared memory).
+pub const SMALL_SORT: usize = 4096;
+
 pub struct SortSpec {
     pub source: String,
     /// `sort_step(uint32_t* idx, uint32_t npow2, uint64_t n, uint32_t j, uint32_t k, <params>)`
@@ -97,17 +101,20 @@ extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n
     if (i < npow2) bitonic_cx(idx, i, n, j, k{args});
 }}
 
-// Small inputs: the whole network in one block, one launch (a launch per step cost more
-// than the steps: ~45 launches for 280 rows).
+// Small inputs (npow2 <= {small}): the whole network in one block, one launch (a launch
+// per step cost more than the steps: ~45 launches for 280 rows), on a permutation in
+// shared memory (in global memory every step re-read it from L2).
 extern \"C\" __global__ void sort_block(uint32_t* idx, uint32_t npow2, uint64_t n{decl_list}) {{
-    for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) idx[i] = i;
+    __shared__ uint32_t sidx[{small}];
+    for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) sidx[i] = i;
     __syncthreads();
     for (uint32_t k = 2; k <= npow2; k <<= 1) {{
         for (uint32_t j = k >> 1; j > 0; j >>= 1) {{
-            for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) bitonic_cx(idx, i, n, j, k{args});
+            for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) bitonic_cx(sidx, i, n, j, k{args});
             __syncthreads();
         }}
     }}
+    for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) idx[i] = sidx[i];
 }}
 
 // Top-N: after a compare-exchange at distance c (all ascending), the first c entries of
@@ -117,7 +124,8 @@ extern \"C\" __global__ void sort_keep_halves(const uint32_t* __restrict__ in, u
     if (i < out_len) out[i] = in[(i / c) * 2u * c + i % c];
 }}
 ",
-        keys = key_text.join(", ")
+        keys = key_text.join(", "),
+        small = SMALL_SORT
     );
     Ok(SortSpec {
         source,

@@ -3,7 +3,7 @@
 use super::buffers::{Arg, Intermediate};
 use super::{ptr, GpuExecutor};
 use crate::stats::KernelStat;
-use gpusql_codegen::sort::generate_sort;
+use gpusql_codegen::sort::{generate_sort, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
 use gpusql_plan::SortColumn;
@@ -11,8 +11,6 @@ use gpusql_storage::device::cuda_error;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;
-/// Inputs of at most this many entries (padded to a power of two) sort in one block.
-const SMALL_SORT: usize = 4096;
 
 pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit: Option<usize>, input: usize) -> Result<(Intermediate, KernelStat)> {
     let spec = generate_sort(&data.schema, keys)?;
