@@ -25,6 +25,10 @@ struct __align__(16) Str {
 __device__ __forceinline__ Str make_str(const char* p, uint32_t len) {
     Str s; s.p = (const uint8_t*)p; s.len = len; s.pad_ = 0; return s;
 }
+// A literal, with its str_hash32 computed when the kernel was generated.
+__device__ __forceinline__ Str make_str_h(const char* p, uint32_t len, uint32_t hash) {
+    Str s; s.p = (const uint8_t*)p; s.len = len; s.pad_ = hash; return s;
+}
 
 __device__ __forceinline__ Str load_str(const int32_t* offsets, const uint8_t* bytes, uint64_t row) {
     const int32_t a = offsets[row], b = offsets[row + 1];

@@ -45,7 +45,8 @@ pub fn c_literal(v: &ScalarValue, ty: &DataType) -> String {
                 i64_literal(*x as i64)
             }
         }
-        ScalarValue::Utf8(s) => format!("make_str(\"{}\", {})", escape_c(s.as_bytes()), s.len()),
+        // With its hash: comparisons with dictionary-encoded strings skip the bytes.
+        ScalarValue::Utf8(s) => format!("make_str_h(\"{}\", {}, {:#x}u)", escape_c(s.as_bytes()), s.len(), gpusql_common::str_hash32(s.as_bytes())),
     }
 }
 

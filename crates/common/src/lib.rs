@@ -6,8 +6,10 @@ pub mod error;
 pub mod scalar;
 pub mod date;
 pub mod schema;
+pub mod string_hash;
 
 pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use scalar::ScalarValue;
+pub use string_hash::str_hash32;
 pub use schema::{Catalog, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, Schema, TableInfo, TableSample};

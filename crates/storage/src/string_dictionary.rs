@@ -42,18 +42,7 @@ impl StringDictionary {
     }
 }
 
-/// The hash the GPU kernels give a string (`str_hash32` in the CUDA prelude; the two must
-/// agree, or a dictionary string and the same string from elsewhere would hash apart):
-/// 64-bit FNV-1a over the bytes, folded to 32 bits, the low bit set so that 0 can mean
-/// "not known".
-pub fn str_hash32(bytes: &[u8]) -> u32 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    ((h ^ (h >> 32)) as u32) | 1
-}
+pub use gpusql_common::str_hash32;
 
 /// The dictionary of `a`, or None where it has more than `max_values` distinct values
 /// (found out early: the scan stops once a chunk sees too many) or more than half as many
@@ -137,13 +126,5 @@ mod tests {
         let few = StringArray::from((0..100).map(|i| format!("v{}", i % 10)).collect::<Vec<_>>());
         assert!(build(&few, 5).is_none(), "the caller's limit holds");
         assert_eq!(build(&few, 10).map(|d| d.len()), Some(10));
-    }
-
-    #[test]
-    fn hash_is_fnv1a_folded() {
-        // FNV-1a 64 of "" is its offset basis; of "a" a published test vector.
-        assert_eq!(str_hash32(b""), ((0xcbf29ce484222325u64 ^ (0xcbf29ce484222325u64 >> 32)) as u32) | 1);
-        let a = 0xaf63dc4c8601ec8cu64;
-        assert_eq!(str_hash32(b"a"), ((a ^ (a >> 32)) as u32) | 1);
     }
 }
