@@ -363,6 +363,14 @@ impl GpuDevice {
         Ok(slice)
     }
 
+    /// After a query: waits for its queued frees and hands the pool's unused memory beyond
+    /// `keep` bytes back to the driver (what the next query's buffers will likely reuse
+    /// stays; a large query's temporaries do not stay reserved for this process).
+    pub fn release_pool_memory(&self, keep: usize) {
+        let _ = self.stream.synchronize();
+        trim_pool_to(&self.ctx, keep);
+    }
+
     /// Copies a device buffer back to the host (waits for all queued work first,
     /// since the stream is in order).
     pub fn download<T: DeviceRepr>(&self, slice: &CudaSlice<T>) -> Result<Vec<T>, CudaError> {
@@ -562,12 +570,17 @@ fn keep_freed_memory(ctx: &CudaContext) {
     }
 }
 
-/// Hands the memory the pool holds but no buffer uses back to the driver.
-fn trim_pool(ctx: &CudaContext) {
+/// Hands the memory the pool holds but no buffer uses back to the driver, down to `keep`
+/// bytes of it.
+fn trim_pool_to(ctx: &CudaContext, keep: usize) {
     // SAFETY: a pool handle from the driver; trimming never touches memory in use.
-    if let Err(e) = default_pool(ctx).and_then(|pool| unsafe { cudarc::driver::sys::cuMemPoolTrimTo(pool, 0).result() }) {
+    if let Err(e) = default_pool(ctx).and_then(|pool| unsafe { cudarc::driver::sys::cuMemPoolTrimTo(pool, keep).result() }) {
         tracing::warn!(error = ?e, "could not trim the memory pool");
     }
+}
+
+fn trim_pool(ctx: &CudaContext) {
+    trim_pool_to(ctx, 0)
 }
 
 fn default_pool(ctx: &CudaContext) -> Result<cudarc::driver::sys::CUmemoryPool, DriverError> {

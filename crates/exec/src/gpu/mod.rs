@@ -26,6 +26,11 @@ const INITIAL_GROUPS: usize = 1 << 14;
 /// Blocks per SM for grid-stride pipeline kernels (8 x 256 threads = full occupancy).
 const BLOCKS_PER_SM: u32 = 8;
 
+/// Freed memory the allocation pool keeps between queries (see
+/// `GpuDevice::release_pool_memory`): a query's hash tables and sink buffers are
+/// allocated again from it instead of being mapped afresh.
+const POOL_KEEP_BYTES: usize = 4 << 30;
+
 const ERR_DIV_ZERO: i32 = 1;
 const ERR_OVERFLOW: i32 = 2;
 const ERR_GROUPS_FULL: i32 = 3;
@@ -217,6 +222,8 @@ impl GpuExecutor {
         stats.kernel_ms = stats.kernels.iter().map(|k| k.ms).sum();
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
         stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
+        drop((inter, built, result));
+        self.dev.release_pool_memory(std::env::var("GPUSQL_POOL_KEEP_MB").ok().and_then(|v| v.parse::<usize>().ok()).map_or(POOL_KEEP_BYTES, |mb| mb << 20));
         Ok((batch, stats))
     }
 
