@@ -367,12 +367,15 @@ impl GpuExecutor {
                     }
                 })
             };
+            // The init (empty hash slots) and the pipeline kernel, back to back.
+            let mut q = LaunchQueue::default();
             if let (Some(init_fn), Some(init_spec)) = (&init, &spec.init) {
                 let args = init_spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
-                stat.ms += self.launch(init_fn, &args, sink.slot_count.max(max_groups), Some(self.grid_limit()))?;
+                q.push(init_fn.clone(), &args, sink.slot_count.max(max_groups), Some(self.grid_limit()));
             }
             let args = spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
-            stat.ms += self.launch(&func, &args, n, Some(self.grid_limit()))?;
+            q.push(func.clone(), &args, n, Some(self.grid_limit()));
+            stat.ms += self.run_queue(q)?;
             let err_host = self.dev.download(&err).map_err(cuda_error)?;
             let code = err_host[0];
             let full_at = n.saturating_sub(err_host[1] as u32 as usize);
