@@ -543,15 +543,16 @@ mod tests {
     }
 }
 
+/// Allocations from this size up are checked against free memory before they are made.
+const CHECKED_ALLOCATION_BYTES: usize = 16 << 20;
+
 /// Buffers are allocated and freed stream-ordered (cuMemAllocAsync) from the device's
 /// default memory pool. By default the pool hands freed memory back to the driver at every
 /// synchronization, so each query's hash tables and sink buffers were mapped afresh:
 /// tens of microseconds per allocation on the host between kernels. Keeping freed memory in
 /// the pool makes a repeated allocation a pool lookup. (The memory stays reserved for
-/// this process; allocations that do not fit trim the pool first.)
-/// Allocations from this size up are checked against free memory before they are made.
-const CHECKED_ALLOCATION_BYTES: usize = 16 << 20;
-
+/// this process; allocations that do not fit trim the pool first, and
+/// `release_pool_memory` trims it after each query.)
 fn keep_freed_memory(ctx: &CudaContext) {
     use cudarc::driver::sys;
     let mut threshold: u64 = u64::MAX;
