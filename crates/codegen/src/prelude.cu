@@ -136,7 +136,7 @@ __device__ __forceinline__ uint64_t hash_u64(uint64_t x) {
 __device__ __forceinline__ uint64_t hash_i128(__int128 v) { return hash_u64((uint64_t)v ^ hash_u64((uint64_t)(v >> 64))); }
 __device__ __forceinline__ uint64_t hash_f64(double d) { return hash_u64(d == 0.0 ? 0ull : (uint64_t)__double_as_longlong(d)); }
 // FNV-1a over the bytes, folded to 32 bits, low bit set (0 means "not known"). The host
-// computes the same for dictionary values (gpusql_storage::string_dictionary::str_hash32).
+// computes the same for dictionary values and literals (gpusql_common::str_hash32).
 __device__ uint32_t str_hash32(Str s) {
     if (s.pad_ != 0) return s.pad_;
     uint64_t h = 0xcbf29ce484222325ull;
