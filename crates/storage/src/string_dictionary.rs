@@ -10,7 +10,7 @@
 
 use arrow::array::{Array, StringArray};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap, AHashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Most distinct values a dictionary holds (codes are 16-bit).
@@ -57,10 +57,10 @@ pub fn build(a: &StringArray, max_values: usize) -> Option<StringDictionary> {
     // Distinct values per chunk in parallel; any chunk past the limit stops them all.
     let too_many = AtomicBool::new(false);
     let chunk = 1 << 16;
-    let sets: Vec<HashSet<&[u8]>> = (0..rows.div_ceil(chunk))
+    let sets: Vec<AHashSet<&[u8]>> = (0..rows.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
-            let mut set = HashSet::new();
+            let mut set = AHashSet::new();
             for r in c * chunk..((c + 1) * chunk).min(rows) {
                 if a.is_valid(r) {
                     set.insert(a.value(r).as_bytes());
@@ -76,7 +76,7 @@ pub fn build(a: &StringArray, max_values: usize) -> Option<StringDictionary> {
     if too_many.load(Ordering::Relaxed) {
         return None;
     }
-    let mut all: HashSet<&[u8]> = HashSet::new();
+    let mut all: AHashSet<&[u8]> = AHashSet::new();
     for s in sets {
         all.extend(s);
         if all.len() > limit {
@@ -85,7 +85,7 @@ pub fn build(a: &StringArray, max_values: usize) -> Option<StringDictionary> {
     }
     let mut values: Vec<&[u8]> = all.into_iter().collect();
     values.sort_unstable();
-    let index: HashMap<&[u8], u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
+    let index: AHashMap<&[u8], u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
     let codes = (0..rows).into_par_iter().map(|r| if a.is_valid(r) { index[a.value(r).as_bytes()] } else { 0 }).collect();
     let mut bytes = vec![];
     let mut offsets = vec![0u32];
