@@ -71,9 +71,14 @@ pub struct GpuLayout {
     pub validity: Option<Vec<u8>>,
 }
 
+/// One byte per row of `a`, 1 where the row holds a value.
+pub fn validity_bytes(a: &dyn Array) -> Vec<u8> {
+    (0..a.len()).map(|i| a.is_valid(i) as u8).collect()
+}
+
 pub fn to_gpu_layout(a: &dyn Array, ty: &DataType, nullable: bool) -> Result<GpuLayout> {
     let n = a.len();
-    let validity = nullable.then(|| (0..n).map(|i| a.is_valid(i) as u8).collect());
+    let validity = nullable.then(|| validity_bytes(a));
     fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8> {
         let len = std::mem::size_of_val(v);
         // SAFETY: plain-old-data numbers viewed as their bytes.

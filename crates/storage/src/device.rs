@@ -1,10 +1,12 @@
 //! GPU-resident columns: uploaded on first use, kept until the table changes.
 
-use crate::convert::{pivot_strings, to_gpu_layout};
+use crate::convert::{pivot_strings, to_gpu_layout, validity_bytes};
 use crate::host::HostTable;
 use gpusql_common::{DataType, Error, ReplicaRequest, Result};
-use gpusql_cuda::{cudarc::driver::DevicePtr, CudaError, CudaSlice, GpuDevice};
+use gpusql_cuda::cudarc::driver::{DevicePtr, DeviceRepr};
+use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 
 pub struct DeviceColumn {
@@ -46,7 +48,6 @@ pub struct DeviceDictionary {
     /// The distinct values' bytes, which the records point into.
     pub value_bytes: CudaSlice<u8>,
     pub validity: Option<CudaSlice<u8>>,
-    pub values: usize,
     pub bytes: usize,
 }
 
@@ -78,130 +79,78 @@ pub struct UploadStats {
 impl DeviceStore {
     /// The GPU copy of `table`'s column `col`, uploading it if needed.
     pub fn column(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceColumn>> {
-        let key = (table.name.to_ascii_lowercase(), col);
-        if let Some((v, c)) = self.columns.lock().map_err(|_| Error::exec("device store poisoned"))?.get(&key) {
-            if *v == table.version {
-                return Ok(c.clone());
-            }
-        }
-        let f = &table.schema.fields[col];
-        let start = std::time::Instant::now();
-        let layout = to_gpu_layout(table.columns[col].as_ref(), &f.ty, f.nullable)?;
-        let what = format!("column {}.{}", table.name, f.name);
-        // cudarc cannot allocate 0 bytes portably; keep at least one element.
-        let values = dev.upload(if layout.values.is_empty() { &[0u8][..] } else { &layout.values }, &what).map_err(cuda_error)?;
-        let offsets = layout.offsets.as_ref().map(|o| dev.upload(o, &what)).transpose().map_err(cuda_error)?;
-        let validity = layout
-            .validity
-            .as_ref()
-            .map(|v| dev.upload(if v.is_empty() { &[0u8][..] } else { v }, &what))
-            .transpose()
-            .map_err(cuda_error)?;
-        let bytes = layout.values.len() + layout.offsets.as_ref().map_or(0, |o| o.len() * 4) + layout.validity.as_ref().map_or(0, |v| v.len());
-        dev.synchronize().map_err(cuda_error)?;
-        stats.bytes += bytes;
-        stats.ms += start.elapsed().as_secs_f64() * 1e3;
-        let c = Arc::new(DeviceColumn { ty: f.ty, values, offsets, validity, bytes });
-        self.columns.lock().map_err(|_| Error::exec("device store poisoned"))?.insert(key, (table.version, c.clone()));
-        Ok(c)
+        cached(&self.columns, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
+            let f = &table.schema.fields[col];
+            let layout = to_gpu_layout(table.columns[col].as_ref(), &f.ty, f.nullable)?;
+            let what = format!("column {}.{}", table.name, f.name);
+            let values = upload_padded(dev, &layout.values, &what)?;
+            let offsets = layout.offsets.as_ref().map(|o| upload_padded(dev, o, &what)).transpose()?;
+            let validity = layout.validity.as_ref().map(|v| upload_padded(dev, v, &what)).transpose()?;
+            let bytes = layout.values.len() + layout.offsets.as_ref().map_or(0, |o| o.len() * 4) + layout.validity.as_ref().map_or(0, |v| v.len());
+            Ok((Arc::new(DeviceColumn { ty: f.ty, values, offsets, validity, bytes }), bytes))
+        })
     }
 
     /// The Pivot-4 copy of string column `col`, built and uploaded on first use (LIKE
     /// over it), or None where the column's strings are too long or too uneven for it.
     pub fn pivoted(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Option<Arc<DevicePivot>>> {
-        let key = (table.name.to_ascii_lowercase(), col);
-        let mut map = self.pivoted.lock().map_err(|_| Error::exec("device store poisoned"))?;
-        if let Some((v, p)) = map.get(&key) {
-            if *v == table.version {
-                return Ok(p.clone());
-            }
-        }
-        let start = std::time::Instant::now();
-        let p = match pivot_strings(table.columns[col].as_ref()) {
-            None => None,
-            Some(p) => {
-                let what = format!("pivoted column {}.{}", table.name, table.schema.fields[col].name);
-                let words = dev.upload(&p.words, &what).map_err(cuda_error)?;
-                dev.synchronize().map_err(cuda_error)?;
-                let bytes = p.words.len() * 4;
-                stats.bytes += bytes;
-                Some(Arc::new(DevicePivot { words, pieces: p.pieces, bytes }))
-            }
-        };
-        stats.ms += start.elapsed().as_secs_f64() * 1e3;
-        map.insert(key, (table.version, p.clone()));
-        Ok(p)
+        cached(&self.pivoted, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
+            let Some(p) = pivot_strings(table.columns[col].as_ref()) else { return Ok((None, 0)) };
+            let what = format!("pivoted column {}.{}", table.name, table.schema.fields[col].name);
+            let words = upload_padded(dev, &p.words, &what)?;
+            let bytes = p.words.len() * 4;
+            Ok((Some(Arc::new(DevicePivot { words, pieces: p.pieces, bytes })), bytes))
+        })
     }
 
     /// The replica placement `r` of `table` on the GPU, placed (on the host, see
     /// `HostTable::replica`) and uploaded on first use.
     pub fn replica(&self, dev: &GpuDevice, table: &HostTable, r: ReplicaRequest, stats: &mut UploadStats) -> Result<Arc<DeviceReplica>> {
-        let key = (table.name.to_ascii_lowercase(), r);
-        let col = r.column;
-        let mut map = self.replicas.lock().map_err(|_| Error::exec("device store poisoned"))?;
-        if let Some((v, r)) = map.get(&key) {
-            if *v == table.version {
-                return Ok(r.clone());
-            }
-        }
-        let what = format!("replica placement of {}.{}", table.name, table.schema.fields[col].name);
-        let p = table.replica(r).ok_or_else(|| Error::exec(format!("{what}: column does not qualify")))?;
-        let start = std::time::Instant::now();
-        let values = p.slot_values();
-        let value_bytes: Vec<u8> = match table.schema.fields[col].ty {
-            DataType::Int64 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-            _ => values.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect(),
-        };
-        let row_slots = dev.upload(if p.row_slot.is_empty() { &[0u16][..] } else { &p.row_slot }, &what).map_err(cuda_error)?;
-        let slot_values = dev.upload(&value_bytes, &what).map_err(cuda_error)?;
-        let codes: Vec<u16> = p.slot_code.iter().map(|&c| if c == crate::replica::HOLE { 0 } else { c as u16 }).collect();
-        let slot_codes = dev.upload(&codes, &what).map_err(cuda_error)?;
-        dev.synchronize().map_err(cuda_error)?;
-        let bytes = p.row_slot.len() * 2 + value_bytes.len() + codes.len() * 2;
-        stats.bytes += bytes;
-        stats.ms += start.elapsed().as_secs_f64() * 1e3;
-        let r = Arc::new(DeviceReplica { row_slots, slot_values, slot_codes, bytes });
-        map.insert(key, (table.version, r.clone()));
-        Ok(r)
+        cached(&self.replicas, (table.name.to_ascii_lowercase(), r), table.version, dev, stats, || {
+            let col = r.column;
+            let what = format!("replica placement of {}.{}", table.name, table.schema.fields[col].name);
+            let p = table.replica(r).ok_or_else(|| Error::exec(format!("{what}: column does not qualify")))?;
+            let values = p.slot_values();
+            let value_bytes: Vec<u8> = match table.schema.fields[col].ty {
+                DataType::Int64 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+                _ => values.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect(),
+            };
+            let codes: Vec<u16> = p.slot_code.iter().map(|&c| if c == crate::replica::HOLE { 0 } else { c as u16 }).collect();
+            let row_slots = upload_padded(dev, &p.row_slot, &what)?;
+            let slot_values = upload_padded(dev, &value_bytes, &what)?;
+            let slot_codes = upload_padded(dev, &codes, &what)?;
+            let bytes = p.row_slot.len() * 2 + value_bytes.len() + codes.len() * 2;
+            Ok((Arc::new(DeviceReplica { row_slots, slot_values, slot_codes, bytes }), bytes))
+        })
     }
 
     /// The dictionary encoding of string column `col` on the GPU, built (on the host,
     /// see `HostTable::string_dictionary`) and uploaded on first use.
     pub fn dictionary(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceDictionary>> {
-        let key = (table.name.to_ascii_lowercase(), col);
-        let mut map = self.dictionaries.lock().map_err(|_| Error::exec("device store poisoned"))?;
-        if let Some((v, d)) = map.get(&key) {
-            if *v == table.version {
-                return Ok(d.clone());
-            }
-        }
-        let f = &table.schema.fields[col];
-        let what = format!("dictionary of {}.{}", table.name, f.name);
-        let d = table.string_dictionary(col).ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
-        let start = std::time::Instant::now();
-        let value_bytes = dev.upload(if d.bytes.is_empty() { &[0u8][..] } else { &d.bytes }, &what).map_err(cuda_error)?;
-        let base = {
-            let (p, _sync) = value_bytes.device_ptr(dev.stream());
-            p
-        };
-        // Str records as the kernels lay them out: {const uint8_t* p; uint32_t len; uint32_t pad_}.
-        let records: Vec<u64> = (0..d.len())
-            .flat_map(|c| {
-                let (a, b) = (d.offsets[c], d.offsets[c + 1]);
-                [base + a as u64, (b - a) as u64 | (d.hashes[c] as u64) << 32]
-            })
-            .collect();
-        let records = dev.upload(if records.is_empty() { &[0u64, 0][..] } else { &records }, &what).map_err(cuda_error)?;
-        let codes = dev.upload(if d.codes.is_empty() { &[0u16][..] } else { &d.codes }, &what).map_err(cuda_error)?;
-        let validity = f.nullable.then(|| (0..table.rows).map(|r| table.columns[col].is_valid(r) as u8).collect::<Vec<u8>>());
-        let validity = validity.map(|v| dev.upload(if v.is_empty() { &[0u8][..] } else { &v }, &what)).transpose().map_err(cuda_error)?;
-        dev.synchronize().map_err(cuda_error)?;
-        let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + if f.nullable { table.rows } else { 0 };
-        stats.bytes += bytes;
-        stats.ms += start.elapsed().as_secs_f64() * 1e3;
-        let dd = Arc::new(DeviceDictionary { codes, records, value_bytes, validity, values: d.len(), bytes });
-        map.insert(key, (table.version, dd.clone()));
-        Ok(dd)
+        cached(&self.dictionaries, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
+            let f = &table.schema.fields[col];
+            let what = format!("dictionary of {}.{}", table.name, f.name);
+            let d = table.string_dictionary(col).ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
+            let value_bytes = upload_padded(dev, &d.bytes, &what)?;
+            let base = {
+                let (p, _sync) = value_bytes.device_ptr(dev.stream());
+                p
+            };
+            // Str records as the kernels lay them out: {const uint8_t* p; uint32_t len; uint32_t pad_}.
+            let records: Vec<u64> = (0..d.len())
+                .flat_map(|c| {
+                    let (a, b) = (d.offsets[c], d.offsets[c + 1]);
+                    [base + a as u64, (b - a) as u64 | (d.hashes[c] as u64) << 32]
+                })
+                .collect();
+            let records = upload_padded(dev, &records, &what)?;
+            let codes = upload_padded(dev, &d.codes, &what)?;
+            let validity = f.nullable.then(|| validity_bytes(table.columns[col].as_ref()));
+            let validity_len = validity.as_ref().map_or(0, |v| v.len());
+            let validity = validity.map(|v| upload_padded(dev, &v, &what)).transpose()?;
+            let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + validity_len;
+            Ok((Arc::new(DeviceDictionary { codes, records, value_bytes, validity, bytes }), bytes))
+        })
     }
 
     /// Bytes of all resident columns (and pivoted copies, replica placements,
@@ -228,4 +177,37 @@ impl DeviceStore {
             m.clear();
         }
     }
+}
+
+/// The entry of `map` under `key` made from table version `version`, or else `make`'s
+/// (value, bytes uploaded), kept in its place. The making is timed, and its uploads
+/// waited for, into `stats`.
+fn cached<K: Eq + Hash, V: Clone>(
+    map: &Mutex<HashMap<K, (u64, V)>>,
+    key: K,
+    version: u64,
+    dev: &GpuDevice,
+    stats: &mut UploadStats,
+    make: impl FnOnce() -> Result<(V, usize)>,
+) -> Result<V> {
+    let mut map = map.lock().map_err(|_| Error::exec("device store poisoned"))?;
+    if let Some((v, x)) = map.get(&key) {
+        if *v == version {
+            return Ok(x.clone());
+        }
+    }
+    let start = std::time::Instant::now();
+    let (x, bytes) = make()?;
+    dev.synchronize().map_err(cuda_error)?;
+    stats.bytes += bytes;
+    stats.ms += start.elapsed().as_secs_f64() * 1e3;
+    map.insert(key, (version, x.clone()));
+    Ok(x)
+}
+
+/// Uploads `v`, or one zero element where it is empty (cudarc cannot allocate 0 bytes
+/// portably).
+fn upload_padded<T: DeviceRepr + Default>(dev: &GpuDevice, v: &[T], what: &str) -> Result<CudaSlice<T>> {
+    let zero = [T::default()];
+    dev.upload(if v.is_empty() { &zero[..] } else { v }, what).map_err(cuda_error)
 }

@@ -48,14 +48,10 @@ impl HostTable {
     /// and kept with the table; None for columns that are not NULL-free integers or dates,
     /// or have more distinct values than slots.
     pub fn replica(&self, r: ReplicaRequest) -> Option<Arc<ReplicaPlacement>> {
-        let mut cache = self.replicas.lock().ok()?;
-        if let Some(p) = cache.get(&r) {
-            return p.clone();
-        }
-        let start = std::time::Instant::now();
-        let (col, mode) = (r.column, r.mode);
-        let placement = self.dictionary(col, r.max_slots).map(|(values, codes)| Arc::new(place(&codes, values, mode, r.max_slots, r.replicate)));
-        if let Some(p) = &placement {
+        memo(&self.replicas, r, || {
+            let start = std::time::Instant::now();
+            let (col, mode) = (r.column, r.mode);
+            let p = Arc::new(self.dictionary(col, r.max_slots).map(|(values, codes)| place(&codes, values, mode, r.max_slots, r.replicate))?);
             tracing::info!(
                 "replica placement of {}.{} ({mode:?}): {} values, {} copies in {} slots, {:.0} ms",
                 self.name,
@@ -65,46 +61,31 @@ impl HostTable {
                 p.slot_code.len(),
                 start.elapsed().as_secs_f64() * 1e3
             );
-        }
-        cache.insert(r, placement.clone());
-        placement
+            Some(p)
+        })
     }
 
     /// The dictionary encoding of string column `col` (`string_dictionary::build`),
     /// computed on first use; None for other types and for columns with too many
     /// distinct values.
     pub fn string_dictionary(&self, col: usize) -> Option<Arc<StringDictionary>> {
-        let mut cache = self.string_dictionaries.lock().ok()?;
-        if let Some(d) = cache.get(&col) {
-            return d.clone();
-        }
-        let start = std::time::Instant::now();
-        let d = match self.schema.fields[col].ty {
-            DataType::Utf8 => self.columns[col].as_any().downcast_ref::<StringArray>().and_then(|a| string_dictionary::build(a, MAX_DICTIONARY_VALUES)).map(Arc::new),
-            _ => None,
-        };
-        if let Some(d) = &d {
+        memo(&self.string_dictionaries, col, || {
+            let start = std::time::Instant::now();
+            let a = self.columns[col].as_any().downcast_ref::<StringArray>().filter(|_| self.schema.fields[col].ty == DataType::Utf8)?;
+            let d = Arc::new(string_dictionary::build(a, MAX_DICTIONARY_VALUES)?);
             tracing::info!("string dictionary of {}.{}: {} values, {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
-        }
-        cache.insert(col, d.clone());
-        d
+            Some(d)
+        })
     }
 
     /// The smallest and largest value of integer or date column `col` (NULL slots may
     /// widen it: a bound, not an exact range), computed once; None for other types or an
     /// empty table.
     pub fn column_range(&self, col: usize) -> Option<(i64, i64)> {
-        let mut cache = self.ranges.lock().ok()?;
-        if let Some(r) = cache.get(&col) {
-            return *r;
-        }
-        let range = match self.int_slice(col) {
-            Some(IntSlice::I32(v)) => min_max(v),
-            Some(IntSlice::I64(v)) => min_max(v),
-            None => None,
-        };
-        cache.insert(col, range);
-        range
+        memo(&self.ranges, col, || match self.int_slice(col)? {
+            IntSlice::I32(v) => min_max(v),
+            IntSlice::I64(v) => min_max(v),
+        })
     }
 
     /// The values of integer or date column `col` (NULL slots included), as stored.
@@ -145,6 +126,18 @@ impl HostTable {
             })
             .clone()
     }
+}
+
+/// What `cache` holds for `key`, computed by `make` the first time (None while its lock
+/// is poisoned, as if nothing could be computed).
+fn memo<K: Eq + std::hash::Hash, V: Clone>(cache: &Mutex<HashMap<K, Option<V>>>, key: K, make: impl FnOnce() -> Option<V>) -> Option<V> {
+    let mut cache = cache.lock().ok()?;
+    if let Some(v) = cache.get(&key) {
+        return v.clone();
+    }
+    let v = make();
+    cache.insert(key, v.clone());
+    v
 }
 
 pub struct TableStore {

@@ -53,6 +53,9 @@ pub struct GpuExecutor {
     /// Give LIKE '%…%' kernels the Pivot-4 copies of string columns (built on first use;
     /// `SET pivoted_strings = off` measures the contiguous layout against them).
     pub pivoted_strings: bool,
+    /// Freed memory the allocation pool keeps after each query (POOL_KEEP_BYTES, or
+    /// GPUSQL_POOL_KEEP_MB).
+    pool_keep_bytes: usize,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<HashMap<String, CudaFunction>>,
 }
@@ -74,7 +77,8 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true, util_functions: Default::default() }
+        let pool_keep_bytes = std::env::var("GPUSQL_POOL_KEEP_MB").ok().and_then(|v| v.parse::<usize>().ok()).map_or(POOL_KEEP_BYTES, |mb| mb << 20);
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true, pool_keep_bytes, util_functions: Default::default() }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -223,7 +227,7 @@ impl GpuExecutor {
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
         stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
         drop((inter, built, result));
-        self.dev.release_pool_memory(std::env::var("GPUSQL_POOL_KEEP_MB").ok().and_then(|v| v.parse::<usize>().ok()).map_or(POOL_KEEP_BYTES, |mb| mb << 20));
+        self.dev.release_pool_memory(self.pool_keep_bytes);
         Ok((batch, stats))
     }
 
