@@ -56,6 +56,10 @@ pub enum Param {
     Output { column: usize, part: Part },
     /// unsigned long long*: rows written by a materialize sink / groups created.
     OutCount,
+    /// uint64_t: rows the output columns hold (materialize, hash-build payload). A pipeline
+    /// with a multi-match join can emit more rows than it reads: rows past the capacity are
+    /// counted but not written, and the executor runs the pipeline again with room for all.
+    OutCapacity,
     /// Pointer to aggregate state `index` (one value per group).
     State { index: usize },
     /// int*: the hash table's slots (group ids, -1 empty).

@@ -15,6 +15,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
 /// The prefix-sum write of the current row (and `extra` (pointer, value) pairs).
 pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(String, String)]) -> Result<()> {
     let count = g.param(Param::OutCount, "unsigned long long*");
+    let capacity = g.param(Param::OutCapacity, "const uint64_t");
     let warps = BLOCK_SIZE / 32;
     // Columns of the source that were never read are loaded here.
     let all: Vec<usize> = (0..g.row.len()).collect();
@@ -46,14 +47,14 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
         b.line(format!("block_base_ = total_ ? atomicAdd({count}, (unsigned long long)total_) : 0ull;"));
         b.close();
         b.line("__syncthreads();");
-        b.open("if (active)");
         b.line("const uint64_t pos_ = block_base_ + warp_base_[warp_] + __popc(ballot_ & ((1u << lane_) - 1u));");
+        b.open(format!("if (active && pos_ < {capacity})"));
     } else {
         b.line("unsigned long long wbase_ = 0;");
         b.line(format!("if (lane_ == 0 && ballot_ != 0u) wbase_ = atomicAdd({count}, (unsigned long long)__popc(ballot_));"));
         b.line("wbase_ = __shfl_sync(FULL_MASK, wbase_, 0);");
-        b.open("if (active)");
         b.line("const uint64_t pos_ = wbase_ + __popc(ballot_ & ((1u << lane_) - 1u));");
+        b.open(format!("if (active && pos_ < {capacity})"));
     }
     let row = g.row.clone();
     for (i, v) in row.iter().enumerate() {

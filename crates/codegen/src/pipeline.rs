@@ -69,6 +69,7 @@ impl PipelineGen {
             Param::Input { column, part } => format!("in{column}_{}", format!("{part:?}").to_lowercase()),
             Param::Output { column, part } => format!("out{column}_{}", format!("{part:?}").to_lowercase()),
             Param::OutCount => "out_count".into(),
+            Param::OutCapacity => "out_capacity".into(),
             Param::State { index } => format!("state{index}"),
             Param::HashSlots => "ht_slots".into(),
             Param::HashMask => "ht_mask".into(),

@@ -36,13 +36,21 @@ __device__ __forceinline__ Str load_str(const int32_t* offsets, const uint8_t* b
 }
 
 // The m <= 4 bytes at p (any alignment) as a big-endian word, p[0] in the top byte and
-// zeros below the m bytes: words compare like the bytes. Reads the aligned words holding
-// those bytes only (never a word past the string's last byte).
-__device__ __forceinline__ uint32_t load_be_bytes(const uint8_t* p, uint32_t m) {
+// zeros below the m bytes: words compare like the bytes. `avail` (>= m) is how many of the
+// string's bytes start at p. Reads the aligned words holding the m bytes where those words
+// end within the string; a word that would run past the string's end (the last string of
+// a buffer ends where its allocation does) is read byte by byte instead.
+__device__ __forceinline__ uint32_t load_be_bytes(const uint8_t* p, uint32_t m, uint32_t avail) {
     const uint64_t a = (uint64_t)p;
     const uint32_t off = (uint32_t)(a & 3u);
+    const bool two = off + m > 4u;
+    if ((two ? 8u : 4u) - off > avail) {
+        uint32_t be = 0;
+        for (uint32_t k = 0; k < m; k++) be |= (uint32_t)p[k] << (24u - 8u * k);
+        return be;
+    }
     const uint32_t* w = (const uint32_t*)(a - off);
-    const uint32_t lo = w[0], hi = off + m > 4u ? w[1] : 0u;
+    const uint32_t lo = w[0], hi = two ? w[1] : 0u;
     const uint32_t le = __funnelshift_r(lo, hi, off * 8u);  // p[0] in the low byte
     const uint32_t be = __byte_perm(le, 0u, 0x0123);
     return m >= 4u ? be : be & ~(0xffffffffu >> (m * 8u));
@@ -55,7 +63,7 @@ __device__ int str_cmp(Str a, Str b) {
     if (a.p != b.p) {
         for (uint32_t i = 0; i < n; i += 4) {
             const uint32_t m = n - i < 4u ? n - i : 4u;
-            const uint32_t x = load_be_bytes(a.p + i, m), y = load_be_bytes(b.p + i, m);
+            const uint32_t x = load_be_bytes(a.p + i, m, a.len - i), y = load_be_bytes(b.p + i, m, b.len - i);
             if (x != y) return x < y ? -1 : 1;
         }
     }

@@ -348,6 +348,7 @@ impl GpuExecutor {
                     Param::Input { column, part } => Arg::U64(src[*column].ptr(*part, &self.dev)?),
                     Param::Output { column, part } => Arg::U64(sink.output_ptr(*column, *part, &self.dev)?),
                     Param::OutCount => Arg::U64(ptr(&sink.count, &self.dev)),
+                    Param::OutCapacity => Arg::U64(max_groups as u64),
                     Param::State { index } => Arg::U64(sink.state_ptr(*index, &self.dev)?),
                     Param::HashSlots => Arg::U64(sink.slots.as_ref().map(|s| ptr(s, &self.dev)).unwrap_or(0)),
                     Param::HashMask => Arg::U32((sink.slot_count.max(1) - 1) as u32),
@@ -407,6 +408,13 @@ impl GpuExecutor {
                 ERR_DIV_ZERO => return Err(Error::exec("division by zero")),
                 ERR_OVERFLOW => return Err(Error::exec("numeric value out of range")),
                 other => return Err(Error::exec(format!("kernel reported error code {other}"))),
+            }
+            if matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }) && count > max_groups {
+                // A multi-match join emitted more rows than the pipeline read: the rows past
+                // the buffers were counted, not written; run again with room for all of them.
+                tracing::debug!("pipeline_{}: {count} rows for {max_groups} rows of room, running again", p.id);
+                max_groups = count;
+                continue;
             }
             let rows = match &p.sink {
                 Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
