@@ -7,8 +7,8 @@ use crate::{Param, Part, PRELUDE};
 use gpusql_common::{Result, Schema};
 use gpusql_plan::SortColumn;
 
-/// Inputs of at most this many entries (padded to a power of two) sort in one block
-/// (`sort_block`, its permutation in 16 KiB of shared memory).
+/// Inputs of at most this many rows sort by rank (`sort_rank` + `sort_scatter`): n^2
+/// independent compares (16.8M at this size) instead of the bitonic network's launches.
 pub const SMALL_SORT: usize = 4096;
 
 pub struct SortSpec {
@@ -19,9 +19,11 @@ pub struct SortSpec {
     pub iota_entry: String,
     /// `sort_keep_halves(const uint32_t* in, uint32_t* out, uint32_t c, uint32_t out_len)`
     pub keep_halves_entry: String,
-    /// `sort_block(uint32_t* idx, uint32_t npow2, uint64_t n, <params>)`: iota and the
-    /// whole network in one block (inputs of at most SMALL_SORT rows).
-    pub block_entry: String,
+    /// `sort_rank(uint32_t* rank, uint64_t n, <params>)`: per row, the rows that sort
+    /// before it (`rank` zeroed first; one warp per row and 32 other rows).
+    pub rank_entry: String,
+    /// `sort_scatter(const uint32_t* rank, uint32_t* perm, uint64_t n)`: perm[rank[i]] = i.
+    pub scatter_entry: String,
     pub params: Vec<Param>,
 }
 
@@ -101,20 +103,27 @@ extern \"C\" __global__ void sort_step(uint32_t* idx, uint32_t npow2, uint64_t n
     if (i < npow2) bitonic_cx(idx, i, n, j, k{args});
 }}
 
-// Small inputs (npow2 <= {small}): the whole network in one block, one launch (a launch
-// per step cost more than the steps: ~45 launches for 280 rows), on a permutation in
-// shared memory (in global memory every step re-read it from L2).
-extern \"C\" __global__ void sort_block(uint32_t* idx, uint32_t npow2, uint64_t n{decl_list}) {{
-    __shared__ uint32_t sidx[{small}];
-    for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) sidx[i] = i;
-    __syncthreads();
-    for (uint32_t k = 2; k <= npow2; k <<= 1) {{
-        for (uint32_t j = k >> 1; j > 0; j >>= 1) {{
-            for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) bitonic_cx(sidx, i, n, j, k{args});
-            __syncthreads();
-        }}
+// Small inputs (n <= {small}): a rank sort. Row i's rank is how many rows sort before it
+// (ties break on the row index, so ranks are distinct); one warp per (row i, 32 rows j)
+// counts them with a ballot and adds them with one atomic. The n^2 compares are
+// independent and spread over the whole GPU: a bitonic network in one block ran its
+// ~log^2 n steps one after another, each a chain of global loads (0.35 ms for 800 rows
+// sorted by three keys, two of them strings).
+extern \"C\" __global__ void sort_rank(uint32_t* __restrict__ rank, uint64_t n{decl_list}) {{
+    const uint64_t chunks = (n + 31) / 32, warps = n * chunks;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint64_t stride = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    for (uint64_t w = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < warps; w += stride) {{
+        const uint32_t i = (uint32_t)(w / chunks), j = (uint32_t)((w % chunks) * 32 + lane);
+        const bool before = j < n && j != i && compare_rows(j, i{args}) < 0;
+        const uint32_t c = __popc(__ballot_sync(FULL_MASK, before));
+        if (lane == 0 && c != 0) atomicAdd(&rank[i], c);
     }}
-    for (uint32_t i = threadIdx.x; i < npow2; i += blockDim.x) idx[i] = sidx[i];
+}}
+
+extern \"C\" __global__ void sort_scatter(const uint32_t* __restrict__ rank, uint32_t* __restrict__ perm, uint64_t n) {{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) perm[rank[i]] = (uint32_t)i;
 }}
 
 // Top-N: after a compare-exchange at distance c (all ascending), the first c entries of
@@ -132,7 +141,8 @@ extern \"C\" __global__ void sort_keep_halves(const uint32_t* __restrict__ in, u
         step_entry: "sort_step".into(),
         iota_entry: "sort_iota".into(),
         keep_halves_entry: "sort_keep_halves".into(),
-        block_entry: "sort_block".into(),
+        rank_entry: "sort_rank".into(),
+        scatter_entry: "sort_scatter".into(),
         params,
     })
 }

@@ -1,7 +1,7 @@
 //! Sort stage on the GPU: bitonic sort of a row permutation.
 
 use super::buffers::{Arg, Intermediate};
-use super::{ptr, GpuExecutor};
+use super::{ptr, GpuExecutor, LaunchQueue};
 use crate::stats::KernelStat;
 use gpusql_codegen::sort::{generate_sort, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
@@ -37,12 +37,19 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit:
         args.extend(key_args.iter().copied());
         args
     };
-    if npow2 <= SMALL_SORT {
-        // One block sorts it all in one launch (a top-N gains nothing at this size).
-        let block = ex.load(&spec.source, &spec.block_entry, &mut stat)?;
-        let mut args = vec![Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32), Arg::U64(n as u64)];
+    if n <= SMALL_SORT {
+        // Rank sort: every row's rank, then each row to its rank (a top-N gains nothing
+        // at this size).
+        let rank_fn = ex.load(&spec.source, &spec.rank_entry, &mut stat)?;
+        let scatter = ex.load(&spec.source, &spec.scatter_entry, &mut stat)?;
+        let rank = ex.dev.alloc_zeros::<u32>(n.max(1), "sort ranks").map_err(cuda_error)?;
+        let mut args = vec![Arg::U64(ptr(&rank, &ex.dev)), Arg::U64(n as u64)];
         args.extend(key_args.iter().copied());
-        stat.ms += ex.launch(&block, &args, gpusql_codegen::BLOCK_SIZE as usize, Some(1))?;
+        let mut q = LaunchQueue::default();
+        q.push(rank_fn, &args, n * n.div_ceil(32) * 32, None);
+        q.push(scatter, &[Arg::U64(ptr(&rank, &ex.dev)), Arg::U64(ptr(&perm, &ex.dev)), Arg::U64(n as u64)], n, None);
+        q.keep(rank);
+        stat.ms += ex.run_queue(q)?;
         data.perm = Some(perm);
         return Ok((data, stat));
     }
