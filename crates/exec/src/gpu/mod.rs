@@ -23,7 +23,7 @@ pub use buffers::value_width;
 
 /// Groups a hash aggregation first makes room for; it grows 16x when full.
 const INITIAL_GROUPS: usize = 1 << 14;
-/// Blocks per SM for grid-stride pipeline kernels (8 x 256 threads = full occupancy).
+/// Blocks per SM for grid-stride kernels at most (8 x 256 threads = full occupancy).
 const BLOCKS_PER_SM: u32 = 8;
 
 /// Freed memory the allocation pool keeps between queries (see
@@ -181,6 +181,15 @@ impl GpuExecutor {
 
     fn grid_limit(&self) -> u32 {
         self.dev.sm_count() * BLOCKS_PER_SM
+    }
+
+    /// The grid of a grid-stride kernel: as many blocks as can be resident at once. A kernel
+    /// whose registers or shared memory fit fewer than 8 blocks per SM would otherwise run
+    /// its last blocks as a second, mostly empty wave (SSB Q3.1's probe kernel: 40
+    /// registers, 6 blocks per SM, 8 launched: 1.33 waves).
+    fn resident_grid(&self, f: &CudaFunction) -> u32 {
+        let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(BLOCK_SIZE, 0, None).unwrap_or(BLOCKS_PER_SM);
+        self.dev.sm_count() * per_sm.clamp(1, BLOCKS_PER_SM)
     }
 
     pub fn execute(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(arrow::record_batch::RecordBatch, ExecStats)> {
@@ -379,7 +388,7 @@ impl GpuExecutor {
                 q.push(init_fn.clone(), &args, sink.slot_count.max(max_groups), Some(self.grid_limit()));
             }
             let args = spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
-            q.push(func.clone(), &args, n, Some(self.grid_limit()));
+            q.push(func.clone(), &args, n, Some(self.resident_grid(&func)));
             stat.ms += self.run_queue(q)?;
             let err_host = self.dev.download(&err).map_err(cuda_error)?;
             let code = err_host[0];
