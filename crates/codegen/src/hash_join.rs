@@ -71,8 +71,14 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     Ok(InitKernel { entry: init_entry, params: vec![Param::HashSlots, Param::HashMask] })
 }
 
-pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool) -> Result<()> {
-    let hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None, bitmap: None });
+/// `refill`: the Lane Refill (threshold, estimated activity, live columns) planned right
+/// after this probe. Where the table has a key bitmap it is placed between the bitmap test
+/// and the lookup instead (returns true): the bitmap is exact, so the rows it keeps all
+/// match, and the lookup then runs on full warps rather than on the ~1 in 5 lanes whose
+/// key passed.
+#[allow(clippy::too_many_arguments)]
+pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool, refill: Option<(u32, f64, Vec<bool>)>) -> Result<bool> {
+    let mut hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None, bitmap: None });
     // Semi/anti probes only test for a match: never an expansion loop.
     let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
     let left = kind == JoinKind::Left;
@@ -102,6 +108,32 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         _ => "slots + key arrays",
     };
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    // Keys that are columns stay in top-level variables across the refill.
+    let bitmap_first = refill.filter(|_| {
+        replica.is_none()
+            && entry.is_some()
+            && direct.is_none()
+            && hint.bitmap.is_some()
+            && matches!(kind, JoinKind::Inner | JoinKind::Semi)
+            && keys.iter().all(|k| matches!(k, Expr::Column { .. }))
+            && g.body.indent == 2
+            && g.open_loops == 0
+    });
+    let refilled = bitmap_first.is_some();
+    if let (Some((threshold, activity, live)), Some((min, bits))) = (bitmap_first, hint.bitmap) {
+        g.body.line(format!("// ---- HashProbe #{b} keys=[{}]: key bitmap first (rows whose key the table lacks drop out before the Lane Refill and the lookup) ----", key_text.join(", ")));
+        let bitmap = g.param(Param::Build { id: b, part: BuildPart::Bitmap }, "const uint32_t* __restrict__");
+        g.body.open("if (active)");
+        let (kv, any_null) = key_values(g, keys)?;
+        if let Some(any_null) = any_null {
+            g.body.line(format!("active = !({any_null});"));
+        }
+        g.body.line(format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv[0].v));
+        g.body.line(format!("active = active && bd_ < {bits}ull && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u);"));
+        g.body.close();
+        crate::lane_refill::consume(g, threshold, activity, &live);
+        hint.bitmap = None;
+    }
     g.body.line(format!("// ---- HashProbe #{b} keys=[{}] ({how}; {table}) ----", key_text.join(", ")));
     let mask = g.param(Param::Build { id: b, part: BuildPart::Mask }, "const uint32_t");
     let gid = format!("hp{b}_gid");
@@ -166,7 +198,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     }
     g.body.close();
     if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
-        return Ok(());
+        return Ok(refilled);
     }
     // Whether the row being processed has a build row (always, but for left outer joins).
     let matched = format!("hp{b}_m");
@@ -267,7 +299,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         };
         g.push_loaded_column(Value { v, null }, f.ty, load, None, None);
     }
-    Ok(())
+    Ok(refilled)
 }
 
 /// Emits into `out` the lookup of the single integer key value `kv` in the finished table

@@ -201,8 +201,11 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     g.param(Param::RowCount, "const uint64_t");
     let err = g.param(Param::ErrorFlag, "int*");
     scan::declare(&mut g, p);
+    let mut refill_done = false;
     for (i, op) in p.ops.iter().enumerate() {
         match op {
+            // (Already placed inside the probe before it: between its key bitmap and its lookup.)
+            PipelineOp::LaneRefill { .. } if std::mem::take(&mut refill_done) => {}
             PipelineOp::LaneRefill { threshold, activity } => {
                 let live = lane_refill::live_columns(&p.ops[i + 1..], &p.sink, g.row.len());
                 lane_refill::consume(&mut g, *threshold, *activity, &live);
@@ -210,7 +213,12 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
             PipelineOp::Filter(plan) => filter::consume(&mut g, plan)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
             PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
-                hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some())?;
+                // A Lane Refill right after the probe may move in front of its lookup.
+                let refill = match p.ops.get(i + 1) {
+                    Some(PipelineOp::LaneRefill { threshold, activity }) => Some((*threshold, *activity, lane_refill::live_columns(&p.ops[i..], &p.sink, g.row.len()))),
+                    _ => None,
+                };
+                refill_done = hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some(), refill)?;
                 if let Some(r) = residual {
                     hash_join::residual(&mut g, *build, build_schema, *kind, r)?;
                 }
