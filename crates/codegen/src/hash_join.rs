@@ -379,11 +379,16 @@ pub fn residual(g: &mut PipelineGen, b: usize, build_schema: &Schema, kind: Join
     }
     let gid = format!("hp{b}_gid");
     let any = format!("hp{b}_any");
-    let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
-    let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
     g.body.line(format!("bool {any} = false;"));
     g.body.open(format!("if (active && {gid} >= 0)"));
-    g.body.line(format!("const uint32_t hp{b}_rb = {offsets}[{gid}], hp{b}_re = hp{b}_rb + {counts}[{gid}];"));
+    if g.builds.iter().find(|h| h.id == b).is_some_and(|h| !h.multi) {
+        // Unique keys: the key's one row sits at its group id (the build kept no offsets).
+        g.body.line(format!("const uint32_t hp{b}_rb = (uint32_t){gid}, hp{b}_re = hp{b}_rb + 1u;"));
+    } else {
+        let offsets = g.param(Param::Build { id: b, part: BuildPart::Offsets }, "const uint32_t* __restrict__");
+        let counts = g.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
+        g.body.line(format!("const uint32_t hp{b}_rb = {offsets}[{gid}], hp{b}_re = hp{b}_rb + {counts}[{gid}];"));
+    }
     g.body.open(format!("for (uint32_t hp{b}_r = hp{b}_rb; hp{b}_r < hp{b}_re; hp{b}_r++)"));
     cols.sort_unstable();
     cols.dedup();

@@ -23,7 +23,7 @@ use crate::BLOCK_SIZE;
 /// lane): with the probe tables' and aggregation states' budgets it stays under the 48 KiB
 /// of static shared memory a block may have.
 const REFILL_BUFFER_BYTES: usize = 8 * 1024;
-use gpusql_plan::{Expr, PipelineOp, Sink};
+use gpusql_plan::{Expr, JoinKind, Pipeline, PipelineOp, Sink};
 
 /// Which columns of a `width`-column row the operators `rest` and the sink read.
 pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool> {
@@ -59,6 +59,35 @@ pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool>
         }
     }
     live
+}
+
+/// Which payload columns of hash table `build` (of `payload_width` columns) the pipelines
+/// probing it read: at the probe or after it, before a projection replaces the row (the
+/// probe's own residual included). Columns none reads are never loaded by the generated
+/// code, so the build need not regroup them (`finish_build`).
+pub fn payload_columns_read<'a>(pipelines: impl Iterator<Item = &'a Pipeline>, build: usize, payload_width: usize) -> Vec<bool> {
+    let mut read = vec![false; payload_width];
+    for p in pipelines {
+        let mut width = p.source.schema().len();
+        for (i, op) in p.ops.iter().enumerate() {
+            match op {
+                PipelineOp::HashProbe { build: b, build_schema, kind, .. } => {
+                    if *b == build {
+                        let live = live_columns(&p.ops[i..], &p.sink, width + build_schema.len());
+                        for (c, r) in read.iter_mut().enumerate() {
+                            *r |= live.get(width + c).copied().unwrap_or(true);
+                        }
+                    }
+                    if matches!(kind, JoinKind::Inner | JoinKind::Left) {
+                        width += build_schema.len();
+                    }
+                }
+                PipelineOp::Project { exprs, .. } => width = exprs.len(),
+                PipelineOp::Filter(_) | PipelineOp::LaneRefill { .. } => {}
+            }
+        }
+    }
+    read
 }
 
 /// Emits a Lane Refill point. Only at the top level of the row loop: inside a multi-match

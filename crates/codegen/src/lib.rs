@@ -17,6 +17,7 @@ mod scan;
 pub mod sort;
 pub mod types;
 
+pub use lane_refill::payload_columns_read;
 pub use pipeline::generate_pipeline;
 pub use types::c_type;
 

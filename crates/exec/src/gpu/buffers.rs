@@ -107,9 +107,11 @@ pub struct BuiltTable {
     pub slots: CudaSlice<i32>,
     pub slot_count: usize,
     pub keys: Vec<OwnedColumn>,
-    pub offsets: CudaSlice<u32>,
+    /// Where each key's rows start; None where every key has one row (at its group id).
+    pub offsets: Option<CudaSlice<u32>>,
     pub counts: CudaSlice<u32>,
-    pub payload: Vec<OwnedColumn>,
+    /// Per payload column, grouped by key; None for columns no probe reads.
+    pub payload: Vec<Option<OwnedColumn>>,
     pub multi: bool,
     /// {key, group} per slot for single integer keys, and that table's slot count.
     pub entries: Option<CudaSlice<u8>>,

@@ -1,8 +1,9 @@
 //! Finishing a hash join's build: the build kernel inserted every key (one group per
 //! distinct key, with its row count) and wrote the rows in arrival order; here the rows
 //! are regrouped so each key's matches form one range: offsets = exclusive scan of the
-//! counts, each row gets a position in its group's range, every payload column is
-//! scattered to those positions.
+//! counts, each row gets a position in its group's range, every payload column a probe
+//! reads is scattered to those positions. Where every key has one row, a row's position
+//! is its group id: no scan, no positions.
 
 use super::buffers::{value_width, Arg, BuiltTable, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
 use super::{ptr, GpuExecutor, LaunchQueue, Permute};
@@ -20,7 +21,8 @@ pub struct KeyRange {
     pub table_rows: usize,
 }
 
-pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range: Option<KeyRange>, stat: &mut KernelStat) -> Result<BuiltTable> {
+/// `payload_read`: per payload column, whether a probe reads it (`payload_columns_read`).
+pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range: Option<KeyRange>, payload_read: &[bool], stat: &mut KernelStat) -> Result<BuiltTable> {
     let shared_memory = ex.shared_memory_tables;
     let dev = &ex.dev;
     let missing = || Error::exec("hash build buffers missing");
@@ -30,19 +32,30 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
     let row_group = sink.row_group.ok_or_else(missing)?;
     // Buffers are allocated and launches gathered first, then run back to back (timed).
     let mut q = LaunchQueue::default();
-    let offsets = exclusive_scan(ex, &counts, groups, &mut q, stat)?;
-    let fill = dev.alloc_zeros::<u32>(groups.max(1), "hash table fill").map_err(cuda_error)?;
-    let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
-    if rows > 0 {
-        let f = ex.util("assign_positions", stat)?;
-        let args = [Arg::U64(ptr(&row_group, dev)), Arg::U64(ptr(&offsets, dev)), Arg::U64(ptr(&fill, dev)), Arg::U64(ptr(&pos, dev)), Arg::U64(rows as u64)];
-        q.push(f, &args, rows, Some(1024));
-    }
+    // Unique keys: group g's one row goes to position g (probes read payload[gid]).
+    let (offsets, pos) = if multi {
+        let offsets = exclusive_scan(ex, &counts, groups, &mut q, stat)?;
+        let fill = dev.alloc_zeros::<u32>(groups.max(1), "hash table fill").map_err(cuda_error)?;
+        let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
+        if rows > 0 {
+            let f = ex.util("assign_positions", stat)?;
+            let args = [Arg::U64(ptr(&row_group, dev)), Arg::U64(ptr(&offsets, dev)), Arg::U64(ptr(&fill, dev)), Arg::U64(ptr(&pos, dev)), Arg::U64(rows as u64)];
+            q.push(f, &args, rows, Some(1024));
+        }
+        q.keep(fill);
+        (Some(offsets), pos)
+    } else {
+        (None, row_group)
+    };
     let mut payload = vec![];
-    for c in &sink.outputs {
+    for (i, c) in sink.outputs.iter().enumerate() {
+        if !payload_read.get(i).copied().unwrap_or(true) {
+            payload.push(None);
+            continue;
+        }
         let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, &mut q, stat)?;
         let validity = c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, &mut q, stat)).transpose()?;
-        payload.push(OwnedColumn { ty: c.ty, values, validity });
+        payload.push(Some(OwnedColumn { ty: c.ty, values, validity }));
     }
     let slots = sink.slots.ok_or_else(missing)?;
     // Single integer keys get {key, group} entries: a probe step is one load. With shared-
@@ -93,9 +106,9 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
         _ => None,
     };
     stat.ms += ex.run_queue(q)?;
-    // (`fill` and the sink's arrival-order payload are read by the queued launches: they
+    // (`pos` and the sink's arrival-order payload are read by the queued launches: they
     // live until here.)
-    drop((fill, sink.outputs));
+    drop((pos, sink.outputs));
     Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct, bitmap })
 }
 

@@ -206,7 +206,8 @@ impl GpuExecutor {
                             inter.insert(p.sink.id(), rows);
                         }
                         Produced::Table(sink, rows, key_range) => {
-                            let t = join::finish_build(self, sink, rows, key_range, &mut stat)?;
+                            let read = gpusql_codegen::payload_columns_read(plan.pipelines(), p.sink.id(), p.sink.schema().len());
+                            let t = join::finish_build(self, sink, rows, key_range, &read, &mut stat)?;
                             built.insert(p.sink.id(), t);
                         }
                     }
@@ -513,17 +514,18 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::Slots => Arg::U64(ptr(&t.slots, dev)),
         BuildPart::Mask => Arg::U32((t.probe_slots().max(1) - 1) as u32),
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
-        BuildPart::Offsets => Arg::U64(ptr(&t.offsets, dev)),
+        BuildPart::Offsets => Arg::U64(ptr(t.offsets.as_ref().ok_or_else(|| Error::exec("hash table offsets missing (unique keys)"))?, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
         BuildPart::Direct => Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev)),
         BuildPart::Bitmap => Arg::U64(ptr(&t.bitmap.as_ref().ok_or_else(|| Error::exec("key bitmap missing"))?.words, dev)),
         BuildPart::Entries => Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev)),
-        BuildPart::Payload { column, part } => {
-            let c = &t.payload[column];
-            match part {
+        BuildPart::Payload { column, part } => match t.payload.get(column).ok_or_else(|| Error::exec("payload column missing"))? {
+            Some(c) => match part {
                 Part::Validity => Arg::U64(ptr(c.validity.as_ref().ok_or_else(|| Error::exec("payload validity missing"))?, dev)),
                 _ => Arg::U64(ptr(&c.values, dev)),
-            }
-        }
+            },
+            // Declared by the probe kernel but never loaded (`payload_columns_read`).
+            None => Arg::U64(0),
+        },
     })
 }
