@@ -348,8 +348,8 @@ impl fmt::Display for PhysicalPlan {
                         .map(|k| format!("#{} {}{}", k.column, if k.asc { "ASC" } else { "DESC" }, if k.nulls_first { " NULLS FIRST" } else { "" }))
                         .collect();
                     match limit {
-                        Some(n) => writeln!(f, "Sort #{input} -> #{output} by [{}] top {n} (bitonic chunks, halved by merging until {n} are left)", k.join(", "))?,
-                        None => writeln!(f, "Sort #{input} -> #{output} by [{}] (bitonic sort kernels)", k.join(", "))?,
+                        Some(n) => writeln!(f, "Sort #{input} -> #{output} by [{}] top {n} (rank sort up to 4096 rows; else bitonic chunks, halved by merging until {n} are left)", k.join(", "))?,
+                        None => writeln!(f, "Sort #{input} -> #{output} by [{}] (rank sort up to 4096 rows; else bitonic sort kernels)", k.join(", "))?,
                     }
                 }
                 Stage::Slice { input, output, columns, skip, fetch, .. } => {
