@@ -1,3 +1,6 @@
-# Every SSB query, the same three configurations (run with --data "--ssb 20").
-EACH SET selectivity = guessed; SET lane_refill = off | SET selectivity = sampled; SET lane_refill = off | SET selectivity = sampled; SET lane_refill = on
-@ssb/q?.?.sql
+EACH SET lane_refill = 24 | SET lane_refill = 16 | SET lane_refill = 28 | SET lane_refill = 32
+@ssb/q2.1.sql
+@ssb/q3.1.sql
+@ssb/q3.2.sql
+@ssb/q4.1.sql
+@ssb/q4.2.sql
