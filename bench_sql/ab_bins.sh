@@ -8,15 +8,4 @@ for b in "$@"; do
   if [ -f bin_gz/gpusql_$b.gz ]; then gunzip -c bin_gz/gpusql_$b.gz > bin_ab/gpusql_$b && chmod +x bin_ab/gpusql_$b; fi
 done
 for i in 1 2; do for b in "$@"; do echo "## $b"; python3 bench_sql/run_timed.py bin_ab/gpusql_$b bench_sql/ssb_all.sql --data "--ssb 20" --runs 6; done; done > $OUT/ab_bins.txt 2>&1
-python3 - <<'PY'
-import re,os
-t=open(os.environ['OUT']+'/ab_bins.txt').read()
-res={}
-for s in re.split(r'^## ', t, flags=re.M)[1:]:
-    head,*lines=s.splitlines()
-    for l in lines:
-        m=re.match(r'\s*([\d.]+) ms\s+(\S+)',l)
-        if m: res.setdefault(m.group(2),{}).setdefault(head,[]).append(float(m.group(1)))
-for q,d in res.items():
-    print(q, ' '.join(f"{k}:{min(v):.3f}" for k,v in d.items()))
-PY
+python3 bench_sql/summarize_runs.py $OUT/ab_bins.txt
