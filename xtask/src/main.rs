@@ -23,7 +23,10 @@ fn run(cmd: &mut Command) -> bool {
     }
 }
 
+// The memcheck pass catches out-of-bounds accesses that pool sub-allocation hides (a
+// multi-match join once wrote past its output buffers and failed only on some machines).
 const GPU_COMMAND: &str = "B=target/release/gpusql; $B check --backend gpu && $B check --backend gpu --sf 1 && \
+${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer --tool memcheck --error-exitcode 1 $B check --backend gpu && \
 $B bench tpch --sf 10 --backend gpu --json $OUT/tpch.json && $B bench ssb --sf 20 --backend gpu --json $OUT/ssb.json && \
 $B bench skew-join --backend gpu";
 
