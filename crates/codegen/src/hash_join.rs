@@ -122,14 +122,14 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     let refilled = bitmap_first.is_some();
     if let (Some((threshold, activity, live)), Some((min, bits))) = (bitmap_first, hint.bitmap) {
         g.body.line(format!("// ---- HashProbe #{b} keys=[{}]: key bitmap first (rows whose key the table lacks drop out before the Lane Refill and the lookup) ----", key_text.join(", ")));
-        let bitmap = g.param(Param::Build { id: b, part: BuildPart::Bitmap }, "const uint32_t* __restrict__");
         g.body.open("if (active)");
         let (kv, any_null) = key_values(g, keys)?;
         if let Some(any_null) = any_null {
             g.body.line(format!("active = !({any_null});"));
         }
-        g.body.line(format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv[0].v));
-        g.body.line(format!("active = active && bd_ < {bits}ull && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u);"));
+        let (offset, has_key) = bitmap_test(g, b, &kv[0], min, bits);
+        g.body.line(offset);
+        g.body.line(format!("active = active && {has_key};"));
         g.body.close();
         crate::lane_refill::consume(g, threshold, activity, &live);
         hint.bitmap = None;
@@ -302,6 +302,16 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     Ok(refilled)
 }
 
+/// The test of table #b's key bitmap for key value `kv`: the statement computing the bit
+/// offset `bd_`, and the condition "the table has this key".
+fn bitmap_test(g: &mut PipelineGen, b: usize, kv: &Value, min: i64, bits: u64) -> (String, String) {
+    let bitmap = g.param(Param::Build { id: b, part: BuildPart::Bitmap }, "const uint32_t* __restrict__");
+    (
+        format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv.v),
+        format!("bd_ < {bits}ull && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u)"),
+    )
+}
+
 /// Emits into `out` the lookup of the single integer key value `kv` in the finished table
 /// `b` ({key, group} entries, copied into shared memory with `in_smem`, or direct-mapped),
 /// leaving the group id in `gid` (-1: no match).
@@ -344,9 +354,9 @@ fn emit_table_lookup(
     if let Some((min, bits)) = hint.bitmap {
         // The key bitmap first: keys the table lacks (most, behind a filtered dimension)
         // never hash or touch the table.
-        let bitmap = g.param(Param::Build { id: b, part: BuildPart::Bitmap }, "const uint32_t* __restrict__");
-        out.line(format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv.v));
-        out.open(format!("if (bd_ < {bits}ull && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u))"));
+        let (offset, has_key) = bitmap_test(g, b, kv, min, bits);
+        out.line(offset);
+        out.open(format!("if ({has_key})"));
     } else {
         out.open("");
     }

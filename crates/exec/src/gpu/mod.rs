@@ -1,7 +1,7 @@
 //! GPU backend: generates one kernel per pipeline, compiles it with NVRTC (cached), binds
 //! its parameters to GPU-resident columns and sink buffers, launches it and times it with
-//! CUDA events. Sort stages rank small inputs and run bitonic sort kernels on larger ones; results are gathered on the GPU and
-//! downloaded into Arrow arrays.
+//! CUDA events. Sort stages rank small inputs and run bitonic sort kernels on larger ones;
+//! results are gathered on the GPU and downloaded into Arrow arrays.
 
 mod buffers;
 mod join;

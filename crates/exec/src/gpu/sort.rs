@@ -1,4 +1,5 @@
-//! Sort stage on the GPU: bitonic sort of a row permutation.
+//! Sort stage on the GPU: a rank sort for small inputs, else a bitonic sort of a row
+//! permutation.
 
 use super::buffers::{Arg, Intermediate};
 use super::{ptr, GpuExecutor, LaunchQueue};
