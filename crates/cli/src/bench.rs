@@ -61,6 +61,9 @@ struct QueryResult {
     upload_ms: f64,
     download_ms: f64,
     wall_ms_median: f64,
+    /// Each stage's kernel ms (pipelines, sorts: `KernelStat`s, in plan order), median
+    /// over the warm runs: where the query's time goes, builds included.
+    stage_ms_median: Vec<(String, f64)>,
 }
 
 struct Setup {
@@ -261,6 +264,11 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
     r.upload_ms = median(&mut warm.iter().map(|w| w.stats.upload_ms).collect::<Vec<_>>());
     r.download_ms = median(&mut warm.iter().map(|w| w.stats.download_ms).collect::<Vec<_>>());
     r.wall_ms_median = median(&mut warm.iter().map(|w| w.wall_ms).collect::<Vec<_>>());
+    r.stage_ms_median = warm.first().map_or(vec![], |w| {
+        (0..w.stats.kernels.len())
+            .map(|i| (w.stats.kernels[i].name.clone(), median(&mut warm.iter().filter_map(|x| x.stats.kernels.get(i).map(|k| k.ms)).collect::<Vec<_>>())))
+            .collect()
+    });
     r.achieved_gbps = gbps(r.bytes_read, r.exec_ms_median);
     if let Some(bw) = bandwidth.filter(|b| *b > 0.0 && r.bytes_read > 0) {
         let floor = r.bytes_read as f64 / (bw * 1e6);
@@ -374,6 +382,7 @@ fn query_json(r: &QueryResult) -> Value {
         "bytes_read": r.bytes_read, "achieved_gbps": r.achieved_gbps.map(|g| round(g, 2)),
         "floor_ms": r.floor_ms.map(ms), "ratio": r.ratio.map(|x| round(x, 3)),
         "upload_ms": ms(r.upload_ms), "download_ms": ms(r.download_ms), "wall_ms_median": ms(r.wall_ms_median),
+        "stage_ms_median": r.stage_ms_median.iter().map(|(n, t)| json!([n, ms(*t)])).collect::<Vec<_>>(),
     })
 }
 

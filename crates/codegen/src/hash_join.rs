@@ -20,7 +20,7 @@ use crate::types::c_type;
 use crate::emit::Emitter;
 use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, ReplicaPart, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES};
 use gpusql_common::{Result, Schema};
-use gpusql_plan::{Expr, JoinKind, MultiMatch, ReplicaUser};
+use gpusql_plan::{Expr, JoinKind, MultiMatch, PipelineOp, ReplicaUser};
 
 /// Loads the columns the join keys read and evaluates the keys; also returns the C
 /// condition "some key is NULL" when a key can be NULL.
@@ -71,14 +71,72 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     Ok(InitKernel { entry: init_entry, params: vec![Param::HashSlots, Param::HashMask] })
 }
 
-/// `refill`: the Lane Refill (threshold, estimated activity, live columns) planned right
-/// after this probe. Where the table has a key bitmap it is placed between the bitmap test
-/// and the lookup instead (returns true): the bitmap is exact, so the rows it keeps all
-/// match, and the lookup then runs on full warps rather than on the ~1 in 5 lanes whose
-/// key passed.
+/// A Lane Refill planned right after a probe: its threshold, the planner's estimate of the
+/// lanes still active there, the row columns live after it, and the later probes whose
+/// key bitmaps may be tested before it (`early_bitmap_probes`: build id, key).
+pub struct RefillPoint {
+    pub threshold: u32,
+    pub activity: f64,
+    pub live: Vec<bool>,
+    pub early: Vec<(usize, Expr)>,
+}
+
+/// A later probe's key bitmap is tested up front, with the first probe's, when at least
+/// this fraction of the rows is estimated to reach it. Its key column is then read for
+/// every row, where the probe itself would read it only for the rows that get there; but
+/// with a fifth of the rows reaching it only (1 - 0.2)^8 = 17% of its 32-byte sectors
+/// (8 rows each) would be skipped, so the column costs little more, and every key load is
+/// issued at once instead of one after the other behind each Lane Refill.
+pub const EARLY_BITMAP_MIN_REACH: f64 = 0.16;
+
+/// The key bitmap of table `b`, if a probe of it with `keys` (`kind`) can test it before
+/// the lookup: a single integer column key, an inner or semi join, a table neither
+/// bank-replicated nor direct-mapped.
+fn testable_bitmap(g: &PipelineGen, b: usize, keys: &[Expr], kind: JoinKind) -> Option<(i64, u64)> {
+    let hint = g.builds.iter().find(|h| h.id == b)?;
+    let [key @ Expr::Column { .. }] = keys else { return None };
+    let entry = entry_type(c_type(&key.ty()));
+    let replica = g.replicated.iter().any(|r| r.user == ReplicaUser::Probe(b));
+    let ok = entry.is_some() && !replica && hint.direct_min.is_none() && matches!(kind, JoinKind::Inner | JoinKind::Semi);
+    hint.bitmap.filter(|_| ok)
+}
+
+/// The probes among `rest` (the operators after a probe whose key bitmap is tested before
+/// a Lane Refill) whose key bitmaps can be tested there too: keyed by a column of the
+/// scanned table, without a residual condition, reached by at least
+/// `EARLY_BITMAP_MIN_REACH` of the rows (the product of the planner's lane activity
+/// estimates at the refills on the way). A probe or filter that drops rows commutes with
+/// the test; the search stops at a projection (the row is replaced) and at left outer and
+/// anti joins.
+pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, Expr)> {
+    let mut out = vec![];
+    let mut reach = 1.0;
+    for op in rest {
+        match op {
+            PipelineOp::LaneRefill { activity, .. } => reach *= activity,
+            PipelineOp::Filter(_) => {}
+            PipelineOp::Project { .. } => break,
+            PipelineOp::HashProbe { kind: JoinKind::Left | JoinKind::Anti, .. } => break,
+            PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
+                let from_scan = matches!(keys.as_slice(), [Expr::Column { index, .. }] if *index < g.source_width);
+                let early = g.builds.iter().any(|h| h.id == *build && h.early);
+                if early && from_scan && residual.is_none() && reach >= EARLY_BITMAP_MIN_REACH && testable_bitmap(g, *build, keys, *kind).is_some() {
+                    out.push((*build, keys[0].clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `refill`: the Lane Refill planned right after this probe. Where the table has a key
+/// bitmap it is placed between the bitmap test and the lookup instead (returns true): the
+/// bitmap is exact, so the rows it keeps all match, and the lookup then runs on full warps
+/// rather than on the ~1 in 5 lanes whose key passed. The key bitmaps of `refill.early`
+/// are tested there too (their own probes then skip the test).
 #[allow(clippy::too_many_arguments)]
-pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool, refill: Option<(u32, f64, Vec<bool>)>) -> Result<bool> {
-    let mut hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None, bitmap: None });
+pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool, refill: Option<RefillPoint>) -> Result<bool> {
+    let mut hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None, bitmap: None, early: false });
     // Semi/anti probes only test for a match: never an expansion loop.
     let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
     let left = kind == JoinKind::Left;
@@ -109,30 +167,43 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     };
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     // Keys that are columns stay in top-level variables across the refill.
-    let bitmap_first = refill.filter(|_| {
-        replica.is_none()
-            && entry.is_some()
-            && direct.is_none()
-            && hint.bitmap.is_some()
-            && matches!(kind, JoinKind::Inner | JoinKind::Semi)
-            && keys.iter().all(|k| matches!(k, Expr::Column { .. }))
-            && g.body.indent == 2
-            && g.open_loops == 0
-    });
+    let bitmap_first = refill.filter(|_| testable_bitmap(g, b, keys, kind).is_some() && g.body.indent == 2 && g.open_loops == 0);
     let refilled = bitmap_first.is_some();
-    if let (Some((threshold, activity, live)), Some((min, bits))) = (bitmap_first, hint.bitmap) {
+    if let (Some(r), Some((min, bits))) = (bitmap_first, hint.bitmap) {
         g.body.line(format!("// ---- HashProbe #{b} keys=[{}]: key bitmap first (rows whose key the table lacks drop out before the Lane Refill and the lookup) ----", key_text.join(", ")));
+        if !r.early.is_empty() {
+            let also: Vec<String> = r.early.iter().map(|(e, k)| format!("#{e} [{k}]")).collect();
+            g.body.line(format!("// with the key bitmaps of the later probes {} (most rows reach them: their keys are loaded with this one, all tests before one refill)", also.join(", ")));
+        }
         g.body.open("if (active)");
         let (kv, any_null) = key_values(g, keys)?;
-        if let Some(any_null) = any_null {
-            g.body.line(format!("active = !({any_null});"));
+        // Every key is loaded before the first test: the loads are in flight together.
+        let mut tests = vec![(b, kv[0].clone(), c_type(&keys[0].ty()), (min, bits))];
+        let mut nulls: Vec<String> = any_null.into_iter().collect();
+        for (e, key) in &r.early {
+            let (ekv, e_null) = key_values(g, std::slice::from_ref(key))?;
+            let bitmap = testable_bitmap(g, *e, std::slice::from_ref(key), JoinKind::Inner).ok_or_else(|| gpusql_common::Error::exec(format!("probe table #{e}: key bitmap missing")))?;
+            tests.push((*e, ekv[0].clone(), c_type(&key.ty()), bitmap));
+            nulls.extend(e_null);
         }
-        let (offset, has_key) = bitmap_test(g, b, &kv[0], min, bits);
-        g.body.line(offset);
-        g.body.line(format!("active = active && {has_key};"));
+        if !nulls.is_empty() {
+            g.body.line(format!("active = !({});", nulls.join(" || ")));
+        }
+        for (t, kv, ct, (min, bits)) in tests {
+            let (offset, has_key) = bitmap_test(g, t, &kv, &ct, min, bits);
+            g.body.open("");
+            g.body.line(offset);
+            g.body.line(format!("active = active && {has_key};"));
+            g.body.close();
+        }
         g.body.close();
-        crate::lane_refill::consume(g, threshold, activity, &live);
+        crate::lane_refill::consume(g, r.threshold, r.activity, &r.live);
         hint.bitmap = None;
+        for (e, _) in &r.early {
+            if let Some(h) = g.builds.iter_mut().find(|h| h.id == *e) {
+                h.bitmap = None;
+            }
+        }
     }
     g.body.line(format!("// ---- HashProbe #{b} keys=[{}] ({how}; {table}) ----", key_text.join(", ")));
     let mask = g.param(Param::Build { id: b, part: BuildPart::Mask }, "const uint32_t");
@@ -302,14 +373,20 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     Ok(refilled)
 }
 
-/// The test of table #b's key bitmap for key value `kv`: the statement computing the bit
-/// offset `bd_`, and the condition "the table has this key".
-fn bitmap_test(g: &mut PipelineGen, b: usize, kv: &Value, min: i64, bits: u64) -> (String, String) {
+/// The test of table #b's key bitmap for key value `kv` (of C type `ct`): the statement
+/// computing the bit offset `bd_`, and the condition "the table has this key".
+fn bitmap_test(g: &mut PipelineGen, b: usize, kv: &Value, ct: &str, min: i64, bits: u64) -> (String, String) {
     let bitmap = g.param(Param::Build { id: b, part: BuildPart::Bitmap }, "const uint32_t* __restrict__");
-    (
-        format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv.v),
-        format!("bd_ < {bits}ull && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u)"),
-    )
+    // 32-bit keys: the offset in 32-bit arithmetic (a test runs for every row; the 64-bit
+    // form took twice the instructions). The difference wraps modulo 2^32; a key below
+    // `min` then lands at or above `bits` as long as min <= 2^31 - bits (the lowest key,
+    // -2^31, is then at least 2^32 - bits below min).
+    let narrow = matches!(ct, "int32_t" | "int16_t" | "int8_t") && min >= i32::MIN as i64 && min <= (1i64 << 31) - bits as i64;
+    let offset = match narrow {
+        true => format!("const uint32_t bd_ = (uint32_t)({}) - (uint32_t)({min});", kv.v),
+        false => format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv.v),
+    };
+    (offset, format!("bd_ < {bits}u{} && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u)", if narrow { "" } else { "ll" }))
 }
 
 /// Emits into `out` the lookup of the single integer key value `kv` in the finished table
@@ -354,7 +431,7 @@ fn emit_table_lookup(
     if let Some((min, bits)) = hint.bitmap {
         // The key bitmap first: keys the table lacks (most, behind a filtered dimension)
         // never hash or touch the table.
-        let (offset, has_key) = bitmap_test(g, b, kv, min, bits);
+        let (offset, has_key) = bitmap_test(g, b, kv, c_type(&key.ty()), min, bits);
         out.line(offset);
         out.open(format!("if ({has_key})"));
     } else {

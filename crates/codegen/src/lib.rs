@@ -133,6 +133,9 @@ pub struct BuildHint {
     /// A bit per key value in [min, min + bits) (BuildPart::Bitmap), tested before the
     /// hash lookup: (min, bits).
     pub bitmap: Option<(i64, u64)>,
+    /// The key bitmap may be tested by an earlier probe of the pipeline, before its Lane
+    /// Refill (`SET early_bitmaps`; see `hash_join::early_bitmap_probes`).
+    pub early: bool,
 }
 
 /// Probe tables at most this large are copied into each block's shared memory, up to

@@ -6,6 +6,9 @@ use crate::{aggregate, filter, hash_join, lane_refill, materialize, project, sca
 use gpusql_common::Result;
 use gpusql_plan::{Expr, Pipeline, PipelineOp, ReplicaUser, Sink};
 
+/// At most this many columns are prefetched (a register each).
+const MAX_PREFETCH: usize = 4;
+
 pub struct PipelineGen {
     /// Code before the row loop (accumulators, shared memory).
     pub pre: Emitter,
@@ -49,9 +52,14 @@ pub struct PipelineGen {
     pub replicated: Vec<gpusql_plan::ReplicatedTable>,
     /// Source columns whose plain load `var = ptr[row];` may be prefetched: (var, ptr, C type).
     pub prefetchable: Vec<Option<(String, String, &'static str)>>,
-    /// The column whose value for the next loop iteration is loaded one iteration early
-    /// (the first column every row reads): two loads in flight per thread instead of one.
-    pub prefetch: Option<(String, &'static str)>,
+    /// Columns whose values for the next loop iteration are loaded one iteration early
+    /// (pointer, C type): the first column every row reads, and the others read at the top
+    /// level before any operator has dropped a row (`narrowed`), up to `MAX_PREFETCH`. A
+    /// thread then has the next row's loads in flight while it works on this one.
+    pub prefetch: Vec<(String, &'static str)>,
+    /// Some operator has dropped rows (`active` is no longer just "row < n_rows"): a
+    /// column loaded now is not read by every row, so it is not prefetched (beyond the first).
+    pub narrowed: bool,
     /// Source columns loaded so far, and how many row columns are still the source's
     /// (until a projection replaces the row).
     pub source_loaded: Vec<usize>,
@@ -152,13 +160,15 @@ impl PipelineGen {
         for c in cols {
             if let Some(load) = self.take_load(c) {
                 // The first column loaded at the top level of the row loop is read for every
-                // row: take it from the prefetch register.
+                // row, and so are those loaded before any row dropped out: take them from
+                // the prefetch registers.
                 // (Not after a Lane Refill: a refilled lane's row is not the prefetched one.)
                 let top_level = self.body.indent == 3 && self.open_loops == 0 && self.refills == 0;
+                let k = self.prefetch.len();
                 match self.prefetchable.get(c).cloned().flatten() {
-                    Some((var, ptr, ct)) if top_level && self.prefetch.is_none() => {
-                        self.body.line(format!("{var} = pf_cur_;"));
-                        self.prefetch = Some((ptr, ct));
+                    Some((var, ptr, ct)) if top_level && (k == 0 || (!self.narrowed && k < MAX_PREFETCH)) => {
+                        self.body.line(format!("{var} = pf{k}_cur_;"));
+                        self.prefetch.push((ptr, ct));
                     }
                     _ => self.body.line(load),
                 }
@@ -193,7 +203,8 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         smem_tables: 0,
         replicated: p.replicated.clone(),
         prefetchable: vec![],
-        prefetch: None,
+        prefetch: vec![],
+        narrowed: false,
         source_loaded: vec![],
         source_width: p.source.schema().len(),
     };
@@ -202,27 +213,48 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     let err = g.param(Param::ErrorFlag, "int*");
     scan::declare(&mut g, p);
     let mut refill_done = false;
+    // Probes whose key bitmap an earlier probe tested (their lookups cannot fail).
+    let mut tested_early: Vec<usize> = vec![];
     for (i, op) in p.ops.iter().enumerate() {
         match op {
             // (Already placed inside the probe before it: between its key bitmap and its lookup.)
             PipelineOp::LaneRefill { .. } if std::mem::take(&mut refill_done) => {}
-            PipelineOp::LaneRefill { threshold, activity } => {
-                let live = lane_refill::live_columns(&p.ops[i + 1..], &p.sink, g.row.len());
-                lane_refill::consume(&mut g, *threshold, *activity, &live);
-            }
+            PipelineOp::LaneRefill { threshold, activity } => match i.checked_sub(1).map(|j| &p.ops[j]) {
+                Some(PipelineOp::HashProbe { build, .. }) if tested_early.contains(build) => {
+                    let what = format!("LaneRefill threshold={threshold}/32 (est. lane activity {activity:.3})");
+                    g.body.line(format!("// ---- {what}: left out, HashProbe #{build}'s key bitmap was tested before an earlier refill, so no row drops out here ----"));
+                }
+                _ => {
+                    let live = lane_refill::live_columns(&p.ops[i + 1..], &p.sink, g.row.len());
+                    lane_refill::consume(&mut g, *threshold, *activity, &live);
+                }
+            },
             PipelineOp::Filter(plan) => filter::consume(&mut g, plan)?,
             PipelineOp::Project { exprs, .. } => project::consume(&mut g, exprs)?,
             PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
-                // A Lane Refill right after the probe may move in front of its lookup.
+                // A Lane Refill right after the probe may move in front of its lookup, with
+                // the key bitmaps of later probes that most rows reach tested there too.
                 let refill = match p.ops.get(i + 1) {
-                    Some(PipelineOp::LaneRefill { threshold, activity }) => Some((*threshold, *activity, lane_refill::live_columns(&p.ops[i..], &p.sink, g.row.len()))),
+                    Some(PipelineOp::LaneRefill { threshold, activity }) => Some(hash_join::RefillPoint {
+                        threshold: *threshold,
+                        activity: *activity,
+                        live: lane_refill::live_columns(&p.ops[i..], &p.sink, g.row.len()),
+                        early: hash_join::early_bitmap_probes(&g, &p.ops[i + 1..]),
+                    }),
                     _ => None,
                 };
+                let early: Vec<usize> = refill.as_ref().map(|r| r.early.iter().map(|(b, _)| *b).collect()).unwrap_or_default();
                 refill_done = hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some(), refill)?;
+                if refill_done {
+                    tested_early.extend(early);
+                }
                 if let Some(r) = residual {
                     hash_join::residual(&mut g, *build, build_schema, *kind, r)?;
                 }
             }
+        }
+        if !matches!(op, PipelineOp::LaneRefill { .. } | PipelineOp::Project { .. }) {
+            g.narrowed = true;
         }
     }
     let init = match &p.sink {
@@ -252,8 +284,11 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     ));
     src.push_str(&g.pre.code);
     src.push_str("    const uint64_t stride_ = (uint64_t)gridDim.x * blockDim.x;\n");
-    if let Some((ptr, ct)) = &g.prefetch {
-        src.push_str(&format!("    // prefetch: the next row's first column is loaded one iteration early\n    {ct} pf_next_ = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x < n_rows ? {ptr}[(uint64_t)blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
+    if !g.prefetch.is_empty() {
+        src.push_str("    // prefetch: the columns every row reads are loaded one iteration early\n");
+    }
+    for (k, (ptr, ct)) in g.prefetch.iter().enumerate() {
+        src.push_str(&format!("    {ct} pf{k}_next_ = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x < n_rows ? {ptr}[(uint64_t)blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
     }
     let early_exit = matches!(&p.sink, Sink::Aggregate { keys, .. } if !keys.is_empty());
     if early_exit {
@@ -278,8 +313,8 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
     }
     // (Lane Refill reassigns `row` to a parked row's.)
     src.push_str(&format!("        {}uint64_t row = base_ + threadIdx.x;\n        bool active = row < n_rows;\n", if g.refills == 0 { "const " } else { "" }));
-    if let Some((ptr, ct)) = &g.prefetch {
-        src.push_str(&format!("        const {ct} pf_cur_ = pf_next_;\n        if (row + stride_ < n_rows) pf_next_ = {ptr}[row + stride_];\n"));
+    for (k, (ptr, ct)) in g.prefetch.iter().enumerate() {
+        src.push_str(&format!("        const {ct} pf{k}_cur_ = pf{k}_next_;\n        if (row + stride_ < n_rows) pf{k}_next_ = {ptr}[row + stride_];\n"));
     }
     src.push_str(&g.body.code);
     src.push_str("    }\n");

@@ -9,9 +9,10 @@
 
 use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
-use gpusql_exec::gpu::{GpuExecutor, ProbeVariant};
+use gpusql_exec::gpu::GpuExecutor;
 use gpusql_plan::filter_plan::FilterOrder;
 use gpusql_plan::{create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions, ReplicatedTables};
+pub use gpusql_exec::gpu::ProbeVariant;
 pub use gpusql_plan::MultiMatch;
 use gpusql_sql::BoundStatement;
 use gpusql_storage::TableStore;
@@ -97,6 +98,10 @@ impl Engine {
     /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`;
     /// - `key_bitmaps`: `on` (default: probes of a single integer key whose build keys span
     ///   at most 2^20 values test a bit per value before hashing) or `off`;
+    /// - `early_bitmaps`: `on` (default: where a probe's key bitmap is tested before its Lane
+    ///   Refill, later probes keyed by a column of the scanned table that at least 16% of
+    ///   the rows are estimated to reach test theirs there too, all keys loaded at once) or
+    ///   `off` (each probe tests its own bitmap);
     /// - `replicated_tables`: `on` (default: grouped aggregations and probes keyed by a
     ///   table column of at most a few thousand values use shared-memory tables, placed on
     ///   first use; group tables bank-replicated, probe tables with one copy per value),
@@ -124,6 +129,7 @@ impl Engine {
             // (Hash tables and string layouts live on the GPU only; the CPU backend takes
             // these settings and ignores them.)
             "key_bitmaps" => self.set_gpu_switch(name, value, |g, on| g.key_bitmaps = on)?,
+            "early_bitmaps" => self.set_gpu_switch(name, value, |g, on| g.early_bitmaps = on)?,
             "pivoted_strings" => self.set_gpu_switch(name, value, |g, on| g.pivoted_strings = on)?,
             "selectivity" => self.tables.sampling = parse_choice(name, value, &[("sampled", true), ("guessed", false)])?,
             other => return Err(Error::plan(format!("unknown setting '{other}' (known: {})", SETTINGS.join(", ")))),
@@ -297,7 +303,13 @@ impl Engine {
 
     /// The CUDA sources (name, code) the query compiles to.
     pub fn cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
-        GpuExecutor::sources(&self.plan(sql)?, ProbeVariant::RepeatedKeys)
+        self.cuda_sources_for(sql, ProbeVariant::RepeatedKeys)
+    }
+
+    /// The CUDA sources of the query with its join probes in form `variant` (which form
+    /// runs depends on what the builds find: repeated keys, key bitmaps, …).
+    pub fn cuda_sources_for(&self, sql: &str, variant: ProbeVariant) -> Result<Vec<(String, String)>> {
+        GpuExecutor::sources(&self.plan(sql)?, variant)
     }
 
     /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
@@ -333,7 +345,8 @@ impl Engine {
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 9] = ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps", "dictionary_strings"];
+pub const SETTINGS: [&str; 10] =
+    ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps", "early_bitmaps", "dictionary_strings"];
 
 /// The option of setting `name` that `v` names (case-insensitive), or an error that
 /// lists them.

@@ -47,6 +47,9 @@ pub struct GpuExecutor {
     /// Probes of single integer keys over a small range test a key bitmap first
     /// (`SET key_bitmaps`).
     pub key_bitmaps: bool,
+    /// Key bitmaps of later probes tested with the first probe's, before its Lane Refill
+    /// (`SET early_bitmaps`).
+    pub early_bitmaps: bool,
     /// GPUSQL_PROFILE_LAUNCHES=1: every launch is timed on its own and logged to stderr
     /// (grid size and time), to see inside a stage such as a hash build's finishing steps.
     pub profile_launches: bool,
@@ -56,6 +59,9 @@ pub struct GpuExecutor {
     /// Freed memory the allocation pool keeps after each query (POOL_KEEP_BYTES, or
     /// GPUSQL_POOL_KEEP_MB).
     pool_keep_bytes: usize,
+    /// GPUSQL_DUMP_KERNELS=DIR: every kernel source loaded is written to DIR/<entry>.cu
+    /// (the last one of each name), to read what actually ran.
+    dump_kernels: Option<std::path::PathBuf>,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<HashMap<String, CudaFunction>>,
 }
@@ -78,10 +84,18 @@ impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
         let pool_keep_bytes = std::env::var("GPUSQL_POOL_KEEP_MB").ok().and_then(|v| v.parse::<usize>().ok()).map_or(POOL_KEEP_BYTES, |mb| mb << 20);
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true, pool_keep_bytes, util_functions: Default::default() }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true, early_bitmaps: true, pool_keep_bytes, util_functions: Default::default(), dump_kernels: std::env::var_os("GPUSQL_DUMP_KERNELS").filter(|v| !v.is_empty()).map(std::path::PathBuf::from) }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
+        if let Some(dir) = &self.dump_kernels {
+            // The source as run (`\cuda` shows plan-time variants: the executed one also
+            // depends on what the builds found, e.g. unique keys and key bitmaps).
+            let path = dir.join(format!("{entry}.cu"));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, source)) {
+                tracing::warn!(path = %path.display(), error = %e, "GPUSQL_DUMP_KERNELS: cannot write the kernel");
+            }
+        }
         let (f, cs) = self.dev.load_kernel(source, entry).map_err(cuda_error)?;
         stat.compile_ms += cs.compile_ms + cs.load_ms;
         if stat.cache.is_empty() || cs.cache_hit == CacheHit::Miss {
@@ -255,6 +269,7 @@ impl GpuExecutor {
                 shared_memory: variant == ProbeVariant::UniqueShared,
                 direct_min: (variant == ProbeVariant::UniqueDirect).then_some(1),
                 bitmap: (variant == ProbeVariant::UniqueShared).then_some((1, 1024)),
+                early: true,
             })
             .collect();
         let mut out = vec![];
@@ -287,6 +302,7 @@ impl GpuExecutor {
                 shared_memory: self.shared_memory_tables,
                 direct_min: t.direct.as_ref().map(|d| d.min),
                 bitmap: t.bitmap.as_ref().map(|m| (m.min, m.bits as u64)),
+                early: self.early_bitmaps,
             })
             .collect();
         let spec = generate_pipeline(p, &hints)?;

@@ -1,0 +1,28 @@
+//! The shape of generated kernels where it carries a design decision (no GPU needed).
+
+use gpusql::{BackendChoice, Engine, ProbeVariant};
+
+/// SSB Q3.1 (supplier, customer and date probes; ~20% of rows pass the supplier and the
+/// customer filter each): the customer probe's key bitmap is tested with the supplier's,
+/// before the one Lane Refill, its key loaded from a prefetch register; the refill the plan
+/// has after the customer probe is left out; the date probe (~4% of rows reach it) keeps
+/// its own test.
+#[test]
+fn early_key_bitmaps_in_ssb_q31() {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    e.load_ssb(0.1).unwrap();
+    // (Global hash tables: small dimensions would otherwise be bank-replicated tables.)
+    e.set("replicated_tables", "off").unwrap();
+    let sql = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ssb/q3.1.sql")).unwrap();
+    let sources = e.cuda_sources_for(&sql, ProbeVariant::UniqueShared).unwrap();
+    let probe = sources.iter().map(|(_, s)| s).find(|s| s.contains("Scan lineorder")).expect("the lineorder pipeline");
+    let early = probe.lines().find(|l| l.contains("with the key bitmaps of the later probes")).unwrap_or_else(|| panic!("no early bitmap test:\n{probe}"));
+    assert!(early.contains("lo_custkey") && !early.contains("lo_orderdate"), "{early}");
+    assert_eq!(probe.matches("// ---- LaneRefill").count(), 2, "{probe}");
+    assert!(probe.contains("left out, HashProbe #") && probe.contains("key bitmap was tested before an earlier refill"), "{probe}");
+    // Both keys come from prefetch registers; three bitmap tests in all (date's in its lookup).
+    assert!(probe.contains("= pf0_cur_;") && probe.contains("= pf1_cur_;"), "{probe}");
+    assert_eq!(probe.matches("_bitmap[bd_ >> 5]").count(), 3, "{probe}");
+    // 32-bit keys: 32-bit bitmap offsets.
+    assert!(probe.contains("const uint32_t bd_ = (uint32_t)(") && !probe.contains("const uint64_t bd_"), "{probe}");
+}
