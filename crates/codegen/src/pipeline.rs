@@ -64,7 +64,15 @@ pub struct PipelineGen {
     /// (until a projection replaces the row).
     pub source_loaded: Vec<usize>,
     pub source_width: usize,
+    /// C type of row indices (`row`, the loop's base and stride): `uint32_t` where the
+    /// source has fewer than 2^31 rows (index math and the parked rows of a Lane Refill
+    /// take half the instructions and bytes), else `uint64_t`.
+    pub row_ty: &'static str,
 }
+
+/// Row indices are 32-bit for sources of fewer rows than this (the grid-stride loop's
+/// `row + stride` stays far below 2^32).
+pub const NARROW_ROWS_BELOW: u64 = 1 << 31;
 
 impl PipelineGen {
     /// Declares (once) a kernel parameter and returns its C name.
@@ -177,10 +185,12 @@ impl PipelineGen {
     }
 }
 
-/// Generates the kernel of pipeline `p`. `builds` describes the hash tables it probes
-/// (known once they are built): whether keys repeat and how large they are.
-pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<KernelSpec> {
+/// Generates the kernel of pipeline `p` over a source of `rows` rows (which decides the
+/// width of row indices). `builds` describes the hash tables it probes (known once they
+/// are built): whether keys repeat and how large they are.
+pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -> Result<KernelSpec> {
     let entry = format!("pipeline_{}", p.id);
+    let row_ty = if rows < NARROW_ROWS_BELOW { "uint32_t" } else { "uint64_t" };
     let mut g = PipelineGen {
         pre: Emitter::default(),
         body: Emitter { indent: 2, ..Default::default() },
@@ -198,7 +208,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         refills: 0,
         refill_bytes: 0,
         open_loops: 0,
-        index_vars: vec![("row".into(), "uint64_t")],
+        index_vars: vec![("row".into(), row_ty)],
         builds: builds.to_vec(),
         smem_tables: 0,
         replicated: p.replicated.clone(),
@@ -207,6 +217,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         narrowed: false,
         source_loaded: vec![],
         source_width: p.source.schema().len(),
+        row_ty,
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
@@ -283,25 +294,31 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         params.join(",\n    ")
     ));
     src.push_str(&g.pre.code);
-    src.push_str("    const uint64_t stride_ = (uint64_t)gridDim.x * blockDim.x;\n");
+    let rt = g.row_ty;
+    src.push_str(&format!("    const {rt} stride_ = ({rt})gridDim.x * blockDim.x;\n"));
+    if rt != "uint64_t" {
+        src.push_str(&format!("    const {rt} nr_ = ({rt})n_rows; // < 2^31 rows: 32-bit row indices\n"));
+    } else {
+        src.push_str("    const uint64_t nr_ = n_rows;\n");
+    }
     if !g.prefetch.is_empty() {
         src.push_str("    // prefetch: the columns every row reads are loaded one iteration early\n");
     }
     for (k, (ptr, ct)) in g.prefetch.iter().enumerate() {
-        src.push_str(&format!("    {ct} pf{k}_next_ = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x < n_rows ? {ptr}[(uint64_t)blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
+        src.push_str(&format!("    {ct} pf{k}_next_ = ({rt})blockIdx.x * blockDim.x + threadIdx.x < nr_ ? {ptr}[({rt})blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
     }
     let early_exit = matches!(&p.sink, Sink::Aggregate { keys, .. } if !keys.is_empty());
     if early_exit {
         src.push_str("    uint32_t iter_ = 0;\n");
     }
     if g.refills == 0 {
-        src.push_str("    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows; base_ += stride_) {\n");
+        src.push_str(&format!("    for ({rt} base_ = ({rt})blockIdx.x * blockDim.x; base_ < nr_; base_ += stride_) {{\n"));
     } else {
         // Lane Refill: once the rows are exhausted, drain iterations (no fresh rows) run
         // until every parked row has gone through the rest of the pipeline.
         let parked: Vec<String> = (0..g.refills).map(|r| format!("lr{r}_n")).collect();
         src.push_str(&format!(
-            "    for (uint64_t base_ = (uint64_t)blockIdx.x * blockDim.x; base_ < n_rows || ({}) != 0u; base_ += stride_) {{\n        const bool drain_ = base_ >= n_rows;\n",
+            "    for ({rt} base_ = ({rt})blockIdx.x * blockDim.x; base_ < nr_ || ({}) != 0u; base_ += stride_) {{\n        const bool drain_ = base_ >= nr_;\n",
             parked.join(" | ")
         ));
     }
@@ -312,9 +329,9 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint]) -> Result<Ke
         src.push_str(&format!("        if ((iter_++ & 7u) == 0u && __any_sync(FULL_MASK, *(volatile int*){err} != 0)) break;\n"));
     }
     // (Lane Refill reassigns `row` to a parked row's.)
-    src.push_str(&format!("        {}uint64_t row = base_ + threadIdx.x;\n        bool active = row < n_rows;\n", if g.refills == 0 { "const " } else { "" }));
+    src.push_str(&format!("        {}{rt} row = base_ + threadIdx.x;\n        bool active = row < nr_;\n", if g.refills == 0 { "const " } else { "" }));
     for (k, (ptr, ct)) in g.prefetch.iter().enumerate() {
-        src.push_str(&format!("        const {ct} pf{k}_cur_ = pf{k}_next_;\n        if (row + stride_ < n_rows) pf{k}_next_ = {ptr}[row + stride_];\n"));
+        src.push_str(&format!("        const {ct} pf{k}_cur_ = pf{k}_next_;\n        if (row + stride_ < nr_) pf{k}_next_ = {ptr}[row + stride_];\n"));
     }
     src.push_str(&g.body.code);
     src.push_str("    }\n");

@@ -318,8 +318,10 @@ impl Engine {
         // Every form join probes take at run time.
         let plan = self.plan(sql)?;
         let mut sources = vec![];
-        for v in [ProbeVariant::RepeatedKeys, ProbeVariant::UniqueShared, ProbeVariant::UniqueDirect] {
-            for s in GpuExecutor::sources(&plan, v)? {
+        // (and 64-bit row indices, for sources of 2^31 rows or more).
+        let forms = [(ProbeVariant::RepeatedKeys, 0), (ProbeVariant::UniqueShared, 0), (ProbeVariant::UniqueDirect, 0), (ProbeVariant::RepeatedKeys, u64::MAX)];
+        for (v, rows) in forms {
+            for s in GpuExecutor::sources_for_rows(&plan, v, rows)? {
                 if !sources.contains(&s) {
                     sources.push(s);
                 }

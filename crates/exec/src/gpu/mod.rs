@@ -53,6 +53,9 @@ pub struct GpuExecutor {
     /// GPUSQL_PROFILE_LAUNCHES=1: every launch is timed on its own and logged to stderr
     /// (grid size and time), to see inside a stage such as a hash build's finishing steps.
     pub profile_launches: bool,
+    /// GPUSQL_PROFILE_HOST=1: each queue of launches logs the host time spent submitting
+    /// it next to its GPU span (tiny kernels' spans are mostly the host's launch calls).
+    pub profile_host: bool,
     /// Give LIKE '%…%' kernels the Pivot-4 copies of string columns (built on first use;
     /// `SET pivoted_strings = off` measures the contiguous layout against them).
     pub pivoted_strings: bool,
@@ -84,7 +87,7 @@ impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>) -> Self {
         let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
         let pool_keep_bytes = std::env::var("GPUSQL_POOL_KEEP_MB").ok().and_then(|v| v.parse::<usize>().ok()).map_or(POOL_KEEP_BYTES, |mb| mb << 20);
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), pivoted_strings: true, key_bitmaps: true, early_bitmaps: true, pool_keep_bytes, util_functions: Default::default(), dump_kernels: std::env::var_os("GPUSQL_DUMP_KERNELS").filter(|v| !v.is_empty()).map(std::path::PathBuf::from) }
+        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), profile_host: on("GPUSQL_PROFILE_HOST"), pivoted_strings: true, key_bitmaps: true, early_bitmaps: true, pool_keep_bytes, util_functions: Default::default(), dump_kernels: std::env::var_os("GPUSQL_DUMP_KERNELS").filter(|v| !v.is_empty()).map(std::path::PathBuf::from) }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -126,11 +129,25 @@ impl GpuExecutor {
     /// Submits every launch of `q` in order, back to back, and returns their GPU ms
     /// (CUDA events around them all).
     pub(crate) fn run_queue(&self, q: LaunchQueue) -> Result<f64> {
+        let t0 = std::time::Instant::now();
         let timer = self.dev.timer_start().map_err(cuda_error)?;
+        let t1 = std::time::Instant::now();
         for l in &q.launches {
             self.launch_untimed(&l.function, &l.args, l.work_items, l.max_blocks)?;
         }
-        timer.stop().map_err(cuda_error)
+        let t2 = std::time::Instant::now();
+        let ms = timer.stop().map_err(cuda_error)?;
+        if self.profile_host {
+            eprintln!(
+                "queue: {} launches, timer start {:.1} us, submitting them {:.1} us (host), GPU span {:.1} us, host total {:.1} us",
+                q.launches.len(),
+                (t1 - t0).as_secs_f64() * 1e6,
+                (t2 - t1).as_secs_f64() * 1e6,
+                ms * 1e3,
+                t0.elapsed().as_secs_f64() * 1e6
+            );
+        }
+        Ok(ms)
     }
 
     /// Queues a launch of `f` (no timing, no synchronization).
@@ -257,8 +274,14 @@ impl GpuExecutor {
 
     /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`, and the NVRTC
     /// compile check). How probes look depends on what the builds turn out to hold, known
-    /// only at run time; `variant` picks one assumption for all of them.
+    /// only at run time; `variant` picks one assumption for all of them. Row indices are
+    /// 32-bit, as for every source of fewer than 2^31 rows (`sources_for_rows`).
     pub fn sources(plan: &PhysicalPlan, variant: ProbeVariant) -> Result<Vec<(String, String)>> {
+        Self::sources_for_rows(plan, variant, 0)
+    }
+
+    /// `sources` for pipelines over `rows` rows (64-bit row indices from 2^31 rows).
+    pub fn sources_for_rows(plan: &PhysicalPlan, variant: ProbeVariant, rows: u64) -> Result<Vec<(String, String)>> {
         let builds: Vec<BuildHint> = plan
             .pipelines()
             .filter(|p| matches!(p.sink, Sink::HashBuild { .. }))
@@ -275,7 +298,7 @@ impl GpuExecutor {
         let mut out = vec![];
         for s in &plan.stages {
             match s {
-                Stage::Pipeline(p) => out.push((format!("pipeline_{}", p.id), generate_pipeline(p, &builds)?.source)),
+                Stage::Pipeline(p) => out.push((format!("pipeline_{}", p.id), generate_pipeline(p, &builds, rows)?.source)),
                 Stage::Sort { input, keys, schema, .. } => {
                     out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
                 }
@@ -305,7 +328,11 @@ impl GpuExecutor {
                 early: self.early_bitmaps,
             })
             .collect();
-        let spec = generate_pipeline(p, &hints)?;
+        let rows = match &p.source {
+            Source::Table { table, .. } => tables.get(table).map_or(0, |t| t.rows),
+            Source::Intermediate { id, .. } => inter.get(id).map_or(0, |i| i.rows),
+        };
+        let spec = generate_pipeline(p, &hints, rows as u64)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
         let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
