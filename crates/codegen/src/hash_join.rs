@@ -176,6 +176,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
             g.body.line(format!("// with the key bitmaps of the later probes {} (most rows reach them: their keys are loaded with this one, all tests before one refill)", also.join(", ")));
         }
         g.body.open("if (active)");
+        g.prefetch_keys = true;
         let (kv, any_null) = key_values(g, keys)?;
         // Every key is loaded before the first test: the loads are in flight together.
         let mut tests = vec![(b, kv[0].clone(), c_type(&keys[0].ty()), (min, bits))];
@@ -186,6 +187,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
             tests.push((*e, ekv[0].clone(), c_type(&key.ty()), bitmap));
             nulls.extend(e_null);
         }
+        g.prefetch_keys = false;
         if !nulls.is_empty() {
             g.body.line(format!("active = !({});", nulls.join(" || ")));
         }

@@ -53,13 +53,17 @@ pub struct PipelineGen {
     /// Source columns whose plain load `var = ptr[row];` may be prefetched: (var, ptr, C type).
     pub prefetchable: Vec<Option<(String, String, &'static str)>>,
     /// Columns whose values for the next loop iteration are loaded one iteration early
-    /// (pointer, C type): the first column every row reads, and the others read at the top
-    /// level before any operator has dropped a row (`narrowed`), up to `MAX_PREFETCH`. A
-    /// thread then has the next row's loads in flight while it works on this one.
+    /// (pointer, C type): the first column every row reads, and the keys of a probe's
+    /// key-bitmap tests before any operator has dropped a row (`prefetch_keys`), up to
+    /// `MAX_PREFETCH`. A thread then has the next row's loads in flight while it works on
+    /// this one.
     pub prefetch: Vec<(String, &'static str)>,
-    /// Some operator has dropped rows (`active` is no longer just "row < n_rows"): a
-    /// column loaded now is not read by every row, so it is not prefetched (beyond the first).
+    /// Some operator has dropped rows (`active` is no longer just "row < n_rows").
     pub narrowed: bool,
+    /// Loading the keys of key-bitmap tests that every row takes (set by the probe while it
+    /// loads them, and only while no row has dropped out): they may be prefetched too.
+    /// (Not a filter's later columns: its first term drops rows before they load.)
+    pub prefetch_keys: bool,
     /// Source columns loaded so far, and how many row columns are still the source's
     /// (until a projection replaces the row).
     pub source_loaded: Vec<usize>,
@@ -174,7 +178,7 @@ impl PipelineGen {
                 let top_level = self.body.indent == 3 && self.open_loops == 0 && self.refills == 0;
                 let k = self.prefetch.len();
                 match self.prefetchable.get(c).cloned().flatten() {
-                    Some((var, ptr, ct)) if top_level && (k == 0 || (!self.narrowed && k < MAX_PREFETCH)) => {
+                    Some((var, ptr, ct)) if top_level && (k == 0 || (self.prefetch_keys && !self.narrowed && k < MAX_PREFETCH)) => {
                         self.body.line(format!("{var} = pf{k}_cur_;"));
                         self.prefetch.push((ptr, ct));
                     }
@@ -215,6 +219,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
         prefetchable: vec![],
         prefetch: vec![],
         narrowed: false,
+        prefetch_keys: false,
         source_loaded: vec![],
         source_width: p.source.schema().len(),
         row_ty,
