@@ -23,6 +23,41 @@ const WARP_COMBINE_MAX_GROUPS: u32 = 4;
 /// groups.
 const SMEM_STATE_BYTES: usize = 12 * 1024;
 
+/// Shared memory for a block's cache of groups it has found (see `emit_group_cache`).
+const GROUP_CACHE_BYTES: usize = 10 * 1024;
+/// The group cache is for aggregations that a good share of the rows reach (estimated):
+/// its shared memory comes out of the L1 cache the pipeline's probes use, which costs
+/// every row, while it saves only the rows that get to the aggregation.
+const GROUP_CACHE_MIN_REACH: f64 = 0.02;
+
+/// How a key is kept in the group cache: the parts stored (C type, value of key `v`) and
+/// the condition "the cached parts `c0`, `c1`, … equal `v`". Strings keep their pointer
+/// and length only: equal strings of one dictionary share their bytes, and a string equal
+/// to the cached one at another address just misses the cache (the global table decides).
+fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<(Vec<(&'static str, String)>, Box<dyn Fn(&[String]) -> String>)> {
+    match c_type(ty) {
+        "Str" => {
+            let v2 = v.to_string();
+            Some((
+                vec![("unsigned long long", format!("(unsigned long long){v}.p")), ("uint32_t", format!("{v}.len"))],
+                Box::new(move |c: &[String]| format!("({} == (unsigned long long){v2}.p && {} == {v2}.len)", c[0], c[1])),
+            ))
+        }
+        ct @ ("int32_t" | "int64_t" | "int16_t" | "int8_t" | "uint8_t" | "bool") => {
+            let v2 = v.to_string();
+            Some((vec![(ct, v.to_string())], Box::new(move |c: &[String]| format!("({} == {v2})", c[0]))))
+        }
+        _ => None,
+    }
+}
+
+/// `GROUP_CACHE_MIN_REACH`, or `GPUSQL_GROUP_CACHE_MIN_REACH` from the environment (to
+/// measure: 0 puts the cache in every grouped aggregation, 2 in none).
+fn group_cache_min_reach() -> f64 {
+    static V: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *V.get_or_init(|| std::env::var("GPUSQL_GROUP_CACHE_MIN_REACH").ok().and_then(|v| v.parse().ok()).unwrap_or(GROUP_CACHE_MIN_REACH))
+}
+
 fn smem_groups(codes: &[StateCode]) -> usize {
     let per_group: usize = codes.iter().map(|c| c_size(c.ct)).sum();
     let fit = SMEM_STATE_BYTES / per_group.max(1);
@@ -145,7 +180,9 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for k in keys {
             kv.push(gen(k, &g.row, &mut g.body)?);
         }
-        emit_insert_with_runs(&mut g.body, keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
+        if !emit_group_cache(g, id, keys, &kv, &key_out, [&slots, &mask, &max_groups, &count]) {
+            emit_insert_with_runs(&mut g.body, keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
+        }
         eval_args(g, states)?;
         g.body.close();
 
@@ -194,6 +231,78 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         g.post.close();
     }
     Ok(init_kernel(g, id, !keys.is_empty(), &codes, entry))
+}
+
+/// Finds or inserts the row's group (`gid_`) through a per-block cache in shared memory:
+/// a slot chosen by the key hash's high bits holds a group id and the keys of the first
+/// group a row of the block found there (written once: claimed by atomicCAS, keys stored,
+/// then the id published). A row whose keys equal the slot's takes its group without
+/// touching the global table; the others look the global table up (or insert) as before
+/// and claim the slot if it is still empty. With few groups (SSB Q3.1: 150) every block
+/// soon finds all of them in its cache, where every row used to read the global slot and
+/// key arrays (L2 round trips on the same few lines from every SM). Not where sorted runs
+/// apply, nor for key types without a cached form; returns whether it emitted the lookup.
+fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value], arrays: &[KeyArrays], table: [&str; 4]) -> bool {
+    let [slots, mask, max_groups, count] = table;
+    if crate::hash_table::sorted_runs_apply(keys, kv) || g.sink_reach < group_cache_min_reach() {
+        return false;
+    }
+    let Some(mut cached): Option<Vec<_>> = keys.iter().zip(kv).map(|(k, v)| cached_key(&k.ty(), &v.v)).collect() else { return false };
+    // A key that may be NULL also keeps its NULL flag (NULL groups with NULL, as in GROUP BY).
+    for (c, v) in cached.iter_mut().zip(kv) {
+        if !v.is_never_null() {
+            let (parts, eq) = std::mem::replace(c, (vec![], Box::new(|_: &[String]| String::new())));
+            let null = v.null.clone();
+            let mut parts = parts;
+            parts.push(("bool", null.clone()));
+            let k = parts.len() - 1;
+            *c = (parts, Box::new(move |cs: &[String]| format!("({} == {null} && ({null} || {}))", cs[k], eq(cs))));
+        }
+    }
+    let bytes: usize = 4 + cached.iter().flat_map(|(parts, _)| parts.iter().map(|(ct, _)| c_size(ct))).sum::<usize>();
+    let fit = GROUP_CACHE_BYTES / bytes;
+    if fit < 64 {
+        return false;
+    }
+    let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).min(512);
+    g.pre.line(format!("// HashAggregate #{id}: a per-block cache of the groups its rows found, {n} slots of {{group id, keys}} ({} bytes)", n * bytes));
+    g.pre.line(format!("__shared__ int gc_gid_[{n}];"));
+    let mut names: Vec<Vec<String>> = vec![];
+    for (k, (parts, _)) in cached.iter().enumerate() {
+        let mut row = vec![];
+        for (i, (ct, _)) in parts.iter().enumerate() {
+            let name = format!("gc_k{k}_{i}_");
+            g.pre.line(format!("__shared__ {ct} {name}[{n}];"));
+            row.push(name);
+        }
+        names.push(row);
+    }
+    g.pre.line(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x) gc_gid_[i] = -1;"));
+
+    let b = &mut g.body;
+    b.open("if (active)");
+    b.line("// the block's group cache first; the global table where it misses");
+    crate::hash_table::emit_hash(b, kv, arrays);
+    b.line(format!("const uint32_t gcs_ = (uint32_t)(h_ >> 32) & {}u;", n - 1));
+    b.line("const int gcg_ = ld_acquire_cta(&gc_gid_[gcs_]);");
+    let hit: Vec<String> = cached.iter().zip(&names).map(|((_, eq), ns)| eq(&ns.iter().map(|x| format!("{x}[gcs_]")).collect::<Vec<_>>())).collect();
+    // (The slot's keys were stored before its id was published; the acquire load of the id
+    // orders the key reads after it.)
+    b.line(format!("if (gcg_ >= 0 && {}) gid_ = gcg_;", hit.join(" && ")));
+    b.open("if (gid_ < 0)");
+    emit_insert(b, kv, arrays, slots, mask, max_groups, count);
+    b.open("if (gid_ >= 0 && gcg_ == -1 && atomicCAS(&gc_gid_[gcs_], -1, -2) == -1)");
+    for ((parts, _), ns) in cached.iter().zip(&names) {
+        for ((_, val), name) in parts.iter().zip(ns) {
+            b.line(format!("{name}[gcs_] = {val};"));
+        }
+    }
+    b.line("__threadfence_block();");
+    b.line("atomicExch(&gc_gid_[gcs_], gid_);");
+    b.close();
+    b.close();
+    b.close();
+    true
 }
 
 /// The init kernel of aggregation #id: empty hash slots (`grouped`) and MIN/MAX identities.

@@ -100,7 +100,7 @@ pub fn emit_lookup(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &st
 /// takes the run leader's group instead of inserting, so a warp inserts once per run.
 /// Only for a single never-NULL integer key that is a plain column: its variable lives at
 /// loop level, so the warp-level run test can run outside the block that loaded it.
-fn sorted_runs_apply(keys: &[gpusql_plan::Expr], kv: &[Value]) -> bool {
+pub(crate) fn sorted_runs_apply(keys: &[gpusql_plan::Expr], kv: &[Value]) -> bool {
     matches!((keys, kv), ([key @ gpusql_plan::Expr::Column { .. }], [v])
         if v.is_never_null() && matches!(crate::types::c_type(&key.ty()), "int32_t" | "int64_t"))
 }

@@ -72,6 +72,9 @@ pub struct PipelineGen {
     /// source has fewer than 2^31 rows (index math and the parked rows of a Lane Refill
     /// take half the instructions and bytes), else `uint64_t`.
     pub row_ty: &'static str,
+    /// The planner's estimate of the fraction of source rows that reach the sink: the
+    /// product of the Lane Refills' lane activity estimates (1 without refills).
+    pub sink_reach: f64,
 }
 
 /// Row indices are 32-bit for sources of fewer rows than this (the grid-stride loop's
@@ -223,6 +226,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
         source_loaded: vec![],
         source_width: p.source.schema().len(),
         row_ty,
+        sink_reach: p.ops.iter().map(|op| if let PipelineOp::LaneRefill { activity, .. } = op { *activity } else { 1.0 }).product(),
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");

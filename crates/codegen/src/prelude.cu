@@ -352,6 +352,15 @@ __device__ __forceinline__ int32_t warp_max_i32(int32_t v) { for (int o = 16; o 
 __device__ __forceinline__ double warp_min_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
 __device__ __forceinline__ double warp_max_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
 
+// ---- shared-memory acquire load: later loads see what the writer stored before releasing ----
+// (A block's group cache: a slot's keys are stored, then its id is published with
+// __threadfence_block + atomicExch; a reader that sees the id reads the keys after it.)
+__device__ __forceinline__ int ld_acquire_cta(const int* p) {
+    int v;
+    asm volatile("ld.acquire.cta.shared::cta.b32 %0, [%1];" : "=r"(v) : "r"((unsigned)__cvta_generic_to_shared(p)) : "memory");
+    return v;
+}
+
 // ---- L1-bypassing loads for hash-table entries other blocks may have just written ----
 __device__ __forceinline__ int32_t ld_cg(const int32_t* p) { return __ldcg(p); }
 __device__ __forceinline__ int64_t ld_cg(const int64_t* p) { return __ldcg((const long long*)p); }

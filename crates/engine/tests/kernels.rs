@@ -26,3 +26,22 @@ fn early_key_bitmaps_in_ssb_q31() {
     // 32-bit keys: 32-bit bitmap offsets.
     assert!(probe.contains("const uint32_t bd_ = (uint32_t)(") && !probe.contains("const uint64_t bd_"), "{probe}");
 }
+
+/// The per-block group cache of a grouped aggregation: in SSB Q3.1, which ~4% of the
+/// lineorder rows reach (150 groups), not in Q3.2, which ~0.2% reach (its shared memory
+/// would cost the probes' L1 more than the few rows gain).
+#[test]
+fn group_cache_where_many_rows_reach_the_aggregation() {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    e.load_ssb(0.1).unwrap();
+    e.set("replicated_tables", "off").unwrap();
+    let lineorder_kernel = |q: &str| {
+        let sql = std::fs::read_to_string(format!("{}/../../ssb/{q}.sql", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let sources = e.cuda_sources_for(&sql, ProbeVariant::UniqueShared).unwrap();
+        sources.into_iter().map(|(_, s)| s).find(|s| s.contains("Scan lineorder")).expect("the lineorder pipeline")
+    };
+    let q31 = lineorder_kernel("q3.1");
+    assert!(q31.contains("a per-block cache of the groups its rows found") && q31.contains("ld_acquire_cta(&gc_gid_[gcs_])"), "{q31}");
+    let q32 = lineorder_kernel("q3.2");
+    assert!(!q32.contains("gc_gid_"), "{q32}");
+}
