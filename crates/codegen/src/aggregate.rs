@@ -234,8 +234,8 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
 }
 
 /// Finds or inserts the row's group (`gid_`) through a per-block cache in shared memory:
-/// a slot chosen by the key hash's high bits holds a group id and the keys of the first
-/// group a row of the block found there (written once: claimed by atomicCAS, keys stored,
+/// a slot chosen by the key hash's high bits (or the one after it) holds a group id and the
+/// keys of the first group a row of the block found there (written once: claimed by atomicCAS, keys stored,
 /// then the id published). A row whose keys equal the slot's takes its group without
 /// touching the global table; the others look the global table up (or insert) as before
 /// and claim the slot if it is still empty. With few groups (SSB Q3.1: 150) every block
@@ -283,22 +283,31 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
     b.open("if (active)");
     b.line("// the block's group cache first; the global table where it misses");
     crate::hash_table::emit_hash(b, kv, arrays);
-    b.line(format!("const uint32_t gcs_ = (uint32_t)(h_ >> 32) & {}u;", n - 1));
-    b.line("const int gcg_ = ld_acquire_cta(&gc_gid_[gcs_]);");
-    let hit: Vec<String> = cached.iter().zip(&names).map(|((_, eq), ns)| eq(&ns.iter().map(|x| format!("{x}[gcs_]")).collect::<Vec<_>>())).collect();
-    // (The slot's keys were stored before its id was published; the acquire load of the id
+    // Two slots per key (the hash's and the next): a group finds a place while either is
+    // free. Slots never empty again, so a free first slot means the group is not cached.
+    b.line(format!("const uint32_t gch_ = (uint32_t)(h_ >> 32) & {}u;", n - 1));
+    b.line("int gcf_ = -1; // a free slot seen, for this row's group");
+    let hit = |slot: &str| -> String {
+        cached.iter().zip(&names).map(|((_, eq), ns)| eq(&ns.iter().map(|x| format!("{x}[{slot}]")).collect::<Vec<_>>())).collect::<Vec<_>>().join(" && ")
+    };
+    // (A slot's keys were stored before its id was published; the acquire load of the id
     // orders the key reads after it.)
-    b.line(format!("if (gcg_ >= 0 && {}) gid_ = gcg_;", hit.join(" && ")));
+    b.open("for (uint32_t t_ = 0; t_ < 2u; t_++)");
+    b.line(format!("const uint32_t gcs_ = (gch_ + t_) & {}u;", n - 1));
+    b.line("const int gcg_ = ld_acquire_cta(&gc_gid_[gcs_]);");
+    b.line("if (gcg_ == -1) { gcf_ = (int)gcs_; break; }");
+    b.line(format!("if (gcg_ >= 0 && {}) {{ gid_ = gcg_; break; }}", hit("gcs_")));
+    b.close();
     b.open("if (gid_ < 0)");
     emit_insert(b, kv, arrays, slots, mask, max_groups, count);
-    b.open("if (gid_ >= 0 && gcg_ == -1 && atomicCAS(&gc_gid_[gcs_], -1, -2) == -1)");
+    b.open("if (gid_ >= 0 && gcf_ >= 0 && atomicCAS(&gc_gid_[gcf_], -1, -2) == -1)");
     for ((parts, _), ns) in cached.iter().zip(&names) {
         for ((_, val), name) in parts.iter().zip(ns) {
-            b.line(format!("{name}[gcs_] = {val};"));
+            b.line(format!("{name}[gcf_] = {val};"));
         }
     }
     b.line("__threadfence_block();");
-    b.line("atomicExch(&gc_gid_[gcs_], gid_);");
+    b.line("atomicExch(&gc_gid_[gcf_], gid_);");
     b.close();
     b.close();
     b.close();
