@@ -34,7 +34,9 @@ const GROUP_CACHE_MIN_REACH: f64 = 0.02;
 /// the condition "the cached parts `c0`, `c1`, … equal `v`". Strings keep their pointer
 /// and length only: equal strings of one dictionary share their bytes, and a string equal
 /// to the cached one at another address just misses the cache (the global table decides).
-fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<(Vec<(&'static str, String)>, Box<dyn Fn(&[String]) -> String>)> {
+type CachedKey = (Vec<(&'static str, String)>, Box<dyn Fn(&[String]) -> String>);
+
+fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<CachedKey> {
     match c_type(ty) {
         "Str" => {
             let v2 = v.to_string();
@@ -235,8 +237,8 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
 
 /// Finds or inserts the row's group (`gid_`) through a per-block cache in shared memory:
 /// a slot chosen by the key hash's high bits (or the one after it) holds a group id and the
-/// keys of the first group a row of the block found there (written once: claimed by atomicCAS, keys stored,
-/// then the id published). A row whose keys equal the slot's takes its group without
+/// keys of the first group a row of the block found there (written once: claimed by
+/// atomicCAS, keys stored, then the id published). A row whose keys equal the slot's takes its group without
 /// touching the global table; the others look the global table up (or insert) as before
 /// and claim the slot if it is still empty. With few groups (SSB Q3.1: 150) every block
 /// soon finds all of them in its cache, where every row used to read the global slot and
@@ -247,17 +249,18 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
     if crate::hash_table::sorted_runs_apply(keys, kv) || g.sink_reach < group_cache_min_reach() {
         return false;
     }
-    let Some(mut cached): Option<Vec<_>> = keys.iter().zip(kv).map(|(k, v)| cached_key(&k.ty(), &v.v)).collect() else { return false };
-    // A key that may be NULL also keeps its NULL flag (NULL groups with NULL, as in GROUP BY).
-    for (c, v) in cached.iter_mut().zip(kv) {
-        if !v.is_never_null() {
-            let (parts, eq) = std::mem::replace(c, (vec![], Box::new(|_: &[String]| String::new())));
-            let null = v.null.clone();
-            let mut parts = parts;
-            parts.push(("bool", null.clone()));
-            let k = parts.len() - 1;
-            *c = (parts, Box::new(move |cs: &[String]| format!("({} == {null} && ({null} || {}))", cs[k], eq(cs))));
+    let mut cached: Vec<CachedKey> = vec![];
+    for (k, v) in keys.iter().zip(kv) {
+        let Some((mut parts, eq)) = cached_key(&k.ty(), &v.v) else { return false };
+        if v.is_never_null() {
+            cached.push((parts, eq));
+            continue;
         }
+        // A key that may be NULL also keeps its NULL flag (NULL groups with NULL).
+        let null = v.null.clone();
+        parts.push(("bool", null.clone()));
+        let i = parts.len() - 1;
+        cached.push((parts, Box::new(move |cs: &[String]| format!("({} == {null} && ({null} || {}))", cs[i], eq(cs)))));
     }
     let bytes: usize = 4 + cached.iter().flat_map(|(parts, _)| parts.iter().map(|(ct, _)| c_size(ct))).sum::<usize>();
     let fit = GROUP_CACHE_BYTES / bytes;
