@@ -30,25 +30,15 @@ const GROUP_CACHE_BYTES: usize = 10 * 1024;
 /// every row, while it saves only the rows that get to the aggregation.
 const GROUP_CACHE_MIN_REACH: f64 = 0.02;
 
-/// How a key is kept in the group cache: the parts stored (C type, value of key `v`) and
-/// the condition "the cached parts `c0`, `c1`, … equal `v`". Strings keep their pointer
-/// and length only: equal strings of one dictionary share their bytes, and a string equal
-/// to the cached one at another address just misses the cache (the global table decides).
-type CachedKey = (Vec<(&'static str, String)>, Box<dyn Fn(&[String]) -> String>);
-
-fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<CachedKey> {
+/// How a key is kept in the group cache: the parts stored (C type, the key's value of
+/// that part); a cached key equals the row's when every part does. Strings keep their
+/// pointer and length only: equal strings of one dictionary share their bytes, and a
+/// string equal to the cached one at another address just misses the cache (the global
+/// table decides).
+fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<Vec<(&'static str, String)>> {
     match c_type(ty) {
-        "Str" => {
-            let v2 = v.to_string();
-            Some((
-                vec![("unsigned long long", format!("(unsigned long long){v}.p")), ("uint32_t", format!("{v}.len"))],
-                Box::new(move |c: &[String]| format!("({} == (unsigned long long){v2}.p && {} == {v2}.len)", c[0], c[1])),
-            ))
-        }
-        ct @ ("int32_t" | "int64_t" | "int16_t" | "int8_t" | "uint8_t" | "bool") => {
-            let v2 = v.to_string();
-            Some((vec![(ct, v.to_string())], Box::new(move |c: &[String]| format!("({} == {v2})", c[0]))))
-        }
+        "Str" => Some(vec![("unsigned long long", format!("(unsigned long long){v}.p")), ("uint32_t", format!("{v}.len"))]),
+        ct @ ("int32_t" | "int64_t" | "int16_t" | "int8_t" | "uint8_t" | "bool") => Some(vec![(ct, v.to_string())]),
         _ => None,
     }
 }
@@ -249,20 +239,13 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
     if crate::hash_table::sorted_runs_apply(keys, kv) || g.sink_reach < group_cache_min_reach() {
         return false;
     }
-    let mut cached: Vec<CachedKey> = vec![];
+    // Per key: its parts, and its NULL flag where it may be NULL (NULL groups with NULL).
+    let mut cached: Vec<(Vec<(&'static str, String)>, Option<String>)> = vec![];
     for (k, v) in keys.iter().zip(kv) {
-        let Some((mut parts, eq)) = cached_key(&k.ty(), &v.v) else { return false };
-        if v.is_never_null() {
-            cached.push((parts, eq));
-            continue;
-        }
-        // A key that may be NULL also keeps its NULL flag (NULL groups with NULL).
-        let null = v.null.clone();
-        parts.push(("bool", null.clone()));
-        let i = parts.len() - 1;
-        cached.push((parts, Box::new(move |cs: &[String]| format!("({} == {null} && ({null} || {}))", cs[i], eq(cs)))));
+        let Some(parts) = cached_key(&k.ty(), &v.v) else { return false };
+        cached.push((parts, (!v.is_never_null()).then(|| v.null.clone())));
     }
-    let bytes: usize = 4 + cached.iter().flat_map(|(parts, _)| parts.iter().map(|(ct, _)| c_size(ct))).sum::<usize>();
+    let bytes: usize = 4 + cached.iter().map(|(parts, null)| parts.iter().map(|(ct, _)| c_size(ct)).sum::<usize>() + null.as_ref().map_or(0, |_| 1)).sum::<usize>();
     let fit = GROUP_CACHE_BYTES / bytes;
     if fit < 64 {
         return false;
@@ -270,15 +253,21 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
     let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).min(512);
     g.pre.line(format!("// HashAggregate #{id}: a per-block cache of the groups its rows found, {n} slots of {{group id, keys}} ({} bytes)", n * bytes));
     g.pre.line(format!("__shared__ int gc_gid_[{n}];"));
-    let mut names: Vec<Vec<String>> = vec![];
-    for (k, (parts, _)) in cached.iter().enumerate() {
-        let mut row = vec![];
-        for (i, (ct, _)) in parts.iter().enumerate() {
+    // Per key, its parts' arrays (name, value stored), and its NULL flag's.
+    let mut arrays_of: Vec<(Vec<(String, String)>, Option<(String, String)>)> = vec![];
+    for (k, (parts, null)) in cached.iter().enumerate() {
+        let mut named = vec![];
+        for (i, (ct, val)) in parts.iter().enumerate() {
             let name = format!("gc_k{k}_{i}_");
             g.pre.line(format!("__shared__ {ct} {name}[{n}];"));
-            row.push(name);
+            named.push((name, val.clone()));
         }
-        names.push(row);
+        let null = null.as_ref().map(|nv| {
+            let name = format!("gc_k{k}_{}_", parts.len());
+            g.pre.line(format!("__shared__ bool {name}[{n}];"));
+            (name, nv.clone())
+        });
+        arrays_of.push((named, null));
     }
     g.pre.line(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x) gc_gid_[i] = -1;"));
 
@@ -291,7 +280,18 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
     b.line(format!("const uint32_t gch_ = (uint32_t)(h_ >> 32) & {}u;", n - 1));
     b.line("int gcf_ = -1; // a free slot seen, for this row's group");
     let hit = |slot: &str| -> String {
-        cached.iter().zip(&names).map(|((_, eq), ns)| eq(&ns.iter().map(|x| format!("{x}[{slot}]")).collect::<Vec<_>>())).collect::<Vec<_>>().join(" && ")
+        let keys: Vec<String> = arrays_of
+            .iter()
+            .map(|(named, null)| {
+                let eq: Vec<String> = named.iter().map(|(name, val)| format!("{name}[{slot}] == {val}")).collect();
+                let eq = format!("({})", eq.join(" && "));
+                match null {
+                    Some((name, nv)) => format!("({name}[{slot}] == {nv} && ({nv} || {eq}))"),
+                    None => eq,
+                }
+            })
+            .collect();
+        keys.join(" && ")
     };
     // (A slot's keys were stored before its id was published; the acquire load of the id
     // orders the key reads after it.)
@@ -302,10 +302,12 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
     b.line(format!("if (gcg_ >= 0 && {}) {{ gid_ = gcg_; break; }}", hit("gcs_")));
     b.close();
     b.open("if (gid_ < 0)");
+    // (The insert hashes the keys again, on the rare path: with `h_` reused instead, SSB
+    // Q3.1's probe stage measured 0.82-0.84 ms against 0.76-0.77, docs/BENCHMARKS.md.)
     emit_insert(b, kv, arrays, slots, mask, max_groups, count);
     b.open("if (gid_ >= 0 && gcf_ >= 0 && atomicCAS(&gc_gid_[gcf_], -1, -2) == -1)");
-    for ((parts, _), ns) in cached.iter().zip(&names) {
-        for ((_, val), name) in parts.iter().zip(ns) {
+    for (named, null) in &arrays_of {
+        for (name, val) in named.iter().chain(null) {
             b.line(format!("{name}[gcf_] = {val};"));
         }
     }

@@ -73,12 +73,12 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
 
 /// A Lane Refill planned right after a probe: its threshold, the planner's estimate of the
 /// lanes still active there, the row columns live after it, and the later probes whose
-/// key bitmaps may be tested before it (`early_bitmap_probes`: build id, key).
+/// key bitmaps may be tested before it (`early_bitmap_probes`: build id, key, bitmap).
 pub struct RefillPoint {
     pub threshold: u32,
     pub activity: f64,
     pub live: Vec<bool>,
-    pub early: Vec<(usize, Expr)>,
+    pub early: Vec<(usize, Expr, (i64, u64))>,
 }
 
 /// A later probe's key bitmap is tested up front, with the first probe's, when at least
@@ -108,7 +108,7 @@ fn testable_bitmap(g: &PipelineGen, b: usize, keys: &[Expr], kind: JoinKind) -> 
 /// estimates at the refills on the way). A probe or filter that drops rows commutes with
 /// the test; the search stops at a projection (the row is replaced) and at left outer and
 /// anti joins.
-pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, Expr)> {
+pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, Expr, (i64, u64))> {
     let mut out = vec![];
     let mut reach = 1.0;
     for op in rest {
@@ -120,8 +120,8 @@ pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, 
             PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
                 let from_scan = matches!(keys.as_slice(), [Expr::Column { index, .. }] if *index < g.source_width);
                 let early = g.builds.iter().any(|h| h.id == *build && h.early);
-                if early && from_scan && residual.is_none() && reach >= EARLY_BITMAP_MIN_REACH && testable_bitmap(g, *build, keys, *kind).is_some() {
-                    out.push((*build, keys[0].clone()));
+                if let Some(bitmap) = testable_bitmap(g, *build, keys, *kind).filter(|_| early && from_scan && residual.is_none() && reach >= EARLY_BITMAP_MIN_REACH) {
+                    out.push((*build, keys[0].clone(), bitmap));
                 }
             }
         }
@@ -172,7 +172,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     if let (Some(r), Some((min, bits))) = (bitmap_first, hint.bitmap) {
         g.body.line(format!("// ---- HashProbe #{b} keys=[{}]: key bitmap first (rows whose key the table lacks drop out before the Lane Refill and the lookup) ----", key_text.join(", ")));
         if !r.early.is_empty() {
-            let also: Vec<String> = r.early.iter().map(|(e, k)| format!("#{e} [{k}]")).collect();
+            let also: Vec<String> = r.early.iter().map(|(e, k, _)| format!("#{e} [{k}]")).collect();
             g.body.line(format!("// with the key bitmaps of the later probes {} (most rows reach them: their keys are loaded with this one, all tests before one refill)", also.join(", ")));
         }
         g.body.open("if (active)");
@@ -181,10 +181,9 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         // Every key is loaded before the first test: the loads are in flight together.
         let mut tests = vec![(b, kv[0].clone(), c_type(&keys[0].ty()), (min, bits))];
         let mut nulls: Vec<String> = any_null.into_iter().collect();
-        for (e, key) in &r.early {
+        for (e, key, bitmap) in &r.early {
             let (ekv, e_null) = key_values(g, std::slice::from_ref(key))?;
-            let bitmap = testable_bitmap(g, *e, std::slice::from_ref(key), JoinKind::Inner).ok_or_else(|| gpusql_common::Error::exec(format!("probe table #{e}: key bitmap missing")))?;
-            tests.push((*e, ekv[0].clone(), c_type(&key.ty()), bitmap));
+            tests.push((*e, ekv[0].clone(), c_type(&key.ty()), *bitmap));
             nulls.extend(e_null);
         }
         g.prefetch_keys = false;
@@ -201,7 +200,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         g.body.close();
         crate::lane_refill::consume(g, r.threshold, r.activity, &r.live);
         hint.bitmap = None;
-        for (e, _) in &r.early {
+        for (e, _, _) in &r.early {
             if let Some(h) = g.builds.iter_mut().find(|h| h.id == *e) {
                 h.bitmap = None;
             }

@@ -263,7 +263,7 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
                     }),
                     _ => None,
                 };
-                let early: Vec<usize> = refill.as_ref().map(|r| r.early.iter().map(|(b, _)| *b).collect()).unwrap_or_default();
+                let early: Vec<usize> = refill.as_ref().map(|r| r.early.iter().map(|(b, _, _)| *b).collect()).unwrap_or_default();
                 refill_done = hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some(), refill)?;
                 if refill_done {
                     tested_early.extend(early);
