@@ -34,7 +34,7 @@ pub enum Part {
     Values,
     /// One byte per row, 1 = valid.
     Validity,
-    /// String column of a table: int32 offsets (rows + 1) and the bytes.
+    /// String column of a table: int64 offsets (rows + 1) and the bytes.
     Offsets,
     Bytes,
     /// String column of a table: its Pivot-4 copy (`const uint32_t*`, piece k of row r at

@@ -30,8 +30,9 @@ __device__ __forceinline__ Str make_str_h(const char* p, uint32_t len, uint32_t 
     Str s; s.p = (const uint8_t*)p; s.len = len; s.pad_ = hash; return s;
 }
 
-__device__ __forceinline__ Str load_str(const int32_t* offsets, const uint8_t* bytes, uint64_t row) {
-    const int32_t a = offsets[row], b = offsets[row + 1];
+// A table string column: 64-bit offsets, so a column may hold more than 2^31 bytes.
+__device__ __forceinline__ Str load_str(const int64_t* offsets, const uint8_t* bytes, uint64_t row) {
+    const int64_t a = offsets[row], b = offsets[row + 1];
     Str s; s.p = bytes + a; s.len = (uint32_t)(b - a); s.pad_ = 0; return s;
 }
 

@@ -21,7 +21,8 @@ pub enum StringLayout {
 pub fn declare(g: &mut PipelineGen, p: &Pipeline) {
     let source = &p.source;
     let what = match source {
-        Source::Table { table, .. } => format!("Scan {table}"),
+        // (A file scan's name is SQL text: keep it on the comment's one line.)
+        Source::Table { table, .. } => format!("Scan {}", table.replace(['\n', '\r'], " ")),
         Source::Intermediate { id, .. } => format!("Scan intermediate #{id}"),
     };
     g.body.line(format!("// ---- {what} ----"));
@@ -40,7 +41,7 @@ pub fn declare(g: &mut PipelineGen, p: &Pipeline) {
         }
         let mut prefetchable = None;
         let load = if ct == "Str" && layout == StringLayout::OffsetsBytes {
-            let off = g.param(Param::Input { column: i, part: Part::Offsets }, "const int32_t* __restrict__");
+            let off = g.param(Param::Input { column: i, part: Part::Offsets }, "const int64_t* __restrict__");
             let bytes = g.param(Param::Input { column: i, part: Part::Bytes }, "const uint8_t* __restrict__");
             format!("{v} = load_str({off}, {bytes}, row);")
         } else if ct == "Str" && layout == StringLayout::Dictionary {

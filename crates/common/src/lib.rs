@@ -3,6 +3,7 @@
 
 pub mod datatype;
 pub mod error;
+pub mod files;
 pub mod scalar;
 pub mod date;
 pub mod schema;
@@ -12,4 +13,8 @@ pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use scalar::ScalarValue;
 pub use string_hash::str_hash32;
-pub use schema::{Catalog, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, Schema, TableInfo, TableSample};
+pub use files::{Compression, CsvOptions, FileFormat, FileScan, WriteOptions};
+pub use schema::{
+    Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, SampleRows, Schema, TableInfo, TableSample, TableStatistics,
+    ViewInfo,
+};

@@ -41,19 +41,64 @@ pub struct TableInfo {
     pub name: String,
     pub schema: Schema,
     pub row_count: usize,
-    /// Evenly spaced rows of the table (all columns), from which the planner measures how
-    /// selective filters are; None where the catalog offers none.
+    /// Evenly spaced rows of the table, from which the planner measures how selective
+    /// filters are; None where the catalog offers none.
     pub sample: Option<TableSample>,
+    /// Columns of the table's files that the engine cannot read (name, type as the file
+    /// has it); they are not in `schema`, and a query that names them fails with
+    /// `not supported: column x of type T`.
+    pub unsupported: Vec<(String, String)>,
+    /// Per chunk (a file's row group) and column, the value ranges its metadata gives:
+    /// filters skip chunks that cannot hold a matching row.
+    pub statistics: Option<std::sync::Arc<TableStatistics>>,
 }
 
-/// A sample of a table's rows. Shared, compared by identity, and shown by its size only
+impl TableInfo {
+    pub fn new(name: impl Into<String>, schema: Schema, row_count: usize) -> TableInfo {
+        TableInfo { name: name.into(), schema, row_count, sample: None, unsupported: vec![], statistics: None }
+    }
+}
+
+/// Value ranges of a table's chunks, from file metadata (Parquet row-group statistics).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TableStatistics {
+    /// [chunk][column]; a column without statistics has `None` bounds.
+    pub chunks: Vec<Vec<ColumnStatistics>>,
+}
+
+/// What one chunk's metadata says of one column: every non-NULL value lies in
+/// [min, max] (exact or wider), and how many values are NULL, where known.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnStatistics {
+    pub min: Option<crate::ScalarValue>,
+    pub max: Option<crate::ScalarValue>,
+    pub nulls: Option<usize>,
+    pub rows: usize,
+}
+
+/// Where a table's sample rows come from: a table keeps one, and the planner asks it for
+/// the columns a filter reads only (a table read from files decodes nothing else).
+pub trait SampleRows: Send + Sync {
+    /// The sample rows' values of `columns` (table column indices), one Vec per row;
+    /// None where they cannot be read.
+    fn rows(&self, columns: &[usize]) -> Option<Vec<Vec<crate::ScalarValue>>>;
+}
+
+/// Rows held in memory (tests, small tables).
+impl SampleRows for Vec<Vec<crate::ScalarValue>> {
+    fn rows(&self, columns: &[usize]) -> Option<Vec<Vec<crate::ScalarValue>>> {
+        Some(self.iter().map(|r| columns.iter().map(|c| r[*c].clone()).collect()).collect())
+    }
+}
+
+/// A sample of a table's rows. Shared, compared by identity, and shown by name only
 /// (plans carry it).
 #[derive(Clone)]
-pub struct TableSample(pub std::sync::Arc<Vec<Vec<crate::ScalarValue>>>);
+pub struct TableSample(pub std::sync::Arc<dyn SampleRows>);
 
 impl std::fmt::Debug for TableSample {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "<sample of {} rows>", self.0.len())
+        write!(f, "<sample>")
     }
 }
 
@@ -63,9 +108,29 @@ impl PartialEq for TableSample {
     }
 }
 
+/// A view: a named query, bound anew wherever it is used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewInfo {
+    pub name: String,
+    /// The query's SQL text.
+    pub sql: String,
+}
+
 /// Name resolution for the binder; implemented by the engine's catalog.
 pub trait Catalog {
     fn table(&self, name: &str) -> Option<TableInfo>;
+
+    /// The view called `name`, if there is one.
+    fn view(&self, _name: &str) -> Option<ViewInfo> {
+        None
+    }
+
+    /// Opens files as a table (`read_parquet(…)`, `FROM 'file.csv'`): reads their
+    /// metadata (a CSV file's header and type inference), and returns the table under
+    /// the name queries scan it by. Opening the same unchanged files again is free.
+    fn open_files(&self, scan: &crate::FileScan) -> crate::Result<TableInfo> {
+        Err(crate::Error::not_supported(format!("reading files ({})", scan.display())))
+    }
 }
 
 /// How a pipeline uses a bank-replicated shared-memory table (seed 000 §3.4): a probe

@@ -3,18 +3,19 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
     DriverError, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 
 use crate::cache::{CacheHit, CompileStats, KernelCache};
 use crate::compile::nvrtc_version;
+use crate::staging::{Piece, Stager};
 use crate::{describe_driver_error, libs, CudaError};
 
 /// A GPU ready for the executor. Cheap to share (`Send + Sync`); use one per process.
@@ -32,6 +33,8 @@ pub struct GpuDevice {
     driver_version: (i32, i32),
     cache: KernelCache,
     allocated: AtomicUsize,
+    /// Pinned staging buffers and copy streams (`staging`), made on the first large upload.
+    stager: OnceLock<Result<Stager, CudaError>>,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -122,6 +125,7 @@ impl GpuDevice {
             driver_version,
             cache,
             allocated: AtomicUsize::new(0),
+            stager: OnceLock::new(),
         };
         tracing::info!(device = %dev.describe(), "opened GPU");
         Ok(dev)
@@ -336,6 +340,47 @@ impl GpuDevice {
         self.with_room(bytes, what, "upload", || self.stream.clone_htod(host))
     }
 
+    /// Uploads `len` bytes into a new device buffer; `pieces` cover [0, len) and write
+    /// their bytes when asked. Uploads of at least STAGED_UPLOAD_BYTES are written by all
+    /// cores into pinned staging buffers and copied on several streams at once
+    /// (`staging`); smaller ones go through one pageable copy.
+    pub fn upload_pieces<T: DeviceRepr>(&self, len: usize, pieces: &[Piece], what: &str) -> Result<CudaSlice<T>, CudaError> {
+        let size = std::mem::size_of::<T>().max(1);
+        let n = len.div_ceil(size).max(16 / size).max(1);
+        // SAFETY: every byte of [0, len) is written by the pieces before use.
+        let slice = self.with_room(n * size, what, "upload", || unsafe { self.stream.alloc::<T>(n) })?;
+        if len < STAGED_UPLOAD_BYTES {
+            let mut host = vec![0u8; len];
+            for p in pieces {
+                (p.fill)(&mut host[p.offset..p.offset + p.len]);
+            }
+            if len > 0 {
+                let dst = {
+                    let (p, _sync) = slice.device_ptr(&self.stream);
+                    p
+                };
+                // SAFETY: dst holds at least len bytes; a pageable source is copied
+                // before the call returns.
+                unsafe { cudarc::driver::result::memcpy_htod_async(dst, &host[..], self.stream.cu_stream()) }
+                    .map_err(|e| CudaError::driver(&format!("upload of {what}"), e))?;
+            }
+            return Ok(slice);
+        }
+        // The copies run on other streams: the allocation must be complete first.
+        self.synchronize()?;
+        let stager = self.stager.get_or_init(|| Stager::new(&self.ctx));
+        let stager = stager.as_ref().map_err(|e| e.clone())?;
+        let dst = {
+            let (p, _sync) = slice.device_ptr(&self.stream);
+            p
+        };
+        stager.upload(&self.ctx, dst, pieces).map_err(|e| match e {
+            CudaError::Driver(m) => CudaError::Driver(format!("upload of {what}: {m}")),
+            other => other,
+        })?;
+        Ok(slice)
+    }
+
     /// Runs `alloc`, which takes `bytes` of device memory. Large requests are checked
     /// against free memory first (a clear error instead of a driver failure); a request
     /// that fails for want of memory is retried once after the pool's unused memory has
@@ -545,6 +590,8 @@ mod tests {
 
 /// Allocations from this size up are checked against free memory before they are made.
 const CHECKED_ALLOCATION_BYTES: usize = 16 << 20;
+/// Uploads at least this large go through the pinned staging buffers (`staging`).
+const STAGED_UPLOAD_BYTES: usize = 4 << 20;
 
 /// Buffers are allocated and freed stream-ordered (cuMemAllocAsync) from the device's
 /// default memory pool. By default the pool hands freed memory back to the driver at every

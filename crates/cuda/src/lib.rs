@@ -11,10 +11,12 @@ pub mod cache;
 pub mod compile;
 pub mod device;
 pub mod libs;
+pub mod staging;
 
 pub use cache::{CacheHit, CompileStats, KernelCache};
 pub use compile::{compile_cubin, nvrtc_version};
 pub use device::{GpuDevice, GpuTimer};
+pub use staging::{Piece, STAGING_BYTES};
 
 /// The cudarc version this crate is built against, re-exported so callers use
 /// exactly the same types.

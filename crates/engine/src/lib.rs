@@ -7,6 +7,11 @@
 //! # Ok::<(), gpusql::Error>(())
 //! ```
 
+mod files;
+
+pub use files::OpenedDirectory;
+pub use gpusql_common::{CsvOptions, FileFormat, FileScan};
+
 use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::GpuExecutor;
@@ -14,7 +19,8 @@ use gpusql_plan::filter_plan::FilterOrder;
 use gpusql_plan::{create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions, ReplicatedTables};
 pub use gpusql_exec::gpu::ProbeVariant;
 pub use gpusql_plan::MultiMatch;
-use gpusql_sql::BoundStatement;
+use gpusql_common::Catalog;
+use gpusql_sql::{BoundStatement, ObjectKind};
 use gpusql_storage::TableStore;
 use std::sync::Arc;
 
@@ -260,10 +266,40 @@ impl Engine {
                 }
                 Ok(Output::Explain(text))
             }
-            BoundStatement::CreateTable { name, columns } => {
-                let fields = columns.into_iter().map(|c| gpusql_common::Field::new(c.name, c.ty, c.nullable)).collect();
-                self.tables.create_table(&name, fields)?;
+            BoundStatement::CreateTable { name, columns, if_not_exists, replace } => {
+                if self.make_room(&name, if_not_exists, replace)? {
+                    let fields = columns.into_iter().map(|c| gpusql_common::Field::new(c.name, c.ty, c.nullable)).collect();
+                    self.tables.create_table(&name, fields)?;
+                }
                 Ok(Output::Done("CREATE TABLE".into()))
+            }
+            BoundStatement::CreateTableAs { name, plan, if_not_exists, replace } => {
+                if !self.make_room(&name, if_not_exists, replace)? {
+                    return Ok(Output::Done("CREATE TABLE".into()));
+                }
+                let schema = plan.schema();
+                let (batches, _) = self.run_query(plan)?;
+                let n = self.tables.create_table_as(&name, schema, &batches)?;
+                Ok(Output::Done(format!("CREATE TABLE ({n} rows)")))
+            }
+            BoundStatement::CreateView { view, replace } => {
+                self.tables.create_view(view, replace)?;
+                Ok(Output::Done("CREATE VIEW".into()))
+            }
+            BoundStatement::Drop { kind, names, if_exists } => {
+                for name in &names {
+                    let dropped = match kind {
+                        ObjectKind::Table if self.tables.view(name).is_some() => return Err(Error::plan(format!("'{name}' is a view (DROP VIEW {name})"))),
+                        ObjectKind::View if self.tables.table(name).is_some() => return Err(Error::plan(format!("'{name}' is a table (DROP TABLE {name})"))),
+                        ObjectKind::Table => self.drop_table(name),
+                        ObjectKind::View => self.tables.drop_view(name),
+                    };
+                    if !dropped && !if_exists {
+                        let what = if kind == ObjectKind::Table { "table" } else { "view" };
+                        return Err(Error::plan(format!("unknown {what} '{name}'")));
+                    }
+                }
+                Ok(Output::Done(if kind == ObjectKind::Table { "DROP TABLE" } else { "DROP VIEW" }.into()))
             }
             BoundStatement::Set { name, value } => {
                 self.set(&name, &value)?;
@@ -273,7 +309,65 @@ impl Engine {
                 let n = self.tables.insert_rows(&ins.table, &ins.rows)?;
                 Ok(Output::Done(format!("INSERT {n}")))
             }
+            BoundStatement::InsertQuery { table, plan } => {
+                let (batches, _) = self.run_query(plan)?;
+                let n = self.tables.insert_batches(&table, &batches)?;
+                Ok(Output::Done(format!("INSERT {n}")))
+            }
+            BoundStatement::ShowTables => {
+                let mut names: Vec<String> = self.tables.names();
+                names.extend(self.tables.views().into_iter().map(|v| v.name));
+                names.sort_by_key(|n| n.to_ascii_lowercase());
+                let batch = string_batch(&["name"], &[names.iter().map(|n| Some(n.as_str())).collect()])?;
+                Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
+            }
+            BoundStatement::Describe { columns } => {
+                let names = columns.iter().map(|c| Some(c.0.as_str())).collect();
+                let types = columns.iter().map(|c| Some(c.1.as_str())).collect();
+                let nulls = columns.iter().map(|c| Some(if c.2 { "YES" } else { "NO" })).collect();
+                let batch = string_batch(&["column_name", "column_type", "null"], &[names, types, nulls])?;
+                Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
+            }
+            BoundStatement::CopyFrom { table, scan } => {
+                let n = self.tables.copy_from(&table, &scan)?;
+                Ok(Output::Done(format!("COPY {n}")))
+            }
+            BoundStatement::CopyTo { plan, path, options } => {
+                let (batches, schema) = self.run_query(plan)?;
+                let n = gpusql_storage::files::write::write_batches(std::path::Path::new(&path), &options, schema, &batches)?;
+                Ok(Output::Done(format!("COPY {n}")))
+            }
         }
+    }
+
+    /// Before CREATE TABLE `name`: whether to create it (false: it exists and IF NOT
+    /// EXISTS was given); OR REPLACE drops the old one; otherwise a clash is an error.
+    fn make_room(&mut self, name: &str, if_not_exists: bool, replace: bool) -> Result<bool> {
+        if self.tables.table(name).is_some() {
+            if if_not_exists {
+                return Ok(false);
+            }
+            if replace {
+                self.drop_table(name);
+            }
+        }
+        self.tables.check_new_name(name)?;
+        Ok(true)
+    }
+
+    /// Drops a table and its GPU copies.
+    fn drop_table(&mut self, name: &str) -> bool {
+        if let Some(g) = &self.gpu {
+            g.store.forget_table(name);
+        }
+        self.tables.drop_table(name)
+    }
+
+    /// Runs a bound query: its batches and their Arrow schema.
+    fn run_query(&mut self, plan: LogicalPlan) -> Result<(Vec<RecordBatch>, arrow::datatypes::SchemaRef)> {
+        let (physical, _) = self.physical_plan(&optimizer::optimize(plan)?)?;
+        let (batch, _) = self.execute_plan(&physical)?;
+        Ok((vec![batch.clone()], batch.schema()))
     }
 
     fn plan_query(&self, plan: LogicalPlan) -> Result<PhysicalPlan> {
@@ -391,6 +485,13 @@ pub fn parse_multi_match(v: &str) -> Result<MultiMatch> {
         "per-lane" | "naive" => Ok(MultiMatch::PerLane),
         other => Err(Error::plan(format!("unknown multi-match mode '{other}' (push-down or per-lane)"))),
     }
+}
+
+/// A batch of text columns (SHOW TABLES, DESCRIBE).
+fn string_batch(names: &[&str], columns: &[Vec<Option<&str>>]) -> Result<RecordBatch> {
+    let fields: Vec<arrow::datatypes::Field> = names.iter().map(|n| arrow::datatypes::Field::new(*n, arrow::datatypes::DataType::Utf8, true)).collect();
+    let arrays: Vec<arrow::array::ArrayRef> = columns.iter().map(|c| std::sync::Arc::new(arrow::array::StringArray::from(c.clone())) as arrow::array::ArrayRef).collect();
+    Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), arrays)?)
 }
 
 /// Compiles the fixed result-assembly kernels (gathers, string copies) with NVRTC.

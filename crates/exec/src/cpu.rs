@@ -73,11 +73,21 @@ fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
 
 fn source_rows(source: &Source, tables: &TableStore, inter: &HashMap<usize, Rows>) -> Result<Vec<Row>> {
     match source {
-        Source::Table { table, columns, schema } => {
+        Source::Table { table, columns, schema, kept } => {
             let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
-            Ok((0..t.rows)
-                .map(|r| columns.iter().zip(&schema.fields).map(|(c, f)| value_at(t.columns[*c].as_ref(), &f.ty, r)).collect())
-                .collect())
+            let chunks: Vec<usize> = match kept {
+                Some(k) => k.chunks.to_vec(),
+                None => (0..t.chunks()).collect(),
+            };
+            t.load(columns, Some(&chunks))?;
+            let mut rows = Vec::with_capacity(chunks.iter().map(|&k| t.chunk_rows(k)).sum());
+            for k in chunks {
+                let arrays = columns.iter().map(|&c| t.chunk(c, k)).collect::<Result<Vec<_>>>()?;
+                for r in 0..t.chunk_rows(k) {
+                    rows.push(arrays.iter().zip(&schema.fields).map(|(a, f)| value_at(a.as_ref(), &f.ty, r)).collect());
+                }
+            }
+            Ok(rows)
         }
         Source::Intermediate { id, .. } => Ok(inter.get(id).map(|r| r.rows.clone()).unwrap_or_default()),
     }

@@ -23,6 +23,8 @@ pub struct ExecStats {
     pub kernels: Vec<KernelStat>,
     pub compile_ms: f64,
     pub kernel_ms: f64,
+    /// Decoding table data from files (first use of a column's row groups only).
+    pub decode_ms: f64,
     /// Host -> GPU uploads of table columns (first use only).
     pub upload_bytes: usize,
     pub upload_ms: f64,
@@ -44,8 +46,10 @@ impl ExecStats {
         if self.kernels.is_empty() {
             return format!("{}: total {:.2} ms{placement}", self.backend, self.total_ms);
         }
+        let decode = if self.decode_ms >= 0.05 { format!(", decode {:.1} ms", self.decode_ms) } else { String::new() };
+        let rate = if self.upload_ms > 0.0 && self.upload_bytes > 0 { format!(", {:.1} GB/s", self.upload_bytes as f64 / (self.upload_ms * 1e6)) } else { String::new() };
         format!(
-            "{}: kernels {:.3} ms, compile {:.1} ms, upload {:.1} ms ({:.1} MB), download {:.2} ms{placement}, total {:.1} ms",
+            "{}: kernels {:.3} ms, compile {:.1} ms{decode}, upload {:.1} ms ({:.1} MB{rate}), download {:.2} ms{placement}, total {:.1} ms",
             self.backend,
             self.kernel_ms,
             self.compile_ms,

@@ -14,7 +14,9 @@ pub fn encode_string_columns(plan: &mut PhysicalPlan, catalog: &dyn DictionaryCa
     for stage in &mut plan.stages {
         let Stage::Pipeline(p) = stage else { continue };
         p.dictionary_columns.clear();
-        let Source::Table { table, columns, schema } = &p.source else { continue };
+        // (A scan of some row groups only reads plain columns: its encodings would be
+        // built from every row group.)
+        let Source::Table { table, columns, schema, kept: None } = &p.source else { continue };
         if !on {
             continue;
         }

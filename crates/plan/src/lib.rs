@@ -15,6 +15,6 @@ pub mod selectivity;
 pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
 pub use dictionary::encode_string_columns;
-pub use physical::{AggState, DictionaryColumn, IntermediateId, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};
+pub use physical::{AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};
 pub use replicated::{place_replicated_tables, ReplicatedTables};
 pub use planner::{create_physical_plan, create_physical_plan_with, PlannerOptions};

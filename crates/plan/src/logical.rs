@@ -1,7 +1,8 @@
 //! The logical plan the binder produces and the optimizer rewrites.
 
 use crate::expr::Expr;
-use gpusql_common::{DataType, Field, Schema, TableSample};
+use gpusql_common::{DataType, Field, Schema, TableSample, TableStatistics};
+use std::sync::Arc;
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,8 +85,18 @@ pub struct SortKey {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogicalPlan {
     /// Reads `projection` (indices into the table's columns) of a stored table; `rows` is
-    /// the table's row count (for join ordering), `sample` some of its rows (selectivity).
-    Scan { table: String, table_schema: Schema, projection: Vec<usize>, rows: usize, sample: Option<TableSample> },
+    /// the table's row count (for join ordering), `sample` some of its rows (selectivity),
+    /// `statistics` its chunks' value ranges where its files have them, and `chunks` the
+    /// chunks a filter can match (row-group pruning; None: all).
+    Scan {
+        table: String,
+        table_schema: Schema,
+        projection: Vec<usize>,
+        rows: usize,
+        sample: Option<TableSample>,
+        statistics: Option<Arc<TableStatistics>>,
+        chunks: Option<Arc<Vec<usize>>>,
+    },
     /// Every row of `left` with every row of `right` (the binder's FROM list; the optimizer
     /// turns it into joins). Output: left columns, then right columns.
     CrossJoin { left: Box<LogicalPlan>, right: Box<LogicalPlan> },
@@ -180,9 +191,13 @@ impl LogicalPlan {
                 let residual = residual.as_ref().map(|r| format!(" where {r}")).unwrap_or_default();
                 writeln!(f, "{pad}HashJoin{kind} [{}]{residual} (probe, then build side)", k.join(", "))?
             }
-            LogicalPlan::Scan { table, table_schema, projection, .. } => {
+            LogicalPlan::Scan { table, table_schema, projection, chunks, statistics, .. } => {
                 let cols: Vec<&str> = projection.iter().map(|i| table_schema.fields[*i].name.as_str()).collect();
-                writeln!(f, "{pad}Scan {table} [{}]", cols.join(", "))?
+                let pruned = match (chunks, statistics) {
+                    (Some(c), Some(s)) => format!(" (row groups: {} of {} read, {} skipped by statistics)", c.len(), s.chunks.len(), s.chunks.len() - c.len()),
+                    _ => String::new(),
+                };
+                writeln!(f, "{pad}Scan {table} [{}]{pruned}", cols.join(", "))?
             }
             LogicalPlan::Filter { predicate, .. } => writeln!(f, "{pad}Filter {predicate}")?,
             LogicalPlan::Project { exprs, names, .. } => {

@@ -14,10 +14,19 @@ pub type IntermediateId = usize;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Source {
-    /// Columns `columns` (indices into the stored table) of a table; `schema` lists them.
-    Table { table: String, columns: Vec<usize>, schema: Schema },
+    /// Columns `columns` (indices into the stored table) of a table; `schema` lists them;
+    /// `kept`: the chunks to read where row-group pruning ruled some out (None: all).
+    Table { table: String, columns: Vec<usize>, schema: Schema, kept: Option<KeptChunks> },
     /// The rows an earlier stage produced.
     Intermediate { id: IntermediateId, schema: Schema },
+}
+
+/// The chunks (row groups) of a table a scan reads, where statistics ruled others out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptChunks {
+    pub chunks: std::sync::Arc<Vec<usize>>,
+    /// Chunks of the table.
+    pub total: usize,
 }
 
 impl Source {
@@ -273,8 +282,11 @@ impl fmt::Display for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "Pipeline {} (one kernel)", self.id)?;
         match &self.source {
-            Source::Table { table, schema, .. } => {
+            Source::Table { table, schema, kept, .. } => {
                 writeln!(f, "  Scan {table} [{}]", schema_names(schema))?;
+                if let Some(k) = kept {
+                    writeln!(f, "    row groups: {} of {} read ({} skipped by min/max statistics)", k.chunks.len(), k.total, k.total - k.chunks.len())?;
+                }
                 if !self.dictionary_columns.is_empty() {
                     let cols: Vec<String> = self.dictionary_columns.iter().map(|d| format!("{} ({} values)", schema.fields[d.source_column].name, d.values)).collect();
                     writeln!(f, "    dictionary-encoded: {}", cols.join(", "))?;

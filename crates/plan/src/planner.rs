@@ -215,10 +215,11 @@ impl Planner {
                 self.refill_candidate(&mut ops, activity);
                 Ok(Built::Open { source, ops })
             }
-            LogicalPlan::Scan { table, table_schema, projection, .. } => {
+            LogicalPlan::Scan { table, table_schema, projection, chunks, statistics, .. } => {
                 let schema = Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect());
+                let kept = chunks.as_ref().map(|c| KeptChunks { chunks: c.clone(), total: statistics.as_ref().map_or(c.len(), |s| s.chunks.len()) });
                 Ok(Built::Open {
-                    source: Source::Table { table: table.clone(), columns: projection.clone(), schema },
+                    source: Source::Table { table: table.clone(), columns: projection.clone(), schema, kept },
                     ops: vec![],
                 })
             }

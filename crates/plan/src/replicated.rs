@@ -99,7 +99,8 @@ pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCat
     }
     for stage in &mut plan.stages {
         let Stage::Pipeline(p) = stage else { continue };
-        let Source::Table { table, columns, schema } = &p.source else { continue };
+        // (Not for a scan of some row groups only: placements cover every row.)
+        let Source::Table { table, columns, schema, kept: None } = &p.source else { continue };
         let width = schema.len();
         let refills = p.ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. }));
         let mut budget = SMEM_BYTES - if refills { LANE_REFILL_RESERVE } else { 0 };

@@ -21,9 +21,7 @@ type Row = Vec<ScalarValue>;
 /// filtered scan of a table with a sample, or a filter raises an error on a sample row.
 pub fn sample_rows(plan: &LogicalPlan) -> Option<Vec<Row>> {
     match plan {
-        LogicalPlan::Scan { projection, sample: Some(s), .. } => {
-            Some(s.0.iter().map(|r| projection.iter().map(|c| r[*c].clone()).collect()).collect())
-        }
+        LogicalPlan::Scan { projection, sample: Some(s), .. } => s.0.rows(projection),
         LogicalPlan::Filter { input, predicate } => {
             let mut kept = vec![];
             for r in sample_rows(input)? {
@@ -160,7 +158,15 @@ mod tests {
         // Two columns, 100 rows: c0 = 0..99, c1 = 99..0; the scan reads only c1.
         let rows: Vec<Vec<ScalarValue>> = (0..100).map(|i| vec![ScalarValue::Int64(i), ScalarValue::Int64(99 - i)]).collect();
         let schema = Schema::new(vec![Field::new("c0", DataType::Int64, false), Field::new("c1", DataType::Int64, false)]);
-        let scan = LogicalPlan::Scan { table: "t".into(), table_schema: schema, projection: vec![1], rows: 1_000_000, sample: Some(TableSample(Arc::new(rows))) };
+        let scan = LogicalPlan::Scan {
+            table: "t".into(),
+            table_schema: schema,
+            projection: vec![1],
+            rows: 1_000_000,
+            sample: Some(TableSample(Arc::new(rows))),
+            statistics: None,
+            chunks: None,
+        };
         assert_eq!(selectivity(&scan, &[lt(col(0), 10)]), 0.1);
         // Below another filter: measured on the sample rows that passed it.
         let filtered = LogicalPlan::Filter { input: Box::new(scan.clone()), predicate: lt(col(0), 50) };

@@ -19,6 +19,9 @@ pub struct ScopeField {
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
     pub fields: Vec<ScopeField>,
+    /// Columns of files the engine cannot read (qualifier, name, type): naming one is
+    /// `not supported`, not an unknown column.
+    pub unsupported: Vec<(String, String, String)>,
 }
 
 /// Grouped context: expressions may use group keys and aggregates; the bound result refers
@@ -96,7 +99,10 @@ impl Scope {
         };
         match matches.as_slice() {
             [(i, f)] => Ok(Expr::Column { index: *i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
-            [] => Err(Error::plan(format!("unknown column '{full}'{}", position(span)))),
+            [] => match self.unsupported.iter().find(|(q, n, _)| n.eq_ignore_ascii_case(name) && qualifier.is_none_or(|x| q.eq_ignore_ascii_case(x))) {
+                Some((_, n, t)) => Err(Error::not_supported(format!("column {n} of type {t}{}", position(span)))),
+                None => Err(Error::plan(format!("unknown column '{full}'{}", position(span)))),
+            },
             _ => Err(Error::plan(format!("column reference '{full}' is ambiguous{}", position(span)))),
         }
     }

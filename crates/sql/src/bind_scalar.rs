@@ -222,6 +222,7 @@ pub fn magic_set(inner: &ast::Expr, outer: &ast::Expr, q: &OuterQuery, inner_fro
         let qualifier = alias.as_ref().map_or_else(|| info.name.clone(), |a| a.name.value.clone());
         let scope = Scope {
             fields: info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }).collect(),
+            unsupported: vec![],
         };
         if Context::Plain(&scope).bind(outer).is_err() {
             continue;

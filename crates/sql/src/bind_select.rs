@@ -65,58 +65,121 @@ fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
     }
 }
 
-/// One table of the FROM clause as a scan, and its columns in scope.
+/// One table of the FROM clause as a scan, and its columns in scope: a table, a view
+/// (its query, bound here), or files (`'x.parquet'`, `read_csv(…)`).
 fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scope) -> Result<LogicalPlan> {
     if let ast::TableFactor::Derived { lateral, subquery, alias, .. } = factor {
-        return bind_derived(*lateral, subquery, alias.as_ref(), catalog, scope, factor);
+        if *lateral {
+            return Err(Error::not_supported(format!("LATERAL subqueries{}", position(factor.span()))));
+        }
+        return bind_derived(subquery, alias_name(alias.as_ref()), alias_columns(alias.as_ref()), catalog, scope, factor);
     }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
         return Err(Error::not_supported(format!("this kind of FROM item{}", position(factor.span()))));
     };
-    if args.is_some() {
-        return Err(Error::not_supported("table functions"));
+    let span = name.span();
+    let at = |e: Error| match e {
+        Error::Io(m) => Error::Io(format!("{m}{}", position(span))),
+        other => other,
+    };
+    let (info, default_qualifier) = if let Some(args) = args {
+        let function = name.to_string();
+        let scan = crate::table_function::function_scan(&function, &args.args, span)?;
+        (catalog.open_files(&scan).map_err(at)?, function.to_ascii_lowercase())
+    } else if let Some(path) = quoted_path(name) {
+        let scan = crate::table_function::path_scan(path, span)?;
+        let stem = std::path::Path::new(path).file_stem().map_or("file".to_string(), |s| s.to_string_lossy().split('.').next().unwrap_or("file").to_string());
+        (catalog.open_files(&scan).map_err(at)?, stem)
+    } else {
+        let table_name = name.to_string();
+        match catalog.table(&table_name) {
+            Some(info) => {
+                let q = info.name.clone();
+                (info, q)
+            }
+            None => match catalog.view(&table_name) {
+                Some(view) => return bind_view(&view, alias.as_ref(), catalog, scope, factor),
+                None => return Err(Error::plan(format!("unknown table '{table_name}'{}", position(span)))),
+            },
+        }
+    };
+    if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+        return Err(Error::not_supported(format!("column aliases on a table{}", position(span))));
     }
-    let table_name = name.to_string();
-    let info = catalog
-        .table(&table_name)
-        .ok_or_else(|| Error::plan(format!("unknown table '{table_name}'{}", position(name.span()))))?;
-    let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_else(|| info.name.clone());
+    let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or(default_qualifier);
     if scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!("table name '{qualifier}' specified more than once (use an alias){}", position(name.span()))));
+        return Err(Error::plan(format!("table name '{qualifier}' specified more than once (use an alias){}", position(span))));
     }
     scope.fields.extend(
         info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
     );
+    scope.unsupported.extend(info.unsupported.iter().map(|(n, t)| (qualifier.clone(), n.clone(), t.clone())));
     let n = info.schema.len();
-    Ok(LogicalPlan::Scan { table: info.name.clone(), table_schema: info.schema, projection: (0..n).collect(), rows: info.row_count, sample: info.sample })
+    Ok(LogicalPlan::Scan {
+        table: info.name.clone(),
+        table_schema: info.schema,
+        projection: (0..n).collect(),
+        rows: info.row_count,
+        sample: info.sample,
+        statistics: info.statistics,
+        chunks: None,
+    })
 }
 
-/// A subquery in FROM: its result is a relation named by the alias (columns renamed by
+/// `'path'` as a table name: a file.
+fn quoted_path(name: &ast::ObjectName) -> Option<&str> {
+    match name.0.as_slice() {
+        [ast::ObjectNamePart::Identifier(id)] if id.quote_style == Some('\'') => Some(&id.value),
+        _ => None,
+    }
+}
+
+fn alias_name(alias: Option<&ast::TableAlias>) -> String {
+    alias.map(|a| a.name.value.clone()).unwrap_or_default()
+}
+
+fn alias_columns(alias: Option<&ast::TableAlias>) -> Vec<String> {
+    alias.map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect()).unwrap_or_default()
+}
+
+thread_local! {
+    /// Views being bound, innermost last (a view that reads itself is an error, not an
+    /// endless recursion).
+    static VIEWS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A view in FROM: its query bound like a subquery named after the view (or the alias).
+fn bind_view(view: &gpusql_common::ViewInfo, alias: Option<&ast::TableAlias>, catalog: &dyn Catalog, scope: &mut Scope, factor: &ast::TableFactor) -> Result<LogicalPlan> {
+    let key = view.name.to_ascii_lowercase();
+    if VIEWS.with(|v| v.borrow().contains(&key)) {
+        return Err(Error::plan(format!("view '{}' refers to itself{}", view.name, position(factor.span()))));
+    }
+    let stmts = crate::parse(&view.sql)?;
+    let [ast::Statement::Query(q)] = stmts.as_slice() else { return Err(Error::exec(format!("view '{}' does not hold one query", view.name))) };
+    let qualifier = alias.map_or_else(|| view.name.clone(), |a| a.name.value.clone());
+    VIEWS.with(|v| v.borrow_mut().push(key));
+    let plan = bind_derived(q, qualifier, alias_columns(alias), catalog, scope, factor);
+    VIEWS.with(|v| v.borrow_mut().pop());
+    plan.map_err(|e| match e {
+        Error::Plan(m) => Error::plan(format!("{m} (in view '{}')", view.name)),
+        other => other,
+    })
+}
+
+/// A subquery in FROM: its result is a relation named `qualifier` (columns renamed by
 /// `AS t(a, b, …)`). It is planned like a table: an aggregate or filter inside it runs in
 /// its own pipelines, and the outer query joins it like any other input.
-fn bind_derived(
-    lateral: bool,
-    subquery: &ast::Query,
-    alias: Option<&ast::TableAlias>,
-    catalog: &dyn Catalog,
-    scope: &mut Scope,
-    factor: &ast::TableFactor,
-) -> Result<LogicalPlan> {
-    if lateral {
-        return Err(Error::not_supported(format!("LATERAL subqueries{}", position(factor.span()))));
-    }
+fn bind_derived(subquery: &ast::Query, qualifier: String, renames: Vec<String>, catalog: &dyn Catalog, scope: &mut Scope, factor: &ast::TableFactor) -> Result<LogicalPlan> {
     let plan = bind_query(subquery, catalog).map_err(|e| match e {
         Error::Plan(m) if m.contains("unknown column") => {
             Error::not_supported(format!("correlated subqueries in FROM{} ({m})", position(factor.span())))
         }
         other => other,
     })?;
-    let qualifier = alias.map(|a| a.name.value.clone()).unwrap_or_default();
     if !qualifier.is_empty() && scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
         return Err(Error::plan(format!("table name '{qualifier}' specified more than once{}", position(factor.span()))));
     }
     let schema = plan.schema();
-    let renames: Vec<String> = alias.map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect()).unwrap_or_default();
     if renames.len() > schema.len() {
         return Err(Error::plan(format!("{} column names for a subquery of {} columns{}", renames.len(), schema.len(), position(factor.span()))));
     }
@@ -307,6 +370,9 @@ pub(crate) fn bind_select(
             ast::SelectItem::UnnamedExpr(e) => items.push((e.clone(), item_name(e))),
             ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
             ast::SelectItem::Wildcard(_) => {
+                if let Some((q, n, t)) = scope.unsupported.first() {
+                    return Err(Error::not_supported(format!("column {q}.{n} of type {t} (select the other columns by name)")));
+                }
                 for f in &scope.fields[..from_width] {
                     let id = ast::Expr::CompoundIdentifier(vec![ast::Ident::new(f.qualifier.clone()), ast::Ident::new(f.name.clone())]);
                     items.push((id, f.name.clone()));

@@ -117,7 +117,7 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
     let mut filters = vec![];
     let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);
     // Conditions over both sides bind against the outer columns followed by the inner ones.
-    let both = Scope { fields: outer.fields.iter().chain(&inner.fields).cloned().collect() };
+    let both = Scope { fields: outer.fields.iter().chain(&inner.fields).cloned().collect(), unsupported: outer.unsupported.iter().chain(&inner.unsupported).cloned().collect() };
     for t in &terms {
         // Inner names win over outer ones (SQL scoping).
         if let Ok(f) = Context::Plain(&inner).bind(t) {

@@ -6,15 +6,18 @@ mod bind_scalar;
 mod bind_select;
 mod bind_subquery;
 mod coerce;
+mod copy;
 mod cte;
 mod ddl;
 mod functions;
 mod literal;
+mod table_function;
 
 pub use bind_select::bind_query;
-pub use ddl::{ColumnDef, InsertRows};
+pub use ddl::{ColumnDef, InsertRows, ObjectKind};
+pub use table_function::parse_type;
 
-use gpusql_common::{Catalog, Error, Result};
+use gpusql_common::{Catalog, Error, FileScan, Result, ViewInfo, WriteOptions};
 use gpusql_plan::LogicalPlan;
 use sqlparser::ast::Statement;
 use sqlparser::dialect::GenericDialect;
@@ -26,8 +29,23 @@ pub enum BoundStatement {
     Query(LogicalPlan),
     /// EXPLAIN [VERBOSE] <query>: VERBOSE also shows the generated CUDA source.
     Explain { plan: LogicalPlan, verbose: bool },
-    CreateTable { name: String, columns: Vec<ColumnDef> },
+    CreateTable { name: String, columns: Vec<ColumnDef>, if_not_exists: bool, replace: bool },
+    /// CREATE TABLE … AS <query>: the query's result becomes the table.
+    CreateTableAs { name: String, plan: LogicalPlan, if_not_exists: bool, replace: bool },
+    CreateView { view: ViewInfo, replace: bool },
+    Drop { kind: ObjectKind, names: Vec<String>, if_exists: bool },
     Insert(InsertRows),
+    /// INSERT INTO t [(cols)] <query>: `plan` yields every column of `table`, in order,
+    /// of its types (the binder adds the casts and the NULLs of unlisted columns).
+    InsertQuery { table: String, plan: LogicalPlan },
+    /// SHOW TABLES: the tables and views by name.
+    ShowTables,
+    /// DESCRIBE t / DESCRIBE <query>: each column's name, type and nullability.
+    Describe { columns: Vec<(String, String, bool)> },
+    /// COPY t FROM 'file': the file's rows appended to `table` (its columns by position).
+    CopyFrom { table: String, scan: FileScan },
+    /// COPY t / (query) TO 'file'.
+    CopyTo { plan: LogicalPlan, path: String, options: WriteOptions },
     /// SET <name> = <value>: a session setting of the engine (the value as written:
     /// identifier, string or number text).
     Set { name: String, value: String },
@@ -68,6 +86,10 @@ fn syntax_error(e: ParserError, sql: &str) -> Error {
 pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundStatement> {
     match stmt {
         Statement::Query(q) => Ok(BoundStatement::Query(bind_query(q, catalog)?)),
+        Statement::Explain { describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc, statement, .. } => match &**statement {
+            Statement::Query(q) => Ok(ddl::describe(&bind_query(q, catalog)?.schema(), &[])),
+            other => Err(Error::not_supported(format!("DESCRIBE of {}", statement_kind(other)))),
+        },
         Statement::Explain { statement, verbose, analyze, .. } => {
             if *analyze {
                 return Err(Error::not_supported("EXPLAIN ANALYZE (use the timing display instead)"));
@@ -77,8 +99,15 @@ pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundSt
                 other => Err(Error::not_supported(format!("EXPLAIN of {}", statement_kind(other)))),
             }
         }
-        Statement::CreateTable(ct) => ddl::bind_create_table(ct),
+        Statement::CreateTable(ct) => ddl::bind_create_table(ct, catalog),
+        Statement::CreateView(v) => ddl::bind_create_view(v, catalog),
+        Statement::Drop { object_type, if_exists, names, .. } => ddl::bind_drop(object_type, *if_exists, names),
         Statement::Insert(ins) => ddl::bind_insert(ins, catalog),
+        Statement::ShowTables { .. } => Ok(BoundStatement::ShowTables),
+        Statement::ExplainTable { describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc, table_name, .. } => {
+            ddl::bind_describe_table(table_name, catalog)
+        }
+        Statement::Copy { source, to, target, options, legacy_options, .. } => copy::bind_copy(source, *to, target, options, legacy_options, catalog),
         Statement::Set(sqlparser::ast::Set::SingleAssignment { variable, values, .. }) => {
             let [value] = values.as_slice() else { return Err(Error::not_supported("SET with several values")) };
             let value = match value {

@@ -11,7 +11,9 @@ pub fn normalize_array(a: &ArrayRef, ty: &DataType) -> Result<ArrayRef> {
     if a.data_type() == &target {
         return Ok(a.clone());
     }
-    Ok(arrow::compute::cast(a, &target)?)
+    // A value that does not convert is an error, never a silent NULL.
+    let opts = arrow::compute::CastOptions { safe: false, ..Default::default() };
+    arrow::compute::cast_with_options(a, &target, &opts).map_err(|e| Error::exec(format!("cannot convert {} to {ty}: {e}", a.data_type())))
 }
 
 /// Value of row `i` of an array stored for type `ty`.
@@ -62,57 +64,9 @@ pub fn build_array(ty: &DataType, values: &[ScalarValue]) -> Result<ArrayRef> {
     })
 }
 
-/// A column in GPU layout, still on the host: fixed-width little-endian values (DECIMAL
-/// with precision <= 18 as i64, else i128; BOOLEAN as one byte), or offsets + bytes for
-/// strings; validity as one byte per row when the column is nullable.
-pub struct GpuLayout {
-    pub values: Vec<u8>,
-    pub offsets: Option<Vec<i32>>,
-    pub validity: Option<Vec<u8>>,
-}
-
-/// One byte per row of `a`, 1 where the row holds a value.
-pub fn validity_bytes(a: &dyn Array) -> Vec<u8> {
-    (0..a.len()).map(|i| a.is_valid(i) as u8).collect()
-}
-
-pub fn to_gpu_layout(a: &dyn Array, ty: &DataType, nullable: bool) -> Result<GpuLayout> {
-    let n = a.len();
-    let validity = nullable.then(|| validity_bytes(a));
-    fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8> {
-        let len = std::mem::size_of_val(v);
-        // SAFETY: plain-old-data numbers viewed as their bytes.
-        unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, len) }.to_vec()
-    }
-    let bad = || Error::exec(format!("column data does not match its type {ty}"));
-    let (values, offsets) = match ty {
-        DataType::Boolean => {
-            let b = a.as_any().downcast_ref::<BooleanArray>().ok_or_else(bad)?;
-            ((0..n).map(|i| b.value(i) as u8).collect(), None)
-        }
-        DataType::Int32 => (bytes_of(a.as_any().downcast_ref::<Int32Array>().ok_or_else(bad)?.values()), None),
-        DataType::Date => (bytes_of(a.as_any().downcast_ref::<Date32Array>().ok_or_else(bad)?.values()), None),
-        DataType::Int64 => (bytes_of(a.as_any().downcast_ref::<Int64Array>().ok_or_else(bad)?.values()), None),
-        DataType::Float64 => (bytes_of(a.as_any().downcast_ref::<Float64Array>().ok_or_else(bad)?.values()), None),
-        DataType::Decimal { precision, .. } => {
-            let d = a.as_any().downcast_ref::<Decimal128Array>().ok_or_else(bad)?;
-            if *precision <= 18 {
-                let v: Vec<i64> = d.values().iter().map(|x| *x as i64).collect();
-                (bytes_of(&v), None)
-            } else {
-                (bytes_of(d.values()), None)
-            }
-        }
-        DataType::Utf8 => {
-            let s = a.as_any().downcast_ref::<StringArray>().ok_or_else(bad)?;
-            let offs = s.value_offsets();
-            let base = offs[0];
-            let rebased: Vec<i32> = offs.iter().map(|o| o - base).collect();
-            let bytes = s.value_data()[base as usize..offs[n] as usize].to_vec();
-            (bytes, Some(rebased))
-        }
-    };
-    Ok(GpuLayout { values, offsets, validity })
+/// One byte per row of a column's chunks, 1 where the row holds a value.
+pub fn validity_bytes(chunks: &[ArrayRef]) -> Vec<u8> {
+    chunks.iter().flat_map(|a| (0..a.len()).map(|i| a.is_valid(i) as u8)).collect()
 }
 
 /// A string column in the Pivot-4 layout of seed 000 §5.3.2: each string cut into 4-byte
@@ -126,37 +80,42 @@ pub struct PivotedStrings {
 /// Strings longer than this stay contiguous only (a pivoted copy pads every row to it).
 pub const PIVOT_MAX_LEN: usize = 256;
 
-/// The Pivot-4 copy of a string column, or None where it does not pay: strings longer than
-/// PIVOT_MAX_LEN, or padding that would more than double the bytes (pieces x 4 > 2 x the
-/// mean length + 8).
-pub fn pivot_strings(a: &dyn Array) -> Option<PivotedStrings> {
-    let s = a.as_any().downcast_ref::<StringArray>()?;
-    let rows = s.len();
-    let offs = s.value_offsets();
-    let max_len = (0..rows).map(|r| (offs[r + 1] - offs[r]) as usize).max().unwrap_or(0);
-    let total = (offs[rows] - offs[0]) as usize;
+/// The Pivot-4 copy of a string column (its chunks), or None where it does not pay:
+/// strings longer than PIVOT_MAX_LEN, or padding that would more than double the bytes
+/// (pieces x 4 > 2 x the mean length + 8).
+pub fn pivot_strings(chunks: &[ArrayRef]) -> Option<PivotedStrings> {
+    let strings: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+    let rows: usize = strings.iter().map(|s| s.len()).sum();
+    let len = |s: &StringArray, r: usize| (s.value_offsets()[r + 1] - s.value_offsets()[r]) as usize;
+    let max_len = strings.iter().flat_map(|s| (0..s.len()).map(move |r| len(s, r))).max().unwrap_or(0);
+    let total: usize = strings.iter().map(|s| (s.value_offsets()[s.len()] - s.value_offsets()[0]) as usize).sum();
     let pieces = max_len.div_ceil(4);
     if rows == 0 || max_len > PIVOT_MAX_LEN || pieces * 4 > 2 * total / rows + 8 {
         return None;
     }
-    let bytes = s.value_data();
+    // Global row r is row r - start of its chunk.
+    let starts: Vec<usize> = strings.iter().scan(0, |at, s| Some(std::mem::replace(at, *at + s.len()))).collect();
     let mut words = vec![0u32; pieces * rows];
     // One thread per group of piece columns: each writes only its own columns.
     let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).min(pieces.max(1));
     let per = pieces.div_ceil(threads);
     std::thread::scope(|scope| {
         for (t, cols) in words.chunks_mut(per * rows).enumerate() {
+            let (strings, starts) = (&strings, &starts);
             scope.spawn(move || {
                 for (c, col) in cols.chunks_mut(rows).enumerate() {
                     let k = t * per + c;
-                    for (r, w) in col.iter_mut().enumerate() {
-                        let (b, e) = (offs[r] as usize + 4 * k, offs[r + 1] as usize);
-                        let mut x = [0u8; 4];
-                        if b < e {
-                            let n = (e - b).min(4);
-                            x[..n].copy_from_slice(&bytes[b..b + n]);
+                    for (s, start) in strings.iter().zip(starts) {
+                        let (offs, bytes) = (s.value_offsets(), s.value_data());
+                        for (r, w) in col[*start..*start + s.len()].iter_mut().enumerate() {
+                            let (b, e) = (offs[r] as usize + 4 * k, offs[r + 1] as usize);
+                            let mut x = [0u8; 4];
+                            if b < e {
+                                let n = (e - b).min(4);
+                                x[..n].copy_from_slice(&bytes[b..b + n]);
+                            }
+                            *w = u32::from_le_bytes(x);
                         }
-                        *w = u32::from_le_bytes(x);
                     }
                 }
             });

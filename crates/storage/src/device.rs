@@ -1,7 +1,8 @@
 //! GPU-resident columns: uploaded on first use, kept until the table changes.
 
-use crate::convert::{pivot_strings, to_gpu_layout, validity_bytes};
+use crate::convert::{pivot_strings, validity_bytes};
 use crate::host::HostTable;
+use crate::upload::{upload_column, upload_slice};
 use gpusql_common::{DataType, Error, ReplicaRequest, Result};
 use gpusql_cuda::cudarc::driver::{DevicePtr, DeviceRepr};
 use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
@@ -13,12 +14,17 @@ pub struct DeviceColumn {
     pub ty: DataType,
     /// Fixed-width values, or the bytes of a string column.
     pub values: CudaSlice<u8>,
-    /// String columns: rows + 1 offsets into `values`.
-    pub offsets: Option<CudaSlice<i32>>,
+    /// String columns: rows + 1 `int64` offsets into `values`.
+    pub offsets: Option<CudaSlice<u8>>,
     pub validity: Option<CudaSlice<u8>>,
+    /// Rows of the column (of the chunks it holds).
+    pub rows: usize,
     /// Bytes this column occupies on the GPU.
     pub bytes: usize,
 }
+
+/// Which chunks of a table a scan reads: all, or those row-group pruning kept.
+pub type ChunkSelection<'a> = Option<&'a [usize]>;
 
 pub fn cuda_error(e: CudaError) -> Error {
     match e {
@@ -31,6 +37,9 @@ pub fn cuda_error(e: CudaError) -> Error {
 #[derive(Default)]
 pub struct DeviceStore {
     columns: Mutex<HashMap<(String, usize), (u64, Arc<DeviceColumn>)>>,
+    /// Columns of the chunks a pruned scan kept, by (table, column): the last selection
+    /// only (another selection replaces it; the whole column, once resident, serves all).
+    pruned: Mutex<HashMap<(String, usize), (u64, Vec<usize>, Arc<DeviceColumn>)>>,
     /// Pivot-4 copies of string columns (None: the column does not qualify).
     pivoted: Mutex<HashMap<(String, usize), (u64, Option<Arc<DevicePivot>>)>>,
     /// Replica placements (rows' slots, slots' values) by table and request.
@@ -80,22 +89,44 @@ impl DeviceStore {
     /// The GPU copy of `table`'s column `col`, uploading it if needed.
     pub fn column(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceColumn>> {
         cached(&self.columns, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
-            let f = &table.schema.fields[col];
-            let layout = to_gpu_layout(table.columns[col].as_ref(), &f.ty, f.nullable)?;
-            let what = format!("column {}.{}", table.name, f.name);
-            let values = upload_padded(dev, &layout.values, &what)?;
-            let offsets = layout.offsets.as_ref().map(|o| upload_padded(dev, o, &what)).transpose()?;
-            let validity = layout.validity.as_ref().map(|v| upload_padded(dev, v, &what)).transpose()?;
-            let bytes = layout.values.len() + layout.offsets.as_ref().map_or(0, |o| o.len() * 4) + layout.validity.as_ref().map_or(0, |v| v.len());
-            Ok((Arc::new(DeviceColumn { ty: f.ty, values, offsets, validity, bytes }), bytes))
+            let c = Arc::new(make_column(dev, table, col, None)?);
+            let bytes = c.bytes;
+            Ok((c, bytes))
         })
+    }
+
+    /// Whether the whole of column `col` is resident (a pruned scan then reads it
+    /// instead of uploading its chunks again).
+    pub fn is_resident(&self, table: &HostTable, col: usize) -> bool {
+        self.columns.lock().is_ok_and(|m| m.get(&(table.name.to_ascii_lowercase(), col)).is_some_and(|(v, _)| *v == table.version))
+    }
+
+    /// Column `col` of chunks `chunks` only (a scan that row-group pruning narrowed).
+    pub fn column_chunks(&self, dev: &GpuDevice, table: &HostTable, col: usize, chunks: &[usize], stats: &mut UploadStats) -> Result<Arc<DeviceColumn>> {
+        let key = (table.name.to_ascii_lowercase(), col);
+        let mut map = self.pruned.lock().map_err(|_| Error::exec("device store poisoned"))?;
+        if let Some((v, sel, c)) = map.get(&key) {
+            if *v == table.version && sel == chunks {
+                return Ok(c.clone());
+            }
+        }
+        // Free the previous selection's copy before making this one.
+        map.remove(&key);
+        let start = std::time::Instant::now();
+        let c = Arc::new(make_column(dev, table, col, Some(chunks))?);
+        dev.synchronize().map_err(cuda_error)?;
+        stats.bytes += c.bytes;
+        stats.ms += start.elapsed().as_secs_f64() * 1e3;
+        map.insert(key, (table.version, chunks.to_vec(), c.clone()));
+        Ok(c)
     }
 
     /// The Pivot-4 copy of string column `col`, built and uploaded on first use (LIKE
     /// over it), or None where the column's strings are too long or too uneven for it.
     pub fn pivoted(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Option<Arc<DevicePivot>>> {
         cached(&self.pivoted, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
-            let Some(p) = pivot_strings(table.columns[col].as_ref()) else { return Ok((None, 0)) };
+            let chunks = table.column(col)?;
+            let Some(p) = pivot_strings(&chunks) else { return Ok((None, 0)) };
             let what = format!("pivoted column {}.{}", table.name, table.schema.fields[col].name);
             let words = upload_padded(dev, &p.words, &what)?;
             let bytes = p.words.len() * 4;
@@ -145,7 +176,7 @@ impl DeviceStore {
                 .collect();
             let records = upload_padded(dev, &records, &what)?;
             let codes = upload_padded(dev, &d.codes, &what)?;
-            let validity = f.nullable.then(|| validity_bytes(table.columns[col].as_ref()));
+            let validity = if f.nullable { Some(validity_bytes(&table.column(col)?)) } else { None };
             let validity_len = validity.as_ref().map_or(0, |v| v.len());
             let validity = validity.map(|v| upload_padded(dev, &v, &what)).transpose()?;
             let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + validity_len;
@@ -156,15 +187,39 @@ impl DeviceStore {
     /// Bytes of all resident columns (and pivoted copies, replica placements,
     /// dictionaries).
     pub fn resident_bytes(&self) -> usize {
-        let columns: usize = self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0);
+        let columns: usize = self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0)
+            + self.pruned.lock().map(|m| m.values().map(|(_, _, c)| c.bytes).sum()).unwrap_or(0);
         let pivoted: usize = self.pivoted.lock().map(|m| m.values().filter_map(|(_, p)| p.as_ref().map(|p| p.bytes)).sum()).unwrap_or(0);
         let replicas: usize = self.replicas.lock().map(|m| m.values().map(|(_, r)| r.bytes).sum()).unwrap_or(0);
         let dictionaries: usize = self.dictionaries.lock().map(|m| m.values().map(|(_, d)| d.bytes).sum()).unwrap_or(0);
         columns + pivoted + replicas + dictionaries
     }
 
+    /// Frees the GPU copies of table `name` (dropped or replaced).
+    pub fn forget_table(&self, name: &str) {
+        let name = name.to_ascii_lowercase();
+        if let Ok(mut m) = self.columns.lock() {
+            m.retain(|k, _| k.0 != name);
+        }
+        if let Ok(mut m) = self.pruned.lock() {
+            m.retain(|k, _| k.0 != name);
+        }
+        if let Ok(mut m) = self.pivoted.lock() {
+            m.retain(|k, _| k.0 != name);
+        }
+        if let Ok(mut m) = self.replicas.lock() {
+            m.retain(|k, _| k.0 != name);
+        }
+        if let Ok(mut m) = self.dictionaries.lock() {
+            m.retain(|k, _| k.0 != name);
+        }
+    }
+
     pub fn clear(&self) {
         if let Ok(mut m) = self.columns.lock() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.pruned.lock() {
             m.clear();
         }
         if let Ok(mut m) = self.pivoted.lock() {
@@ -205,9 +260,31 @@ fn cached<K: Eq + Hash, V: Clone>(
     Ok(x)
 }
 
+/// Column `col` of `table` (of chunks `chunks`, or all) uploaded into the GPU layout.
+fn make_column(dev: &GpuDevice, table: &HostTable, col: usize, chunks: ChunkSelection) -> Result<DeviceColumn> {
+    let f = &table.schema.fields[col];
+    table.load(&[col], chunks)?;
+    let all: Vec<usize>;
+    let chunks = match chunks {
+        Some(c) => c,
+        None => {
+            all = (0..table.chunks()).collect();
+            &all
+        }
+    };
+    let arrays: Vec<arrow::array::ArrayRef> = chunks.iter().map(|&k| table.chunk(col, k).cloned()).collect::<Result<_>>()?;
+    let what = format!("column {}.{}", table.name, f.name);
+    let u = upload_column(dev, &arrays, &f.ty, f.nullable, &what)?;
+    let rows = arrays.iter().map(|a| a.len()).sum();
+    Ok(DeviceColumn { ty: f.ty, values: u.values, offsets: u.offsets, validity: u.validity, rows, bytes: u.bytes })
+}
+
 /// Uploads `v`, or one zero element where it is empty (cudarc cannot allocate 0 bytes
-/// portably).
-fn upload_padded<T: DeviceRepr + Default>(dev: &GpuDevice, v: &[T], what: &str) -> Result<CudaSlice<T>> {
+/// portably); large vectors go through the staging buffers.
+fn upload_padded<T: DeviceRepr + Default + Copy + Sync>(dev: &GpuDevice, v: &[T], what: &str) -> Result<CudaSlice<T>> {
+    if std::mem::size_of_val(v) >= 4 << 20 {
+        return upload_slice(dev, v, what);
+    }
     let zero = [T::default()];
     dev.upload(if v.is_empty() { &zero[..] } else { v }, what).map_err(cuda_error)
 }

@@ -1,29 +1,64 @@
-//! The host-side catalog: named tables of Arrow arrays in the engine's types.
+//! A table on the host: Arrow arrays in the engine's types, in chunks (a file's row
+//! groups, a generator's batches, each INSERT), never concatenated into one array, so a
+//! string column may hold any number of bytes. A table read from files decodes a chunk's
+//! column the first time something needs it (`load`), so columns and row groups no query
+//! touches are never read.
 
-use crate::convert::{build_array, normalize_array, value_at};
-use arrow::array::ArrayRef;
-use arrow::record_batch::RecordBatch;
+use crate::convert::value_at;
 use crate::replica::{dictionary, min_max, place, ReplicaPlacement};
-use arrow::array::{Array, Date32Array, Int32Array, Int64Array, StringArray};
 use crate::string_dictionary::{self, StringDictionary, MAX_DICTIONARY_VALUES};
-use gpusql_common::{Catalog, DataType, DictionaryCatalog, Error, Field, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample};
-use std::collections::{BTreeMap, HashMap};
+use arrow::array::{Array, ArrayRef, Date32Array, Int32Array, Int64Array, StringArray};
+use gpusql_common::{DataType, Error, ReplicaRequest, Result, SampleRows, ScalarValue, Schema, TableStatistics};
+use rayon::prelude::*;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Rows in a table's sample (selectivity estimates: 1% is about 10 rows).
 pub const SAMPLE_ROWS: usize = 1024;
 
-#[derive(Debug)]
+/// Chunks a sample of a table read from files is drawn from (each decoded for the
+/// columns filters test; evenly spaced over the table).
+const SAMPLE_CHUNKS: usize = 8;
+
+/// Where the chunks of a table read from files come from.
+pub trait ChunkSource: Send + Sync {
+    /// Decodes columns `columns` (table column indices, ascending) of chunk `chunk` into
+    /// arrays of the engine's Arrow types (`DataType::to_arrow`), each of the chunk's rows.
+    fn read(&self, chunk: usize, columns: &[usize]) -> Result<Vec<ArrayRef>>;
+    /// About how many bytes those arrays take in memory (from the file's metadata), so a
+    /// load larger than the memory left fails with a clear error instead of the OOM killer.
+    fn decoded_bytes(&self, chunk: usize, columns: &[usize]) -> u64;
+    /// The files, their total size on disk, and what format they are in (`\d`).
+    fn describe(&self) -> FilesInfo;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilesInfo {
+    pub format: &'static str,
+    pub paths: Vec<String>,
+    pub bytes: u64,
+}
+
 pub struct HostTable {
     pub name: String,
     pub schema: Schema,
-    /// One array per column, all of `rows` length.
-    pub columns: Vec<ArrayRef>,
     pub rows: usize,
     /// Bumped on every change so GPU copies know they are stale.
     pub version: u64,
-    /// Taken on first use (a changed table is a new HostTable, so it never goes stale).
-    sample: OnceLock<TableSample>,
+    /// First row of each chunk, then `rows`.
+    starts: Vec<usize>,
+    /// [column][chunk]: the chunk's array, set once it is decoded (or from the start for
+    /// tables held in memory).
+    data: Vec<Vec<OnceLock<ArrayRef>>>,
+    /// Where chunks not yet decoded come from; None for tables held in memory.
+    source: Option<Arc<dyn ChunkSource>>,
+    /// Per chunk and column, value ranges from the files' metadata (row-group pruning).
+    pub statistics: Option<Arc<TableStatistics>>,
+    /// Columns of the files the engine cannot read yet (name, file type).
+    pub unsupported: Vec<(String, String)>,
+    /// Rows the sample draws, computed once; and the sample's values per column.
+    sample_positions: OnceLock<Vec<usize>>,
+    sample_columns: Mutex<HashMap<usize, Option<Arc<Vec<ScalarValue>>>>>,
     /// Replica placements (see `replica`), computed on first use.
     replicas: Mutex<HashMap<ReplicaRequest, Option<Arc<ReplicaPlacement>>>>,
     /// Value ranges of integer columns (see `column_range`).
@@ -32,16 +67,192 @@ pub struct HostTable {
     string_dictionaries: Mutex<HashMap<usize, Option<Arc<StringDictionary>>>>,
 }
 
+impl std::fmt::Debug for HostTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HostTable({}, {} rows in {} chunks, version {})", self.name, self.rows, self.chunks(), self.version)
+    }
+}
+
 /// An integer column's values without copying them (dates are int32 days).
 enum IntSlice<'a> {
     I32(&'a [i32]),
     I64(&'a [i64]),
 }
 
-
 impl HostTable {
-    fn new(name: String, schema: Schema, columns: Vec<ArrayRef>, rows: usize, version: u64) -> HostTable {
-        HostTable { name, schema, columns, rows, version, sample: OnceLock::new(), replicas: Mutex::new(HashMap::new()), ranges: Mutex::new(HashMap::new()), string_dictionaries: Mutex::new(HashMap::new()) }
+    /// A table held in memory: `chunks[k][c]` is column `c` of chunk `k`, already of the
+    /// column's Arrow type.
+    pub fn in_memory(name: String, schema: Schema, chunks: Vec<Vec<ArrayRef>>, version: u64) -> Result<HostTable> {
+        let rows: Vec<usize> = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).collect();
+        let t = HostTable::empty(name, schema, &rows, None, version);
+        for (k, chunk) in chunks.into_iter().enumerate() {
+            if chunk.len() != t.schema.len() {
+                return Err(Error::exec(format!("table {}: chunk {k} has {} columns, not {}", t.name, chunk.len(), t.schema.len())));
+            }
+            for (c, a) in chunk.into_iter().enumerate() {
+                t.check_array(c, k, &a)?;
+                let _ = t.data[c][k].set(a);
+            }
+        }
+        Ok(t)
+    }
+
+    /// A table whose chunks of `chunk_rows` rows are decoded from `source` on first use.
+    pub fn from_source(name: String, schema: Schema, chunk_rows: &[usize], source: Arc<dyn ChunkSource>, version: u64) -> HostTable {
+        HostTable::empty(name, schema, chunk_rows, Some(source), version)
+    }
+
+    fn empty(name: String, schema: Schema, chunk_rows: &[usize], source: Option<Arc<dyn ChunkSource>>, version: u64) -> HostTable {
+        let mut starts = Vec::with_capacity(chunk_rows.len() + 1);
+        let mut rows = 0;
+        for r in chunk_rows {
+            starts.push(rows);
+            rows += r;
+        }
+        starts.push(rows);
+        let data = schema.fields.iter().map(|_| chunk_rows.iter().map(|_| OnceLock::new()).collect()).collect();
+        HostTable {
+            name,
+            schema,
+            rows,
+            version,
+            starts,
+            data,
+            source,
+            statistics: None,
+            unsupported: vec![],
+            sample_positions: OnceLock::new(),
+            sample_columns: Mutex::new(HashMap::new()),
+            replicas: Mutex::new(HashMap::new()),
+            ranges: Mutex::new(HashMap::new()),
+            string_dictionaries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// This table with chunks appended (INSERT): arrays already decoded are shared, the
+    /// rest still come from the files.
+    pub fn appended(&self, chunks: Vec<Vec<ArrayRef>>, version: u64) -> Result<HostTable> {
+        let mut rows: Vec<usize> = (0..self.chunks()).map(|k| self.chunk_rows(k)).collect();
+        rows.extend(chunks.iter().map(|c| c.first().map_or(0, |a| a.len())));
+        let mut t = HostTable::empty(self.name.clone(), self.schema.clone(), &rows, self.source.clone(), version);
+        t.statistics = self.statistics.clone().map(|s| {
+            let mut s = (*s).clone();
+            // Appended chunks have no statistics: every column's bounds unknown.
+            s.chunks.extend(chunks.iter().map(|_| vec![Default::default(); self.schema.len()]));
+            Arc::new(s)
+        });
+        t.unsupported = self.unsupported.clone();
+        for c in 0..self.schema.len() {
+            for k in 0..self.chunks() {
+                if let Some(a) = self.data[c][k].get() {
+                    let _ = t.data[c][k].set(a.clone());
+                }
+            }
+        }
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            let k = self.chunks() + i;
+            for (c, a) in chunk.into_iter().enumerate() {
+                t.check_array(c, k, &a)?;
+                let _ = t.data[c][k].set(a);
+            }
+        }
+        Ok(t)
+    }
+
+    fn check_array(&self, c: usize, k: usize, a: &ArrayRef) -> Result<()> {
+        let f = &self.schema.fields[c];
+        if a.len() != self.chunk_rows(k) || a.data_type() != &f.ty.to_arrow() {
+            return Err(Error::exec(format!(
+                "table {}: column {} chunk {k} holds {} values of type {}, expected {} of {}",
+                self.name,
+                f.name,
+                a.len(),
+                a.data_type(),
+                self.chunk_rows(k),
+                f.ty.to_arrow()
+            )));
+        }
+        if !f.nullable && a.null_count() > 0 {
+            return Err(Error::exec(format!("NULL value in NOT NULL column {}.{}", self.name, f.name)));
+        }
+        Ok(())
+    }
+
+    pub fn chunks(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    pub fn chunk_rows(&self, k: usize) -> usize {
+        self.starts[k + 1] - self.starts[k]
+    }
+
+    /// The first row of chunk `k`.
+    pub fn chunk_start(&self, k: usize) -> usize {
+        self.starts[k]
+    }
+
+    /// The files the table is read from, if it is.
+    pub fn files(&self) -> Option<FilesInfo> {
+        self.source.as_ref().map(|s| s.describe())
+    }
+
+    /// Decodes what is not yet decoded of `columns` in `chunks` (None: every chunk), in
+    /// parallel over chunks and, where there are fewer chunks than cores, columns.
+    pub fn load(&self, columns: &[usize], chunks: Option<&[usize]>) -> Result<()> {
+        let Some(source) = &self.source else { return Ok(()) };
+        let all: Vec<usize>;
+        let chunks = match chunks {
+            Some(c) => c,
+            None => {
+                all = (0..self.chunks()).collect();
+                &all
+            }
+        };
+        let mut todo: Vec<(usize, Vec<usize>)> = chunks
+            .iter()
+            .filter_map(|&k| {
+                let missing: Vec<usize> = columns.iter().copied().filter(|&c| self.data[c][k].get().is_none()).collect();
+                (!missing.is_empty()).then_some((k, missing))
+            })
+            .collect();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let need: u64 = todo.iter().map(|(k, cols)| source.decoded_bytes(*k, cols)).sum();
+        check_memory(need, &self.name)?;
+        if todo.len() < rayon::current_num_threads() {
+            todo = todo.into_iter().flat_map(|(k, cols)| cols.into_iter().map(move |c| (k, vec![c]))).collect();
+        }
+        let start = std::time::Instant::now();
+        todo.par_iter().try_for_each(|(k, cols)| -> Result<()> {
+            let arrays = source.read(*k, cols)?;
+            for (&c, a) in cols.iter().zip(arrays) {
+                self.check_array(c, *k, &a)?;
+                let _ = self.data[c][*k].set(a);
+            }
+            Ok(())
+        })?;
+        tracing::info!("{}: decoded {} column chunks in {:.0} ms", self.name, todo.iter().map(|t| t.1.len()).sum::<usize>(), start.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    }
+
+    /// Chunk `k` of column `col` (decoded now if it was not).
+    pub fn chunk(&self, col: usize, k: usize) -> Result<&ArrayRef> {
+        if self.data[col][k].get().is_none() {
+            self.load(&[col], Some(&[k]))?;
+        }
+        self.data[col][k].get().ok_or_else(|| Error::exec(format!("{}: chunk {k} of column {col} missing", self.name)))
+    }
+
+    /// Every chunk of column `col`, decoded.
+    pub fn column(&self, col: usize) -> Result<Vec<ArrayRef>> {
+        self.load(&[col], None)?;
+        (0..self.chunks()).map(|k| self.chunk(col, k).cloned()).collect()
+    }
+
+    /// Bytes of the decoded arrays held in memory.
+    pub fn memory_bytes(&self) -> usize {
+        self.data.iter().flatten().filter_map(|a| a.get()).map(|a| a.get_array_memory_size()).sum()
     }
 
     /// The bank-replicated placement `r` asks for (seed 000 §3.4), computed on first use
@@ -70,9 +281,13 @@ impl HostTable {
     /// distinct values.
     pub fn string_dictionary(&self, col: usize) -> Option<Arc<StringDictionary>> {
         memo(&self.string_dictionaries, col, || {
+            if self.schema.fields[col].ty != DataType::Utf8 {
+                return None;
+            }
             let start = std::time::Instant::now();
-            let a = self.columns[col].as_any().downcast_ref::<StringArray>().filter(|_| self.schema.fields[col].ty == DataType::Utf8)?;
-            let d = Arc::new(string_dictionary::build(a, MAX_DICTIONARY_VALUES)?);
+            let chunks = self.column(col).ok()?;
+            let arrays: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+            let d = Arc::new(string_dictionary::build(&arrays, MAX_DICTIONARY_VALUES)?);
             tracing::info!("string dictionary of {}.{}: {} values, {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
             Some(d)
         })
@@ -82,50 +297,111 @@ impl HostTable {
     /// widen it: a bound, not an exact range), computed once; None for other types or an
     /// empty table.
     pub fn column_range(&self, col: usize) -> Option<(i64, i64)> {
-        memo(&self.ranges, col, || match self.int_slice(col)? {
-            IntSlice::I32(v) => min_max(v),
-            IntSlice::I64(v) => min_max(v),
-        })
-    }
-
-    /// The values of integer or date column `col` (NULL slots included), as stored.
-    fn int_slice(&self, col: usize) -> Option<IntSlice<'_>> {
-        let a = self.columns[col].as_any();
-        Some(match self.schema.fields[col].ty {
-            DataType::Int32 => IntSlice::I32(a.downcast_ref::<Int32Array>()?.values()),
-            DataType::Date => IntSlice::I32(a.downcast_ref::<Date32Array>()?.values()),
-            DataType::Int64 => IntSlice::I64(a.downcast_ref::<Int64Array>()?.values()),
-            _ => return None,
+        memo(&self.ranges, col, || {
+            let chunks = self.column(col).ok()?;
+            let ranges: Vec<Option<(i64, i64)>> = chunks
+                .par_iter()
+                .map(|a| match int_slice(a.as_ref(), &self.schema.fields[col].ty)? {
+                    IntSlice::I32(v) => min_max(v),
+                    IntSlice::I64(v) => min_max(v),
+                })
+                .collect();
+            ranges.into_iter().flatten().reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
         })
     }
 
     /// Column `col`'s distinct values and per-row codes (None: see `replica`).
     fn dictionary(&self, col: usize, max_values: usize) -> Option<(Vec<i64>, Vec<u16>)> {
-        let a = self.columns[col].as_ref();
-        if a.null_count() > 0 || self.rows == 0 {
+        let chunks = self.column(col).ok()?;
+        if self.rows == 0 || chunks.iter().any(|a| a.null_count() > 0) {
             return None;
         }
-        match self.int_slice(col)? {
-            IntSlice::I32(v) => dictionary(v, max_values),
-            IntSlice::I64(v) => dictionary(v, max_values),
+        let ty = &self.schema.fields[col].ty;
+        let slices: Vec<IntSlice> = chunks.iter().map(|a| int_slice(a.as_ref(), ty)).collect::<Option<_>>()?;
+        // One contiguous column (a copy where there are several chunks).
+        match slices.as_slice() {
+            [IntSlice::I32(v)] => dictionary(v, max_values),
+            [IntSlice::I64(v)] => dictionary(v, max_values),
+            _ if matches!(slices[0], IntSlice::I32(_)) => {
+                let all: Vec<i32> = slices.iter().flat_map(|s| if let IntSlice::I32(v) = s { v.iter().copied() } else { [].iter().copied() }).collect();
+                dictionary(&all, max_values)
+            }
+            _ => {
+                let all: Vec<i64> = slices.iter().flat_map(|s| if let IntSlice::I64(v) = s { v.iter().copied() } else { [].iter().copied() }).collect();
+                dictionary(&all, max_values)
+            }
         }
     }
 
-    /// SAMPLE_ROWS evenly spaced rows (every row of a smaller table).
-    pub fn sample(&self) -> TableSample {
-        self.sample
-            .get_or_init(|| {
-                let n = self.rows.min(SAMPLE_ROWS);
-                let rows = (0..n)
-                    .map(|k| {
-                        let r = if n == self.rows { k } else { k * self.rows / n };
-                        self.columns.iter().zip(&self.schema.fields).map(|(c, f)| value_at(c.as_ref(), &f.ty, r)).collect()
-                    })
-                    .collect();
-                TableSample(Arc::new(rows))
-            })
-            .clone()
+    /// The rows the sample draws: SAMPLE_ROWS evenly spaced rows (every row of a smaller
+    /// table); of a table read from files, evenly spaced within SAMPLE_CHUNKS evenly
+    /// spaced chunks, so that sampling decodes only those.
+    fn sample_positions(&self) -> &[usize] {
+        self.sample_positions.get_or_init(|| {
+            let chunks: Vec<usize> = if self.source.is_some() && self.chunks() > SAMPLE_CHUNKS {
+                (0..SAMPLE_CHUNKS).map(|j| j * self.chunks() / SAMPLE_CHUNKS).collect()
+            } else {
+                (0..self.chunks()).collect()
+            };
+            // Rows of the chosen chunks, seen as one range.
+            let total: usize = chunks.iter().map(|&k| self.chunk_rows(k)).sum();
+            let n = total.min(SAMPLE_ROWS);
+            let mut out = Vec::with_capacity(n);
+            let (mut ci, mut before) = (0, 0);
+            for j in 0..n {
+                let v = if n == total { j } else { j * total / n };
+                while v >= before + self.chunk_rows(chunks[ci]) {
+                    before += self.chunk_rows(chunks[ci]);
+                    ci += 1;
+                }
+                out.push(self.chunk_start(chunks[ci]) + v - before);
+            }
+            out
+        })
     }
+
+    /// The sample's values of column `col`, read on first use.
+    fn sample_column(&self, col: usize) -> Option<Arc<Vec<ScalarValue>>> {
+        memo(&self.sample_columns, col, || {
+            let positions = self.sample_positions();
+            let mut chunks: Vec<usize> = positions.iter().map(|&r| self.chunk_of(r)).collect();
+            chunks.dedup();
+            self.load(&[col], Some(&chunks)).ok()?;
+            let ty = &self.schema.fields[col].ty;
+            let values = positions
+                .iter()
+                .map(|&r| {
+                    let k = self.chunk_of(r);
+                    Some(value_at(self.data[col][k].get()?.as_ref(), ty, r - self.chunk_start(k)))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Arc::new(values))
+        })
+    }
+
+    /// The chunk holding row `row`.
+    pub fn chunk_of(&self, row: usize) -> usize {
+        self.starts.partition_point(|&s| s <= row) - 1
+    }
+}
+
+impl SampleRows for HostTable {
+    fn rows(&self, columns: &[usize]) -> Option<Vec<Vec<ScalarValue>>> {
+        let cols: Vec<Arc<Vec<ScalarValue>>> = columns.iter().map(|&c| self.sample_column(c)).collect::<Option<_>>()?;
+        let n = self.sample_positions().len();
+        Some((0..n).map(|r| cols.iter().map(|c| c[r].clone()).collect()).collect())
+    }
+}
+
+/// The values of integer or date array `a` (NULL slots included), as stored.
+fn int_slice<'a>(a: &'a dyn Array, ty: &DataType) -> Option<IntSlice<'a>> {
+    let a = a.as_any();
+    Some(match ty {
+        DataType::Int32 => IntSlice::I32(a.downcast_ref::<Int32Array>()?.values()),
+        DataType::Date => IntSlice::I32(a.downcast_ref::<Date32Array>()?.values()),
+        DataType::Int64 => IntSlice::I64(a.downcast_ref::<Int64Array>()?.values()),
+        _ => return None,
+    })
 }
 
 /// What `cache` holds for `key`, computed by `make` the first time (None while its lock
@@ -140,110 +416,32 @@ fn memo<K: Eq + std::hash::Hash, V: Clone>(cache: &Mutex<HashMap<K, Option<V>>>,
     v
 }
 
-pub struct TableStore {
-    tables: BTreeMap<String, Arc<HostTable>>,
-    next_version: u64,
-    /// Whether the catalog hands the planner table samples (else it guesses selectivities).
-    pub sampling: bool,
+/// Fails when decoding `need` more bytes would not fit the memory the system has left
+/// (Linux: MemAvailable), so a file larger than memory is an error, not an OOM kill.
+pub fn check_memory(need: u64, what: &str) -> Result<()> {
+    let Some(available) = available_memory() else { return Ok(()) };
+    // Decoding needs some room beyond its result (buffers of the reader); keep 10% free.
+    if need > available / 10 * 9 {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        return Err(Error::Io(format!(
+            "{what}: decoding needs about {:.2} GiB of memory, {:.2} GiB are available (read fewer columns or files)",
+            gib(need),
+            gib(available)
+        )));
+    }
+    Ok(())
 }
 
-impl Default for TableStore {
-    fn default() -> Self {
-        TableStore { tables: BTreeMap::new(), next_version: 0, sampling: true }
-    }
-}
-
-fn key(name: &str) -> String {
-    name.to_ascii_lowercase()
-}
-
-impl TableStore {
-    pub fn get(&self, name: &str) -> Option<Arc<HostTable>> {
-        self.tables.get(&key(name)).cloned()
-    }
-
-    pub fn names(&self) -> Vec<String> {
-        self.tables.values().map(|t| t.name.clone()).collect()
-    }
-
-    fn bump(&mut self) -> u64 {
-        self.next_version += 1;
-        self.next_version
-    }
-
-    /// Registers (or replaces) a table from Arrow batches of one schema.
-    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
-        let first = batches.first().ok_or_else(|| Error::plan(format!("table {name}: no record batches given")))?;
-        let arrow_schema = first.schema();
-        let mut fields = vec![];
-        for f in arrow_schema.fields() {
-            let ty = DataType::from_arrow(f.data_type())
-                .ok_or_else(|| Error::not_supported(format!("column {}.{} of Arrow type {}", name, f.name(), f.data_type())))?;
-            fields.push(Field::new(f.name().clone(), ty, f.is_nullable()));
-        }
-        let mut columns = vec![];
-        for (i, f) in fields.iter().enumerate() {
-            let parts: Vec<ArrayRef> = batches.iter().map(|b| normalize_array(b.column(i), &f.ty)).collect::<Result<_>>()?;
-            let refs: Vec<&dyn arrow::array::Array> = parts.iter().map(|a| a.as_ref()).collect();
-            let whole = if refs.len() == 1 { parts[0].clone() } else { arrow::compute::concat(&refs)? };
-            columns.push(whole);
-        }
-        let rows = columns.first().map_or(0, |c| c.len());
-        let version = self.bump();
-        self.tables.insert(key(name), Arc::new(HostTable::new(name.to_string(), Schema::new(fields), columns, rows, version)));
-        Ok(())
-    }
-
-    pub fn create_table(&mut self, name: &str, fields: Vec<Field>) -> Result<()> {
-        if self.tables.contains_key(&key(name)) {
-            return Err(Error::plan(format!("table '{name}' already exists")));
-        }
-        let columns = fields.iter().map(|f| build_array(&f.ty, &[])).collect::<Result<_>>()?;
-        let version = self.bump();
-        self.tables.insert(key(name), Arc::new(HostTable::new(name.to_string(), Schema::new(fields), columns, 0, version)));
-        Ok(())
-    }
-
-    /// Appends rows (values already of the column types).
-    pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>]) -> Result<usize> {
-        let t = self.get(name).ok_or_else(|| Error::plan(format!("unknown table '{name}'")))?;
-        let mut columns = vec![];
-        for (i, f) in t.schema.fields.iter().enumerate() {
-            let values: Vec<ScalarValue> = rows.iter().map(|r| r[i].clone()).collect();
-            let new = build_array(&f.ty, &values)?;
-            columns.push(arrow::compute::concat(&[t.columns[i].as_ref(), new.as_ref()])?);
-        }
-        let version = self.bump();
-        let n = t.rows + rows.len();
-        self.tables.insert(key(name), Arc::new(HostTable::new(t.name.clone(), t.schema.clone(), columns, n, version)));
-        Ok(rows.len())
-    }
-
-    pub fn drop_table(&mut self, name: &str) -> bool {
-        self.tables.remove(&key(name)).is_some()
-    }
-}
-
-impl ReplicaCatalog for TableStore {
-    fn replica(&self, table: &str, request: ReplicaRequest) -> Option<ReplicaSummary> {
-        let p = self.get(table)?.replica(request)?;
-        Some(ReplicaSummary { values: p.values.len(), slots: p.slot_code.len(), copies: p.copies })
-    }
-}
-
-impl DictionaryCatalog for TableStore {
-    fn string_dictionary(&self, table: &str, column: usize) -> Option<usize> {
-        Some(self.get(table)?.string_dictionary(column)?.len())
-    }
-}
-
-impl Catalog for TableStore {
-    fn table(&self, name: &str) -> Option<TableInfo> {
-        self.get(name).map(|t| TableInfo {
-            name: t.name.clone(),
-            schema: t.schema.clone(),
-            row_count: t.rows,
-            sample: self.sampling.then(|| t.sample()),
-        })
-    }
+/// The memory available to new allocations, where the system says (Linux: the
+/// smaller of MemAvailable and what the process's cgroup limit leaves).
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    let read = |p: &str| std::fs::read_to_string(p).ok().and_then(|s| s.trim().parse::<u64>().ok());
+    let cgroup = match (read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")) {
+        (Some(max), Some(cur)) => Some(max.saturating_sub(cur)),
+        _ => None,
+    };
+    Some(cgroup.map_or(kib * 1024, |c| c.min(kib * 1024)))
 }

@@ -1,12 +1,17 @@
-//! Table storage. Tables live on the host as Arrow arrays (the catalog, the CPU backend's
-//! input) and are uploaded to GPU memory column by column on first use, then stay
-//! resident (`device`).
+//! Table storage. Tables live on the host as chunks of Arrow arrays (`host`; the
+//! catalog, the CPU backend's input), read from files where they come from files
+//! (`files`), and are uploaded to GPU memory column by column on first use, then stay
+//! resident (`device`, through `upload`).
 
+pub mod catalog;
 pub mod convert;
 pub mod device;
+pub mod files;
 pub mod host;
 pub mod replica;
 pub mod string_dictionary;
+pub mod upload;
 
 pub use device::{DeviceColumn, DeviceStore};
-pub use host::{HostTable, TableStore};
+pub use catalog::TableStore;
+pub use host::{ChunkSource, FilesInfo, HostTable};

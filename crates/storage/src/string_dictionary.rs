@@ -44,24 +44,27 @@ impl StringDictionary {
 
 pub use gpusql_common::str_hash32;
 
-/// The dictionary of `a`, or None where it has more than `max_values` distinct values
-/// (found out early: the scan stops once a chunk sees too many) or more than half as many
-/// distinct values as non-NULL rows (nothing to share).
-pub fn build(a: &StringArray, max_values: usize) -> Option<StringDictionary> {
-    let rows = a.len();
-    let valid = rows - a.null_count();
+/// The dictionary of a column given as its chunks, or None where it has more than
+/// `max_values` distinct values (found out early: the scan stops once a piece sees too
+/// many) or more than half as many distinct values as non-NULL rows (nothing to share).
+pub fn build(chunks: &[&StringArray], max_values: usize) -> Option<StringDictionary> {
+    let valid: usize = chunks.iter().map(|a| a.len() - a.null_count()).sum();
     let limit = max_values.min(MAX_DICTIONARY_VALUES).min(valid / 2);
     if limit == 0 {
         return None;
     }
-    // Distinct values per chunk in parallel; any chunk past the limit stops them all.
+    // Pieces of at most 64k rows of one chunk: (chunk, first row, end row).
+    let piece = 1 << 16;
+    let pieces: Vec<(usize, usize, usize)> =
+        chunks.iter().enumerate().flat_map(|(c, a)| (0..a.len().div_ceil(piece)).map(move |p| (c, p * piece, ((p + 1) * piece).min(a.len())))).collect();
+    // Distinct values per piece in parallel; any piece past the limit stops them all.
     let too_many = AtomicBool::new(false);
-    let chunk = 1 << 16;
-    let sets: Vec<AHashSet<&[u8]>> = (0..rows.div_ceil(chunk))
-        .into_par_iter()
-        .map(|c| {
+    let sets: Vec<AHashSet<&[u8]>> = pieces
+        .par_iter()
+        .map(|&(c, b, e)| {
+            let a = chunks[c];
             let mut set = AHashSet::new();
-            for r in c * chunk..((c + 1) * chunk).min(rows) {
+            for r in b..e {
                 if a.is_valid(r) {
                     set.insert(a.value(r).as_bytes());
                 }
@@ -86,7 +89,14 @@ pub fn build(a: &StringArray, max_values: usize) -> Option<StringDictionary> {
     let mut values: Vec<&[u8]> = all.into_iter().collect();
     values.sort_unstable();
     let index: AHashMap<&[u8], u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
-    let codes = (0..rows).into_par_iter().map(|r| if a.is_valid(r) { index[a.value(r).as_bytes()] } else { 0 }).collect();
+    let per_piece: Vec<Vec<u16>> = pieces
+        .par_iter()
+        .map(|&(c, b, e)| {
+            let a = chunks[c];
+            (b..e).map(|r| if a.is_valid(r) { index[a.value(r).as_bytes()] } else { 0 }).collect()
+        })
+        .collect();
+    let codes = per_piece.concat();
     let mut bytes = vec![];
     let mut offsets = vec![0u32];
     for v in &values {
@@ -105,7 +115,7 @@ mod tests {
     fn codes_give_back_every_row() {
         let rows: Vec<Option<&str>> = (0..1000).map(|i| if i % 7 == 0 { None } else { Some(["ASIA", "EUROPE", "AMERICA", ""][i % 4]) }).collect();
         let a = StringArray::from(rows.clone());
-        let d = build(&a, MAX_DICTIONARY_VALUES).expect("4 values in 1000 rows");
+        let d = build(&[&a], MAX_DICTIONARY_VALUES).expect("4 values in 1000 rows");
         assert_eq!(d.len(), 4);
         assert_eq!(d.value(0), b"", "values in byte order");
         assert_eq!(d.value(1), b"AMERICA");
@@ -120,11 +130,11 @@ mod tests {
     #[test]
     fn too_many_values_is_none() {
         let many = StringArray::from((0..200_000).map(|i| format!("v{}", i % 70_000)).collect::<Vec<_>>());
-        assert!(build(&many, MAX_DICTIONARY_VALUES).is_none(), "70,000 distinct values do not fit 16-bit codes");
+        assert!(build(&[&many], MAX_DICTIONARY_VALUES).is_none(), "70,000 distinct values do not fit 16-bit codes");
         let unique = StringArray::from((0..100).map(|i| format!("name{i}")).collect::<Vec<_>>());
-        assert!(build(&unique, MAX_DICTIONARY_VALUES).is_none(), "all-distinct columns share nothing");
+        assert!(build(&[&unique], MAX_DICTIONARY_VALUES).is_none(), "all-distinct columns share nothing");
         let few = StringArray::from((0..100).map(|i| format!("v{}", i % 10)).collect::<Vec<_>>());
-        assert!(build(&few, 5).is_none(), "the caller's limit holds");
-        assert_eq!(build(&few, 10).map(|d| d.len()), Some(10));
+        assert!(build(&[&few], 5).is_none(), "the caller's limit holds");
+        assert_eq!(build(&[&few], 10).map(|d| d.len()), Some(10));
     }
 }

@@ -3,6 +3,7 @@
 mod constant_folding;
 mod join_planning;
 mod projection_pushdown;
+mod row_group_pruning;
 
 use crate::logical::LogicalPlan;
 use gpusql_common::Result;
@@ -10,6 +11,7 @@ use gpusql_common::Result;
 pub use constant_folding::ConstantFolding;
 pub use join_planning::JoinPlanning;
 pub use projection_pushdown::ProjectionPushdown;
+pub use row_group_pruning::RowGroupPruning;
 
 pub trait OptimizerRule {
     fn name(&self) -> &'static str;
@@ -18,8 +20,9 @@ pub trait OptimizerRule {
 
 pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
     // Projection pushdown also runs first, so join planning weighs each table by the
-    // columns the query reads of it.
-    vec![Box::new(ConstantFolding), Box::new(ProjectionPushdown), Box::new(JoinPlanning), Box::new(ProjectionPushdown)]
+    // columns the query reads of it. Row groups are pruned once join planning has put
+    // each table's filters on its scan.
+    vec![Box::new(ConstantFolding), Box::new(ProjectionPushdown), Box::new(JoinPlanning), Box::new(RowGroupPruning), Box::new(ProjectionPushdown)]
 }
 
 pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {

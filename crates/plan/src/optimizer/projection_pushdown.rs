@@ -24,7 +24,7 @@ impl OptimizerRule for ProjectionPushdown {
 fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usize>>) {
     let remap = |e: Expr, map: &[Option<usize>]| e.remap_columns(&|i| map[i].expect("required column kept"));
     match plan {
-        LogicalPlan::Scan { table, table_schema, projection, rows, sample } => {
+        LogicalPlan::Scan { table, table_schema, projection, rows, sample, statistics, chunks } => {
             let mut keep: Vec<usize> = required.to_vec();
             keep.sort_unstable();
             keep.dedup();
@@ -33,7 +33,7 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
                 map[*old] = Some(new);
             }
             let projection = keep.iter().map(|i| projection[*i]).collect();
-            (LogicalPlan::Scan { table, table_schema, projection, rows, sample }, map)
+            (LogicalPlan::Scan { table, table_schema, projection, rows, sample, statistics, chunks }, map)
         }
         LogicalPlan::Filter { input, predicate } => {
             let mut req = required.to_vec();

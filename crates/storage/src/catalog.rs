@@ -1,0 +1,302 @@
+//! The catalog: named tables (in memory, or read from files), views, and the tables
+//! that file scans in queries open (`read_parquet('…')`, `FROM 'file.csv'`).
+
+use crate::convert::{build_array, normalize_array};
+use crate::files::{self, FileStamp};
+use crate::host::HostTable;
+use arrow::array::ArrayRef;
+use arrow::record_batch::RecordBatch;
+use gpusql_common::{
+    Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo,
+    TableSample, ViewInfo,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A chunk smaller than this is merged with the rows appended after it (INSERT … VALUES
+/// one row at a time must not make a chunk per row).
+const SMALL_CHUNK_ROWS: usize = 1 << 16;
+
+pub struct TableStore {
+    tables: BTreeMap<String, Arc<HostTable>>,
+    views: BTreeMap<String, ViewInfo>,
+    /// Tables opened by file scans in queries, by `FileScan::display()`, with the files'
+    /// sizes and modification times when they were opened (a changed file is opened anew).
+    files: Mutex<HashMap<String, (FileStamp, Arc<HostTable>)>>,
+    next_version: AtomicU64,
+    /// Whether the catalog hands the planner table samples (else it guesses selectivities).
+    pub sampling: bool,
+}
+
+impl Default for TableStore {
+    fn default() -> Self {
+        TableStore { tables: BTreeMap::new(), views: BTreeMap::new(), files: Mutex::new(HashMap::new()), next_version: AtomicU64::new(0), sampling: true }
+    }
+}
+
+fn key(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+impl TableStore {
+    /// A table by name, or a table a file scan opened (by its `FileScan::display()`).
+    pub fn get(&self, name: &str) -> Option<Arc<HostTable>> {
+        if let Some(t) = self.tables.get(&key(name)) {
+            return Some(t.clone());
+        }
+        self.files.lock().ok()?.get(name).map(|(_, t)| t.clone())
+    }
+
+    /// Names of the tables (not views), in order.
+    pub fn names(&self) -> Vec<String> {
+        self.tables.values().map(|t| t.name.clone()).collect()
+    }
+
+    pub fn views(&self) -> Vec<ViewInfo> {
+        self.views.values().cloned().collect()
+    }
+
+    fn bump(&self) -> u64 {
+        self.next_version.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Registers (or replaces) a table from Arrow batches of one schema; each batch is a
+    /// chunk (not concatenated).
+    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
+        let first = batches.first().ok_or_else(|| Error::plan(format!("table {name}: no record batches given")))?;
+        let fields = fields_of(name, first.schema().as_ref())?;
+        let chunks = batches
+            .iter()
+            .filter(|b| b.num_rows() > 0 || batches.len() == 1)
+            .map(|b| {
+                if b.num_columns() != fields.len() {
+                    return Err(Error::plan(format!("table {name}: batches of different schemas")));
+                }
+                fields.iter().enumerate().map(|(i, f)| normalize_array(b.column(i), &f.ty)).collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let fields = fields.into_iter().map(|f| Field { nullable: f.nullable || chunks.iter().any(|c| c.iter().any(|a| a.null_count() > 0)), ..f }).collect();
+        let t = HostTable::in_memory(name.to_string(), Schema::new(fields), chunks, self.bump())?;
+        self.tables.insert(key(name), Arc::new(t));
+        Ok(())
+    }
+
+    /// Registers (or replaces) a table under `name` (from files, see `files::open`).
+    pub fn register_table(&mut self, t: HostTable) {
+        self.views.remove(&key(&t.name));
+        self.tables.insert(key(&t.name), Arc::new(t));
+    }
+
+    /// Registers the files of `scan` as table `name` (replacing one of that name).
+    pub fn register_files(&mut self, name: &str, scan: &FileScan) -> Result<Arc<HostTable>> {
+        let (_, t) = files::open(scan, name.to_string(), self.bump())?;
+        let t = Arc::new(t);
+        self.views.remove(&key(name));
+        self.tables.insert(key(name), t.clone());
+        Ok(t)
+    }
+
+    /// Fails where `name` is taken by a table or a view.
+    pub fn check_new_name(&self, name: &str) -> Result<()> {
+        if self.tables.contains_key(&key(name)) {
+            return Err(Error::plan(format!("table '{name}' already exists")));
+        }
+        if self.views.contains_key(&key(name)) {
+            return Err(Error::plan(format!("a view named '{name}' already exists")));
+        }
+        Ok(())
+    }
+
+    pub fn create_table(&mut self, name: &str, fields: Vec<Field>) -> Result<()> {
+        self.check_new_name(name)?;
+        let t = HostTable::in_memory(name.to_string(), Schema::new(fields), vec![], self.bump())?;
+        self.tables.insert(key(name), Arc::new(t));
+        Ok(())
+    }
+
+    /// Creates table `name` from query results (CREATE TABLE … AS).
+    pub fn create_table_as(&mut self, name: &str, schema: Schema, batches: &[RecordBatch]) -> Result<usize> {
+        self.check_new_name(name)?;
+        let chunks = batch_chunks(&schema, batches)?;
+        let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
+        let t = HostTable::in_memory(name.to_string(), schema, chunks, self.bump())?;
+        self.tables.insert(key(name), Arc::new(t));
+        Ok(rows)
+    }
+
+    /// Appends rows (values already of the column types).
+    pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>]) -> Result<usize> {
+        let t = self.get_table(name)?;
+        let chunk = t.schema.fields.iter().enumerate().map(|(i, f)| build_array(&f.ty, &rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())).collect::<Result<Vec<_>>>()?;
+        self.append(&t, vec![chunk])?;
+        Ok(rows.len())
+    }
+
+    /// Appends query results whose columns are already of the table's types (INSERT …
+    /// SELECT, COPY … FROM).
+    pub fn insert_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<usize> {
+        let t = self.get_table(name)?;
+        let chunks = batch_chunks(&t.schema, batches)?;
+        let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
+        self.append(&t, chunks)?;
+        Ok(rows)
+    }
+
+    fn get_table(&self, name: &str) -> Result<Arc<HostTable>> {
+        self.tables.get(&key(name)).cloned().ok_or_else(|| Error::plan(format!("unknown table '{name}'")))
+    }
+
+    /// Replaces `t` by itself with `chunks` appended; a small last chunk of `t` held in
+    /// memory is merged with them.
+    fn append(&mut self, t: &HostTable, mut chunks: Vec<Vec<ArrayRef>>) -> Result<()> {
+        chunks.retain(|c| c.first().is_some_and(|a| !a.is_empty()));
+        if chunks.is_empty() {
+            return Ok(());
+        }
+        let last = t.chunks().checked_sub(1);
+        let new_rows: usize = chunks.iter().map(|c| c[0].len()).sum();
+        let merge = last.filter(|&k| t.files().is_none() && t.chunk_rows(k) + new_rows <= SMALL_CHUNK_ROWS);
+        let new = match merge {
+            Some(k) => {
+                // The table without its last chunk, plus that chunk and the new ones as one.
+                let mut kept: Vec<Vec<ArrayRef>> = (0..k).map(|j| (0..t.schema.len()).map(|c| t.chunk(c, j).cloned()).collect::<Result<_>>()).collect::<Result<_>>()?;
+                let mut merged = vec![];
+                for c in 0..t.schema.len() {
+                    let mut parts: Vec<&dyn arrow::array::Array> = vec![t.chunk(c, k)?.as_ref()];
+                    parts.extend(chunks.iter().map(|ch| ch[c].as_ref()));
+                    merged.push(arrow::compute::concat(&parts)?);
+                }
+                kept.push(merged);
+                HostTable::in_memory(t.name.clone(), t.schema.clone(), kept, self.bump())?
+            }
+            None => t.appended(chunks, self.bump())?,
+        };
+        self.tables.insert(key(&t.name), Arc::new(new));
+        Ok(())
+    }
+
+    /// COPY t FROM: the rows of `scan`'s files appended to table `name`, their columns
+    /// by position cast to the table's types (a value that does not fit is an error).
+    pub fn copy_from(&mut self, name: &str, scan: &FileScan) -> Result<usize> {
+        let target = self.get_table(name)?;
+        let (_, src) = files::open(scan, scan.display(), 0)?;
+        if src.schema.len() != target.schema.len() {
+            return Err(Error::plan(format!("COPY {name}: the files have {} columns, the table {}", src.schema.len(), target.schema.len())));
+        }
+        let columns: Vec<usize> = (0..src.schema.len()).collect();
+        src.load(&columns, None)?;
+        let mut chunks = vec![];
+        for k in 0..src.chunks() {
+            let chunk = target.schema.fields.iter().enumerate().map(|(c, f)| normalize_array(src.chunk(c, k)?, &f.ty)).collect::<Result<Vec<_>>>()?;
+            chunks.push(chunk);
+        }
+        let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
+        self.append(&target, chunks)?;
+        Ok(rows)
+    }
+
+    /// Drops table `name`; false where there is none.
+    pub fn drop_table(&mut self, name: &str) -> bool {
+        self.tables.remove(&key(name)).is_some()
+    }
+
+    pub fn create_view(&mut self, view: ViewInfo, replace: bool) -> Result<()> {
+        if self.tables.contains_key(&key(&view.name)) {
+            return Err(Error::plan(format!("a table named '{}' already exists", view.name)));
+        }
+        if !replace && self.views.contains_key(&key(&view.name)) {
+            return Err(Error::plan(format!("view '{}' already exists", view.name)));
+        }
+        self.views.insert(key(&view.name), view);
+        Ok(())
+    }
+
+    pub fn drop_view(&mut self, name: &str) -> bool {
+        self.views.remove(&key(name)).is_some()
+    }
+
+    /// Forgets the tables file scans opened (they are opened again when next used).
+    pub fn close_files(&self) {
+        if let Ok(mut f) = self.files.lock() {
+            f.clear();
+        }
+    }
+
+    /// What the binder and planner see of table `t`.
+    fn info(&self, t: &Arc<HostTable>) -> TableInfo {
+        TableInfo {
+            name: t.name.clone(),
+            schema: t.schema.clone(),
+            row_count: t.rows,
+            sample: self.sampling.then(|| TableSample(t.clone())),
+            unsupported: t.unsupported.clone(),
+            statistics: t.statistics.clone(),
+        }
+    }
+}
+
+/// The engine's fields for an Arrow schema (types it reads; others are an error).
+fn fields_of(table: &str, schema: &arrow::datatypes::Schema) -> Result<Vec<Field>> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let ty = DataType::from_arrow(f.data_type())
+                .ok_or_else(|| Error::not_supported(format!("column {}.{} of Arrow type {}", table, f.name(), f.data_type())))?;
+            Ok(Field::new(f.name().clone(), ty, f.is_nullable()))
+        })
+        .collect()
+}
+
+/// Batches as chunks of `schema`'s types (empty batches left out).
+fn batch_chunks(schema: &Schema, batches: &[RecordBatch]) -> Result<Vec<Vec<ArrayRef>>> {
+    batches
+        .iter()
+        .filter(|b| b.num_rows() > 0)
+        .map(|b| {
+            if b.num_columns() != schema.len() {
+                return Err(Error::plan(format!("{} columns given for {} table columns", b.num_columns(), schema.len())));
+            }
+            schema.fields.iter().enumerate().map(|(i, f)| normalize_array(b.column(i), &f.ty)).collect()
+        })
+        .collect()
+}
+
+impl ReplicaCatalog for TableStore {
+    fn replica(&self, table: &str, request: ReplicaRequest) -> Option<ReplicaSummary> {
+        let p = self.get(table)?.replica(request)?;
+        Some(ReplicaSummary { values: p.values.len(), slots: p.slot_code.len(), copies: p.copies })
+    }
+}
+
+impl DictionaryCatalog for TableStore {
+    fn string_dictionary(&self, table: &str, column: usize) -> Option<usize> {
+        Some(self.get(table)?.string_dictionary(column)?.len())
+    }
+}
+
+impl Catalog for TableStore {
+    fn table(&self, name: &str) -> Option<TableInfo> {
+        self.tables.get(&key(name)).map(|t| self.info(t))
+    }
+
+    fn view(&self, name: &str) -> Option<ViewInfo> {
+        self.views.get(&key(name)).cloned()
+    }
+
+    fn open_files(&self, scan: &FileScan) -> Result<TableInfo> {
+        let name = scan.display();
+        let stamp = files::stamp(scan)?;
+        let mut open = self.files.lock().map_err(|_| Error::exec("file table cache poisoned"))?;
+        if let Some((s, t)) = open.get(&name) {
+            if *s == stamp {
+                return Ok(self.info(t));
+            }
+        }
+        let (stamp, t) = files::open(scan, name.clone(), self.bump())?;
+        let t = Arc::new(t);
+        open.insert(name, (stamp, t.clone()));
+        Ok(self.info(&t))
+    }
+}
