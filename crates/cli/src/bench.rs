@@ -34,6 +34,8 @@ pub struct BenchOptions {
     pub query_dir: PathBuf,
     pub json: Option<PathBuf>,
     pub csv: Option<PathBuf>,
+    /// Tables from this folder of files instead of generated ones.
+    pub data: Option<PathBuf>,
 }
 
 /// What one query measured. Times in ms; warm figures are over the warm runs.
@@ -71,6 +73,8 @@ struct Setup {
     gpu: bool,
     bandwidth_gbps: Option<f64>,
     load_s: f64,
+    /// Decoding the files' columns (with --data), apart from the upload.
+    decode_s: f64,
     upload_bytes: usize,
     upload_ms: f64,
     date: String,
@@ -79,7 +83,7 @@ struct Setup {
 /// Runs the benchmark; returns whether no query failed (skips are fine).
 pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
     let files = query_files(opts.suite, &opts.query_dir, opts.queries.as_deref())?;
-    let setup = prepare(&mut engine, opts.suite, opts.sf)?;
+    let setup = prepare(&mut engine, opts)?;
     let mut results = vec![];
     for (name, path) in files {
         let r = bench_query(&mut engine, &name, &path, opts.runs, setup.bandwidth_gbps);
@@ -126,15 +130,30 @@ fn query_files(suite: Suite, dir: &Path, only: Option<&[String]>) -> Result<Vec<
     Ok(names.into_iter().map(|n| (n.clone(), dir.join(format!("{n}.sql")))).collect())
 }
 
-/// Loads the data, uploads it and measures the device.
-fn prepare(engine: &mut Engine, suite: Suite, sf: f64) -> Result<Setup, String> {
+/// Loads the data (generated, or opened from files and decoded), uploads it and measures
+/// the device.
+fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
     let start = Instant::now();
-    match suite {
-        Suite::Tpch => crate::tpch::load(engine, sf, true),
-        Suite::Ssb => crate::tpch::load_ssb(engine, sf, true),
+    match (&opts.data, opts.suite) {
+        (Some(dir), _) => {
+            let opened = engine.open_directory(dir).map_err(|e| plain_error(&e))?;
+            if !opened.errors.is_empty() {
+                return Err(opened.errors.join("; "));
+            }
+            eprintln!("opened {} tables from {}", opened.tables.len(), dir.display());
+            Ok(())
+        }
+        (None, Suite::Tpch) => crate::tpch::load(engine, opts.sf, true),
+        (None, Suite::Ssb) => crate::tpch::load_ssb(engine, opts.sf, true),
     }
     .map_err(|e| plain_error(&e))?;
     let load_s = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    engine.decode_all().map_err(|e| plain_error(&e))?;
+    let decode_s = start.elapsed().as_secs_f64();
+    if opts.data.is_some() {
+        eprintln!("decoded every column in {decode_s:.2} s");
+    }
 
     // Upload every column now so warm runs measure kernels, not transfers.
     let start = Instant::now();
@@ -161,7 +180,7 @@ fn prepare(engine: &mut Engine, suite: Suite, sf: f64) -> Result<Setup, String> 
             eprintln!("device copy bandwidth: {bw:.0} GB/s");
         }
     }
-    Ok(Setup { device, gpu, bandwidth_gbps, load_s, upload_bytes, upload_ms, date: utc_now() })
+    Ok(Setup { device, gpu, bandwidth_gbps, load_s, decode_s, upload_bytes, upload_ms, date: utc_now() })
 }
 
 /// One execution of a query file's statements; stats are summed over its queries.
@@ -394,9 +413,12 @@ fn to_json(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> Value
         "sf": opts.sf,
         "runs": opts.runs,
         "bandwidth_gbps": setup.bandwidth_gbps.map(|b| round(b, 1)),
+        "data": opts.data.as_ref().map(|d| d.display().to_string()),
         "datagen_s": round(setup.load_s, 3),
+        "decode_s": round(setup.decode_s, 3),
         "upload_bytes": setup.upload_bytes,
         "upload_ms": round(setup.upload_ms, 3),
+        "upload_gbps": gbps(setup.upload_bytes, setup.upload_ms).map(|g| round(g, 2)),
         "queries": results.iter().map(query_json).collect::<Vec<_>>(),
     })
 }

@@ -23,11 +23,13 @@ pub struct CheckOptions {
     pub compile_arch: Option<String>,
     /// SSB scale factor of the SSB answer checks (ssb/answers/sf<ssb_sf>).
     pub ssb_sf: f64,
+    /// TPC-H read from this folder of files instead of generated at `sf`.
+    pub data: Option<PathBuf>,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { backend: BackendChoice::Auto, sf: 0.01, answers_dir: None, queries: None, compile_arch: None, ssb_sf: 0.1 }
+        CheckOptions { backend: BackendChoice::Auto, sf: 0.01, answers_dir: None, queries: None, compile_arch: None, ssb_sf: 0.1, data: None }
     }
 }
 
@@ -244,7 +246,16 @@ pub fn run_tpch(tpch_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) 
     let answers = opts.answers_dir.clone().unwrap_or_else(|| tpch_dir.join("answers").join(format!("sf{}", opts.sf)));
     let names: Vec<String> =
         (1..=22u32).filter(|q| opts.queries.as_ref().is_none_or(|qs| qs.contains(q))).map(|q| format!("q{q:02}")).collect();
-    let load = |e: &mut Engine| e.load_tpch(opts.sf);
+    let load = |e: &mut Engine| match &opts.data {
+        Some(dir) => {
+            let opened = e.open_directory(dir)?;
+            match opened.errors.first() {
+                Some(err) => Err(gpusql::Error::Io(err.clone())),
+                None => Ok(()),
+            }
+        }
+        None => e.load_tpch(opts.sf),
+    };
     run_answers("tpch", tpch_dir, &answers, &names, opts.sf, &load, opts, report);
 }
 

@@ -7,6 +7,7 @@
 mod bench;
 mod bench_join;
 mod bench_replicated;
+mod datagen;
 mod format;
 mod paths;
 mod session;
@@ -25,6 +26,13 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "gpusql", version, about = "JIT-compiling GPU SQL engine")]
 struct Cli {
+    /// A folder to open as a database: each *.parquet, *.csv or *.arrow file (or folder of
+    /// such parts) in it becomes a table named after it.
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// The same as DIR.
+    #[arg(long = "db", value_name = "DIR", conflicts_with = "dir")]
+    db: Option<PathBuf>,
     /// Generate and load TPC-H at this scale factor first.
     #[arg(long, value_name = "SF")]
     tpch: Option<f64>,
@@ -71,20 +79,22 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum DatagenSuite {
-    /// TPC-H (tpchgen), e.g. `gpusql datagen tpch --sf 1 --out /tmp/tpch1`.
-    Tpch {
-        #[arg(long, default_value_t = 1.0)]
-        sf: f64,
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-    },
+    /// TPC-H (tpchgen), e.g. `gpusql datagen tpch --sf 1 --format parquet --out /tmp/tpch1`.
+    Tpch(DatagenArgs),
     /// SSB, the Star Schema Benchmark, e.g. `gpusql datagen ssb --sf 1 --out /tmp/ssb1`.
-    Ssb {
-        #[arg(long, default_value_t = 1.0)]
-        sf: f64,
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-    },
+    Ssb(DatagenArgs),
+}
+
+#[derive(clap::Args)]
+struct DatagenArgs {
+    #[arg(long, default_value_t = 1.0)]
+    sf: f64,
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// File format: CSV (one <table>.csv per table, with a header), Parquet (<table>.parquet,
+    /// or a folder <table>/ of parts for large tables, written in parallel) or Arrow IPC.
+    #[arg(long, value_enum, default_value_t = datagen::OutFormat::Csv)]
+    format: datagen::OutFormat,
 }
 
 #[derive(clap::Args)]
@@ -112,6 +122,10 @@ struct CheckArgs {
     /// SSB scale factor of the SSB answer checks (ssb/answers/sf<SF>).
     #[arg(long, default_value_t = 0.1)]
     ssb_sf: f64,
+    /// Read TPC-H from this folder of files (as `gpusql datagen tpch --format parquet`
+    /// writes them) instead of generating it; the answers must match (--answers-dir).
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -184,6 +198,10 @@ struct BenchArgs {
     /// Folder of qNN.sql files (default: tpch/ found from here or the executable).
     #[arg(long, value_name = "DIR")]
     query_dir: Option<PathBuf>,
+    /// Read the tables from this folder of files (Parquet, CSV, Arrow) instead of
+    /// generating them; --sf is then only a label.
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -209,23 +227,6 @@ enum Script {
     File(PathBuf),
 }
 
-type Generator = fn(f64) -> Result<Vec<gpusql_datagen::GeneratedTable>, gpusql_datagen::DatagenError>;
-
-fn run_datagen(label: &str, generate: Generator, sf: f64, out: &std::path::Path) -> ExitCode {
-    let start = std::time::Instant::now();
-    let result = generate(sf).and_then(|t| gpusql_datagen::write_csv_dir(&t, out));
-    match result {
-        Ok(()) => {
-            eprintln!("{label} SF {sf} written to {} in {:.1} s", out.display(), start.elapsed().as_secs_f64());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("Error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
@@ -242,8 +243,8 @@ fn main() -> ExitCode {
         Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
         Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),
         Some(Cmd::Bench { suite: BenchSuite::SkewGroup(args) }) => run_skew_group(args),
-        Some(Cmd::Datagen { suite: DatagenSuite::Tpch { sf, out } }) => run_datagen("TPC-H", gpusql_datagen::tpch, sf, &out),
-        Some(Cmd::Datagen { suite: DatagenSuite::Ssb { sf, out } }) => run_datagen("SSB", gpusql_datagen::ssb, sf, &out),
+        Some(Cmd::Datagen { suite: DatagenSuite::Tpch(a) }) => datagen::run(datagen::Suite::Tpch, a.sf, &a.out, a.format),
+        Some(Cmd::Datagen { suite: DatagenSuite::Ssb(a) }) => datagen::run(datagen::Suite::Ssb, a.sf, &a.out, a.format),
         None => {
             // Interleave -c and -f by their position on the command line.
             let at = |id: &str| matches.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();
@@ -259,7 +260,7 @@ fn main() -> ExitCode {
 /// say so rather than silently ignore them. (clap's args_conflicts_with_subcommands would
 /// also reject the global -v.)
 fn reject_run_options(matches: &clap::ArgMatches) {
-    for id in ["tpch", "ssb", "backend", "format", "command", "file", "timing"] {
+    for id in ["dir", "db", "tpch", "ssb", "backend", "format", "command", "file", "timing"] {
         if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
             let msg = format!("--{id} is an option of the SQL mode; put subcommand options after the subcommand name");
             Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg).exit();
@@ -316,6 +317,12 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
         }
     }
     let mut session = Session { engine, format: cli.format, timing: cli.timing };
+    if let Some(dir) = cli.dir.as_ref().or(cli.db.as_ref()) {
+        if let Err(e) = session.open_directory(dir) {
+            eprintln!("Error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let ok = if scripts.is_empty() {
         shell::run(&mut session)
     } else {
@@ -359,6 +366,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         backend: args.backend.into(),
         sf: args.sf,
         answers_dir: args.answers_dir,
+        data: args.data,
         queries: args.queries,
         compile_arch: args.compile_arch,
         ssb_sf: args.ssb_sf,
@@ -417,7 +425,7 @@ fn run_bench(suite: bench::Suite, args: BenchArgs) -> ExitCode {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench::BenchOptions { suite, sf: args.sf, queries: args.queries, runs: args.runs as usize, query_dir, json: args.json, csv: args.csv };
+    let opts = bench::BenchOptions { suite, sf: args.sf, queries: args.queries, runs: args.runs as usize, query_dir, json: args.json, csv: args.csv, data: args.data };
     match bench::run(engine, &opts) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -71,6 +71,21 @@ impl Session {
         Ok(())
     }
 
+    /// Opens a folder as a database (`gpusql DIR`, `\open DIR`): says on stderr which
+    /// tables it made and what did not open.
+    pub fn open_directory(&mut self, dir: &Path) -> Result<(), String> {
+        let start = Instant::now();
+        let opened = self.engine.open_directory(dir).map_err(|e| plain_error(&e))?;
+        for e in &opened.errors {
+            eprintln!("warning: {e}");
+        }
+        if opened.tables.is_empty() {
+            return Err(format!("{} holds no Parquet, CSV or Arrow files that open", dir.display()));
+        }
+        eprintln!("Opened {}: {} tables ({}) in {:.0} ms", dir.display(), opened.tables.len(), opened.tables.join(", "), start.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    }
+
     fn print_time(&self, wall_ms: f64) {
         if self.timing {
             eprintln!("Time: {wall_ms:.3} ms");

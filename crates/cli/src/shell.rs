@@ -18,8 +18,9 @@ const HELP: &str = "\
 Statements end with ';' and may span lines. Meta-commands:
   \\q                 quit (or Ctrl-D)
   \\?                 this help
-  \\d                 list tables
+  \\d                 list tables (rows, size, files) and views
   \\d NAME            describe a table
+  \\open DIR          open a folder of Parquet / CSV / Arrow files as tables
   \\timing [on|off]   toggle per-query timing on stderr
   \\format [table|csv|json]   set (or show) the output format
   \\cuda SQL          show the CUDA source a query compiles to (\\cuda+ includes the prelude)
@@ -176,6 +177,10 @@ fn meta(session: &mut Session, line: &str) -> Meta {
         "\\cuda" => cuda(session, arg, false),
         "\\cuda+" => cuda(session, arg, true),
         "\\tpch" => load_tpch(session, arg),
+        "\\open" => match arg {
+            "" => Err("usage: \\open DIR (a folder of Parquet, CSV or Arrow files)".into()),
+            dir => session.open_directory(std::path::Path::new(dir)),
+        },
         other => Err(format!("unknown command {other}; \\? lists the commands")),
     };
     match result {
@@ -193,15 +198,29 @@ fn describe(session: &Session, name: &str) -> Result<(), String> {
     t.load_preset(presets::UTF8_FULL_CONDENSED);
     if name.is_empty() {
         let names = tables.names();
-        if names.is_empty() {
-            println!("No tables. Load TPC-H with \\tpch SF or create one with CREATE TABLE.");
+        let views = tables.views();
+        if names.is_empty() && views.is_empty() {
+            println!("No tables. Open a folder of files with \\open DIR, load TPC-H with \\tpch SF, or create one with CREATE TABLE.");
             return Ok(());
         }
-        t.set_header(["table", "columns", "rows"]);
+        t.set_header(["table", "columns", "rows", "size", "source"]);
         for n in names {
             if let Some(h) = tables.get(&n) {
-                t.add_row([h.name.clone(), h.schema.len().to_string(), h.rows.to_string()]);
+                let (size, source) = match h.files() {
+                    Some(f) => {
+                        let what = match f.paths.as_slice() {
+                            [one] => one.clone(),
+                            many => format!("{} files", many.len()),
+                        };
+                        (crate::timing::fmt_bytes(f.bytes as usize), format!("{} {what}", f.format))
+                    }
+                    None => (crate::timing::fmt_bytes(h.memory_bytes()), "memory".to_string()),
+                };
+                t.add_row([h.name.clone(), h.schema.len().to_string(), h.rows.to_string(), size, source]);
             }
+        }
+        for v in views {
+            t.add_row([v.name.clone(), String::new(), String::new(), String::new(), "view".to_string()]);
         }
         println!("{t}");
         return Ok(());
