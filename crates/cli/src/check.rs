@@ -113,6 +113,9 @@ pub fn run_slt_file_with(path: &Path, backend: BackendChoice, compile_arch: Opti
         async move { db.ok_or_else(|| SltError("one connection per file".into())) }
     });
     runner.with_validator(float_tolerant_validator);
+    // `$DATA`: the folder of small files the tests read (beside the .slt files).
+    let data = path.parent().unwrap_or(Path::new(".")).join("data");
+    runner.set_var("DATA".into(), data.canonicalize().unwrap_or(data).display().to_string());
     runner.run_file(path).map_err(|e| e.display(false).to_string())
 }
 

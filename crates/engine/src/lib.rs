@@ -291,7 +291,8 @@ impl Engine {
                 if !self.make_room(&name, if_not_exists, replace)? {
                     return Ok(Output::Done("CREATE TABLE".into()));
                 }
-                let schema = plan.schema();
+                // (Like DuckDB's, the new table's columns have no NOT NULL constraints.)
+                let schema = gpusql_common::Schema::new(plan.schema().fields.into_iter().map(|f| gpusql_common::Field { nullable: true, ..f }).collect());
                 let (batches, _) = self.run_query(plan)?;
                 let n = self.tables.create_table_as(&name, schema, &batches)?;
                 Ok(Output::Done(format!("CREATE TABLE ({n} rows)")))
@@ -336,10 +337,12 @@ impl Engine {
                 Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
             }
             BoundStatement::Describe { columns } => {
+                // DuckDB's columns (key, default and extra are always NULL here).
                 let names = columns.iter().map(|c| Some(c.0.as_str())).collect();
                 let types = columns.iter().map(|c| Some(c.1.as_str())).collect();
                 let nulls = columns.iter().map(|c| Some(if c.2 { "YES" } else { "NO" })).collect();
-                let batch = string_batch(&["column_name", "column_type", "null"], &[names, types, nulls])?;
+                let none = vec![None; columns.len()];
+                let batch = string_batch(&["column_name", "column_type", "null", "key", "default", "extra"], &[names, types, nulls, none.clone(), none.clone(), none])?;
                 Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
             }
             BoundStatement::CopyFrom { table, scan } => {

@@ -33,6 +33,16 @@ pub struct InsertRows {
 
 pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result<BoundStatement> {
     let name = ct.name.to_string();
+    // A clash is reported before the query is bound (IF NOT EXISTS / OR REPLACE decide
+    // when the statement runs).
+    if !ct.if_not_exists && !ct.or_replace {
+        if catalog.table(&name).is_some() {
+            return Err(Error::plan(format!("table '{name}' already exists")));
+        }
+        if catalog.view(&name).is_some() {
+            return Err(Error::plan(format!("a view named '{name}' already exists")));
+        }
+    }
     if let Some(q) = &ct.query {
         if !ct.columns.is_empty() {
             return Err(Error::not_supported("column definitions with CREATE TABLE … AS"));
@@ -64,6 +74,12 @@ pub fn bind_create_view(v: &ast::CreateView, catalog: &dyn Catalog) -> Result<Bo
         return Err(Error::not_supported("materialized views (use CREATE TABLE … AS)"));
     }
     let name = v.name.to_string();
+    if catalog.table(&name).is_some() {
+        return Err(Error::plan(format!("a table named '{name}' already exists")));
+    }
+    if !v.or_replace && catalog.view(&name).is_some() {
+        return Err(Error::plan(format!("view '{name}' already exists")));
+    }
     let sql = if v.columns.is_empty() {
         v.query.to_string()
     } else {
