@@ -4,6 +4,8 @@
     python3 scripts/duckdb_bench.py --sf 10 --json /tmp/duckdb_sf10.json
     python3 scripts/duckdb_bench.py --sf 0.1 --queries q01,q06 --runs 3
     python3 scripts/duckdb_bench.py --sf 10 --data-dir /tmp/tpch10   # keep/reuse the CSVs
+    python3 scripts/duckdb_bench.py --sf 30 --parquet-dir /tmp/pq30 --answers-dir /tmp/ans30
+        # over the Parquet files `gpusql datagen tpch --format parquet` wrote (views, no load)
 
 Steps:
   1. `gpusql datagen tpch --sf SF --out DIR` writes the eight tables as CSV (the same
@@ -74,6 +76,14 @@ def fast_load(con, datadir):
                     "(FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"', NULL '')")
 
 
+def parquet_views(con, pqdir):
+    """Each table as a view over its Parquet file (<t>.parquet) or parts (<t>/*.parquet)."""
+    for name in DDL:
+        single = os.path.join(pqdir, f"{name}.parquet")
+        path = single if os.path.exists(single) else os.path.join(pqdir, name, "*.parquet")
+        con.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet('{path}')")
+
+
 def bench(con, sql, runs, cold):
     cold()  # not counted
     total, execute = [], []
@@ -122,6 +132,9 @@ def main():
     ap.add_argument("--answers-dir", default=None,
                     help="also write each query's result (the cold run) as the expected answer "
                          "DIR/qNN.csv, with DIR/types.txt, in tpch_answers.py's format")
+    ap.add_argument("--parquet-dir", default=None,
+                    help="query the Parquet files of this folder (views over read_parquet) "
+                         "instead of loading CSVs into tables")
     ap.add_argument("--checked-load", action="store_true",
                     help="load with tpch_answers.load_tables, which checks every CSV (slow)")
     args = ap.parse_args()
@@ -135,19 +148,26 @@ def main():
             sys.exit(f"no such TPC-H query: {bad}")
 
     gpusql = args.gpusql and os.path.abspath(args.gpusql)  # the generator runs in ROOT
+    if args.parquet_dir:
+        args.data_dir = args.parquet_dir
     datadir = os.path.abspath(args.data_dir or tempfile.mkdtemp(prefix="duckdb-bench-tpch-"))
     datagen_s = 0.0
     con = duckdb.connect()
     con.execute(f"SET threads = {args.threads}")
     try:
-        if not os.path.exists(os.path.join(datadir, "lineitem.csv")):
+        if args.parquet_dir:
+            t0 = time.perf_counter()
+            parquet_views(con, datadir)
+            load_s = time.perf_counter() - t0
+        elif not os.path.exists(os.path.join(datadir, "lineitem.csv")):
             t0 = time.perf_counter()
             generate(gpusql, args.sf, datadir)
             datagen_s = time.perf_counter() - t0
             print(f"generated SF {args.sf} CSVs in {datagen_s:.1f}s", file=sys.stderr)
-        t0 = time.perf_counter()
-        (load_tables if args.checked_load else fast_load)(con, datadir)
-        load_s = time.perf_counter() - t0
+        if not args.parquet_dir:
+            t0 = time.perf_counter()
+            (load_tables if args.checked_load else fast_load)(con, datadir)
+            load_s = time.perf_counter() - t0
     finally:
         if args.data_dir is None:
             shutil.rmtree(datadir)
@@ -178,6 +198,7 @@ def main():
                "device": f"{cpu_name()} ({os.cpu_count()} CPUs)",
                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "ms_is": "median wall time of con.execute(sql).fetchall()",
+               "data": "parquet views" if args.parquet_dir else "tables loaded from CSV",
                "datagen_seconds": round(datagen_s, 3), "load_seconds": round(load_s, 3),
                "queries": results}
         with open(args.json, "w") as f:
