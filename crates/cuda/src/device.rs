@@ -33,8 +33,11 @@ pub struct GpuDevice {
     driver_version: (i32, i32),
     cache: KernelCache,
     allocated: AtomicUsize,
-    /// Pinned staging buffers and copy streams (`staging`), made on the first large upload.
+    /// Pinned staging buffers and copy streams (`staging`): allocated in the background
+    /// when the device opens (pinning 256 MiB takes tens of ms), waited for by the first
+    /// large upload.
     stager: OnceLock<Result<Stager, CudaError>>,
+    stager_pending: std::sync::Mutex<Option<std::thread::JoinHandle<Result<Stager, CudaError>>>>,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -93,6 +96,7 @@ impl GpuDevice {
         let unavailable = |what: &str, e: DriverError| {
             CudaError::Unavailable(format!("{what}: {}", describe_driver_error(e)))
         };
+        let start = Instant::now();
         let ctx =
             CudaContext::new(ordinal).map_err(|e| unavailable("creating a CUDA context", e))?;
         let name = ctx.name().map_err(|e| unavailable("cuDeviceGetName", e))?;
@@ -126,8 +130,11 @@ impl GpuDevice {
             cache,
             allocated: AtomicUsize::new(0),
             stager: OnceLock::new(),
+            stager_pending: std::sync::Mutex::new(None),
         };
-        tracing::info!(device = %dev.describe(), "opened GPU");
+        let ctx = dev.ctx.clone();
+        *dev.stager_pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::spawn(move || Stager::new(&ctx)));
+        tracing::info!(device = %dev.describe(), "opened GPU in {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
         Ok(dev)
     }
 
@@ -368,7 +375,13 @@ impl GpuDevice {
         }
         // The copies run on other streams: the allocation must be complete first.
         self.synchronize()?;
-        let stager = self.stager.get_or_init(|| Stager::new(&self.ctx));
+        let stager = self.stager.get_or_init(|| {
+            let pending = self.stager_pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+            match pending.map(|h| h.join()) {
+                Some(Ok(made)) => made,
+                _ => Stager::new(&self.ctx),
+            }
+        });
         let stager = stager.as_ref().map_err(|e| e.clone())?;
         let dst = {
             let (p, _sync) = slice.device_ptr(&self.stream);

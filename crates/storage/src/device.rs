@@ -176,7 +176,12 @@ impl DeviceStore {
                 .collect();
             let records = upload_padded(dev, &records, &what)?;
             let codes = upload_padded(dev, &d.codes, &what)?;
-            let validity = if f.nullable { Some(validity_bytes(&table.column(col)?)) } else { None };
+            let validity = if f.nullable {
+                let stored = (0..table.chunks()).map(|k| table.stored_chunk(col, k).cloned()).collect::<Result<Vec<_>>>()?;
+                Some(validity_bytes(&stored))
+            } else {
+                None
+            };
             let validity_len = validity.as_ref().map_or(0, |v| v.len());
             let validity = validity.map(|v| upload_padded(dev, &v, &what)).transpose()?;
             let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + validity_len;
@@ -193,6 +198,45 @@ impl DeviceStore {
         let replicas: usize = self.replicas.lock().map(|m| m.values().map(|(_, r)| r.bytes).sum()).unwrap_or(0);
         let dictionaries: usize = self.dictionaries.lock().map(|m| m.values().map(|(_, d)| d.bytes).sum()).unwrap_or(0);
         columns + pivoted + replicas + dictionaries
+    }
+
+    /// Frees the GPU copies (columns, pivoted copies, placements, dictionaries) of every
+    /// table column not in `keep` ((lower-case table name, column)), so that a query that
+    /// does not fit beside them can run. Returns the bytes given up.
+    pub fn evict_except(&self, keep: &std::collections::HashSet<(String, usize)>) -> usize {
+        let mut freed = 0;
+        let kept = |k: &(String, usize)| keep.contains(k);
+        if let Ok(mut m) = self.columns.lock() {
+            m.retain(|k, (_, c)| kept(k) || {
+                freed += c.bytes;
+                false
+            });
+        }
+        if let Ok(mut m) = self.pruned.lock() {
+            m.retain(|k, (_, _, c)| kept(k) || {
+                freed += c.bytes;
+                false
+            });
+        }
+        if let Ok(mut m) = self.pivoted.lock() {
+            m.retain(|k, (_, p)| kept(k) || {
+                freed += p.as_ref().map_or(0, |p| p.bytes);
+                false
+            });
+        }
+        if let Ok(mut m) = self.replicas.lock() {
+            m.retain(|(t, r), (_, x)| kept(&(t.clone(), r.column)) || {
+                freed += x.bytes;
+                false
+            });
+        }
+        if let Ok(mut m) = self.dictionaries.lock() {
+            m.retain(|k, (_, d)| kept(k) || {
+                freed += d.bytes;
+                false
+            });
+        }
+        freed
     }
 
     /// Frees the GPU copies of table `name` (dropped or replaced).

@@ -48,8 +48,12 @@ pub struct HostTable {
     /// First row of each chunk, then `rows`.
     starts: Vec<usize>,
     /// [column][chunk]: the chunk's array, set once it is decoded (or from the start for
-    /// tables held in memory).
+    /// tables held in memory). A string chunk whose file kept it dictionary-encoded stays
+    /// a `DictionaryArray` here: the column's engine dictionary is made from those without
+    /// hashing every row, and the plain strings are made only where something reads them.
     data: Vec<Vec<OnceLock<ArrayRef>>>,
+    /// [column][chunk]: the plain strings of a dictionary-encoded chunk, made on first use.
+    plain: Vec<Vec<OnceLock<ArrayRef>>>,
     /// Where chunks not yet decoded come from; None for tables held in memory.
     source: Option<Arc<dyn ChunkSource>>,
     /// Per chunk and column, value ranges from the files' metadata (row-group pruning).
@@ -111,6 +115,7 @@ impl HostTable {
         }
         starts.push(rows);
         let data = schema.fields.iter().map(|_| chunk_rows.iter().map(|_| OnceLock::new()).collect()).collect();
+        let plain = schema.fields.iter().map(|_| chunk_rows.iter().map(|_| OnceLock::new()).collect()).collect();
         HostTable {
             name,
             schema,
@@ -118,6 +123,7 @@ impl HostTable {
             version,
             starts,
             data,
+            plain,
             source,
             statistics: None,
             unsupported: vec![],
@@ -161,7 +167,7 @@ impl HostTable {
 
     fn check_array(&self, c: usize, k: usize, a: &ArrayRef) -> Result<()> {
         let f = &self.schema.fields[c];
-        if a.len() != self.chunk_rows(k) || a.data_type() != &f.ty.to_arrow() {
+        if a.len() != self.chunk_rows(k) || (a.data_type() != &f.ty.to_arrow() && !is_string_dictionary(a.data_type())) {
             return Err(Error::exec(format!(
                 "table {}: column {} chunk {k} holds {} values of type {}, expected {} of {}",
                 self.name,
@@ -236,8 +242,22 @@ impl HostTable {
         Ok(())
     }
 
-    /// Chunk `k` of column `col` (decoded now if it was not).
+    /// Chunk `k` of column `col` (decoded now if it was not), of the column's Arrow type.
     pub fn chunk(&self, col: usize, k: usize) -> Result<&ArrayRef> {
+        let stored = self.stored_chunk(col, k)?;
+        if !is_string_dictionary(stored.data_type()) {
+            return Ok(stored);
+        }
+        if self.plain[col][k].get().is_none() {
+            let opts = arrow::compute::CastOptions { safe: false, ..Default::default() };
+            let _ = self.plain[col][k].set(arrow::compute::cast_with_options(stored, &arrow::datatypes::DataType::Utf8, &opts)?);
+        }
+        self.plain[col][k].get().ok_or_else(|| Error::exec(format!("{}: chunk {k} of column {col} missing", self.name)))
+    }
+
+    /// Chunk `k` of column `col` as stored: of the column's Arrow type, or for strings a
+    /// `DictionaryArray` (Int32 keys) where the file had the chunk dictionary-encoded.
+    pub fn stored_chunk(&self, col: usize, k: usize) -> Result<&ArrayRef> {
         if self.data[col][k].get().is_none() {
             self.load(&[col], Some(&[k]))?;
         }
@@ -252,7 +272,7 @@ impl HostTable {
 
     /// Bytes of the decoded arrays held in memory.
     pub fn memory_bytes(&self) -> usize {
-        self.data.iter().flatten().filter_map(|a| a.get()).map(|a| a.get_array_memory_size()).sum()
+        self.data.iter().chain(&self.plain).flatten().filter_map(|a| a.get()).map(|a| a.get_array_memory_size()).sum()
     }
 
     /// The bank-replicated placement `r` asks for (seed 000 §3.4), computed on first use
@@ -285,9 +305,17 @@ impl HostTable {
                 return None;
             }
             let start = std::time::Instant::now();
-            let chunks = self.column(col).ok()?;
-            let arrays: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
-            let d = Arc::new(string_dictionary::build(&arrays, MAX_DICTIONARY_VALUES)?);
+            self.load(&[col], None).ok()?;
+            let stored: Vec<ArrayRef> = (0..self.chunks()).map(|k| self.stored_chunk(col, k).cloned()).collect::<Result<_>>().ok()?;
+            let d = if !stored.is_empty() && stored.iter().all(|a| is_string_dictionary(a.data_type())) {
+                // Every chunk kept its file's dictionary: merge those.
+                let dicts: Vec<&arrow::array::DictionaryArray<arrow::datatypes::Int32Type>> = stored.iter().map(|a| a.as_any().downcast_ref()).collect::<Option<_>>()?;
+                Arc::new(string_dictionary::merge(&dicts, MAX_DICTIONARY_VALUES)?)
+            } else {
+                let chunks = self.column(col).ok()?;
+                let arrays: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+                Arc::new(string_dictionary::build(&arrays, MAX_DICTIONARY_VALUES)?)
+            };
             tracing::info!("string dictionary of {}.{}: {} values, {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
             Some(d)
         })
@@ -372,7 +400,7 @@ impl HostTable {
                 .iter()
                 .map(|&r| {
                     let k = self.chunk_of(r);
-                    Some(value_at(self.data[col][k].get()?.as_ref(), ty, r - self.chunk_start(k)))
+                    Some(value_at(self.chunk(col, k).ok()?.as_ref(), ty, r - self.chunk_start(k)))
                 })
                 .collect::<Option<Vec<_>>>()?;
             Some(Arc::new(values))
@@ -391,6 +419,12 @@ impl SampleRows for HostTable {
         let n = self.sample_positions().len();
         Some((0..n).map(|r| cols.iter().map(|c| c[r].clone()).collect()).collect())
     }
+}
+
+/// Whether `t` is a dictionary of strings with Int32 keys (a string chunk kept as its
+/// file's dictionary).
+pub fn is_string_dictionary(t: &arrow::datatypes::DataType) -> bool {
+    matches!(t, arrow::datatypes::DataType::Dictionary(k, v) if **k == arrow::datatypes::DataType::Int32 && **v == arrow::datatypes::DataType::Utf8)
 }
 
 /// The values of integer or date array `a` (NULL slots included), as stored.

@@ -8,7 +8,8 @@
 //! equal pointers mean equal strings, different known hashes mean different strings
 //! (Crystal and most GPU engines group SSB's string columns by such codes).
 
-use arrow::array::{Array, StringArray};
+use arrow::array::{Array, DictionaryArray, StringArray};
+use arrow::datatypes::Int32Type;
 use rayon::prelude::*;
 use ahash::{AHashMap, AHashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -107,6 +108,51 @@ pub fn build(chunks: &[&StringArray], max_values: usize) -> Option<StringDiction
     Some(StringDictionary { bytes, offsets, hashes, codes })
 }
 
+/// The dictionary of a column whose chunks are dictionary arrays (a Parquet file's own
+/// dictionaries): their values merged and sorted, each row's key mapped to the merged
+/// code. No row's string is hashed. None as for `build`.
+pub fn merge(chunks: &[&DictionaryArray<Int32Type>], max_values: usize) -> Option<StringDictionary> {
+    let valid: usize = chunks.iter().map(|a| a.len() - a.null_count()).sum();
+    let limit = max_values.min(MAX_DICTIONARY_VALUES).min(valid / 2);
+    let values: Vec<&StringArray> = chunks.iter().map(|a| a.values().as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+    let mut all: AHashSet<&[u8]> = AHashSet::new();
+    for v in &values {
+        for i in 0..v.len() {
+            if v.is_valid(i) {
+                all.insert(v.value(i).as_bytes());
+            }
+        }
+        if all.len() > limit {
+            return None;
+        }
+    }
+    if limit == 0 {
+        return None;
+    }
+    let mut sorted: Vec<&[u8]> = all.into_iter().collect();
+    sorted.sort_unstable();
+    let index: AHashMap<&[u8], u16> = sorted.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
+    let per_chunk: Vec<Vec<u16>> = chunks
+        .par_iter()
+        .zip(&values)
+        .map(|(a, v)| {
+            // The chunk's key -> the merged code (0 for a NULL value).
+            let map: Vec<u16> = (0..v.len()).map(|i| if v.is_valid(i) { index[v.value(i).as_bytes()] } else { 0 }).collect();
+            let keys = a.keys();
+            (0..a.len()).map(|r| if keys.is_valid(r) { map.get(keys.value(r) as usize).copied().unwrap_or(0) } else { 0 }).collect()
+        })
+        .collect();
+    let codes = per_chunk.concat();
+    let mut bytes = vec![];
+    let mut offsets = vec![0u32];
+    for v in &sorted {
+        bytes.extend_from_slice(v);
+        offsets.push(bytes.len() as u32);
+    }
+    let hashes = sorted.iter().map(|v| str_hash32(v)).collect();
+    Some(StringDictionary { bytes, offsets, hashes, codes })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +171,17 @@ mod tests {
             }
         }
         assert!(d.hashes.iter().all(|h| h & 1 == 1), "known hashes are never 0");
+    }
+
+    #[test]
+    fn merged_file_dictionaries_match_built() {
+        let a: DictionaryArray<Int32Type> = vec![Some("b"), Some("a"), None, Some("b")].into_iter().collect();
+        let b: DictionaryArray<Int32Type> = vec![Some("c"), Some("a"), Some("c"), Some("c")].into_iter().collect();
+        let d = merge(&[&a, &b], MAX_DICTIONARY_VALUES).expect("3 values in 7 rows");
+        let plain_a = StringArray::from(vec![Some("b"), Some("a"), None, Some("b")]);
+        let plain_b = StringArray::from(vec![Some("c"), Some("a"), Some("c"), Some("c")]);
+        let e = build(&[&plain_a, &plain_b], MAX_DICTIONARY_VALUES).expect("same");
+        assert_eq!((d.bytes, d.offsets, d.codes), (e.bytes, e.offsets, e.codes));
     }
 
     #[test]

@@ -223,7 +223,29 @@ impl GpuExecutor {
         self.dev.sm_count() * per_sm.clamp(1, BLOCKS_PER_SM)
     }
 
+    /// Runs a plan. Where it runs out of GPU memory with columns of other queries
+    /// resident, those are given up (the columns this plan reads stay) and it runs again.
     pub fn execute(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(arrow::record_batch::RecordBatch, ExecStats)> {
+        match self.execute_once(plan, tables) {
+            Err(Error::OutOfMemory { .. }) => {
+                let keep: std::collections::HashSet<(String, usize)> = plan
+                    .pipelines()
+                    .filter_map(|p| match &p.source {
+                        Source::Table { table, columns, .. } => Some(columns.iter().map(move |c| (table.to_ascii_lowercase(), *c))),
+                        _ => None,
+                    })
+                    .flatten()
+                    .collect();
+                let freed = self.store.evict_except(&keep);
+                self.dev.release_pool_memory(0);
+                tracing::info!("out of GPU memory: gave up {:.2} GB of other queries' resident columns, running again", freed as f64 / 1e9);
+                self.execute_once(plan, tables)
+            }
+            other => other,
+        }
+    }
+
+    fn execute_once(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(arrow::record_batch::RecordBatch, ExecStats)> {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();

@@ -100,6 +100,13 @@ fn statistics(files: &[ParquetFile], cols: &FileColumns) -> Result<TableStatisti
     Ok(TableStatistics { chunks })
 }
 
+/// Whether every data page of a column chunk is dictionary-encoded (the test the
+/// parquet crate documents for its page-encoding mask).
+fn all_dictionary_encoded(c: &parquet::file::metadata::ColumnChunkMetaData) -> bool {
+    use parquet::basic::Encoding;
+    c.dictionary_page_offset().is_some() && c.page_encoding_stats_mask().is_some_and(|m| m.is_only(Encoding::PLAIN_DICTIONARY) || m.is_only(Encoding::RLE_DICTIONARY))
+}
+
 impl ChunkSource for ParquetSource {
     fn read(&self, chunk: usize, columns: &[usize]) -> Result<Vec<ArrayRef>> {
         let (fi, rg) = self.chunks[chunk];
@@ -108,9 +115,36 @@ impl ChunkSource for ParquetSource {
         let mut roots: Vec<usize> = columns.iter().map(|&c| self.columns[c].0).collect();
         roots.sort_unstable();
         let mask = ProjectionMask::roots(f.meta.parquet_schema(), roots.iter().copied());
-        let rows = f.meta.metadata().row_group(rg).num_rows().max(1) as usize;
+        let group = f.meta.metadata().row_group(rg);
+        let rows = group.num_rows().max(1) as usize;
         let fail = |e: &dyn std::fmt::Display| io_error(&f.path, format!("row group {rg}: {e}"));
-        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, f.meta.clone())
+        // String columns whose every page is dictionary-encoded are read as dictionary
+        // arrays: decoding keeps the file's dictionary instead of copying each row's bytes.
+        let dictionary_roots: Vec<usize> = columns
+            .iter()
+            .filter(|&&c| self.columns[c].2 == DataType::Utf8 && self.columns[c].1.iter().all(|&l| all_dictionary_encoded(group.column(l))))
+            .map(|&c| self.columns[c].0)
+            .collect();
+        let meta = if dictionary_roots.is_empty() {
+            f.meta.clone()
+        } else {
+            let fields: Vec<arrow::datatypes::FieldRef> = f
+                .meta
+                .schema()
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(i, fd)| match fd.data_type() {
+                    arrow::datatypes::DataType::Utf8 if dictionary_roots.contains(&i) => Arc::new(fd.as_ref().clone().with_data_type(
+                        arrow::datatypes::DataType::Dictionary(Box::new(arrow::datatypes::DataType::Int32), Box::new(arrow::datatypes::DataType::Utf8)),
+                    )),
+                    _ => fd.clone(),
+                })
+                .collect();
+            let options = ArrowReaderOptions::new().with_schema(Arc::new(arrow::datatypes::Schema::new(fields)));
+            ArrowReaderMetadata::try_new(f.meta.metadata().clone(), options).map_err(|e| fail(&e))?
+        };
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
             .with_row_groups(vec![rg])
             .with_projection(mask)
             .with_batch_size(rows)
@@ -127,6 +161,9 @@ impl ChunkSource for ParquetSource {
                     [one] => one.clone(),
                     many => arrow::compute::concat(&many.iter().map(|a| a.as_ref()).collect::<Vec<_>>()).map_err(|e| fail(&e))?,
                 };
+                if crate::host::is_string_dictionary(whole.data_type()) {
+                    return Ok(whole);
+                }
                 normalize_array(&whole, ty)
             })
             .collect()
