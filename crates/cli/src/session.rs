@@ -34,7 +34,11 @@ impl Session {
     /// Runs one statement and prints what it produced.
     pub fn run_statement(&mut self, sql: &str) -> gpusql::Result<()> {
         let start = Instant::now();
-        let outputs = self.engine.execute(sql)?;
+        let outputs = self.engine.execute(sql);
+        if let Some(n) = self.engine.new_notice() {
+            eprintln!("{n}");
+        }
+        let outputs = outputs?;
         let wall_ms = start.elapsed().as_secs_f64() * 1e3;
         for out in outputs {
             self.print_output(out, wall_ms).or_else(handle_write_error)?;

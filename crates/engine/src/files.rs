@@ -47,7 +47,7 @@ impl Engine {
             return Err(Error::plan(format!("a view named '{name}' already exists")));
         }
         self.tables.register_files(name, scan)?;
-        if let Some(g) = &self.gpu {
+        if let Some(g) = self.gpu.get() {
             g.store.forget_table(name);
         }
         Ok(())

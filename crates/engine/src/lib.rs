@@ -25,7 +25,8 @@ pub use gpusql_plan::MultiMatch;
 use gpusql_common::Catalog;
 use gpusql_sql::{BoundStatement, ObjectKind};
 use gpusql_storage::TableStore;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use gpusql_common::{DataType, Error, Result};
 pub use gpusql_exec::{ExecStats, KernelStat};
@@ -66,24 +67,63 @@ pub enum Output {
 
 pub struct Engine {
     tables: TableStore,
-    gpu: Option<GpuExecutor>,
-    notice: Option<String>,
+    gpu: GpuSlot,
     planner: PlannerOptions,
+}
+
+/// The GPU backend. With `Auto` it is opened in the background when the engine is made
+/// (creating a CUDA context takes ~0.2 s, which opening files and planning and decoding the
+/// first query overlap) and waited for where it is first needed.
+struct GpuSlot {
+    ready: OnceLock<Option<GpuExecutor>>,
+    opening: Mutex<Option<std::thread::JoinHandle<std::result::Result<GpuExecutor, CudaError>>>>,
+    /// Why `Auto` runs on the CPU, once known.
+    notice: OnceLock<String>,
+    notice_shown: AtomicBool,
+}
+
+impl GpuSlot {
+    fn ready(gpu: Option<GpuExecutor>) -> GpuSlot {
+        GpuSlot { ready: OnceLock::from(gpu), opening: Mutex::new(None), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
+    }
+
+    fn opening() -> GpuSlot {
+        GpuSlot { ready: OnceLock::new(), opening: Mutex::new(Some(std::thread::spawn(open_gpu))), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
+    }
+
+    /// The GPU executor (waiting for it to open), or None on the CPU backend.
+    fn get(&self) -> Option<&GpuExecutor> {
+        self.ready
+            .get_or_init(|| {
+                let handle = self.opening.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let why = match handle.map(|h| h.join()) {
+                    Some(Ok(Ok(g))) => return Some(g),
+                    Some(Ok(Err(e))) => e.to_string(),
+                    Some(Err(_)) => "opening the GPU failed".to_string(),
+                    None => return None,
+                };
+                let _ = self.notice.set(format!("notice: no usable GPU ({why}); running on the CPU reference backend"));
+                None
+            })
+            .as_ref()
+    }
+
+    fn get_mut(&mut self) -> Option<&mut GpuExecutor> {
+        self.get();
+        self.ready.get_mut().and_then(|g| g.as_mut())
+    }
 }
 
 impl Engine {
     /// Opens the engine. With `Auto` and no usable GPU, the CPU backend is used and
     /// `notice()` says why.
     pub fn new(choice: BackendChoice) -> Result<Engine> {
-        let (gpu, notice) = match choice {
-            BackendChoice::Cpu => (None, None),
-            BackendChoice::Gpu => (Some(open_gpu().map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?), None),
-            BackendChoice::Auto => match open_gpu() {
-                Ok(g) => (Some(g), None),
-                Err(e) => (None, Some(format!("notice: no usable GPU ({e}); running on the CPU reference backend"))),
-            },
+        let gpu = match choice {
+            BackendChoice::Cpu => GpuSlot::ready(None),
+            BackendChoice::Gpu => GpuSlot::ready(Some(open_gpu().map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?)),
+            BackendChoice::Auto => GpuSlot::opening(),
         };
-        let mut engine = Engine { tables: TableStore::default(), gpu, notice, planner: PlannerOptions::default() };
+        let mut engine = Engine { tables: TableStore::default(), gpu, planner: PlannerOptions::default() };
         // The planner settings can also come from the environment (GPUSQL_MULTI_MATCH,
         // GPUSQL_FILTER_ORDER, GPUSQL_LANE_REFILL), e.g. for benchmarks of the naive forms.
         for name in SETTINGS {
@@ -149,7 +189,7 @@ impl Engine {
     /// An on/off setting of the GPU executor.
     fn set_gpu_switch(&mut self, name: &str, value: &str, set: impl FnOnce(&mut GpuExecutor, bool)) -> Result<()> {
         let on = parse_on_off(name, value)?;
-        if let Some(g) = self.gpu.as_mut() {
+        if let Some(g) = self.gpu.get_mut() {
             set(g, on);
         }
         Ok(())
@@ -160,21 +200,30 @@ impl Engine {
         self.planner.multi_match = m;
     }
 
-    /// A line to show the user when `Auto` fell back to the CPU.
+    /// A line to show the user when `Auto` fell back to the CPU (waits for the GPU to
+    /// open, to know).
     pub fn notice(&self) -> Option<&str> {
-        self.notice.as_deref()
+        self.gpu.get();
+        self.gpu.notice.get().map(|s| s.as_str())
+    }
+
+    /// The notice, the first time it is asked for once the GPU has been waited for by
+    /// some statement (never waits: a shell shows it after the statement that found out).
+    pub fn new_notice(&self) -> Option<&str> {
+        let n = self.gpu.notice.get()?;
+        (!self.gpu.notice_shown.swap(true, Ordering::Relaxed)).then_some(n.as_str())
     }
 
     /// "gpu (NVIDIA H100 …)" or "cpu (reference backend)".
     pub fn backend(&self) -> String {
-        match &self.gpu {
+        match self.gpu.get() {
             Some(g) => format!("gpu ({})", g.dev.describe()),
             None => "cpu (reference backend)".into(),
         }
     }
 
     pub fn gpu_device(&self) -> Option<&Arc<GpuDevice>> {
-        self.gpu.as_ref().map(|g| &g.dev)
+        self.gpu.get().map(|g| &g.dev)
     }
 
     pub fn tables(&self) -> &TableStore {
@@ -225,7 +274,7 @@ impl Engine {
 
     /// Uploads every column of every table to the GPU now (benchmarks measure warm runs).
     pub fn warm_up_gpu(&self) -> Result<usize> {
-        let Some(g) = &self.gpu else { return Ok(0) };
+        let Some(g) = self.gpu.get() else { return Ok(0) };
         let mut stats = gpusql_storage::device::UploadStats::default();
         for name in self.tables.names() {
             if let Some(t) = self.tables.get(&name) {
@@ -262,10 +311,13 @@ impl Engine {
     fn run(&mut self, stmt: BoundStatement) -> Result<Output> {
         match stmt {
             BoundStatement::Query(plan) => {
-                let (physical, placement_ms) = self.physical_plan(&optimizer::optimize(plan)?)?;
+                let optimized = optimizer::optimize(plan)?;
+                let decode_ms = self.decode_scans(&optimized)?;
+                let (physical, placement_ms) = self.physical_plan(&optimized)?;
                 tracing::debug!("physical plan:\n{physical}");
                 let (batch, mut stats) = self.execute_plan(&physical)?;
                 stats.placement_ms = placement_ms;
+                stats.decode_ms += decode_ms;
                 tracing::info!("{}", stats.summary());
                 Ok(Output::Rows { batches: vec![batch], stats })
             }
@@ -374,7 +426,7 @@ impl Engine {
 
     /// Drops a table and its GPU copies.
     fn drop_table(&mut self, name: &str) -> bool {
-        if let Some(g) = &self.gpu {
+        if let Some(g) = self.gpu.get() {
             g.store.forget_table(name);
         }
         self.tables.drop_table(name)
@@ -382,9 +434,29 @@ impl Engine {
 
     /// Runs a bound query: its batches and their Arrow schema.
     fn run_query(&mut self, plan: LogicalPlan) -> Result<(Vec<RecordBatch>, arrow::datatypes::SchemaRef)> {
-        let (physical, _) = self.physical_plan(&optimizer::optimize(plan)?)?;
+        let optimized = optimizer::optimize(plan)?;
+        self.decode_scans(&optimized)?;
+        let (physical, _) = self.physical_plan(&optimized)?;
         let (batch, _) = self.execute_plan(&physical)?;
         Ok((vec![batch.clone()], batch.schema()))
+    }
+
+    /// Decodes, before planning, what a query's scans of tables read from files will read:
+    /// the columns each scan projects, of the row groups pruning kept, all at once on all
+    /// cores (planning then takes its samples and dictionaries from them, and execution
+    /// finds them decoded). Returns the ms it took.
+    fn decode_scans(&self, plan: &LogicalPlan) -> Result<f64> {
+        let start = std::time::Instant::now();
+        let mut stack = vec![plan];
+        while let Some(p) = stack.pop() {
+            if let LogicalPlan::Scan { table, projection, chunks, .. } = p {
+                if let Some(t) = self.tables.get(table).filter(|t| t.files().is_some()) {
+                    t.load(projection, chunks.as_deref().map(|c| c.as_slice()))?;
+                }
+            }
+            stack.extend(p.inputs());
+        }
+        Ok(start.elapsed().as_secs_f64() * 1e3)
     }
 
     fn plan_query(&self, plan: LogicalPlan) -> Result<PhysicalPlan> {
@@ -445,7 +517,7 @@ impl Engine {
     }
 
     pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
-        match &self.gpu {
+        match self.gpu.get() {
             Some(g) => g.execute(plan, &self.tables),
             None => gpusql_exec::cpu::execute(plan, &self.tables),
         }

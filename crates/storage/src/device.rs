@@ -316,7 +316,11 @@ fn make_column(dev: &GpuDevice, table: &HostTable, col: usize, chunks: ChunkSele
             &all
         }
     };
-    let arrays: Vec<arrow::array::ArrayRef> = chunks.iter().map(|&k| table.chunk(col, k).cloned()).collect::<Result<_>>()?;
+    // Decimals as stored (Decimal64 is the GPU layout); strings as plain strings.
+    let arrays: Vec<arrow::array::ArrayRef> = chunks
+        .iter()
+        .map(|&k| if matches!(f.ty, DataType::Decimal { .. }) { table.stored_chunk(col, k).cloned() } else { table.chunk(col, k).cloned() })
+        .collect::<Result<_>>()?;
     let what = format!("column {}.{}", table.name, f.name);
     let u = upload_column(dev, &arrays, &f.ty, f.nullable, &what)?;
     let rows = arrays.iter().map(|a| a.len()).sum();

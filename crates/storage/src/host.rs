@@ -48,11 +48,14 @@ pub struct HostTable {
     /// First row of each chunk, then `rows`.
     starts: Vec<usize>,
     /// [column][chunk]: the chunk's array, set once it is decoded (or from the start for
-    /// tables held in memory). A string chunk whose file kept it dictionary-encoded stays
-    /// a `DictionaryArray` here: the column's engine dictionary is made from those without
-    /// hashing every row, and the plain strings are made only where something reads them.
+    /// tables held in memory). Decoded from a file, a chunk may be kept in a cheaper
+    /// *stored form* (`is_stored_form`): a string chunk the file dictionary-encoded stays
+    /// a `DictionaryArray` (the column's engine dictionary is merged from those without
+    /// hashing every row), a DECIMAL of up to 18 digits stays `Decimal64` (the file's
+    /// int64s, which the GPU layout is). The column's own Arrow type is made from it only
+    /// where something reads that (`chunk`).
     data: Vec<Vec<OnceLock<ArrayRef>>>,
-    /// [column][chunk]: the plain strings of a dictionary-encoded chunk, made on first use.
+    /// [column][chunk]: a stored-form chunk in the column's Arrow type, made on first use.
     plain: Vec<Vec<OnceLock<ArrayRef>>>,
     /// Where chunks not yet decoded come from; None for tables held in memory.
     source: Option<Arc<dyn ChunkSource>>,
@@ -167,7 +170,7 @@ impl HostTable {
 
     fn check_array(&self, c: usize, k: usize, a: &ArrayRef) -> Result<()> {
         let f = &self.schema.fields[c];
-        if a.len() != self.chunk_rows(k) || (a.data_type() != &f.ty.to_arrow() && !is_string_dictionary(a.data_type())) {
+        if a.len() != self.chunk_rows(k) || (a.data_type() != &f.ty.to_arrow() && !is_stored_form(&f.ty, a.data_type())) {
             return Err(Error::exec(format!(
                 "table {}: column {} chunk {k} holds {} values of type {}, expected {} of {}",
                 self.name,
@@ -245,18 +248,19 @@ impl HostTable {
     /// Chunk `k` of column `col` (decoded now if it was not), of the column's Arrow type.
     pub fn chunk(&self, col: usize, k: usize) -> Result<&ArrayRef> {
         let stored = self.stored_chunk(col, k)?;
-        if !is_string_dictionary(stored.data_type()) {
+        let ty = self.schema.fields[col].ty.to_arrow();
+        if stored.data_type() == &ty {
             return Ok(stored);
         }
         if self.plain[col][k].get().is_none() {
             let opts = arrow::compute::CastOptions { safe: false, ..Default::default() };
-            let _ = self.plain[col][k].set(arrow::compute::cast_with_options(stored, &arrow::datatypes::DataType::Utf8, &opts)?);
+            let _ = self.plain[col][k].set(arrow::compute::cast_with_options(stored, &ty, &opts)?);
         }
         self.plain[col][k].get().ok_or_else(|| Error::exec(format!("{}: chunk {k} of column {col} missing", self.name)))
     }
 
-    /// Chunk `k` of column `col` as stored: of the column's Arrow type, or for strings a
-    /// `DictionaryArray` (Int32 keys) where the file had the chunk dictionary-encoded.
+    /// Chunk `k` of column `col` as stored: of the column's Arrow type, or in a stored form
+    /// (`is_stored_form`).
     pub fn stored_chunk(&self, col: usize, k: usize) -> Result<&ArrayRef> {
         if self.data[col][k].get().is_none() {
             self.load(&[col], Some(&[k]))?;
@@ -307,7 +311,8 @@ impl HostTable {
             let start = std::time::Instant::now();
             self.load(&[col], None).ok()?;
             let stored: Vec<ArrayRef> = (0..self.chunks()).map(|k| self.stored_chunk(col, k).cloned()).collect::<Result<_>>().ok()?;
-            let d = if !stored.is_empty() && stored.iter().all(|a| is_string_dictionary(a.data_type())) {
+            let merged = !stored.is_empty() && stored.iter().all(|a| is_string_dictionary(a.data_type()));
+            let d = if merged {
                 // Every chunk kept its file's dictionary: merge those.
                 let dicts: Vec<&arrow::array::DictionaryArray<arrow::datatypes::Int32Type>> = stored.iter().map(|a| a.as_any().downcast_ref()).collect::<Option<_>>()?;
                 Arc::new(string_dictionary::merge(&dicts, MAX_DICTIONARY_VALUES)?)
@@ -316,7 +321,8 @@ impl HostTable {
                 let arrays: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
                 Arc::new(string_dictionary::build(&arrays, MAX_DICTIONARY_VALUES)?)
             };
-            tracing::info!("string dictionary of {}.{}: {} values, {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
+            let how = if merged { "merged from the files' dictionaries" } else { "built" };
+            tracing::info!("string dictionary of {}.{}: {} values, {how} in {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
             Some(d)
         })
     }
@@ -425,6 +431,16 @@ impl SampleRows for HostTable {
 /// file's dictionary).
 pub fn is_string_dictionary(t: &arrow::datatypes::DataType) -> bool {
     matches!(t, arrow::datatypes::DataType::Dictionary(k, v) if **k == arrow::datatypes::DataType::Int32 && **v == arrow::datatypes::DataType::Utf8)
+}
+
+/// Whether `t` is a stored form of a chunk of type `ty` (see `HostTable::data`): a string
+/// dictionary, or `Decimal64` for a DECIMAL of up to 18 digits (same precision and scale).
+pub fn is_stored_form(ty: &DataType, t: &arrow::datatypes::DataType) -> bool {
+    match ty {
+        DataType::Utf8 => is_string_dictionary(t),
+        DataType::Decimal { precision, scale } => *precision <= 18 && *t == arrow::datatypes::DataType::Decimal64(*precision, *scale as i8),
+        _ => false,
+    }
 }
 
 /// The values of integer or date array `a` (NULL slots included), as stored.

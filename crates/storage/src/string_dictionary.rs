@@ -132,17 +132,28 @@ pub fn merge(chunks: &[&DictionaryArray<Int32Type>], max_values: usize) -> Optio
     let mut sorted: Vec<&[u8]> = all.into_iter().collect();
     sorted.sort_unstable();
     let index: AHashMap<&[u8], u16> = sorted.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
-    let per_chunk: Vec<Vec<u16>> = chunks
-        .par_iter()
-        .zip(&values)
-        .map(|(a, v)| {
-            // The chunk's key -> the merged code (0 for a NULL value).
-            let map: Vec<u16> = (0..v.len()).map(|i| if v.is_valid(i) { index[v.value(i).as_bytes()] } else { 0 }).collect();
-            let keys = a.keys();
-            (0..a.len()).map(|r| if keys.is_valid(r) { map.get(keys.value(r) as usize).copied().unwrap_or(0) } else { 0 }).collect()
-        })
-        .collect();
-    let codes = per_chunk.concat();
+    // Each chunk's rows written straight into their part of the codes.
+    let mut codes = vec![0u16; chunks.iter().map(|a| a.len()).sum()];
+    let mut parts: Vec<&mut [u16]> = Vec::with_capacity(chunks.len());
+    let mut rest = codes.as_mut_slice();
+    for a in chunks {
+        let (head, tail) = rest.split_at_mut(a.len());
+        parts.push(head);
+        rest = tail;
+    }
+    parts.into_par_iter().zip(chunks.par_iter()).zip(values.par_iter()).for_each(|((out, a), v)| {
+        // The chunk's key -> the merged code (0 for a NULL value, and a NULL row).
+        let map: Vec<u16> = (0..v.len()).map(|i| if v.is_valid(i) { index[v.value(i).as_bytes()] } else { 0 }).collect();
+        let keys = a.keys();
+        for (o, &k) in out.iter_mut().zip(keys.values().iter()) {
+            *o = map.get(k as usize).copied().unwrap_or(0);
+        }
+        if let Some(nulls) = keys.nulls() {
+            for r in nulls.iter().enumerate().filter(|(_, valid)| !valid).map(|(r, _)| r) {
+                out[r] = 0;
+            }
+        }
+    });
     let mut bytes = vec![];
     let mut offsets = vec![0u32];
     for v in &sorted {

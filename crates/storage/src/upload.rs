@@ -82,6 +82,10 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
                 DataType::Int64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<Int64Type>().values()[first..], dst)),
                 DataType::Float64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<Float64Type>().values()[first..], dst)),
                 DataType::Decimal { precision, .. } if *precision <= 18 => row_pieces(chunks, &starts, 8, |_, a, first, dst| {
+                    // Kept as the file's int64s (`Decimal64`): already the GPU layout.
+                    if let Some(d64) = a.as_any().downcast_ref::<Decimal64Array>() {
+                        return copy_values(&d64.values()[first..], dst);
+                    }
                     let v = a.as_any().downcast_ref::<Decimal128Array>().expect("checked").values();
                     for (i, d) in dst.chunks_exact_mut(8).enumerate() {
                         d.copy_from_slice(&(v[first + i] as i64).to_le_bytes());
@@ -137,10 +141,11 @@ pub fn gpu_width(ty: &DataType) -> usize {
     }
 }
 
-/// Whether every chunk is of the Arrow type the engine stores for `ty`.
+/// Whether every chunk is of the Arrow type the engine stores for `ty` (or `Decimal64`
+/// for a DECIMAL of up to 18 digits: see `HostTable::data`).
 fn check_types(chunks: &[ArrayRef], ty: &DataType) -> Option<()> {
     let want = ty.to_arrow();
-    chunks.iter().all(|a| a.data_type() == &want).then_some(())
+    chunks.iter().all(|a| a.data_type() == &want || (matches!(ty, DataType::Decimal { .. }) && crate::host::is_stored_form(ty, a.data_type()))).then_some(())
 }
 
 /// Pieces covering `width` bytes per row of every chunk: `convert(chunk index, chunk,

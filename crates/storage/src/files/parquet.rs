@@ -125,7 +125,19 @@ impl ChunkSource for ParquetSource {
             .filter(|&&c| self.columns[c].2 == DataType::Utf8 && self.columns[c].1.iter().all(|&l| all_dictionary_encoded(group.column(l))))
             .map(|&c| self.columns[c].0)
             .collect();
-        let meta = if dictionary_roots.is_empty() {
+        // DECIMALs of up to 18 digits stored as integers are read as `Decimal64`: the file's
+        // int64s as they are (no 16-byte widening), which is also their GPU layout.
+        let descr = f.meta.parquet_schema();
+        let decimal64_roots: Vec<usize> = columns
+            .iter()
+            .filter(|&&c| {
+                let (_, leaves, ty) = &self.columns[c];
+                matches!(ty, DataType::Decimal { precision, .. } if *precision <= 18)
+                    && leaves.iter().all(|&l| matches!(descr.column(l).physical_type(), parquet::basic::Type::INT64 | parquet::basic::Type::INT32))
+            })
+            .map(|&c| self.columns[c].0)
+            .collect();
+        let meta = if dictionary_roots.is_empty() && decimal64_roots.is_empty() {
             f.meta.clone()
         } else {
             let fields: Vec<arrow::datatypes::FieldRef> = f
@@ -138,6 +150,9 @@ impl ChunkSource for ParquetSource {
                     arrow::datatypes::DataType::Utf8 if dictionary_roots.contains(&i) => Arc::new(fd.as_ref().clone().with_data_type(
                         arrow::datatypes::DataType::Dictionary(Box::new(arrow::datatypes::DataType::Int32), Box::new(arrow::datatypes::DataType::Utf8)),
                     )),
+                    arrow::datatypes::DataType::Decimal128(p, s) if decimal64_roots.contains(&i) => {
+                        Arc::new(fd.as_ref().clone().with_data_type(arrow::datatypes::DataType::Decimal64(*p, *s)))
+                    }
                     _ => fd.clone(),
                 })
                 .collect();
@@ -161,7 +176,7 @@ impl ChunkSource for ParquetSource {
                     [one] => one.clone(),
                     many => arrow::compute::concat(&many.iter().map(|a| a.as_ref()).collect::<Vec<_>>()).map_err(|e| fail(&e))?,
                 };
-                if crate::host::is_string_dictionary(whole.data_type()) {
+                if crate::host::is_stored_form(ty, whole.data_type()) {
                     return Ok(whole);
                 }
                 normalize_array(&whole, ty)
