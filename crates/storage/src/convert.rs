@@ -32,6 +32,26 @@ pub fn value_at(a: &dyn Array, ty: &DataType, i: usize) -> ScalarValue {
     }
 }
 
+/// Value of row `i` of a chunk in its stored form (see `HostTable::data`): a string
+/// dictionary's value, a `Decimal64`'s integer, or `value_at`. Reads one value without
+/// converting the whole chunk (table samples).
+pub fn stored_value_at(a: &dyn Array, ty: &DataType, i: usize) -> ScalarValue {
+    if a.is_null(i) {
+        return ScalarValue::Null;
+    }
+    if let Some(d) = a.as_any().downcast_ref::<DictionaryArray<arrow::datatypes::Int32Type>>() {
+        let k = d.keys().value(i);
+        return match d.values().as_any().downcast_ref::<StringArray>() {
+            Some(v) if (k as usize) < v.len() && v.is_valid(k as usize) => ScalarValue::Utf8(v.value(k as usize).to_string()),
+            _ => ScalarValue::Null,
+        };
+    }
+    if let Some(d) = a.as_any().downcast_ref::<Decimal64Array>() {
+        return ScalarValue::Decimal(d.value(i) as i128);
+    }
+    value_at(a, ty, i)
+}
+
 /// Builds an Arrow array of type `ty` from values (NULL where Null).
 pub fn build_array(ty: &DataType, values: &[ScalarValue]) -> Result<ArrayRef> {
     let mismatch = |v: &ScalarValue| Error::exec(format!("value {v} is not of type {ty}"));

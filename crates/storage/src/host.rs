@@ -4,7 +4,7 @@
 //! column the first time something needs it (`load`), so columns and row groups no query
 //! touches are never read.
 
-use crate::convert::value_at;
+use crate::convert::stored_value_at;
 use crate::replica::{dictionary, min_max, place, ReplicaPlacement};
 use crate::string_dictionary::{self, StringDictionary, MAX_DICTIONARY_VALUES};
 use arrow::array::{Array, ArrayRef, Date32Array, Int32Array, Int64Array, StringArray};
@@ -406,7 +406,7 @@ impl HostTable {
                 .iter()
                 .map(|&r| {
                     let k = self.chunk_of(r);
-                    Some(value_at(self.chunk(col, k).ok()?.as_ref(), ty, r - self.chunk_start(k)))
+                    Some(stored_value_at(self.stored_chunk(col, k).ok()?.as_ref(), ty, r - self.chunk_start(k)))
                 })
                 .collect::<Option<Vec<_>>>()?;
             Some(Arc::new(values))
