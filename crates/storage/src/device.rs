@@ -308,14 +308,7 @@ fn cached<K: Eq + Hash, V: Clone>(
 fn make_column(dev: &GpuDevice, table: &HostTable, col: usize, chunks: ChunkSelection) -> Result<DeviceColumn> {
     let f = &table.schema.fields[col];
     table.load(&[col], chunks)?;
-    let all: Vec<usize>;
-    let chunks = match chunks {
-        Some(c) => c,
-        None => {
-            all = (0..table.chunks()).collect();
-            &all
-        }
-    };
+    let chunks = table.chunk_list(chunks);
     // Decimals as stored (Decimal64 is the GPU layout); strings as plain strings.
     let arrays: Vec<arrow::array::ArrayRef> = chunks
         .iter()

@@ -205,18 +205,19 @@ impl HostTable {
         self.source.as_ref().map(|s| s.describe())
     }
 
+    /// The chunks `chunks` names, or every chunk.
+    pub fn chunk_list<'a>(&self, chunks: Option<&'a [usize]>) -> std::borrow::Cow<'a, [usize]> {
+        match chunks {
+            Some(c) => std::borrow::Cow::Borrowed(c),
+            None => std::borrow::Cow::Owned((0..self.chunks()).collect()),
+        }
+    }
+
     /// Decodes what is not yet decoded of `columns` in `chunks` (None: every chunk), in
     /// parallel over chunks and, where there are fewer chunks than cores, columns.
     pub fn load(&self, columns: &[usize], chunks: Option<&[usize]>) -> Result<()> {
         let Some(source) = &self.source else { return Ok(()) };
-        let all: Vec<usize>;
-        let chunks = match chunks {
-            Some(c) => c,
-            None => {
-                all = (0..self.chunks()).collect();
-                &all
-            }
-        };
+        let chunks = self.chunk_list(chunks);
         let mut todo: Vec<(usize, Vec<usize>)> = chunks
             .iter()
             .filter_map(|&k| {

@@ -97,15 +97,19 @@ pub fn build(chunks: &[&StringArray], max_values: usize) -> Option<StringDiction
             (b..e).map(|r| if a.is_valid(r) { index[a.value(r).as_bytes()] } else { 0 }).collect()
         })
         .collect();
-    let codes = per_piece.concat();
+    Some(dictionary(&values, per_piece.concat()))
+}
+
+/// The dictionary of `values` (sorted, distinct) with the rows' `codes`.
+fn dictionary(values: &[&[u8]], codes: Vec<u16>) -> StringDictionary {
     let mut bytes = vec![];
     let mut offsets = vec![0u32];
-    for v in &values {
+    for v in values {
         bytes.extend_from_slice(v);
         offsets.push(bytes.len() as u32);
     }
     let hashes = values.iter().map(|v| str_hash32(v)).collect();
-    Some(StringDictionary { bytes, offsets, hashes, codes })
+    StringDictionary { bytes, offsets, hashes, codes }
 }
 
 /// The dictionary of a column whose chunks are dictionary arrays (a Parquet file's own
@@ -154,14 +158,7 @@ pub fn merge(chunks: &[&DictionaryArray<Int32Type>], max_values: usize) -> Optio
             }
         }
     });
-    let mut bytes = vec![];
-    let mut offsets = vec![0u32];
-    for v in &sorted {
-        bytes.extend_from_slice(v);
-        offsets.push(bytes.len() as u32);
-    }
-    let hashes = sorted.iter().map(|v| str_hash32(v)).collect();
-    Some(StringDictionary { bytes, offsets, hashes, codes })
+    Some(dictionary(&sorted, codes))
 }
 
 #[cfg(test)]
