@@ -178,3 +178,53 @@ pub fn interval(iv: &ast::Interval) -> Result<Interval> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(sql: &str) -> Result<Interval> {
+        let e = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {}).try_with_sql(sql).unwrap().parse_expr().unwrap();
+        match e {
+            ast::Expr::Interval(i) => interval(&i),
+            other => panic!("not an interval: {other}"),
+        }
+    }
+
+    fn parts(months: i32, days: i32, micros: i64) -> Result<Interval> {
+        Ok(Interval { months, days, micros })
+    }
+
+    #[test]
+    fn intervals() {
+        const H: i64 = date::MICROS_PER_HOUR;
+        assert_eq!(iv("INTERVAL '2' HOUR"), parts(0, 0, 2 * H));
+        assert_eq!(iv("INTERVAL 90 MINUTE"), parts(0, 0, 90 * 60_000_000));
+        assert_eq!(iv("INTERVAL '1' YEAR"), parts(12, 0, 0));
+        assert_eq!(iv("INTERVAL '1' QUARTER"), parts(3, 0, 0));
+        assert_eq!(iv("INTERVAL '3' WEEK"), parts(0, 21, 0));
+        assert_eq!(iv("INTERVAL '250' MILLISECOND"), parts(0, 0, 250_000));
+        assert_eq!(iv("INTERVAL '1 day 2 hours'"), parts(0, 1, 2 * H));
+        assert_eq!(iv("INTERVAL '1 month 1 day 01:30:00.5'"), parts(1, 1, 3 * H / 2 + 500_000));
+        assert_eq!(iv("INTERVAL '-01:30'"), parts(0, 0, -3 * H / 2));
+        assert_eq!(iv("INTERVAL '1h 30m'"), parts(0, 0, 3 * H / 2));
+        assert_eq!(iv("INTERVAL '-2 days +3 hours'"), parts(0, -2, 3 * H));
+        assert_eq!(iv("INTERVAL '90' DAY"), parts(0, 90, 0));
+        assert!(iv("INTERVAL '1.5 hours'").is_err());
+        assert!(iv("INTERVAL '1:61'").is_err());
+        assert!(iv("INTERVAL ''").is_err());
+        assert!(matches!(iv("INTERVAL '2 fortnights'"), Err(Error::NotSupported(_))));
+        assert!(iv("INTERVAL '3000000000' MONTH").is_err());
+        assert!(iv("INTERVAL '9223372036854775807' HOUR").is_err());
+        assert_eq!(parts(1, -2, 3).unwrap().negate(), parts(-1, 2, -3));
+        assert!(Interval { months: i32::MIN, days: 0, micros: 0 }.negate().is_err());
+    }
+
+    #[test]
+    fn timestamp_literals() {
+        let ts = |t: &str| timestamp_literal(t).map(|e| e.to_string());
+        assert_eq!(ts("2024-01-05 10:30").unwrap(), "TIMESTAMP '2024-01-05 10:30:00'");
+        let err = ts("2024-01-05 10:30:00 UTC").unwrap_err().to_string();
+        assert!(err.contains("invalid TIMESTAMP '2024-01-05 10:30:00 UTC'"), "{err}");
+    }
+}
