@@ -262,8 +262,8 @@ impl<'a> Context<'a> {
                 let from = inner.ty();
                 let mut cols = vec![];
                 inner.columns(&mut cols);
-                // Text <-> DATE / TIMESTAMP only where constant folding evaluates it (the GPU
-                // makes no strings from dates, parses none).
+                // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
+                // strings from dates, parses none; constant folding leaves CASE branches).
                 let constant_text = cols.is_empty()
                     && matches!((from, ty), (DataType::Utf8, DataType::Date | DataType::Timestamp) | (DataType::Date | DataType::Timestamp, DataType::Utf8));
                 match &inner {
@@ -272,7 +272,13 @@ impl<'a> Context<'a> {
                         cast_string_literal(inner, ty, &s)
                     }
                     Expr::Literal { value: ScalarValue::Null, .. } => Ok(cast(inner, ty)),
-                    _ if constant_text => Ok(cast(inner, ty)),
+                    _ if constant_text => {
+                        let value = gpusql_plan::eval::eval(&cast(inner, ty), &[]).map_err(|err| match err {
+                            Error::Execution(m) => Error::Plan(format!("{m}{}", position(e.span()))),
+                            other => other,
+                        })?;
+                        Ok(Expr::literal(value, ty))
+                    }
                     _ if from == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && from != DataType::Utf8 => {
                         Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
                     }
