@@ -49,7 +49,8 @@ impl FileWriter {
                     .build();
                 Inner::Parquet(parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).map_err(|e| fail(&e))?)
             }
-            // Timestamps as DuckDB writes them (space, not `T`; fraction only where not zero).
+            // Timestamps as DuckDB writes them: a space, not `T`; a fraction (of 3, 6 or 9
+            // digits, chrono's `%.f`) only where it is not zero.
             FileFormat::Csv => Inner::Csv(
                 arrow::csv::WriterBuilder::new()
                     .with_header(opts.header)
