@@ -275,7 +275,8 @@ fn error_flag(x: &Value) -> String {
     }
 }
 
-/// The prelude's name of an EXTRACT field of `ts_part`.
+/// The prelude's name of an EXTRACT field of `ts_part` (EPOCH, a DOUBLE, is computed
+/// inline and never passed to it).
 fn part_name(f: DateField) -> &'static str {
     match f {
         DateField::Year => "PART_YEAR",
