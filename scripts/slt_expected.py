@@ -12,12 +12,15 @@ which DuckDB does not read) are left as written. With `control substitution on`,
 
 Values are written as gpusql's .slt runner prints them (crates/cli/src/check.rs):
 NULL, (empty) for '', decimals at their scale, doubles rounded to 9 decimals with
-trailing zeros removed, dates YYYY-MM-DD, booleans true/false.
+trailing zeros removed, dates YYYY-MM-DD, timestamps YYYY-MM-DD HH:MM:SS with the
+fraction of a second only where it is not zero and without trailing zeros (DuckDB's own
+text), booleans true/false.
 
 Usage: python3 scripts/slt_expected.py [--data-dir DIR] [files...]
 Requires: pip install duckdb (tested with duckdb 2.0.0).
 """
 import argparse
+import datetime
 import decimal
 import os
 import subprocess
@@ -41,6 +44,9 @@ def fmt(v):
         return "0" if s == "-0" else s
     if isinstance(v, decimal.Decimal):
         return str(v)
+    if isinstance(v, datetime.datetime):
+        s = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+        return s + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
     s = str(v)
     return "(empty)" if s == "" else s
 

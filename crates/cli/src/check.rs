@@ -1,7 +1,7 @@
 //! Correctness suites: sqllogictest files and TPC-H answers produced by DuckDB. Run by
 //! `cargo test` on the CPU backend and by `gpusql check --backend gpu` on the device.
 
-use arrow::array::{Array, Float64Array};
+use arrow::array::{Array, Float64Array, TimestampMicrosecondArray};
 use arrow::datatypes::DataType as ArrowType;
 use arrow::record_batch::RecordBatch;
 use arrow::util::display::array_value_to_string;
@@ -222,6 +222,9 @@ pub fn slt_value(a: &dyn Array, r: usize) -> String {
     }
     if let Some(f) = a.as_any().downcast_ref::<Float64Array>() {
         return format_double(f.value(r));
+    }
+    if let Some(t) = a.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+        return gpusql_common::date::format_timestamp(t.value(r));
     }
     let s = array_value_to_string(a, r).unwrap_or_default();
     if s.is_empty() {

@@ -1,7 +1,9 @@
 //! Writes query results (Arrow record batches) as a table, CSV or newline-delimited JSON.
 //!
 //! Every value is rendered by Arrow's display code, so decimals come out exactly at their
-//! scale (`17.00`), dates as `YYYY-MM-DD` and doubles in shortest round-trip form.
+//! scale (`17.00`), dates as `YYYY-MM-DD` and doubles in shortest round-trip form; except
+//! timestamps, printed as DuckDB prints them (`2024-01-05 10:30:00`, a fraction of a second
+//! only where it is not zero: `10:30:00.5`).
 //!
 //! * `table`: a text table, NULL shown as `NULL`, numbers right-aligned, then `(N rows)`.
 //! * `csv`: RFC 4180 quoting (a field is quoted when it holds a comma, quote, CR or LF;
@@ -13,7 +15,7 @@
 //!   double and lose digits; dates and text are strings; NULL is `null`; booleans are
 //!   `true`/`false`. A repeated column name gets a `_2`, `_3`, … suffix so no key repeats.
 
-use arrow::array::{Array, ArrayRef};
+use arrow::array::{Array, ArrayRef, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType as ArrowType, Schema};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
@@ -81,6 +83,14 @@ fn formatters<'a>(batch: &'a RecordBatch, options: &FormatOptions<'a>) -> io::Re
     batch.columns().iter().map(|c| ArrayFormatter::try_new(c.as_ref(), options).map_err(arrow_err)).collect()
 }
 
+/// Text of a non-NULL value of `col` (through its formatter, or DuckDB's timestamp text).
+fn text(col: &ArrayRef, f: &ArrayFormatter<'_>, r: usize) -> String {
+    match col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+        Some(ts) => gpusql_common::date::format_timestamp(ts.value(r)),
+        None => f.value(r).to_string(),
+    }
+}
+
 fn is_numeric(t: &ArrowType) -> bool {
     t.is_numeric()
 }
@@ -94,7 +104,7 @@ fn write_table(out: &mut dyn Write, schema: &Schema, batches: &[RecordBatch]) ->
     for batch in batches {
         let fmts = formatters(batch, &options)?;
         for r in 0..batch.num_rows() {
-            table.add_row(fmts.iter().map(|f| f.value(r).to_string()));
+            table.add_row(batch.columns().iter().zip(&fmts).map(|(c, f)| if c.is_null(r) { "NULL".to_string() } else { text(c, f, r) }));
         }
         rows += batch.num_rows();
     }
@@ -134,7 +144,7 @@ fn write_csv(out: &mut dyn Write, schema: &Schema, batches: &[RecordBatch]) -> i
                 if col.is_null(r) {
                     continue;
                 }
-                let v = f.value(r).to_string();
+                let v = text(col, f, r);
                 if v.is_empty() {
                     line.push_str("\"\"");
                 } else {
@@ -170,7 +180,7 @@ fn json_value(col: &ArrayRef, f: &ArrayFormatter<'_>, r: usize) -> String {
     if col.is_null(r) {
         return "null".into();
     }
-    let text = f.value(r).to_string();
+    let text = text(col, f, r);
     match col.data_type() {
         t if t.is_integer() => text,
         ArrowType::Boolean => text,
@@ -226,6 +236,7 @@ mod tests {
             Field::new("f", ArrowType::Float64, true),
             Field::new("b", ArrowType::Boolean, true),
             Field::new("i", ArrowType::Int64, true),
+            Field::new("ts", ArrowType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None), true),
         ]);
         let cols: Vec<ArrayRef> = vec![
             Arc::new(Int64Array::from(vec![Some(1), None])),
@@ -235,6 +246,7 @@ mod tests {
             Arc::new(Float64Array::from(vec![Some(0.5), Some(f64::NAN)])),
             Arc::new(BooleanArray::from(vec![Some(true), None])),
             Arc::new(Int64Array::from(vec![Some(7), Some(8)])),
+            Arc::new(TimestampMicrosecondArray::from(vec![Some(1_704_450_600_500_000), None])),
         ];
         RecordBatch::try_new(Arc::new(schema), cols).unwrap()
     }
@@ -247,22 +259,25 @@ mod tests {
 
     #[test]
     fn csv() {
-        assert_eq!(render(Format::Csv), "i,d,s,dt,f,b,i\n1,17.00,\"a,\"\"b\"\"\",1995-01-01,0.5,true,7\n,-0.05,\"\",,NaN,,8\n");
+        assert_eq!(
+            render(Format::Csv),
+            "i,d,s,dt,f,b,i,ts\n1,17.00,\"a,\"\"b\"\"\",1995-01-01,0.5,true,7,2024-01-05 10:30:00.5\n,-0.05,\"\",,NaN,,8,\n"
+        );
     }
 
     #[test]
     fn json() {
         assert_eq!(
             render(Format::Json),
-            "{\"i\":1,\"d\":\"17.00\",\"s\":\"a,\\\"b\\\"\",\"dt\":\"1995-01-01\",\"f\":0.5,\"b\":true,\"i_2\":7}\n\
-             {\"i\":null,\"d\":\"-0.05\",\"s\":\"\",\"dt\":null,\"f\":\"NaN\",\"b\":null,\"i_2\":8}\n"
+            "{\"i\":1,\"d\":\"17.00\",\"s\":\"a,\\\"b\\\"\",\"dt\":\"1995-01-01\",\"f\":0.5,\"b\":true,\"i_2\":7,\"ts\":\"2024-01-05 10:30:00.5\"}\n\
+             {\"i\":null,\"d\":\"-0.05\",\"s\":\"\",\"dt\":null,\"f\":\"NaN\",\"b\":null,\"i_2\":8,\"ts\":null}\n"
         );
     }
 
     #[test]
     fn table() {
         let t = render(Format::Table);
-        assert!(t.contains("NULL") && t.contains("17.00") && t.contains("1995-01-01"), "{t}");
+        assert!(t.contains("NULL") && t.contains("17.00") && t.contains("1995-01-01") && t.contains("2024-01-05 10:30:00.5"), "{t}");
         assert!(t.ends_with("(2 rows)\n"));
     }
 }

@@ -5,7 +5,7 @@
 use crate::emit::Emitter;
 use crate::types::{c_literal, c_type, escape_c};
 use gpusql_common::{DataType, Error, Result, ScalarValue};
-use gpusql_plan::{BinaryOp, Expr, LikeItem};
+use gpusql_plan::{BinaryOp, DateField, Expr, LikeItem};
 
 #[derive(Debug, Clone)]
 pub struct Value {
@@ -117,7 +117,11 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         }
         Expr::Cast { expr, ty } => {
             let x = gen(expr, row, out)?;
-            let v = cast(&x.v, &expr.ty(), ty)?;
+            let v = if (expr.ty(), *ty) == (DataType::Date, DataType::Timestamp) {
+                format!("ts_from_date({}, {})", x.v, error_flag(&x))
+            } else {
+                cast(&x.v, &expr.ty(), ty)?
+            };
             let t = out.tmp("t");
             out.line(format!("const {} {t} = {v};", c_type(ty)));
             Ok(Value { v: t, null: x.null })
@@ -146,16 +150,45 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             ));
             Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
         }
-        Expr::Extract { field, expr } => {
+        Expr::Extract { field, expr } if expr.ty() == DataType::Date && field.is_day_field() => {
             let d = gen(expr, row, out)?;
             let which = match field {
-                gpusql_plan::DateField::Year => 0,
-                gpusql_plan::DateField::Month => 1,
-                gpusql_plan::DateField::Day => 2,
+                DateField::Year => 0,
+                DateField::Month => 1,
+                _ => 2,
             };
             let t = out.tmp("ex");
             out.line(format!("const int64_t {t} = date_part({}, {which});", d.v));
             Ok(Value { v: t, null: d.null })
+        }
+        Expr::Extract { field, expr } => {
+            let x = gen(expr, row, out)?;
+            // (The binder casts a DATE to TIMESTAMP for these fields; this covers others.)
+            let ts = if expr.ty() == DataType::Date { format!("ts_from_date({}, {})", x.v, error_flag(&x)) } else { x.v.clone() };
+            let t = out.tmp("ex");
+            match field {
+                // Seconds as DOUBLE: the microseconds divided once (as the CPU backend).
+                DateField::Epoch => out.line(format!("const double {t} = (double){ts} / 1000000.0;")),
+                f => out.line(format!("const int64_t {t} = ts_part({ts}, {});", part_name(*f))),
+            }
+            Ok(Value { v: t, null: x.null })
+        }
+        Expr::TimestampAdd { expr, months, days, micros } => {
+            let x = gen(expr, row, out)?;
+            let t = out.tmp("ts");
+            out.line(format!(
+                "const int64_t {t} = ts_add_interval({}, {months} /* months */, {days} /* days */, {} /* microseconds */, {});",
+                x.v,
+                crate::types::c_literal(&ScalarValue::Int64(*micros), &DataType::Int64),
+                error_flag(&x)
+            ));
+            Ok(Value { v: t, null: x.null })
+        }
+        Expr::DateTrunc { unit, expr } => {
+            let x = gen(expr, row, out)?;
+            let t = out.tmp("ts");
+            out.line(format!("const int64_t {t} = ts_trunc({}, TRUNC_{}, {});", x.v, unit.name().to_ascii_uppercase(), error_flag(&x)));
+            Ok(Value { v: t, null: x.null })
         }
         Expr::Substring { expr, start, len } => {
             let s = gen(expr, row, out)?;
@@ -232,6 +265,35 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
     }
 }
 
+/// The error flag a TIMESTAMP helper reports an out-of-range result to: none for a NULL
+/// value (its bits mean nothing; the CPU backend raises no error for NULL either).
+fn error_flag(x: &Value) -> String {
+    if x.is_never_null() {
+        "err".into()
+    } else {
+        format!("({} ? (int*)0 : err)", x.null)
+    }
+}
+
+/// The prelude's name of an EXTRACT field of `ts_part` (EPOCH, a DOUBLE, is computed
+/// inline and never passed to it).
+fn part_name(f: DateField) -> &'static str {
+    match f {
+        DateField::Year => "PART_YEAR",
+        DateField::Quarter => "PART_QUARTER",
+        DateField::Month => "PART_MONTH",
+        DateField::Day => "PART_DAY",
+        DateField::Hour => "PART_HOUR",
+        DateField::Minute => "PART_MINUTE",
+        DateField::Second => "PART_SECOND",
+        DateField::Millisecond => "PART_MILLISECOND",
+        DateField::Microsecond => "PART_MICROSECOND",
+        DateField::DayOfWeek => "PART_DOW",
+        DateField::DayOfYear => "PART_DOY",
+        DateField::Epoch => "PART_EPOCH",
+    }
+}
+
 fn pow10_literal(k: u8, c_ty: &str) -> String {
     let p = 10i128.pow(k as u32);
     if c_ty == "__int128" {
@@ -268,6 +330,9 @@ pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
         (Float64, Int32 | Int64) => format!("(({ct})llround({v}))"),
         (Float64, Decimal { scale, .. }) => format!("(({ct})llround({v} * {:?}))", 10f64.powi(*scale as i32)),
         (Int32 | Int64 | Date | Boolean, Int32 | Int64 | Date) => format!("(({ct}){v})"),
+        // The day, floored (before 1970 too). DATE -> TIMESTAMP can overflow: `gen` emits
+        // ts_from_date with the error flag.
+        (Timestamp, Date) => format!("ts_to_date({v})"),
         _ => return Err(Error::not_supported(format!("cast from {from} to {to} on the GPU"))),
     })
 }

@@ -11,6 +11,7 @@ typedef unsigned long long uint64_t;
 #define ERR_DIV_ZERO 1
 #define ERR_OVERFLOW 2
 #define ERR_GROUPS_FULL 3
+#define ERR_TIMESTAMP_RANGE 4
 
 // A string value: pointer into GPU-resident bytes (a column or a literal) and a length.
 // 16-byte aligned so MIN/MAX states can be swapped with one 16-byte atomicCAS. `pad_` is
@@ -208,6 +209,124 @@ __device__ int64_t date_part(int32_t days, int which) {
     const int64_t m = mp < 10 ? mp + 3 : mp - 9;
     const int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
     return which == 0 ? y : (which == 1 ? m : d);
+}
+
+// ---- TIMESTAMP helpers: int64 microseconds since 1970-01-01 00:00:00, no time zone. The
+// integer arithmetic of gpusql_common::date (the CPU backend), step for step. A result
+// outside int64 raises ERR_TIMESTAMP_RANGE where `err` is given (not for NULL values). ----
+#define US_PER_SECOND 1000000ll
+#define US_PER_MINUTE 60000000ll
+#define US_PER_HOUR 3600000000ll
+#define US_PER_DAY 86400000000ll
+
+// Floored division and its non-negative remainder (b > 0): 1969-12-31 23:00 is day -1.
+__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b) { const int64_t q = a / b; return (a % b < 0) ? q - 1 : q; }
+__device__ __forceinline__ int64_t floor_mod(int64_t a, int64_t b) { const int64_t r = a % b; return r < 0 ? r + b : r; }
+
+// Civil date (y, m, d) of days since 1970-01-01 (H. Hinnant's civil_from_days).
+__device__ void civil_from_days(int64_t z, int64_t* y, uint32_t* m, uint32_t* d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    *d = (uint32_t)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (uint32_t)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2 ? 1 : 0);
+}
+
+// days * US_PER_DAY + us, exactly (in 128 bits), if it fits in int64 (date::make_timestamp).
+__device__ int64_t ts_make(int64_t days, __int128 us, int* err) {
+    const __int128 v = (__int128)days * US_PER_DAY + us;
+    if (v > (__int128)0x7fffffffffffffffll || v < -(__int128)0x7fffffffffffffffll - 1) {
+        if (err) raise_error(err, ERR_TIMESTAMP_RANGE);
+        return 0;
+    }
+    return (int64_t)v;
+}
+
+// CAST(date AS TIMESTAMP): its midnight. CAST(ts AS DATE): its day.
+__device__ __forceinline__ int64_t ts_from_date(int32_t days, int* err) { return ts_make(days, 0, err); }
+__device__ __forceinline__ int32_t ts_to_date(int64_t us) { return (int32_t)floor_div(us, US_PER_DAY); }
+
+// ts + INTERVAL: the months move the date, clamping the day to the month's length and
+// keeping the time of day; then the days and microseconds are added (date::add_interval).
+__device__ int64_t ts_add_interval(int64_t us, int32_t months, int32_t days, int64_t micros, int* err) {
+    int64_t day = floor_div(us, US_PER_DAY);
+    const int64_t tod = floor_mod(us, US_PER_DAY);
+    if (months != 0) {
+        int64_t y; uint32_t m, d;
+        civil_from_days(day, &y, &m, &d);
+        const int64_t total = y * 12 + (m - 1) + months;
+        const int64_t ny = total >= 0 ? total / 12 : (total - 11) / 12;
+        const uint32_t nm = (uint32_t)(total - ny * 12) + 1;
+        const bool leap = (ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0;
+        const uint32_t dim[12] = {31, leap ? 29u : 28u, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        day = days_from_civil(ny, nm, d < dim[nm - 1] ? d : dim[nm - 1]);
+    }
+    return ts_make(day, (__int128)tod + (__int128)days * US_PER_DAY + micros, err);
+}
+
+// date_trunc units (date::TruncUnit); WEEK is ISO (back to Monday).
+#define TRUNC_YEAR 0
+#define TRUNC_QUARTER 1
+#define TRUNC_MONTH 2
+#define TRUNC_WEEK 3
+#define TRUNC_DAY 4
+#define TRUNC_HOUR 5
+#define TRUNC_MINUTE 6
+#define TRUNC_SECOND 7
+#define TRUNC_MILLISECOND 8
+#define TRUNC_MICROSECOND 9
+__device__ int64_t ts_trunc(int64_t us, int unit, int* err) {
+    if (unit >= TRUNC_HOUR) {
+        const int64_t step = unit == TRUNC_HOUR ? US_PER_HOUR : unit == TRUNC_MINUTE ? US_PER_MINUTE : unit == TRUNC_SECOND ? US_PER_SECOND : unit == TRUNC_MILLISECOND ? 1000ll : 1ll;
+        return ts_make(0, (__int128)us - floor_mod(us, step), err);
+    }
+    int64_t day = floor_div(us, US_PER_DAY);
+    if (unit == TRUNC_WEEK) {
+        day -= floor_mod(day + 3, 7);
+    } else if (unit != TRUNC_DAY) {
+        int64_t y; uint32_t m, d;
+        civil_from_days(day, &y, &m, &d);
+        day = days_from_civil(y, unit == TRUNC_YEAR ? 1u : unit == TRUNC_QUARTER ? (m - 1) / 3 * 3 + 1 : m, 1);
+    }
+    return ts_make(day, 0, err);
+}
+
+// EXTRACT fields (date::timestamp_part); EPOCH is a DOUBLE, computed inline.
+#define PART_YEAR 0
+#define PART_QUARTER 1
+#define PART_MONTH 2
+#define PART_DAY 3
+#define PART_HOUR 4
+#define PART_MINUTE 5
+#define PART_SECOND 6
+#define PART_MILLISECOND 7
+#define PART_MICROSECOND 8
+#define PART_DOW 9
+#define PART_DOY 10
+__device__ int64_t ts_part(int64_t us, int field) {
+    const int64_t day = floor_div(us, US_PER_DAY), t = floor_mod(us, US_PER_DAY);
+    switch (field) {
+        case PART_HOUR: return t / US_PER_HOUR;
+        case PART_MINUTE: return t / US_PER_MINUTE % 60;
+        case PART_SECOND: return t / US_PER_SECOND % 60;
+        case PART_MILLISECOND: return t % US_PER_MINUTE / 1000;
+        case PART_MICROSECOND: return t % US_PER_MINUTE;
+        case PART_DOW: return floor_mod(day + 4, 7);  // 0 = Sunday; 1970-01-01 was a Thursday
+        default: break;
+    }
+    int64_t y; uint32_t m, d;
+    civil_from_days(day, &y, &m, &d);
+    switch (field) {
+        case PART_YEAR: return y;
+        case PART_QUARTER: return (m - 1) / 3 + 1;
+        case PART_MONTH: return m;
+        case PART_DAY: return d;
+        default: return day - days_from_civil(y, 1, 1) + 1;  // PART_DOY
+    }
 }
 
 // SUBSTRING in characters (UTF-8: continuation bytes 10xxxxxx do not start a character);

@@ -7,7 +7,7 @@ pub fn c_type(ty: &DataType) -> &'static str {
     match ty {
         DataType::Boolean => "bool",
         DataType::Int32 | DataType::Date => "int32_t",
-        DataType::Int64 => "int64_t",
+        DataType::Int64 | DataType::Timestamp => "int64_t",
         DataType::Float64 => "double",
         DataType::Decimal { precision, .. } if *precision <= 18 => "int64_t",
         DataType::Decimal { .. } => "__int128",
@@ -26,7 +26,7 @@ pub fn c_literal(v: &ScalarValue, ty: &DataType) -> String {
         ScalarValue::Boolean(b) => b.to_string(),
         ScalarValue::Int32(x) => format!("((int32_t){x})"),
         ScalarValue::Date(x) => format!("((int32_t){x})"),
-        ScalarValue::Int64(x) => i64_literal(*x),
+        ScalarValue::Int64(x) | ScalarValue::Timestamp(x) => i64_literal(*x),
         ScalarValue::Float64(f) => {
             if f.is_finite() {
                 format!("{f:?}")

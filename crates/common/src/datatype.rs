@@ -3,7 +3,9 @@
 use std::fmt;
 
 /// The SQL types of the engine. DECIMAL is a scaled integer (i64 on the GPU when the
-/// precision is at most 18, i128 otherwise); DATE is days since 1970-01-01 as i32.
+/// precision is at most 18, i128 otherwise); DATE is days since 1970-01-01 as i32;
+/// TIMESTAMP is microseconds since 1970-01-01 00:00:00 as i64, without a time zone
+/// (DuckDB's TIMESTAMP).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DataType {
     Boolean,
@@ -12,6 +14,7 @@ pub enum DataType {
     Float64,
     Decimal { precision: u8, scale: u8 },
     Date,
+    Timestamp,
     Utf8,
 }
 
@@ -52,7 +55,7 @@ impl DataType {
         match self {
             DataType::Boolean => 1,
             DataType::Int32 | DataType::Date | DataType::Utf8 => 4,
-            DataType::Int64 | DataType::Float64 => 8,
+            DataType::Int64 | DataType::Float64 | DataType::Timestamp => 8,
             DataType::Decimal { precision, .. } => {
                 if *precision <= 18 {
                     8
@@ -72,6 +75,7 @@ impl DataType {
             DataType::Float64 => A::Float64,
             DataType::Decimal { precision, scale } => A::Decimal128(*precision, *scale as i8),
             DataType::Date => A::Date32,
+            DataType::Timestamp => A::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None),
             DataType::Utf8 => A::Utf8,
         }
     }
@@ -85,6 +89,9 @@ impl DataType {
             A::Float32 | A::Float64 => DataType::Float64,
             A::Decimal128(p, s) if *s >= 0 => DataType::decimal(*p, *s as u8),
             A::Date32 => DataType::Date,
+            // Any unit (normalize_array casts the values to microseconds); a timestamp with a
+            // time zone is another type, not read.
+            A::Timestamp(_, None) => DataType::Timestamp,
             A::Utf8 | A::LargeUtf8 | A::Utf8View => DataType::Utf8,
             _ => return None,
         })
@@ -100,6 +107,7 @@ impl fmt::Display for DataType {
             DataType::Float64 => write!(f, "DOUBLE"),
             DataType::Decimal { precision, scale } => write!(f, "DECIMAL({precision},{scale})"),
             DataType::Date => write!(f, "DATE"),
+            DataType::Timestamp => write!(f, "TIMESTAMP"),
             DataType::Utf8 => write!(f, "VARCHAR"),
         }
     }

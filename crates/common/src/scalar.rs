@@ -1,6 +1,6 @@
 //! Scalar values: literals in plans and the values of the CPU reference backend.
 
-use crate::date::format_date;
+use crate::date::{format_date, format_timestamp};
 use crate::DataType;
 use std::cmp::Ordering;
 use std::fmt;
@@ -16,6 +16,8 @@ pub enum ScalarValue {
     Float64(f64),
     Decimal(i128),
     Date(i32),
+    /// Microseconds since 1970-01-01 00:00:00.
+    Timestamp(i64),
     Utf8(String),
 }
 
@@ -24,13 +26,14 @@ impl ScalarValue {
         matches!(self, ScalarValue::Null)
     }
 
-    /// Integer view of integer-like values (ints, dates, decimals' unscaled value).
+    /// Integer view of integer-like values (ints, dates, timestamps, decimals' unscaled value).
     pub fn as_i128(&self) -> Option<i128> {
         match self {
             ScalarValue::Int32(v) => Some(*v as i128),
             ScalarValue::Int64(v) => Some(*v as i128),
             ScalarValue::Decimal(v) => Some(*v),
             ScalarValue::Date(v) => Some(*v as i128),
+            ScalarValue::Timestamp(v) => Some(*v as i128),
             ScalarValue::Boolean(b) => Some(*b as i128),
             _ => None,
         }
@@ -69,6 +72,7 @@ impl ScalarValue {
             ScalarValue::Float64(v) => v.to_string(),
             ScalarValue::Decimal(v) => format_decimal(*v, ty.scale()),
             ScalarValue::Date(d) => format_date(*d as i64),
+            ScalarValue::Timestamp(t) => format_timestamp(*t),
             ScalarValue::Utf8(s) => s.clone(),
         }
     }

@@ -2,7 +2,7 @@
 //! runs it for every row and the optimizer uses it to fold constants; the CUDA code
 //! generator emits the same rules.
 
-use crate::expr::{BinaryOp, Expr};
+use crate::expr::{BinaryOp, DateField, Expr};
 use gpusql_common::{date, DataType, Error, Result, ScalarValue};
 use std::cmp::Ordering;
 
@@ -58,8 +58,33 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
             }
         }
         (DataType::Boolean, DataType::Int32 | DataType::Int64) => int_out(v.as_i128().unwrap_or(0), to)?,
+        // Midnight of the date; the day of a timestamp (floored: before 1970 too).
+        (DataType::Date, DataType::Timestamp) => S::Timestamp(date::timestamp_from_date(v.as_i128().unwrap_or(0) as i64).ok_or_else(|| overflow("TIMESTAMP"))?),
+        (DataType::Timestamp, DataType::Date) => {
+            let (day, _) = date::split_timestamp(v.as_i128().unwrap_or(0) as i64);
+            S::Date(i32::try_from(day).map_err(|_| overflow("DATE"))?)
+        }
+        // Text (constant expressions only: the binder refuses these casts of columns).
+        (DataType::Date | DataType::Timestamp, DataType::Utf8) => S::Utf8(v.display(from)),
+        (DataType::Utf8, DataType::Date | DataType::Timestamp) => {
+            let S::Utf8(text) = &v else { return Err(bad_cast(from, to)) };
+            parse_datetime(text, to).map_err(Error::Execution)?
+        }
         _ => return Err(bad_cast(from, to)),
     })
+}
+
+/// A DATE or TIMESTAMP value from its text; the error says what was expected.
+pub fn parse_datetime(text: &str, ty: &DataType) -> std::result::Result<ScalarValue, String> {
+    match ty {
+        DataType::Date => date::parse_date(text)
+            .and_then(|d| i32::try_from(d).ok())
+            .map(ScalarValue::Date)
+            .ok_or_else(|| format!("invalid DATE '{text}' (expected YYYY-MM-DD)")),
+        _ => date::parse_timestamp(text)
+            .map(ScalarValue::Timestamp)
+            .ok_or_else(|| format!("invalid TIMESTAMP '{text}' (expected YYYY-MM-DD[ HH:MM[:SS[.ffffff]]], no time zone)")),
+    }
 }
 
 fn bad_cast(from: &DataType, to: &DataType) -> Error {
@@ -171,14 +196,24 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             }
         }
         Expr::Extract { field, expr } => match eval(expr, row)? {
-            S::Date(d) => {
+            S::Date(d) if field.is_day_field() => {
                 let (y, m, day) = date::civil_from_days(d as i64);
                 S::Int64(match field {
-                    crate::expr::DateField::Year => y,
-                    crate::expr::DateField::Month => m as i64,
-                    crate::expr::DateField::Day => day as i64,
+                    DateField::Year => y,
+                    DateField::Month => m as i64,
+                    _ => day as i64,
                 })
             }
+            S::Date(d) => extract_timestamp(*field, date::timestamp_from_date(d as i64).ok_or_else(|| overflow("TIMESTAMP"))?),
+            S::Timestamp(t) => extract_timestamp(*field, t),
+            _ => S::Null,
+        },
+        Expr::TimestampAdd { expr, months, days, micros } => match eval(expr, row)? {
+            S::Timestamp(t) => S::Timestamp(date::add_interval(t, *months, *days, *micros).ok_or_else(|| overflow("TIMESTAMP"))?),
+            _ => S::Null,
+        },
+        Expr::DateTrunc { unit, expr } => match eval(expr, row)? {
+            S::Timestamp(t) => S::Timestamp(date::trunc_timestamp(*unit, t).ok_or_else(|| overflow("TIMESTAMP"))?),
             _ => S::Null,
         },
         Expr::Substring { expr, start, len } => match eval(expr, row)? {
@@ -209,6 +244,13 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             _ => S::Null,
         },
     })
+}
+
+fn extract_timestamp(field: DateField, t: i64) -> ScalarValue {
+    match field {
+        DateField::Epoch => ScalarValue::Float64(date::epoch_seconds(t)),
+        f => ScalarValue::Int64(date::timestamp_part(f, t)),
+    }
 }
 
 fn arith(op: BinaryOp, l: &ScalarValue, r: &ScalarValue, ty: &DataType) -> Result<ScalarValue> {

@@ -2,6 +2,7 @@
 //! node knows its result type. The binder inserts explicit casts, so operators see operands
 //! of one type (decimals at a common scale) and both backends stay simple.
 
+pub use gpusql_common::date::{DateField, TruncUnit};
 use gpusql_common::{DataType, ScalarValue};
 use std::fmt;
 
@@ -67,9 +68,17 @@ pub enum Expr {
     InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
     /// DATE plus an interval of months and days (either may be negative).
     DateAdd { date: Box<Expr>, months: i32, days: i32 },
+    /// TIMESTAMP plus an interval of months, days and microseconds (each may be negative;
+    /// `date::add_interval`); an error outside the TIMESTAMP range.
+    TimestampAdd { expr: Box<Expr>, months: i32, days: i32, micros: i64 },
+    /// date_trunc(unit, TIMESTAMP) as TIMESTAMP (a DATE argument is cast to TIMESTAMP by the
+    /// binder, as DuckDB's result is a TIMESTAMP too).
+    DateTrunc { unit: TruncUnit, expr: Box<Expr> },
     /// `expr [NOT] LIKE pattern`: the pattern compiled to bytes and wildcards.
     Like { expr: Box<Expr>, pattern: LikePattern, negated: bool },
-    /// EXTRACT(field FROM date) as BIGINT.
+    /// EXTRACT(field FROM date or timestamp) as BIGINT (epoch: DOUBLE). A DATE operand
+    /// only with the fields of the day (`DateField::is_day_field`); the binder casts it to
+    /// TIMESTAMP for the others.
     Extract { field: DateField, expr: Box<Expr> },
     /// SUBSTRING(expr FROM start [FOR len]): 1-based, in characters (PostgreSQL rules for
     /// starts below 1).
@@ -89,13 +98,6 @@ pub fn round_double(x: f64, digits: i32) -> f64 {
     let v = x * m;
     let r = if v >= 0.0 { (v + 0.5).floor() } else { (v - 0.5).ceil() };
     r / m
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DateField {
-    Year,
-    Month,
-    Day,
 }
 
 /// Character range [from, to) of SUBSTRING(… FROM start FOR len) in a string of `chars`
@@ -183,11 +185,13 @@ impl Expr {
         match self {
             Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
             Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::Like { .. } => DataType::Boolean,
+            Expr::Extract { field: DateField::Epoch, .. } => DataType::Float64,
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,
             Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) => e.ty(),
             Expr::DateAdd { .. } => DataType::Date,
+            Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => DataType::Timestamp,
         }
     }
 
@@ -210,6 +214,7 @@ impl Expr {
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
             Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) | Expr::RoundDouble { expr, .. } => vec![expr],
+            Expr::TimestampAdd { expr, .. } | Expr::DateTrunc { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
                 let mut v: Vec<&Expr> = branches.iter().flat_map(|(w, t)| [w, t]).collect();
@@ -232,6 +237,8 @@ impl Expr {
             Expr::IsNull { expr, negated } => Expr::IsNull { expr: t(expr), negated },
             Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
             Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
+            Expr::TimestampAdd { expr, months, days, micros } => Expr::TimestampAdd { expr: t(expr), months, days, micros },
+            Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: t(expr) },
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
             Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
@@ -301,6 +308,7 @@ impl fmt::Display for Expr {
                 ScalarValue::Null => write!(f, "NULL"),
                 ScalarValue::Utf8(_) => write!(f, "{value}"),
                 ScalarValue::Date(_) => write!(f, "DATE '{}'", value.display(ty)),
+                ScalarValue::Timestamp(_) => write!(f, "TIMESTAMP '{}'", value.display(ty)),
                 v => write!(f, "{}", v.display(ty)),
             },
             Expr::Binary { op, left, right, .. } => write!(f, "({left} {} {right})", op.symbol()),
@@ -309,6 +317,8 @@ impl fmt::Display for Expr {
             Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
             Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
+            Expr::TimestampAdd { expr, months, days, micros } => write!(f, "({expr} + {months} months {days} days {micros} us)"),
+            Expr::DateTrunc { unit, expr } => write!(f, "date_trunc('{}', {expr})", unit.name()),
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {expr})"),
             Expr::Length(expr) => write!(f, "LENGTH({expr})"),
             Expr::RoundDouble { expr, digits } => write!(f, "ROUND({expr}, {digits})"),

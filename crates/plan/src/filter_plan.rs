@@ -142,11 +142,17 @@ fn touches_strings(e: &Expr, schema: &Schema) -> bool {
     matches!(e, Expr::Like { .. }) || cols.iter().any(|c| schema.fields.get(*c).is_some_and(|f| f.ty == DataType::Utf8))
 }
 
-/// Whether evaluating `e` can raise an error (division by zero).
+/// Whether evaluating `e` can raise an error (division by zero, a TIMESTAMP out of range).
 fn can_raise_error(e: &Expr) -> bool {
     let mut found = false;
     e.clone().transform(&mut |x| {
-        if matches!(x, Expr::Binary { op: BinaryOp::Div | BinaryOp::Mod, .. }) {
+        let timestamp_range = match &x {
+            Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => true,
+            Expr::Cast { expr, ty: DataType::Timestamp } => expr.ty() != DataType::Timestamp,
+            Expr::Extract { field, expr } => expr.ty() == DataType::Date && !field.is_day_field(),
+            _ => false,
+        };
+        if timestamp_range || matches!(x, Expr::Binary { op: BinaryOp::Div | BinaryOp::Mod, .. }) {
             found = true;
         }
         x

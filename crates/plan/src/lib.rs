@@ -12,7 +12,7 @@ pub mod planner;
 pub mod replicated;
 pub mod selectivity;
 
-pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
+pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern, TruncUnit};
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
 pub use dictionary::encode_string_columns;
 pub use physical::{AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};

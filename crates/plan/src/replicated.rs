@@ -70,7 +70,7 @@ fn state_bytes(s: &AggState) -> Option<usize> {
         (StateFunc::Count, _) => 4,
         (StateFunc::Sum, _) if matches!(arg, Some(DataType::Int32)) => 8,
         (_, DataType::Int32 | DataType::Date) => 4,
-        (_, DataType::Int64 | DataType::Float64) => 8,
+        (_, DataType::Int64 | DataType::Float64 | DataType::Timestamp) => 8,
         (_, DataType::Decimal { precision, .. }) => {
             if precision <= 18 {
                 8

@@ -170,6 +170,7 @@ impl<'a> Context<'a> {
                 };
                 match &ts.data_type {
                     ast::DataType::Date => literal::date_literal(&text),
+                    ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => literal::timestamp_literal(&text),
                     other => {
                         let ty = sql_type(other)?;
                         let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
@@ -258,21 +259,39 @@ impl<'a> Context<'a> {
                 }
                 let ty = sql_type(data_type)?;
                 let inner = self.bind(expr)?;
+                let from = inner.ty();
+                let mut cols = vec![];
+                inner.columns(&mut cols);
+                // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
+                // strings from dates, parses none; constant folding leaves CASE branches).
+                let constant_text = cols.is_empty()
+                    && matches!((from, ty), (DataType::Utf8, DataType::Date | DataType::Timestamp) | (DataType::Date | DataType::Timestamp, DataType::Utf8));
                 match &inner {
                     Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
                         let s = s.clone();
                         cast_string_literal(inner, ty, &s)
                     }
-                    _ if inner.ty() == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && inner.ty() != DataType::Utf8 => {
-                        Err(Error::not_supported(format!("CAST from {} to {ty}{}", inner.ty(), position(e.span()))))
+                    Expr::Literal { value: ScalarValue::Null, .. } => Ok(cast(inner, ty)),
+                    _ if constant_text => {
+                        let value = gpusql_plan::eval::eval(&cast(inner, ty), &[]).map_err(|err| match err {
+                            Error::Execution(m) => Error::Plan(format!("{m}{}", position(e.span()))),
+                            other => other,
+                        })?;
+                        Ok(Expr::literal(value, ty))
                     }
-                    _ if inner.ty() == DataType::Date && ty != DataType::Date => {
-                        Err(Error::not_supported(format!("CAST from DATE to {ty}{}", position(e.span()))))
+                    _ if from == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && from != DataType::Utf8 => {
+                        Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
                     }
+                    // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
+                    _ if matches!((from, ty), (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)) => Ok(cast(inner, ty)),
+                    _ if from != ty && matches!(from, DataType::Date | DataType::Timestamp) => {
+                        Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
+                    }
+                    _ if from != ty && ty == DataType::Timestamp => Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span())))),
                     _ => Ok(cast(inner, ty)),
                 }
             }
-            A::Interval(_) => Err(Error::plan(format!("an interval can only be added to or subtracted from a DATE{}", position(e.span())))),
+            A::Interval(_) => Err(Error::plan(format!("an interval can only be added to or subtracted from a DATE or TIMESTAMP{}", position(e.span())))),
             A::Function(f) => {
                 if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
                     return self.bind(&rewritten?);
@@ -281,6 +300,18 @@ impl<'a> Context<'a> {
                     let (x, digits) = args?;
                     let v = self.bind(x)?;
                     return crate::functions::bind_round(v, digits, e);
+                }
+                if let Some(args) = crate::functions::date_trunc_arguments(f) {
+                    let (unit, x) = args?;
+                    return self.bind_date_trunc(unit, x, e);
+                }
+                if let Some(args) = crate::functions::date_part_arguments(f) {
+                    let (field, x) = args?;
+                    let field = match self.bind(field)? {
+                        Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+                        _ => return Err(Error::not_supported(format!("date_part with a field that is not a string literal{}", position(e.span())))),
+                    };
+                    return self.bind_extract(&field, x, e);
                 }
                 if let Some(arg) = crate::functions::length_argument(f) {
                     let s = self.bind(arg?)?;
@@ -319,17 +350,12 @@ impl<'a> Context<'a> {
                 Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated: *negated })
             }
             A::Extract { field, expr, .. } => {
-                let d = self.bind(expr)?;
-                if d.ty() != DataType::Date {
-                    return Err(Error::plan(format!("EXTRACT needs a DATE, got {}{}", d.ty(), position(e.span()))));
-                }
-                let field = match field {
-                    ast::DateTimeField::Year | ast::DateTimeField::Years => gpusql_plan::DateField::Year,
-                    ast::DateTimeField::Month | ast::DateTimeField::Months => gpusql_plan::DateField::Month,
-                    ast::DateTimeField::Day | ast::DateTimeField::Days => gpusql_plan::DateField::Day,
-                    other => return Err(Error::not_supported(format!("EXTRACT({other}){}", position(e.span())))),
+                let name = match field {
+                    // EXTRACT('year' FROM …)
+                    ast::DateTimeField::Custom(id) => id.value.clone(),
+                    other => other.to_string(),
                 };
-                Ok(Expr::Extract { field, expr: Box::new(d) })
+                self.bind_extract(&name, expr, e)
             }
             A::Substring { expr, substring_from, substring_for, .. } => {
                 let s = self.bind(expr)?;
@@ -360,21 +386,64 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// EXTRACT(field FROM x), date_part('field', x) and year(x), hour(x), …: BIGINT fields
+    /// of a DATE or TIMESTAMP (epoch: DOUBLE). A DATE keeps its day-number path for year,
+    /// month and day; for the other fields it is seen as its midnight (DuckDB: hour 0).
+    fn bind_extract(&self, field_name: &str, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+        let at = position(whole.span());
+        let field = gpusql_plan::DateField::parse(field_name).ok_or_else(|| Error::not_supported(format!("EXTRACT({field_name}){at}")))?;
+        let v = self.bind(x)?;
+        let v = match v.ty() {
+            _ if matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) => cast(v, DataType::Timestamp),
+            DataType::Date if field.is_day_field() => v,
+            DataType::Date | DataType::Timestamp => cast(v, DataType::Timestamp),
+            t => return Err(Error::plan(format!("EXTRACT needs a DATE or TIMESTAMP, got {t}{at}"))),
+        };
+        Ok(Expr::Extract { field, expr: Box::new(v) })
+    }
+
+    /// date_trunc('unit', x): a TIMESTAMP (of a DATE too, as in DuckDB).
+    fn bind_date_trunc(&self, unit: &ast::Expr, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+        let at = position(whole.span());
+        let v = self.bind(x)?;
+        let v = match v.ty() {
+            _ if matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) => cast(v, DataType::Timestamp),
+            DataType::Date | DataType::Timestamp => cast(v, DataType::Timestamp),
+            t => return Err(Error::plan(format!("date_trunc needs a DATE or TIMESTAMP, got {t}{at}"))),
+        };
+        let unit = match self.bind(unit)? {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+            Expr::Literal { value: ScalarValue::Null, .. } => return Ok(Expr::literal(ScalarValue::Null, DataType::Timestamp)),
+            _ => return Err(Error::not_supported(format!("date_trunc with a unit that is not a string literal{at}"))),
+        };
+        let unit = gpusql_plan::TruncUnit::parse(&unit).ok_or_else(|| {
+            Error::plan(format!(
+                "date_trunc: unknown unit '{unit}' (year, quarter, month, week, day, hour, minute, second, millisecond, microsecond){at}"
+            ))
+        })?;
+        Ok(Expr::DateTrunc { unit, expr: Box::new(v) })
+    }
+
     fn bind_binary(&self, left: &ast::Expr, op: &BinaryOperator, right: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
-        // date ± interval
-        if let (BinaryOperator::Plus | BinaryOperator::Minus, ast::Expr::Interval(iv)) = (op, right) {
-            let d = self.bind(left)?;
-            if d.ty() != DataType::Date {
-                return Err(Error::plan(format!("interval arithmetic needs a DATE, got {}{}", d.ty(), position(whole.span()))));
-            }
-            let (m, days) = literal::interval(iv)?;
-            let sign = if *op == BinaryOperator::Minus { -1 } else { 1 };
-            return Ok(Expr::DateAdd { date: Box::new(d), months: sign * m, days: sign * days });
-        }
-        if let (BinaryOperator::Plus, ast::Expr::Interval(iv)) = (op, left) {
-            let d = self.bind(right)?;
-            let (m, days) = literal::interval(iv)?;
-            return Ok(Expr::DateAdd { date: Box::new(d), months: m, days });
+        // date / timestamp ± interval, interval + date / timestamp
+        let with_interval = match (op, left, right) {
+            (BinaryOperator::Plus | BinaryOperator::Minus, x, ast::Expr::Interval(iv)) => Some((x, iv)),
+            (BinaryOperator::Plus, ast::Expr::Interval(iv), x) => Some((x, iv)),
+            _ => None,
+        };
+        if let Some((x, iv)) = with_interval {
+            let v = self.bind(x)?;
+            let iv = literal::interval(iv).map_err(|e| with_position(e, whole))?;
+            let iv = if *op == BinaryOperator::Minus { iv.negate()? } else { iv };
+            return match v.ty() {
+                // Whole days and months keep a DATE a DATE (DuckDB: TIMESTAMP); a time part
+                // makes it a TIMESTAMP.
+                DataType::Date if iv.micros == 0 => Ok(Expr::DateAdd { date: Box::new(v), months: iv.months, days: iv.days }),
+                DataType::Date | DataType::Timestamp => {
+                    Ok(Expr::TimestampAdd { expr: Box::new(cast(v, DataType::Timestamp)), months: iv.months, days: iv.days, micros: iv.micros })
+                }
+                t => Err(Error::plan(format!("interval arithmetic needs a DATE or TIMESTAMP, got {t}{}", position(whole.span())))),
+            };
         }
         let l = self.bind(left)?;
         let r = self.bind(right)?;
@@ -435,6 +504,11 @@ impl<'a> Context<'a> {
             None => arg.map(|x| self.bind(x)).transpose()?,
         };
         let arg_ty = arg.as_ref().map(|a| a.ty());
+        if func == AggFunc::Avg && arg_ty == Some(DataType::Timestamp) {
+            // DuckDB averages timestamps; here AVG is SUM / COUNT, and a SUM of timestamps
+            // is not a value of any type.
+            return Err(Error::not_supported(format!("avg of TIMESTAMP{at}")));
+        }
         let ty = AggExpr::result_type(func, arg_ty.as_ref())
             .ok_or_else(|| Error::plan(format!("{name} is not defined for {}{at}", arg_ty.map_or("*".into(), |t| t.to_string()))))?;
         if distinct && arg.is_none() {
@@ -462,7 +536,7 @@ fn expect_bool(e: &Expr, what: &str) -> Result<()> {
 fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result<Expr> {
     match ty {
         DataType::Utf8 => Ok(lit),
-        DataType::Date => literal::date_literal(text),
+        DataType::Date | DataType::Timestamp => literal::datetime_literal(text, ty),
         DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
             "true" | "t" | "1" => Ok(Expr::literal(ScalarValue::Boolean(true), ty)),
             "false" | "f" | "0" => Ok(Expr::literal(ScalarValue::Boolean(false), ty)),
@@ -494,6 +568,7 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
             DataType::decimal(p as u8, s as u8)
         }
         T::Date => DataType::Date,
+        T::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) | T::TimestampNtz(None) | T::Datetime(None) => DataType::Timestamp,
         T::Boolean | T::Bool => DataType::Boolean,
         T::Varchar(_) | T::Char(_) | T::Character(_) | T::CharVarying(_) | T::CharacterVarying(_) | T::Text | T::String(_) | T::Nvarchar(_) => {
             DataType::Utf8

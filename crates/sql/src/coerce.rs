@@ -28,6 +28,8 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     Some(match (a, b) {
         (Float64, t) | (t, Float64) if t.is_numeric() => Float64,
         (Int32, Int64) | (Int64, Int32) => Int64,
+        // A DATE next to a TIMESTAMP is its midnight (DuckDB).
+        (Date, Timestamp) | (Timestamp, Date) => Timestamp,
         (Decimal { .. }, _) | (_, Decimal { .. }) => {
             let (p1, s1) = a.as_decimal()?;
             let (p2, s2) = b.as_decimal()?;
@@ -39,7 +41,14 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     })
 }
 
-/// Brings two operands to a common type; a string literal next to a DATE becomes a DATE.
+/// Whether a value of type `from` may be stored in a column of type `to` (INSERT): the
+/// same type, numbers, or a DATE into a TIMESTAMP (its midnight).
+pub fn assignable(from: &DataType, to: &DataType) -> bool {
+    from == to || (from.is_numeric() && to.is_numeric()) || (*from == DataType::Date && *to == DataType::Timestamp)
+}
+
+/// Brings two operands to a common type; a string literal next to a DATE or TIMESTAMP
+/// becomes one.
 pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
     let l = string_to_date(l, &r)?;
     let r = string_to_date(r, &l)?;
@@ -59,9 +68,10 @@ pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
 fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
     match (&e, other.ty()) {
         (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Date) => {
-            let d = date::parse_date(s.as_str()).ok_or_else(|| Error::plan(format!("invalid date '{s}'")))?;
-            Ok(Expr::literal(ScalarValue::Date(d as i32), DataType::Date))
+            let d = date::parse_date(s.as_str()).and_then(|d| i32::try_from(d).ok()).ok_or_else(|| Error::plan(format!("invalid date '{s}'")))?;
+            Ok(Expr::literal(ScalarValue::Date(d), DataType::Date))
         }
+        (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Timestamp) => crate::literal::timestamp_literal(s),
         _ => Ok(e),
     }
 }
@@ -97,6 +107,10 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
             return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(neg));
         }
         (BinaryOp::Sub, Date, Date) => return Ok(bin(op, cast(l, Int64), cast(r, Int64), Int64)),
+        // DuckDB: an INTERVAL, a type this engine does not have.
+        (BinaryOp::Sub, Timestamp, Timestamp | Date) | (BinaryOp::Sub, Date, Timestamp) => {
+            return Err(Error::not_supported(format!("{lt} - {rt} (an INTERVAL)")));
+        }
         _ => {}
     }
     if !lt.is_numeric() && !is_null_literal(&l) || !rt.is_numeric() && !is_null_literal(&r) {

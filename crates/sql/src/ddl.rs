@@ -153,10 +153,10 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
         for (v, &t) in row.iter().zip(&targets) {
             let field = &info.schema.fields[t];
             let bound = ctx.bind(v)?;
-            let value = if let (ScalarValue::Utf8(s), DataType::Date) = (literal_value(&bound), field.ty) {
-                crate::literal::date_literal(&s).map(|e| literal_value(&e))?
+            let value = if let (ScalarValue::Utf8(s), DataType::Date | DataType::Timestamp) = (literal_value(&bound), field.ty) {
+                crate::literal::datetime_literal(&s, field.ty).map(|e| literal_value(&e))?
             } else {
-                if bound.ty() != field.ty && !(bound.ty().is_numeric() && field.ty.is_numeric()) && !matches!(literal_value(&bound), ScalarValue::Null) {
+                if !crate::coerce::assignable(&bound.ty(), &field.ty) && !matches!(literal_value(&bound), ScalarValue::Null) {
                     return Err(Error::plan(format!("cannot insert {} into column {} of type {}", bound.ty(), field.name, field.ty)));
                 }
                 eval(&cast(bound, field.ty), &[])?
@@ -184,7 +184,7 @@ fn bind_insert_query(source: &ast::Query, table: &str, schema: &Schema, targets:
         match targets.iter().position(|&t| t == i) {
             Some(j) => {
                 let src = &out.fields[j];
-                if src.ty != field.ty && !(src.ty.is_numeric() && field.ty.is_numeric()) {
+                if !crate::coerce::assignable(&src.ty, &field.ty) {
                     return Err(Error::plan(format!("cannot insert {} into column {} of type {}", src.ty, field.name, field.ty)));
                 }
                 // (A NULL into a NOT NULL column is an error when the rows are stored.)

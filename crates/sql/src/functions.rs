@@ -1,8 +1,8 @@
 //! Scalar functions defined by other expressions, bound by rewriting the call:
 //! COALESCE(a, b, …) = CASE WHEN a IS NOT NULL THEN a … ELSE last END, NULLIF(a, b) = CASE
 //! WHEN a = b THEN NULL ELSE a END, ABS(x) = CASE WHEN x < 0 THEN -x ELSE x END, and
-//! YEAR / MONTH / DAY(d) = EXTRACT(… FROM d). LENGTH and ROUND are bound in bind_expr with
-//! the helpers below. Aggregates with FILTER (WHERE c) aggregate
+//! YEAR / QUARTER / MONTH / DAY / HOUR / MINUTE / SECOND / … (d) = EXTRACT(… FROM d).
+//! LENGTH, ROUND, date_trunc and date_part are bound in bind_expr with the helpers below. Aggregates with FILTER (WHERE c) aggregate
 //! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
 
 use crate::bind_expr::position;
@@ -36,7 +36,8 @@ fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
 /// The rewritten call, or None where `f` is not one of these functions.
 pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     let name = f.name.to_string().to_ascii_lowercase();
-    if !matches!(name.as_str(), "coalesce" | "nullif" | "abs" | "year" | "month" | "day") {
+    let field = date_function_field(&name);
+    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif" | "abs") {
         return None;
     }
     let at = position(f.span());
@@ -50,11 +51,53 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
         }
         ("nullif", [x, y]) => format!("CASE WHEN ({x}) = ({y}) THEN NULL ELSE ({x}) END"),
         ("abs", [x]) => format!("CASE WHEN ({x}) < 0 THEN -({x}) ELSE ({x}) END"),
-        ("year" | "month" | "day", [d]) => format!("EXTRACT({} FROM ({d}))", name.to_ascii_uppercase()),
+        (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
         ("nullif", _) => return wrong("two arguments"),
         _ => return wrong("one argument"),
     };
     Some(parse_expr(&sql, f))
+}
+
+/// The EXTRACT field of a function of one DATE / TIMESTAMP (DuckDB's names).
+fn date_function_field(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "year" => "YEAR",
+        "quarter" => "QUARTER",
+        "month" => "MONTH",
+        "day" | "dayofmonth" => "DAY",
+        "hour" => "HOUR",
+        "minute" => "MINUTE",
+        "second" => "SECOND",
+        "millisecond" => "MILLISECOND",
+        "microsecond" => "MICROSECOND",
+        "dayofweek" => "DAYOFWEEK",
+        "dayofyear" => "DAYOFYEAR",
+        "epoch" => "EPOCH",
+        _ => return None,
+    })
+}
+
+/// The two arguments of `name`(a, b) where the name is one of `names` (None: another
+/// function).
+fn two_arguments<'a>(f: &'a ast::Function, names: &[&str]) -> Option<Result<(&'a ast::Expr, &'a ast::Expr)>> {
+    let name = f.name.to_string().to_ascii_lowercase();
+    if !names.contains(&name.as_str()) {
+        return None;
+    }
+    Some(match args(f).as_deref() {
+        Some([a, b]) => Ok((*a, *b)),
+        _ => Err(Error::plan(format!("{name} takes two arguments{}", position(f.span())))),
+    })
+}
+
+/// date_trunc('unit', x): the unit and the value.
+pub fn date_trunc_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, &ast::Expr)>> {
+    two_arguments(f, &["date_trunc", "datetrunc"])
+}
+
+/// date_part('field', x): the field and the value.
+pub fn date_part_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, &ast::Expr)>> {
+    two_arguments(f, &["date_part", "datepart"])
 }
 
 /// The argument of LENGTH / CHAR_LENGTH / CHARACTER_LENGTH (None: another function).

@@ -44,8 +44,99 @@ pub fn date_literal(text: &str) -> Result<Expr> {
     Ok(Expr::literal(ScalarValue::Date(d), DataType::Date))
 }
 
-/// An interval as (months, days).
-pub fn interval(iv: &ast::Interval) -> Result<(i32, i32)> {
+/// `TIMESTAMP '…'` (and text cast to TIMESTAMP): `YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]`.
+pub fn timestamp_literal(text: &str) -> Result<Expr> {
+    let v = gpusql_plan::eval::parse_datetime(text, &DataType::Timestamp).map_err(Error::Plan)?;
+    Ok(Expr::literal(v, DataType::Timestamp))
+}
+
+/// A DATE or TIMESTAMP literal of type `ty` from its text.
+pub fn datetime_literal(text: &str, ty: DataType) -> Result<Expr> {
+    match ty {
+        DataType::Date => date_literal(text),
+        _ => timestamp_literal(text),
+    }
+}
+
+/// An INTERVAL literal: months, days and microseconds kept apart, as in DuckDB (a month
+/// has no fixed number of days); each may be negative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Interval {
+    pub months: i32,
+    pub days: i32,
+    pub micros: i64,
+}
+
+impl Interval {
+    pub fn negate(self) -> Result<Interval> {
+        let err = || Error::plan("interval out of range");
+        Ok(Interval { months: self.months.checked_neg().ok_or_else(err)?, days: self.days.checked_neg().ok_or_else(err)?, micros: self.micros.checked_neg().ok_or_else(err)? })
+    }
+
+    /// Adds `amount` of `unit` (a DuckDB unit name, singular or plural or abbreviated).
+    fn add(&mut self, amount: i64, unit: &str, text: &str) -> Result<()> {
+        let range = || Error::plan(format!("interval '{text}' out of range"));
+        let to_i32 = |v: i64| i32::try_from(v).map_err(|_| range());
+        let (months, days, micros): (i64, i64, i64) = match unit.to_ascii_lowercase().as_str() {
+            "year" | "years" | "y" | "yr" | "yrs" => (12, 0, 0),
+            "quarter" | "quarters" => (3, 0, 0),
+            "month" | "months" | "mon" | "mons" => (1, 0, 0),
+            "week" | "weeks" | "w" => (0, 7, 0),
+            "day" | "days" | "d" => (0, 1, 0),
+            "hour" | "hours" | "h" | "hr" | "hrs" => (0, 0, date::MICROS_PER_HOUR),
+            "minute" | "minutes" | "m" | "min" | "mins" => (0, 0, date::MICROS_PER_MINUTE),
+            "second" | "seconds" | "s" | "sec" | "secs" => (0, 0, date::MICROS_PER_SECOND),
+            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" => (0, 0, 1000),
+            "microsecond" | "microseconds" | "us" | "usec" | "usecs" => (0, 0, 1),
+            other => return Err(Error::not_supported(format!("interval unit {other}"))),
+        };
+        let scaled = |per: i64| amount.checked_mul(per).ok_or_else(range);
+        self.months = self.months.checked_add(to_i32(scaled(months)?)?).ok_or_else(range)?;
+        self.days = self.days.checked_add(to_i32(scaled(days)?)?).ok_or_else(range)?;
+        self.micros = self.micros.checked_add(scaled(micros)?).ok_or_else(range)?;
+        Ok(())
+    }
+}
+
+/// Splits `12hours` into ("12", "hours"); the amount may have a sign.
+fn split_amount(word: &str) -> (&str, &str) {
+    let digits = word.char_indices().find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+')))).map_or(word.len(), |(i, _)| i);
+    word.split_at(digits)
+}
+
+/// `[-]HH:MM[:SS[.ffffff]]` as microseconds.
+fn time_of_interval(word: &str) -> Option<i64> {
+    let (neg, t) = match word.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, word),
+    };
+    // The same fields as a timestamp's time of day, but hours may exceed 24.
+    let (hms, frac) = t.split_once('.').map_or((t, None), |(a, b)| (a, Some(b)));
+    let num = |x: &str| if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) { x.parse::<i64>().ok() } else { None };
+    let parts: Vec<&str> = hms.split(':').collect();
+    let (h, m, s) = match parts.as_slice() {
+        [h, m] if frac.is_none() => (num(h)?, num(m)?, 0),
+        [h, m, s] => (num(h)?, num(m)?, num(s)?),
+        _ => return None,
+    };
+    if m > 59 || s > 59 {
+        return None;
+    }
+    let mut us = h.checked_mul(date::MICROS_PER_HOUR)?.checked_add(m * date::MICROS_PER_MINUTE + s * date::MICROS_PER_SECOND)?;
+    if let Some(f) = frac {
+        if !f.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        for (i, b) in f.bytes().take(6).enumerate() {
+            us = us.checked_add((b - b'0') as i64 * 10i64.pow(5 - i as u32))?;
+        }
+    }
+    Some(if neg { -us } else { us })
+}
+
+/// An interval: `INTERVAL '2' HOUR`, `INTERVAL 3 DAY`, `INTERVAL '1 day 2 hours'`,
+/// `INTERVAL '1 month 01:30:00'`. Amounts are integers.
+pub fn interval(iv: &ast::Interval) -> Result<Interval> {
     let text = match &*iv.value {
         ast::Expr::Value(v) => match &v.value {
             Value::SingleQuotedString(s) => s.clone(),
@@ -55,21 +146,85 @@ pub fn interval(iv: &ast::Interval) -> Result<(i32, i32)> {
         ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr } => format!("-{expr}").replace('\'', ""),
         other => return Err(Error::not_supported(format!("interval value {other}"))),
     };
-    let mut words = text.split_whitespace();
-    let amount: i32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| Error::plan(format!("invalid interval '{text}'")))?;
-    let unit_word = words.next().map(|w| w.to_ascii_lowercase());
-    let unit = match (&iv.leading_field, unit_word.as_deref()) {
-        (Some(DateTimeField::Year | DateTimeField::Years), _) | (None, Some("year" | "years")) => "year",
-        (Some(DateTimeField::Month | DateTimeField::Months), _) | (None, Some("month" | "months" | "mon" | "mons")) => "month",
-        (Some(DateTimeField::Day | DateTimeField::Days), _) | (None, Some("day" | "days")) => "day",
-        (Some(DateTimeField::Week(_) | DateTimeField::Weeks), _) | (None, Some("week" | "weeks")) => "week",
-        (Some(f), _) => return Err(Error::not_supported(format!("interval unit {f}"))),
-        (None, u) => return Err(Error::not_supported(format!("interval unit {}", u.unwrap_or("(none)")))),
-    };
-    Ok(match unit {
-        "year" => (amount * 12, 0),
-        "month" => (amount, 0),
-        "week" => (0, amount * 7),
-        _ => (0, amount),
-    })
+    if iv.last_field.is_some() || iv.leading_precision.is_some() || iv.fractional_seconds_precision.is_some() {
+        return Err(Error::not_supported(format!("interval {iv}")));
+    }
+    let invalid = || Error::plan(format!("invalid interval '{text}'"));
+    let mut out = Interval::default();
+    if let Some(field) = &iv.leading_field {
+        // INTERVAL '2' HOUR: one integer amount of the named unit.
+        let amount: i64 = text.trim().parse().map_err(|_| invalid())?;
+        let unit = match field {
+            DateTimeField::Week(None) => "week".to_string(),
+            f => f.to_string(),
+        };
+        out.add(amount, &unit, &text)?;
+        return Ok(out);
+    }
+    let mut words = text.split_whitespace().peekable();
+    if words.peek().is_none() {
+        return Err(invalid());
+    }
+    while let Some(word) = words.next() {
+        if word.contains(':') {
+            let us = time_of_interval(word).ok_or_else(invalid)?;
+            out.micros = out.micros.checked_add(us).ok_or_else(invalid)?;
+            continue;
+        }
+        let (amount, unit) = split_amount(word);
+        let amount: i64 = amount.parse().map_err(|_| invalid())?;
+        let unit = if unit.is_empty() { words.next().ok_or_else(|| Error::not_supported(format!("interval '{text}' without a unit")))? } else { unit };
+        out.add(amount, unit, &text)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(sql: &str) -> Result<Interval> {
+        let e = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {}).try_with_sql(sql).unwrap().parse_expr().unwrap();
+        match e {
+            ast::Expr::Interval(i) => interval(&i),
+            other => panic!("not an interval: {other}"),
+        }
+    }
+
+    fn parts(months: i32, days: i32, micros: i64) -> Result<Interval> {
+        Ok(Interval { months, days, micros })
+    }
+
+    #[test]
+    fn intervals() {
+        const H: i64 = date::MICROS_PER_HOUR;
+        assert_eq!(iv("INTERVAL '2' HOUR"), parts(0, 0, 2 * H));
+        assert_eq!(iv("INTERVAL 90 MINUTE"), parts(0, 0, 90 * 60_000_000));
+        assert_eq!(iv("INTERVAL '1' YEAR"), parts(12, 0, 0));
+        assert_eq!(iv("INTERVAL '1' QUARTER"), parts(3, 0, 0));
+        assert_eq!(iv("INTERVAL '3' WEEK"), parts(0, 21, 0));
+        assert_eq!(iv("INTERVAL '250' MILLISECOND"), parts(0, 0, 250_000));
+        assert_eq!(iv("INTERVAL '1 day 2 hours'"), parts(0, 1, 2 * H));
+        assert_eq!(iv("INTERVAL '1 month 1 day 01:30:00.5'"), parts(1, 1, 3 * H / 2 + 500_000));
+        assert_eq!(iv("INTERVAL '-01:30'"), parts(0, 0, -3 * H / 2));
+        assert_eq!(iv("INTERVAL '1h 30m'"), parts(0, 0, 3 * H / 2));
+        assert_eq!(iv("INTERVAL '-2 days +3 hours'"), parts(0, -2, 3 * H));
+        assert_eq!(iv("INTERVAL '90' DAY"), parts(0, 90, 0));
+        assert!(iv("INTERVAL '1.5 hours'").is_err());
+        assert!(iv("INTERVAL '1:61'").is_err());
+        assert!(iv("INTERVAL ''").is_err());
+        assert!(matches!(iv("INTERVAL '2 fortnights'"), Err(Error::NotSupported(_))));
+        assert!(iv("INTERVAL '3000000000' MONTH").is_err());
+        assert!(iv("INTERVAL '9223372036854775807' HOUR").is_err());
+        assert_eq!(parts(1, -2, 3).unwrap().negate(), parts(-1, 2, -3));
+        assert!(Interval { months: i32::MIN, days: 0, micros: 0 }.negate().is_err());
+    }
+
+    #[test]
+    fn timestamp_literals() {
+        let ts = |t: &str| timestamp_literal(t).map(|e| e.to_string());
+        assert_eq!(ts("2024-01-05 10:30").unwrap(), "TIMESTAMP '2024-01-05 10:30:00'");
+        let err = ts("2024-01-05 10:30:00 UTC").unwrap_err().to_string();
+        assert!(err.contains("invalid TIMESTAMP '2024-01-05 10:30:00 UTC'"), "{err}");
+    }
 }

@@ -28,6 +28,7 @@ pub fn value_at(a: &dyn Array, ty: &DataType, i: usize) -> ScalarValue {
         DataType::Float64 => ScalarValue::Float64(a.as_any().downcast_ref::<Float64Array>().map_or(0.0, |x| x.value(i))),
         DataType::Decimal { .. } => ScalarValue::Decimal(a.as_any().downcast_ref::<Decimal128Array>().map_or(0, |x| x.value(i))),
         DataType::Date => ScalarValue::Date(a.as_any().downcast_ref::<Date32Array>().map_or(0, |x| x.value(i))),
+        DataType::Timestamp => ScalarValue::Timestamp(a.as_any().downcast_ref::<TimestampMicrosecondArray>().map_or(0, |x| x.value(i))),
         DataType::Utf8 => ScalarValue::Utf8(a.as_any().downcast_ref::<StringArray>().map_or(String::new(), |x| x.value(i).to_string())),
     }
 }
@@ -70,6 +71,12 @@ pub fn build_array(ty: &DataType, values: &[ScalarValue]) -> Result<ArrayRef> {
         ),
         DataType::Date => Arc::new(
             values.iter().map(|v| match v { ScalarValue::Date(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<Date32Array>>()?,
+        ),
+        DataType::Timestamp => Arc::new(
+            values
+                .iter()
+                .map(|v| match v { ScalarValue::Timestamp(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) })
+                .collect::<Result<TimestampMicrosecondArray>>()?,
         ),
         DataType::Decimal { precision, scale } => Arc::new(
             values

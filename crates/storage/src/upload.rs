@@ -8,7 +8,7 @@
 //! - one validity byte per row (1: a value) for nullable columns.
 
 use arrow::array::*;
-use arrow::datatypes::{Date32Type, Float64Type, Int32Type, Int64Type};
+use arrow::datatypes::{Date32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
 use gpusql_common::{DataType, Error, Result};
 use gpusql_cuda::staging::split;
 use gpusql_cuda::{CudaSlice, GpuDevice, Piece};
@@ -80,6 +80,9 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
                 DataType::Int32 => row_pieces(chunks, &starts, 4, |_, a, first, dst| copy_values(&a.as_primitive::<Int32Type>().values()[first..], dst)),
                 DataType::Date => row_pieces(chunks, &starts, 4, |_, a, first, dst| copy_values(&a.as_primitive::<Date32Type>().values()[first..], dst)),
                 DataType::Int64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<Int64Type>().values()[first..], dst)),
+                DataType::Timestamp => {
+                    row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<TimestampMicrosecondType>().values()[first..], dst))
+                }
                 DataType::Float64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<Float64Type>().values()[first..], dst)),
                 DataType::Decimal { precision, .. } if *precision <= 18 => row_pieces(chunks, &starts, 8, |_, a, first, dst| {
                     // Kept as the file's int64s (`Decimal64`): already the GPU layout.
@@ -129,7 +132,7 @@ pub fn gpu_width(ty: &DataType) -> usize {
     match ty {
         DataType::Boolean => 1,
         DataType::Int32 | DataType::Date => 4,
-        DataType::Int64 | DataType::Float64 => 8,
+        DataType::Int64 | DataType::Float64 | DataType::Timestamp => 8,
         DataType::Decimal { precision, .. } => {
             if *precision <= 18 {
                 8

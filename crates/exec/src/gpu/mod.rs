@@ -34,6 +34,7 @@ const POOL_KEEP_BYTES: usize = 4 << 30;
 const ERR_DIV_ZERO: i32 = 1;
 const ERR_OVERFLOW: i32 = 2;
 const ERR_GROUPS_FULL: i32 = 3;
+const ERR_TIMESTAMP_RANGE: i32 = 4;
 
 pub struct GpuExecutor {
     pub dev: Arc<GpuDevice>,
@@ -499,6 +500,8 @@ impl GpuExecutor {
                 }
                 ERR_DIV_ZERO => return Err(Error::exec("division by zero")),
                 ERR_OVERFLOW => return Err(Error::exec("numeric value out of range")),
+                // The CPU backend's message (eval.rs).
+                ERR_TIMESTAMP_RANGE => return Err(Error::exec("TIMESTAMP out of range")),
                 other => return Err(Error::exec(format!("kernel reported error code {other}"))),
             }
             if matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }) && count > max_groups {

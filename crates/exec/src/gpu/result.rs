@@ -115,6 +115,7 @@ fn to_array(
         DataType::Int32 => Arc::new(Int32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
         DataType::Date => Arc::new(Date32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
         DataType::Int64 => Arc::new(Int64Array::new(bytes_to::<i64>(&b, m).into(), nulls)),
+        DataType::Timestamp => Arc::new(TimestampMicrosecondArray::new(bytes_to::<i64>(&b, m).into(), nulls)),
         DataType::Float64 => Arc::new(Float64Array::new(bytes_to::<f64>(&b, m).into(), nulls)),
         DataType::Decimal { precision, scale } => {
             let v: Vec<i128> =

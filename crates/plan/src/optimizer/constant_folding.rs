@@ -41,6 +41,8 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(fold(*expr)?), negated },
         Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
         Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },
+        Expr::TimestampAdd { expr, months, days, micros } => Expr::TimestampAdd { expr: Box::new(fold(*expr)?), months, days, micros },
+        Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: Box::new(fold(*expr)?) },
         Expr::Like { expr, pattern, negated } => Expr::Like { expr: Box::new(fold(*expr)?), pattern, negated },
         Expr::Extract { field, expr } => Expr::Extract { field, expr: Box::new(fold(*expr)?) },
         Expr::Substring { expr, start, len } => Expr::Substring { expr: Box::new(fold(*expr)?), start, len },

@@ -211,6 +211,8 @@ fn infer_fields(path: &Path, header: Option<&[u8]>, rows: &[u8], d: &Dialect, op
             arrow::datatypes::DataType::Float64 => DataType::Float64,
             arrow::datatypes::DataType::Boolean => DataType::Boolean,
             arrow::datatypes::DataType::Date32 => DataType::Date,
+            // `YYYY-MM-DD HH:MM:SS[.f]` (any precision: the column is read as microseconds).
+            arrow::datatypes::DataType::Timestamp(_, None) => DataType::Timestamp,
             _ => DataType::Utf8,
         };
         let ty = opts.types.iter().find(|(n, _)| n.eq_ignore_ascii_case(&name)).map_or(ty, |(_, t)| *t);

@@ -49,7 +49,15 @@ impl FileWriter {
                     .build();
                 Inner::Parquet(parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).map_err(|e| fail(&e))?)
             }
-            FileFormat::Csv => Inner::Csv(arrow::csv::WriterBuilder::new().with_header(opts.header).with_delimiter(opts.delimiter).build(std::io::BufWriter::new(file))),
+            // Timestamps as DuckDB writes them: a space, not `T`; a fraction (of 3, 6 or 9
+            // digits, chrono's `%.f`) only where it is not zero.
+            FileFormat::Csv => Inner::Csv(
+                arrow::csv::WriterBuilder::new()
+                    .with_header(opts.header)
+                    .with_delimiter(opts.delimiter)
+                    .with_timestamp_format("%Y-%m-%d %H:%M:%S%.f".into())
+                    .build(std::io::BufWriter::new(file)),
+            ),
             FileFormat::Arrow => Inner::Arrow(arrow::ipc::writer::FileWriter::try_new(std::io::BufWriter::new(file), &schema).map_err(|e| fail(&e))?),
         };
         Ok(FileWriter { inner: Some(inner), tmp, path: path.to_path_buf(), rows: 0 })
