@@ -315,11 +315,11 @@ impl Engine {
                 let decode_ms = self.decode_scans(&optimized)?;
                 let (physical, placement_ms) = self.physical_plan(&optimized)?;
                 tracing::debug!("physical plan:\n{physical}");
-                let (batch, mut stats) = self.execute_plan(&physical)?;
+                let (batches, mut stats) = self.execute_plan(&physical)?;
                 stats.placement_ms = placement_ms;
                 stats.decode_ms += decode_ms;
                 tracing::info!("{}", stats.summary());
-                Ok(Output::Rows { batches: vec![batch], stats })
+                Ok(Output::Rows { batches, stats })
             }
             BoundStatement::Explain { plan, verbose } => {
                 let optimized = optimizer::optimize(plan)?;
@@ -437,8 +437,9 @@ impl Engine {
         let optimized = optimizer::optimize(plan)?;
         self.decode_scans(&optimized)?;
         let (physical, _) = self.physical_plan(&optimized)?;
-        let (batch, _) = self.execute_plan(&physical)?;
-        Ok((vec![batch.clone()], batch.schema()))
+        let (batches, _) = self.execute_plan(&physical)?;
+        let schema = batches.first().map(|b| b.schema()).ok_or_else(|| Error::exec("a query returned no batch"))?;
+        Ok((batches, schema))
     }
 
     /// Decodes, before planning, what a query's scans of tables read from files will read:
@@ -516,7 +517,7 @@ impl Engine {
         Ok(sources.len())
     }
 
-    pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
+    pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         match self.gpu.get() {
             Some(g) => g.execute(plan, &self.tables),
             None => gpusql_exec::cpu::execute(plan, &self.tables),
@@ -524,7 +525,7 @@ impl Engine {
     }
 
     /// Runs a plan on the CPU reference backend whatever the engine's backend.
-    pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(RecordBatch, ExecStats)> {
+    pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         gpusql_exec::cpu::execute(plan, &self.tables)
     }
 }

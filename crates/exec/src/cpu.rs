@@ -22,7 +22,7 @@ struct Rows {
     index: HashMap<String, Vec<usize>>,
 }
 
-pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch, ExecStats)> {
+pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBatch>, ExecStats)> {
     let start = std::time::Instant::now();
     let mut inter: HashMap<usize, Rows> = HashMap::new();
     for stage in &plan.stages {
@@ -48,9 +48,9 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(RecordBatch,
         }
     }
     let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
-    let batch = to_batch(plan, &result)?;
+    let batches = to_batches(plan, &result)?;
     let stats = ExecStats { backend: "cpu".into(), total_ms: start.elapsed().as_secs_f64() * 1e3, ..Default::default() };
-    Ok((batch, stats))
+    Ok((batches, stats))
 }
 
 /// ORDER BY comparison; NULL placement per key.
@@ -288,20 +288,40 @@ fn aggregate(rows: Vec<Row>, keys: &[gpusql_plan::Expr], states: &[AggState], sc
     Ok(Rows { schema: schema.clone(), rows, index: HashMap::new() })
 }
 
-fn to_batch(plan: &PhysicalPlan, result: &Rows) -> Result<RecordBatch> {
+/// The result rows as batches: one, or several where a string column's bytes would pass
+/// an Arrow `Utf8` array's 2^31 (as the GPU backend cuts them).
+fn to_batches(plan: &PhysicalPlan, result: &Rows) -> Result<Vec<RecordBatch>> {
     let end = plan.fetch.map_or(result.rows.len(), |f| (plan.skip + f).min(result.rows.len()));
     let rows = &result.rows[plan.skip.min(end)..end];
-    let mut fields = vec![];
-    let mut arrays = vec![];
-    for (c, name) in plan.columns.iter().zip(&plan.names) {
-        let f = &result.schema.fields[*c];
-        let values: Vec<ScalarValue> = rows.iter().map(|r| r[*c].clone()).collect();
-        arrays.push(build_array(&f.ty, &values)?);
-        fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
+    let schema = Arc::new(ArrowSchema::new(
+        plan.columns.iter().zip(&plan.names).map(|(c, name)| ArrowField::new(name, result.schema.fields[*c].ty.to_arrow(), result.schema.fields[*c].nullable)).collect::<Vec<_>>(),
+    ));
+    let string_bytes = |r: &Row| -> Vec<usize> { plan.columns.iter().map(|c| if let ScalarValue::Utf8(s) = &r[*c] { s.len() } else { 0 }).collect() };
+    let mut batches = vec![];
+    let mut start = 0;
+    loop {
+        // As many rows as fit every string column's 2^31 - 1 bytes.
+        let mut end = start;
+        let mut bytes = vec![0usize; plan.columns.len()];
+        while end < rows.len() {
+            let add = string_bytes(&rows[end]);
+            if end > start && bytes.iter().zip(&add).any(|(b, a)| b + a > i32::MAX as usize) {
+                break;
+            }
+            bytes.iter_mut().zip(&add).for_each(|(b, a)| *b += a);
+            end += 1;
+        }
+        let part = &rows[start..end];
+        let mut arrays = vec![];
+        for c in &plan.columns {
+            let f = &result.schema.fields[*c];
+            let values: Vec<ScalarValue> = part.iter().map(|r| r[*c].clone()).collect();
+            arrays.push(build_array(&f.ty, &values)?);
+        }
+        batches.push(RecordBatch::try_new_with_options(schema.clone(), arrays, &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(part.len())))?);
+        start = end;
+        if start >= rows.len() {
+            return Ok(batches);
+        }
     }
-    Ok(RecordBatch::try_new_with_options(
-        Arc::new(ArrowSchema::new(fields)),
-        arrays,
-        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.len())),
-    )?)
 }

@@ -226,7 +226,7 @@ impl GpuExecutor {
 
     /// Runs a plan. Where it runs out of GPU memory with columns of other queries
     /// resident, those are given up (the columns this plan reads stay) and it runs again.
-    pub fn execute(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(arrow::record_batch::RecordBatch, ExecStats)> {
+    pub fn execute(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         match self.execute_once(plan, tables) {
             Err(Error::OutOfMemory { .. }) => {
                 let keep: std::collections::HashSet<(String, usize)> = plan
@@ -246,7 +246,7 @@ impl GpuExecutor {
         }
     }
 
-    fn execute_once(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(arrow::record_batch::RecordBatch, ExecStats)> {
+    fn execute_once(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
@@ -283,7 +283,7 @@ impl GpuExecutor {
         }
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
         let dl = std::time::Instant::now();
-        let (batch, assembly) = result::download(self, plan, &result)?;
+        let (batches, assembly) = result::download(self, plan, &result)?;
         // Compiling the result-assembly kernels (first query only) is compile time.
         stats.download_ms = dl.elapsed().as_secs_f64() * 1e3 - assembly.compile_ms;
         stats.compile_ms += assembly.compile_ms;
@@ -292,7 +292,7 @@ impl GpuExecutor {
         stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
         drop((inter, built, result));
         self.dev.release_pool_memory(self.pool_keep_bytes);
-        Ok((batch, stats))
+        Ok((batches, stats))
     }
 
     /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`, and the NVRTC
@@ -430,6 +430,10 @@ impl GpuExecutor {
             Sink::Materialize { .. } | Sink::HashBuild { .. } => n,
         };
         loop {
+            // Group ids and a build's row positions are 32-bit on the GPU.
+            if matches!(p.sink, Sink::Aggregate { .. } | Sink::HashBuild { .. }) && max_groups > i32::MAX as usize {
+                return Err(Error::not_supported(format!("hash tables of more than 2,147,483,647 groups or build rows on the GPU ({max_groups})")));
+            }
             // [code, n - the first row that found a group table full (u32; 0: none)]
             let err: CudaSlice<i32> = self.dev.alloc_zeros(2, "error flag").map_err(cuda_error)?;
             let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;

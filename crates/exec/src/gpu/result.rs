@@ -9,7 +9,7 @@ use arrow::array::*;
 use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
-use gpusql_common::{DataType, Error, Result, Schema};
+use gpusql_common::{DataType, Result, Schema};
 use gpusql_cuda::CudaSlice;
 use gpusql_plan::PhysicalPlan;
 use gpusql_storage::device::cuda_error;
@@ -21,6 +21,7 @@ fn row_indices(ex: &GpuExecutor, r: &Intermediate, skip: usize, fetch: Option<us
     let end = fetch.map_or(r.rows, |f| (skip + f).min(r.rows));
     let start = skip.min(end);
     let m = end - start;
+    check_rows_32(end, "returning")?;
     let idx = match &r.perm {
         Some(p) => {
             let host: Vec<u32> = if m == 0 { vec![] } else { ex.dev.download(p).map_err(cuda_error)?[start..end].to_vec() };
@@ -49,13 +50,15 @@ pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize,
     Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat))
 }
 
-/// Returns the batch and the assembly kernels' statistics (their compile time).
-pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(RecordBatch, KernelStat)> {
+/// Returns the batches and the assembly kernels' statistics (their compile time). One
+/// batch, or several where a string column's bytes would pass an Arrow `Utf8` array's
+/// 2^31 (every batch then holds less).
+pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(Vec<RecordBatch>, KernelStat)> {
     let mut stat = KernelStat::default();
     // Row indices to take, on the GPU (permutation slice or a plain range).
     let (idx, m) = row_indices(ex, r, plan.skip, plan.fetch)?;
     let mut fields = vec![];
-    let mut arrays: Vec<ArrayRef> = vec![];
+    let mut columns: Vec<Downloaded> = vec![];
     for (c, name) in plan.columns.iter().zip(&plan.names) {
         let f = &r.schema.fields[*c];
         let col = &r.columns[*c];
@@ -73,11 +76,68 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
             }
             None => None,
         };
-        arrays.push(to_array(ex, col, &f.ty, values, m, nulls, &mut stat)?);
+        columns.push(to_host(ex, &f.ty, values, m, nulls, &mut stat)?);
         fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
     }
-    let batch = RecordBatch::try_new_with_options(Arc::new(ArrowSchema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(m)))?;
-    Ok((batch, stat))
+    let schema = Arc::new(ArrowSchema::new(fields));
+    let mut batches = vec![];
+    let strings: Vec<&[i64]> = columns.iter().filter_map(|c| if let Downloaded::Strings { offsets, .. } = c { Some(offsets.as_slice()) } else { None }).collect();
+    for (start, end) in batch_ranges(&strings, m, i32::MAX as i64) {
+        let arrays = columns.iter().map(|c| c.rows(start, end)).collect::<Result<Vec<_>>>()?;
+        batches.push(RecordBatch::try_new_with_options(schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(end - start)))?);
+    }
+    Ok((batches, stat))
+}
+
+/// A result column on the host, before it is cut into batches.
+enum Downloaded {
+    /// Fixed-width values: sliced per batch without copying.
+    Array(ArrayRef),
+    /// Strings: 64-bit offsets (m + 1) into all rows' bytes.
+    Strings { offsets: Vec<i64>, bytes: Vec<u8>, nulls: Option<NullBuffer> },
+}
+
+impl Downloaded {
+    /// Rows [start, end) as an Arrow array.
+    fn rows(&self, start: usize, end: usize) -> Result<ArrayRef> {
+        Ok(match self {
+            Downloaded::Array(a) => a.slice(start, end - start),
+            Downloaded::Strings { offsets, bytes, nulls } => {
+                let base = offsets[start];
+                let offs: Vec<i32> = offsets[start..=end].iter().map(|o| (o - base) as i32).collect();
+                let data = bytes[base as usize..offsets[end] as usize].to_vec();
+                Arc::new(StringArray::try_new(OffsetBuffer::new(offs.into()), data.into(), nulls.as_ref().map(|n| n.slice(start, end - start)))?)
+            }
+        })
+    }
+}
+
+/// Row ranges of at most `limit` string bytes in every string column (given by its
+/// offsets; one range of all rows where that holds, as it nearly always does).
+fn batch_ranges(strings: &[&[i64]], m: usize, limit: i64) -> Vec<(usize, usize)> {
+    let fits = |a: usize, b: usize| strings.iter().all(|o| o[b] - o[a] <= limit);
+    if fits(0, m) {
+        return vec![(0, m)];
+    }
+    let mut out = vec![];
+    let mut start = 0;
+    while start < m {
+        let mut end = start + 1;
+        while end < m && fits(start, end + 1) {
+            end += 1;
+        }
+        out.push((start, end));
+        start = end;
+    }
+    out
+}
+
+/// Result rows, sort permutations and gathers index rows with 32 bits on the GPU.
+pub fn check_rows_32(rows: usize, what: &str) -> Result<()> {
+    if rows > u32::MAX as usize {
+        return Err(gpusql_common::Error::not_supported(format!("{what} more than 4,294,967,295 rows of one result on the GPU ({rows})")));
+    }
+    Ok(())
 }
 
 fn upload_u32(ex: &GpuExecutor, v: &[u32]) -> Result<CudaSlice<u32>> {
@@ -96,21 +156,12 @@ fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn to_array(
-    ex: &GpuExecutor,
-    _col: &OwnedColumn,
-    ty: &DataType,
-    values: CudaSlice<u8>,
-    m: usize,
-    nulls: Option<NullBuffer>,
-    stat: &mut KernelStat,
-) -> Result<ArrayRef> {
+fn to_host(ex: &GpuExecutor, ty: &DataType, values: CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<Downloaded> {
     if *ty == DataType::Utf8 {
         return strings(ex, &values, m, nulls, stat);
     }
     let b = ex.dev.download(&values).map_err(cuda_error)?;
-    Ok(match ty {
+    Ok(Downloaded::Array(match ty {
         DataType::Boolean => Arc::new(BooleanArray::new(b[..m].iter().map(|x| *x != 0).collect(), nulls)),
         DataType::Int32 => Arc::new(Int32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
         DataType::Date => Arc::new(Date32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
@@ -123,14 +174,14 @@ fn to_array(
             Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(*precision, *scale as i8)?)
         }
         DataType::Utf8 => unreachable!(),
-    })
+    }))
 }
 
 /// `Str` records -> one byte buffer (copied on the GPU) + offsets. NULL rows hold empty
 /// records (codegen initializes every string variable), so they copy nothing.
-fn strings(ex: &GpuExecutor, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<ArrayRef> {
+fn strings(ex: &GpuExecutor, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<Downloaded> {
     if m == 0 {
-        return Ok(Arc::new(StringArray::new_null(0)));
+        return Ok(Downloaded::Strings { offsets: vec![0], bytes: vec![], nulls });
     }
     let lens_d = ex.dev.alloc_zeros::<u32>(m, "string lengths").map_err(cuda_error)?;
     let f = ex.util("string_lengths", stat)?;
@@ -143,15 +194,29 @@ fn strings(ex: &GpuExecutor, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullB
         total += *l as i64;
         offsets.push(total);
     }
-    if total > i32::MAX as i64 {
-        return Err(Error::not_supported("string results over 2 GiB"));
-    }
     let offs_d = ex.dev.upload(&offsets[..m], "string offsets").map_err(cuda_error)?;
     let bytes_d = ex.dev.alloc_zeros::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
     let f = ex.util("copy_strings", stat)?;
     let args = [Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&offs_d, &ex.dev)), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
     ex.launch_untimed(&f, &args, m, Some(1024))?;
-    let bytes = ex.dev.download(&bytes_d).map_err(cuda_error)?;
-    let offsets32: Vec<i32> = offsets.iter().map(|o| *o as i32).collect();
-    Ok(Arc::new(StringArray::try_new(OffsetBuffer::new(offsets32.into()), bytes[..total as usize].to_vec().into(), nulls)?))
+    let mut bytes = ex.dev.download(&bytes_d).map_err(cuda_error)?;
+    bytes.truncate(total as usize);
+    Ok(Downloaded::Strings { offsets, bytes, nulls })
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::batch_ranges;
+
+    #[test]
+    fn string_bytes_cut_batches() {
+        // Rows of 3, 4, 2, 5 and 1 bytes.
+        let offsets = [0i64, 3, 7, 9, 14, 15];
+        assert_eq!(batch_ranges(&[&offsets], 5, 100), [(0, 5)]);
+        assert_eq!(batch_ranges(&[&offsets], 5, 7), [(0, 2), (2, 4), (4, 5)]);
+        // A row longer than the limit still makes its own batch.
+        assert_eq!(batch_ranges(&[&offsets], 5, 4), [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]);
+        assert_eq!(batch_ranges(&[], 0, 4), [(0, 0)]);
+    }
 }
