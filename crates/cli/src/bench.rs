@@ -75,6 +75,8 @@ struct Setup {
     load_s: f64,
     /// Decoding the files' columns (with --data), apart from the upload.
     decode_s: f64,
+    /// Building the string dictionaries (host), apart from the upload.
+    dictionaries_s: f64,
     upload_bytes: usize,
     upload_ms: f64,
     date: String,
@@ -154,6 +156,10 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
     if opts.data.is_some() {
         eprintln!("decoded every column in {decode_s:.2} s");
     }
+    let start = Instant::now();
+    engine.build_dictionaries();
+    let dictionaries_s = start.elapsed().as_secs_f64();
+    eprintln!("built the string dictionaries in {dictionaries_s:.2} s");
 
     // Upload every column now so warm runs measure kernels, not transfers.
     let start = Instant::now();
@@ -180,7 +186,7 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
             eprintln!("device copy bandwidth: {bw:.0} GB/s");
         }
     }
-    Ok(Setup { device, gpu, bandwidth_gbps, load_s, decode_s, upload_bytes, upload_ms, date: utc_now() })
+    Ok(Setup { device, gpu, bandwidth_gbps, load_s, decode_s, dictionaries_s, upload_bytes, upload_ms, date: utc_now() })
 }
 
 /// One execution of a query file's statements; stats are summed over its queries.
@@ -416,6 +422,7 @@ fn to_json(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> Value
         "data": opts.data.as_ref().map(|d| d.display().to_string()),
         "datagen_s": round(setup.load_s, 3),
         "decode_s": round(setup.decode_s, 3),
+        "dictionaries_s": round(setup.dictionaries_s, 3),
         "upload_bytes": setup.upload_bytes,
         "upload_ms": round(setup.upload_ms, 3),
         "upload_gbps": gbps(setup.upload_bytes, setup.upload_ms).map(|g| round(g, 2)),

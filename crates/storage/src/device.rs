@@ -309,10 +309,12 @@ fn make_column(dev: &GpuDevice, table: &HostTable, col: usize, chunks: ChunkSele
     let f = &table.schema.fields[col];
     table.load(&[col], chunks)?;
     let chunks = table.chunk_list(chunks);
-    // Decimals as stored (Decimal64 is the GPU layout); strings as plain strings.
+    // Decimals as stored (Decimal64 is the GPU layout); strings as plain strings, made
+    // from dictionary-encoded chunks on all cores and not kept.
+    use rayon::prelude::*;
     let arrays: Vec<arrow::array::ArrayRef> = chunks
-        .iter()
-        .map(|&k| if matches!(f.ty, DataType::Decimal { .. }) { table.stored_chunk(col, k).cloned() } else { table.chunk(col, k).cloned() })
+        .par_iter()
+        .map(|&k| if matches!(f.ty, DataType::Decimal { .. }) { table.stored_chunk(col, k).cloned() } else { table.chunk_once(col, k) })
         .collect::<Result<_>>()?;
     let what = format!("column {}.{}", table.name, f.name);
     let u = upload_column(dev, &arrays, &f.ty, f.nullable, &what)?;

@@ -260,6 +260,21 @@ impl HostTable {
         self.plain[col][k].get().ok_or_else(|| Error::exec(format!("{}: chunk {k} of column {col} missing", self.name)))
     }
 
+    /// Chunk `k` of column `col` in the column's Arrow type, without keeping the converted
+    /// array (for a one-time reader such as an upload; `chunk` keeps it).
+    pub fn chunk_once(&self, col: usize, k: usize) -> Result<ArrayRef> {
+        let stored = self.stored_chunk(col, k)?;
+        let ty = self.schema.fields[col].ty.to_arrow();
+        if stored.data_type() == &ty {
+            return Ok(stored.clone());
+        }
+        if let Some(p) = self.plain[col][k].get() {
+            return Ok(p.clone());
+        }
+        let opts = arrow::compute::CastOptions { safe: false, ..Default::default() };
+        Ok(arrow::compute::cast_with_options(stored, &ty, &opts)?)
+    }
+
     /// Chunk `k` of column `col` as stored: of the column's Arrow type, or in a stored form
     /// (`is_stored_form`).
     pub fn stored_chunk(&self, col: usize, k: usize) -> Result<&ArrayRef> {
@@ -310,6 +325,16 @@ impl HostTable {
                 return None;
             }
             let start = std::time::Instant::now();
+            // A first chunk of many distinct strings says "no dictionary" before the rest of
+            // the column is decoded.
+            if self.chunks() > 0 {
+                let first = self.stored_chunk(col, 0).ok()?;
+                if let Some(plain) = first.as_any().downcast_ref::<StringArray>() {
+                    if string_dictionary::has_too_many_values(plain, MAX_DICTIONARY_VALUES) {
+                        return None;
+                    }
+                }
+            }
             self.load(&[col], None).ok()?;
             let stored: Vec<ArrayRef> = (0..self.chunks()).map(|k| self.stored_chunk(col, k).cloned()).collect::<Result<_>>().ok()?;
             let merged = !stored.is_empty() && stored.iter().all(|a| is_string_dictionary(a.data_type()));

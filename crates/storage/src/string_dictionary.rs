@@ -54,6 +54,9 @@ pub fn build(chunks: &[&StringArray], max_values: usize) -> Option<StringDiction
     if limit == 0 {
         return None;
     }
+    if chunks.iter().any(|a| has_too_many_values(a, limit)) {
+        return None;
+    }
     // Pieces of at most 64k rows of one chunk: (chunk, first row, end row).
     let piece = 1 << 16;
     let pieces: Vec<(usize, usize, usize)> =
@@ -110,6 +113,19 @@ fn dictionary(values: &[&[u8]], codes: Vec<u16>) -> StringDictionary {
     }
     let hashes = values.iter().map(|v| str_hash32(v)).collect();
     StringDictionary { bytes, offsets, hashes, codes }
+}
+
+/// Whether the first rows of `a` (up to 4x `limit`) hold more than `limit` distinct
+/// values: a column of many distinct values shows it early, while the 64k-row pieces of
+/// `build` never see more than the limit each and would hash every row to find out.
+pub fn has_too_many_values(a: &StringArray, limit: usize) -> bool {
+    let mut seen: AHashSet<&[u8]> = AHashSet::new();
+    for r in 0..a.len().min(4 * limit) {
+        if a.is_valid(r) && seen.insert(a.value(r).as_bytes()) && seen.len() > limit {
+            return true;
+        }
+    }
+    false
 }
 
 /// The dictionary of a column whose chunks are dictionary arrays (a Parquet file's own
