@@ -194,17 +194,17 @@ pub enum TruncUnit {
 impl TruncUnit {
     /// DuckDB's spellings of the unit (case-insensitive).
     pub fn parse(s: &str) -> Option<TruncUnit> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "year" | "years" | "y" | "yr" | "yrs" => TruncUnit::Year,
-            "quarter" | "quarters" => TruncUnit::Quarter,
-            "month" | "months" | "mon" | "mons" => TruncUnit::Month,
-            "week" | "weeks" | "w" | "weekofyear" => TruncUnit::Week,
-            "day" | "days" | "d" | "dayofmonth" => TruncUnit::Day,
-            "hour" | "hours" | "h" | "hr" | "hrs" => TruncUnit::Hour,
-            "minute" | "minutes" | "m" | "min" | "mins" => TruncUnit::Minute,
-            "second" | "seconds" | "s" | "sec" | "secs" => TruncUnit::Second,
-            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => TruncUnit::Millisecond,
-            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => TruncUnit::Microsecond,
+        Some(match unit_name(s)? {
+            "year" => TruncUnit::Year,
+            "quarter" => TruncUnit::Quarter,
+            "month" => TruncUnit::Month,
+            "week" => TruncUnit::Week,
+            "day" => TruncUnit::Day,
+            "hour" => TruncUnit::Hour,
+            "minute" => TruncUnit::Minute,
+            "second" => TruncUnit::Second,
+            "millisecond" => TruncUnit::Millisecond,
+            "microsecond" => TruncUnit::Microsecond,
             _ => return None,
         })
     }
@@ -223,6 +223,27 @@ impl TruncUnit {
             TruncUnit::Microsecond => "microsecond",
         }
     }
+}
+
+/// A date part's name as DuckDB spells it (case-insensitive, with its synonyms), in one
+/// canonical form shared by `date_trunc` units and EXTRACT fields.
+fn unit_name(s: &str) -> Option<&'static str> {
+    Some(match s.trim().to_ascii_lowercase().as_str() {
+        "year" | "years" | "y" | "yr" | "yrs" => "year",
+        "quarter" | "quarters" => "quarter",
+        "month" | "months" | "mon" | "mons" => "month",
+        "week" | "weeks" | "w" | "weekofyear" => "week",
+        "day" | "days" | "d" | "dayofmonth" => "day",
+        "hour" | "hours" | "h" | "hr" | "hrs" => "hour",
+        "minute" | "minutes" | "m" | "min" | "mins" => "minute",
+        "second" | "seconds" | "s" | "sec" | "secs" => "second",
+        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => "millisecond",
+        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => "microsecond",
+        "dow" | "dayofweek" | "weekday" => "dow",
+        "doy" | "dayofyear" => "doy",
+        "epoch" => "epoch",
+        _ => return None,
+    })
 }
 
 /// `date_trunc(unit, ts)`: the start of the unit holding `us` (floored, so correct before
@@ -278,18 +299,18 @@ impl DateField {
     /// An EXTRACT / date_part field by its DuckDB name (case-insensitive).
     pub fn parse(name: &str) -> Option<DateField> {
         use DateField as F;
-        Some(match name.trim().to_ascii_lowercase().as_str() {
-            "year" | "years" | "y" | "yr" | "yrs" => F::Year,
-            "quarter" | "quarters" => F::Quarter,
-            "month" | "months" | "mon" | "mons" => F::Month,
-            "day" | "days" | "d" | "dayofmonth" => F::Day,
-            "hour" | "hours" | "h" | "hr" | "hrs" => F::Hour,
-            "minute" | "minutes" | "m" | "min" | "mins" => F::Minute,
-            "second" | "seconds" | "s" | "sec" | "secs" => F::Second,
-            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => F::Millisecond,
-            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => F::Microsecond,
-            "dow" | "dayofweek" | "weekday" => F::DayOfWeek,
-            "doy" | "dayofyear" => F::DayOfYear,
+        Some(match unit_name(name)? {
+            "year" => F::Year,
+            "quarter" => F::Quarter,
+            "month" => F::Month,
+            "day" => F::Day,
+            "hour" => F::Hour,
+            "minute" => F::Minute,
+            "second" => F::Second,
+            "millisecond" => F::Millisecond,
+            "microsecond" => F::Microsecond,
+            "dow" => F::DayOfWeek,
+            "doy" => F::DayOfYear,
             "epoch" => F::Epoch,
             _ => return None,
         })
