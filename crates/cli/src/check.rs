@@ -131,7 +131,7 @@ fn float_tolerant_validator(normalizer: sqllogictest::Normalizer, actual: &[Vec<
         })
 }
 
-fn floats_close(a: &str, b: &str) -> bool {
+pub fn floats_close(a: &str, b: &str) -> bool {
     match (a.parse::<f64>(), b.parse::<f64>()) {
         (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
         _ => false,

@@ -2,3 +2,4 @@
 //! GPU machine, where there is no cargo) and the workspace tests.
 
 pub mod check;
+pub mod fuzz;

@@ -76,6 +76,9 @@ enum Cmd {
         #[command(subcommand)]
         suite: BenchSuite,
     },
+    /// Differential fuzzing: random queries on this backend and the CPU backend (and
+    /// DuckDB where installed), compared; or hostile input with --crash.
+    Fuzz(gpusql_cli::fuzz::command::FuzzArgs),
     /// Generate benchmark data and write it as CSV (one <table>.csv per table).
     Datagen {
         #[command(subcommand)]
@@ -245,6 +248,7 @@ fn main() -> ExitCode {
     }
     match cli.cmd {
         Some(Cmd::Check(args)) => run_check(args),
+        Some(Cmd::Fuzz(args)) => gpusql_cli::fuzz::command::main(args),
         Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(bench::Suite::Tpch, args),
         Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
         Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),

@@ -13,7 +13,7 @@ use buffers::{Arg, BuiltTable, Column, Intermediate};
 use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
-use gpusql_plan::{PhysicalPlan, Pipeline, Sink, Source, Stage};
+use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, Source, Stage};
 use gpusql_storage::device::{cuda_error, UploadStats};
 use gpusql_storage::{DeviceStore, TableStore};
 use std::collections::HashMap;
@@ -429,6 +429,11 @@ impl GpuExecutor {
             // Distinct keys never outnumber rows.
             Sink::Materialize { .. } | Sink::HashBuild { .. } => n,
         };
+        // Groups never outnumber the rows reaching the sink: the rows read, unless a probe
+        // with repeated build keys emits a row once per match (a LEFT JOIN of 25 nations to
+        // 1,500 customers groups 1,500 rows), then up to what 32-bit group ids allow.
+        let expands = p.ops.iter().any(|op| matches!(op, PipelineOp::HashProbe { build, kind: JoinKind::Inner | JoinKind::Left, .. } if built.get(build).is_none_or(|t| t.multi)));
+        let group_bound = if expands { i32::MAX as usize } else { n.max(1) };
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
             if matches!(p.sink, Sink::Aggregate { .. } | Sink::HashBuild { .. }) && max_groups > i32::MAX as usize {
@@ -484,7 +489,7 @@ impl GpuExecutor {
             let count = self.dev.download(&sink.count).map_err(cuda_error)?[0] as usize;
             match code {
                 0 => {}
-                ERR_GROUPS_FULL if max_groups < n.max(1) => {
+                ERR_GROUPS_FULL if max_groups < group_bound => {
                     // More groups than room: the kernel stopped early; grow 4x and run again
                     // (bounded by the row count). Runs that stop early read only about as many
                     // rows as their table holds groups, so the wasted work is a fraction of
@@ -497,11 +502,12 @@ impl GpuExecutor {
                     max_groups = (max_groups * 4)
                         .max((count * 2).next_power_of_two())
                         .max(extrapolated.saturating_mul(5) / 4)
-                        .min(n.max(1).next_power_of_two())
+                        .min(group_bound.next_power_of_two())
                         .next_power_of_two();
                     tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
                     continue;
                 }
+                ERR_GROUPS_FULL => return Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id))),
                 ERR_DIV_ZERO => return Err(Error::exec("division by zero")),
                 ERR_OVERFLOW => return Err(Error::exec("numeric value out of range")),
                 // The CPU backend's message (eval.rs).
@@ -595,8 +601,25 @@ fn build_key_range(p: &Pipeline, tables: &TableStore) -> Option<join::KeyRange> 
     let (Source::Table { table, columns, kept: None, .. }, Sink::HashBuild { keys, .. }) = (&p.source, &p.sink) else { return None };
     let [gpusql_plan::Expr::Column { index, .. }] = keys.as_slice() else { return None };
     let t = tables.get(table)?;
-    let (min, max) = t.column_range(columns[*index])?;
+    let (min, max) = t.column_range(columns[sink_source_column(p, columns.len(), *index)?])?;
     Some(join::KeyRange { min, max, table_rows: t.rows })
+}
+
+/// The source column (index into the scanned columns) that column `index` of the row
+/// reaching the sink of `p` holds unchanged, if any: probes append build columns and
+/// projections rearrange the row, so the sink's key index is not the source's.
+fn sink_source_column(p: &Pipeline, source_columns: usize, index: usize) -> Option<usize> {
+    let mut map: Vec<Option<usize>> = (0..source_columns).map(Some).collect();
+    for op in &p.ops {
+        match op {
+            PipelineOp::Project { exprs, .. } => {
+                map = exprs.iter().map(|e| if let gpusql_plan::Expr::Column { index, .. } = e { map.get(*index).copied().flatten() } else { None }).collect();
+            }
+            PipelineOp::HashProbe { kind: JoinKind::Inner | JoinKind::Left, schema, .. } => map.resize(schema.len(), None),
+            PipelineOp::HashProbe { .. } | PipelineOp::Filter(_) | PipelineOp::LaneRefill { .. } => {}
+        }
+    }
+    map.get(index).copied().flatten()
 }
 
 fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {

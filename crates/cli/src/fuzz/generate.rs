@@ -1,0 +1,500 @@
+//! The differential fuzzer's query generator: random, valid, typed SELECTs over a
+//! benchmark schema (SQLsmith's approach: walk the schema, grow expressions of the type a
+//! place needs, draw literals from the data so that filters keep some rows).
+//!
+//! Every query has a deterministic answer as a multiset: ORDER BY covers every output
+//! column wherever a LIMIT or OFFSET keeps part of the rows, and there is no division by a
+//! value that may be zero.
+
+use super::rng::Rng;
+
+/// The SQL types the generator distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Int,
+    Dec,
+    Float,
+    Str,
+    Date,
+    Bool,
+}
+
+/// A column of a table of the schema, with literals drawn from its data.
+#[derive(Debug, Clone)]
+pub struct ColumnInfo {
+    pub name: String,
+    pub ty: Ty,
+    /// SQL literals of values the column holds.
+    pub samples: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TableInfo {
+    pub name: String,
+    pub columns: Vec<ColumnInfo>,
+}
+
+/// Tables and the equalities that join them (foreign keys, both directions).
+#[derive(Debug, Clone, Default)]
+pub struct SchemaInfo {
+    pub tables: Vec<TableInfo>,
+    /// (table, column, table, column)
+    pub edges: Vec<(String, String, String, String)>,
+}
+
+/// TPC-H's and SSB's foreign keys, as (table, column, referenced table, column).
+pub const FOREIGN_KEYS: &[(&str, &str, &str, &str)] = &[
+    ("nation", "n_regionkey", "region", "r_regionkey"),
+    ("customer", "c_nationkey", "nation", "n_nationkey"),
+    ("supplier", "s_nationkey", "nation", "n_nationkey"),
+    ("orders", "o_custkey", "customer", "c_custkey"),
+    ("lineitem", "l_orderkey", "orders", "o_orderkey"),
+    ("lineitem", "l_partkey", "part", "p_partkey"),
+    ("lineitem", "l_suppkey", "supplier", "s_suppkey"),
+    ("partsupp", "ps_partkey", "part", "p_partkey"),
+    ("partsupp", "ps_suppkey", "supplier", "s_suppkey"),
+    ("lineitem", "l_partkey", "partsupp", "ps_partkey"),
+    // SSB
+    ("lineorder", "lo_custkey", "customer", "c_custkey"),
+    ("lineorder", "lo_partkey", "part", "p_partkey"),
+    ("lineorder", "lo_suppkey", "supplier", "s_suppkey"),
+    ("lineorder", "lo_orderdate", "date", "d_datekey"),
+    ("lineorder", "lo_commitdate", "date", "d_datekey"),
+];
+
+impl SchemaInfo {
+    /// The foreign keys among `tables`, both ways.
+    pub fn with_foreign_keys(tables: Vec<TableInfo>) -> SchemaInfo {
+        let has = |t: &str, c: &str| tables.iter().any(|x| x.name == t && x.columns.iter().any(|y| y.name == c));
+        let mut edges = vec![];
+        for &(a, ac, b, bc) in FOREIGN_KEYS {
+            if has(a, ac) && has(b, bc) {
+                edges.push((a.into(), ac.into(), b.into(), bc.into()));
+                edges.push((b.into(), bc.into(), a.into(), ac.into()));
+            }
+        }
+        SchemaInfo { tables, edges }
+    }
+
+    fn table(&self, name: &str) -> &TableInfo {
+        self.tables.iter().find(|t| t.name == name).expect("table of the schema")
+    }
+}
+
+/// A column visible in a query's scope: `alias.name`.
+#[derive(Debug, Clone)]
+struct Visible {
+    sql: String,
+    ty: Ty,
+    samples: Vec<String>,
+}
+
+/// A FROM item in scope: its alias, table (for join edges; None for derived tables) and
+/// columns.
+#[derive(Debug, Clone)]
+struct Item {
+    alias: String,
+    table: Option<String>,
+    columns: Vec<Visible>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Scope {
+    items: Vec<Item>,
+}
+
+impl Scope {
+    fn columns(&self) -> impl Iterator<Item = &Visible> {
+        self.items.iter().flat_map(|i| i.columns.iter())
+    }
+    fn of_type(&self, ty: Ty) -> Vec<&Visible> {
+        self.columns().filter(|c| c.ty == ty).collect()
+    }
+}
+
+/// Draws queries for one schema.
+pub struct Generator<'a> {
+    schema: &'a SchemaInfo,
+    pub rng: Rng,
+    next_alias: usize,
+    /// Subquery nesting of the query being drawn.
+    depth: usize,
+    /// Draw row-returning queries so they stay small on large data (aggregates or LIMIT).
+    pub small_results: bool,
+}
+
+impl<'a> Generator<'a> {
+    pub fn new(schema: &'a SchemaInfo, seed: u64) -> Generator<'a> {
+        Generator { schema, rng: Rng::new(seed), next_alias: 0, depth: 0, small_results: false }
+    }
+
+    /// One query.
+    pub fn query(&mut self) -> String {
+        self.next_alias = 0;
+        self.depth = 0;
+        self.select(None)
+    }
+
+    fn alias(&mut self) -> String {
+        self.next_alias += 1;
+        format!("t{}", self.next_alias)
+    }
+
+    /// A SELECT; `single` asks for one output column of that type (IN / scalar subqueries).
+    fn select(&mut self, single: Option<(Ty, bool)>) -> String {
+        self.depth += 1;
+        let (from, scope) = self.from_clause();
+        let mut sql = String::from("SELECT ");
+        let mut conds = vec![];
+        for _ in 0..self.rng.below(3) {
+            conds.push(self.predicate(&scope, 2, true));
+        }
+        let aggregate = match single {
+            Some((_, scalar)) => scalar,
+            None => self.rng.chance(0.45),
+        };
+        let mut outputs: Vec<String> = vec![];
+        let mut group_by: Vec<String> = vec![];
+        let mut having = None;
+        let mut distinct = false;
+        if aggregate {
+            let n_groups = if single.is_some() { 0 } else { self.rng.below(3) };
+            for _ in 0..n_groups {
+                // (A column or an expression over one: a bare integer would be a position.)
+                let ty = self.any_type(&scope);
+                match self.column(&scope, ty) {
+                    Some(c) if self.rng.chance(0.7) => group_by.push(c.sql),
+                    Some(_) => group_by.push(self.expr(&scope, ty, 1)),
+                    None => {}
+                }
+            }
+            outputs.extend(group_by.iter().cloned());
+            let n_aggs = if single.is_some() { 1 } else { 1 + self.rng.below(3) };
+            for _ in 0..n_aggs {
+                let want = single.map(|s| s.0);
+                outputs.push(self.aggregate(&scope, want));
+            }
+            if !group_by.is_empty() && self.rng.chance(0.25) {
+                let a = self.aggregate(&scope, Some(Ty::Int));
+                let k = self.rng.below(5);
+                having = Some(format!("{a} > {k}"));
+            }
+        } else {
+            let n = if single.is_some() { 1 } else { 1 + self.rng.below(4) };
+            for _ in 0..n {
+                let ty = match single {
+                    Some((t, _)) => t,
+                    None => self.any_type(&scope),
+                };
+                outputs.push(self.expr(&scope, ty, 2));
+            }
+            distinct = self.rng.chance(0.2);
+        }
+        if distinct {
+            sql.push_str("DISTINCT ");
+        }
+        let names: Vec<String> = outputs.iter().enumerate().map(|(i, e)| format!("{e} AS c{i}")).collect();
+        sql.push_str(&names.join(", "));
+        sql.push_str(" FROM ");
+        sql.push_str(&from);
+        if !conds.is_empty() {
+            sql.push_str(" WHERE ");
+            sql.push_str(&conds.join(" AND "));
+        }
+        if !group_by.is_empty() {
+            sql.push_str(" GROUP BY ");
+            sql.push_str(&group_by.join(", "));
+        }
+        if let Some(h) = having {
+            sql.push_str(" HAVING ");
+            sql.push_str(&h);
+        }
+        // ORDER BY every output column, so that LIMIT keeps a determined multiset.
+        let limited = single.is_none() && self.depth == 1 && (self.rng.chance(0.3) || (self.small_results && !(aggregate && group_by.is_empty())));
+        if limited || (single.is_none() && self.rng.chance(0.15)) {
+            let keys: Vec<String> =
+                (1..=outputs.len()).map(|i| format!("{i}{}", if self.rng.chance(0.3) { " DESC" } else { "" })).collect();
+            sql.push_str(" ORDER BY ");
+            sql.push_str(&keys.join(", "));
+            if limited {
+                sql.push_str(&format!(" LIMIT {}", 1 + self.rng.below(20)));
+                if self.rng.chance(0.2) {
+                    sql.push_str(&format!(" OFFSET {}", self.rng.below(5)));
+                }
+            }
+        }
+        self.depth -= 1;
+        sql
+    }
+
+    /// FROM with 1-4 items joined along foreign keys (inner, left, or listed with the
+    /// equality in WHERE, which the optimizer must turn into a join).
+    fn from_clause(&mut self) -> (String, Scope) {
+        let mut scope = Scope::default();
+        let first = self.from_item();
+        let mut sql = first.0;
+        scope.items.push(first.1);
+        let joins = if self.depth > 1 { self.rng.below(2) } else { self.rng.below(4) };
+        for _ in 0..joins {
+            // An edge from a table already in scope.
+            let mut candidates = vec![];
+            for item in &scope.items {
+                candidates.extend(self.edges_from(item));
+            }
+            let Some((left_alias, (_, lc, rt, rc))) = self.rng.pick(&candidates).cloned() else { break };
+            let alias = self.alias();
+            let item = self.table_item(&rt, &alias);
+            let kind = match self.rng.below(10) {
+                0..=4 => "JOIN",
+                5..=8 => "LEFT JOIN",
+                _ => "INNER JOIN",
+            };
+            let mut on = format!("{left_alias}.{lc} = {alias}.{rc}");
+            if self.rng.chance(0.15) {
+                let mut s = scope.clone();
+                s.items.push(item.clone());
+                let extra = self.compare(&Scope { items: vec![item.clone()] }, 1);
+                let _ = s;
+                on.push_str(&format!(" AND {extra}"));
+            }
+            sql.push_str(&format!(" {kind} {rt} AS {alias} ON {on}"));
+            scope.items.push(item);
+        }
+        (sql, scope)
+    }
+
+    /// A table, or (sometimes) a derived table over one.
+    fn from_item(&mut self) -> (String, Item) {
+        let t = self.rng.pick(&self.schema.tables).expect("a table").name.clone();
+        let alias = self.alias();
+        if self.depth == 1 && self.rng.chance(0.12) {
+            // (SELECT some columns FROM t WHERE …) AS alias
+            let inner_alias = self.alias();
+            let inner = self.table_item(&t, &inner_alias);
+            let scope = Scope { items: vec![inner.clone()] };
+            let cond = self.predicate(&scope, 1, false);
+            let mut cols = inner.columns.clone();
+            self.rng.shuffle(&mut cols);
+            cols.truncate(1 + self.rng.below(cols.len().min(5)));
+            let list: Vec<String> = cols.iter().map(|c| c.sql.clone()).collect();
+            let visible = cols
+                .iter()
+                .map(|c| Visible { sql: format!("{alias}.{}", c.sql.split('.').nth(1).unwrap_or(&c.sql)), ty: c.ty, samples: c.samples.clone() })
+                .collect();
+            let sql = format!("(SELECT {} FROM {t} AS {inner_alias} WHERE {cond}) AS {alias}", list.join(", "));
+            // Keeps the table name so joins along its keys still apply where the key survived.
+            return (sql, Item { alias, table: Some(t), columns: visible });
+        }
+        let item = self.table_item(&t, &alias);
+        (format!("{t} AS {alias}"), item)
+    }
+
+    /// The join edges from `item` whose column it shows (a derived table may not).
+    fn edges_from(&self, item: &Item) -> Vec<(String, (String, String, String, String))> {
+        let Some(t) = &item.table else { return vec![] };
+        let shows = |c: &str| item.columns.iter().any(|v| v.sql == format!("{}.{c}", item.alias));
+        self.schema.edges.iter().filter(|e| &e.0 == t && shows(&e.1)).map(|e| (item.alias.clone(), e.clone())).collect()
+    }
+
+    fn table_item(&self, table: &str, alias: &str) -> Item {
+        let t = self.schema.table(table);
+        let columns =
+            t.columns.iter().map(|c| Visible { sql: format!("{alias}.{}", c.name), ty: c.ty, samples: c.samples.clone() }).collect();
+        Item { alias: alias.into(), table: Some(table.into()), columns }
+    }
+
+    fn any_type(&mut self, scope: &Scope) -> Ty {
+        let present: Vec<Ty> = [Ty::Int, Ty::Dec, Ty::Str, Ty::Date].into_iter().filter(|t| !scope.of_type(*t).is_empty()).collect();
+        self.rng.pick(&present).copied().unwrap_or(Ty::Int)
+    }
+
+    fn column(&mut self, scope: &Scope, ty: Ty) -> Option<Visible> {
+        let cols = scope.of_type(ty);
+        self.rng.pick(&cols).map(|c| (*c).clone())
+    }
+
+    fn literal(&mut self, scope: &Scope, ty: Ty) -> String {
+        if let Some(c) = self.column(scope, ty) {
+            if let Some(s) = self.rng.pick(&c.samples) {
+                return s.clone();
+            }
+        }
+        match ty {
+            Ty::Int => self.rng.below(100).to_string(),
+            Ty::Dec => format!("{}.{:02}", self.rng.below(1000), self.rng.below(100)),
+            Ty::Float => format!("{}.5", self.rng.below(100)),
+            Ty::Str => "'x'".into(),
+            Ty::Date => format!("DATE '{}-{:02}-{:02}'", 1992 + self.rng.below(7), 1 + self.rng.below(12), 1 + self.rng.below(28)),
+            Ty::Bool => "TRUE".into(),
+        }
+    }
+
+    /// An expression of type `ty` over `scope`.
+    fn expr(&mut self, scope: &Scope, ty: Ty, budget: usize) -> String {
+        let leaf = |g: &mut Generator, scope: &Scope| match g.column(scope, ty) {
+            Some(c) if !g.rng.chance(0.15) => c.sql,
+            _ => g.literal(scope, ty),
+        };
+        if budget == 0 || self.rng.chance(0.5) {
+            return leaf(self, scope);
+        }
+        let b = budget - 1;
+        match (ty, self.rng.below(6)) {
+            (Ty::Int, 0) => format!("({} + {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
+            (Ty::Int, 1) => format!("({} - {})", self.expr(scope, Ty::Int, b), self.rng.below(10)),
+            (Ty::Int, 2) if !scope.of_type(Ty::Date).is_empty() => {
+                let f = *self.rng.pick(&["YEAR", "MONTH", "DAY", "QUARTER", "DOW"]).unwrap_or(&"YEAR");
+                format!("EXTRACT({f} FROM {})", self.expr(scope, Ty::Date, b))
+            }
+            (Ty::Int, 3) if !scope.of_type(Ty::Str).is_empty() => format!("LENGTH({})", self.expr(scope, Ty::Str, b)),
+            (Ty::Dec, 0) => format!("({} + {})", self.expr(scope, Ty::Dec, b), self.expr(scope, Ty::Dec, b)),
+            (Ty::Dec, 1) => format!("({} * {})", self.expr(scope, Ty::Dec, b), self.rng.below(5)),
+            (Ty::Dec, 2) => format!("({} - {})", self.expr(scope, Ty::Dec, b), self.expr(scope, Ty::Dec, b)),
+            (Ty::Dec, 3) => format!("ABS({})", self.expr(scope, Ty::Dec, b)),
+            (Ty::Str, 0) => {
+                let from = 1 + self.rng.below(4);
+                let len = 1 + self.rng.below(8);
+                format!("SUBSTRING({} FROM {from} FOR {len})", self.expr(scope, Ty::Str, b))
+            }
+            (Ty::Date, 0 | 1) => {
+                let unit = *self.rng.pick(&["DAY", "MONTH", "YEAR"]).unwrap_or(&"DAY");
+                let op = if self.rng.chance(0.5) { "+" } else { "-" };
+                format!("({} {op} INTERVAL '{}' {unit})", self.expr(scope, Ty::Date, b), 1 + self.rng.below(40))
+            }
+            (_, 4) => format!("CASE WHEN {} THEN {} ELSE {} END", self.predicate(scope, b, false), self.expr(scope, ty, b), self.expr(scope, ty, b)),
+            (_, 5) => format!("COALESCE({}, {})", self.expr(scope, ty, b), self.literal(scope, ty)),
+            _ => leaf(self, scope),
+        }
+    }
+
+    /// An aggregate call; `want` restricts its result type (Int: counts).
+    fn aggregate(&mut self, scope: &Scope, want: Option<Ty>) -> String {
+        let numeric = |g: &mut Generator| -> Option<String> {
+            let ty = if !scope.of_type(Ty::Dec).is_empty() && g.rng.chance(0.6) { Ty::Dec } else { Ty::Int };
+            (!scope.of_type(ty).is_empty()).then(|| g.expr(scope, ty, 1))
+        };
+        let choice = match want {
+            Some(Ty::Int) => self.rng.below(3),
+            Some(Ty::Dec) => 5,
+            Some(Ty::Date | Ty::Str) => 6,
+            _ => self.rng.below(8),
+        };
+        match choice {
+            0 => "COUNT(*)".into(),
+            1 => {
+                let ty = self.any_type(scope);
+                format!("COUNT({})", self.expr(scope, ty, 1))
+            }
+            2 => {
+                let ty = self.any_type(scope);
+                format!("COUNT(DISTINCT {})", self.expr(scope, ty, 0))
+            }
+            3 => numeric(self).map(|e| format!("SUM({e})")).unwrap_or_else(|| "COUNT(*)".into()),
+            4 => numeric(self).map(|e| format!("AVG({e})")).unwrap_or_else(|| "COUNT(*)".into()),
+            5 if !scope.of_type(Ty::Dec).is_empty() => format!("SUM({})", self.expr(scope, Ty::Dec, 1)),
+            _ => {
+                let ty = match want {
+                    Some(t) if !scope.of_type(t).is_empty() => t,
+                    _ => self.any_type(scope),
+                };
+                let f = if self.rng.chance(0.5) { "MIN" } else { "MAX" };
+                format!("{f}({})", self.expr(scope, ty, 1))
+            }
+        }
+    }
+
+    /// A comparison of two values of one type.
+    fn compare(&mut self, scope: &Scope, budget: usize) -> String {
+        let ty = self.any_type(scope);
+        let op = *self.rng.pick(&["=", "<>", "<", "<=", ">", ">="]).unwrap_or(&"=");
+        let left = self.expr(scope, ty, budget);
+        let right = if self.rng.chance(0.7) { self.literal(scope, ty) } else { self.expr(scope, ty, budget) };
+        format!("{left} {op} {right}")
+    }
+
+    /// A condition over `scope`; `subqueries`: IN / EXISTS / scalar subqueries may appear.
+    fn predicate(&mut self, scope: &Scope, budget: usize, subqueries: bool) -> String {
+        let pick = self.rng.below(if subqueries && self.depth < 3 { 14 } else { 10 });
+        let b = budget.saturating_sub(1);
+        match pick {
+            0..=2 => self.compare(scope, b),
+            3 => {
+                let ty = self.any_type(scope);
+                let (lo, hi) = (self.literal(scope, ty), self.literal(scope, ty));
+                format!("{} BETWEEN {lo} AND {hi}", self.expr(scope, ty, b))
+            }
+            4 => {
+                let ty = self.any_type(scope);
+                let items: Vec<String> = (0..1 + self.rng.below(5)).map(|_| self.literal(scope, ty)).collect();
+                let not = if self.rng.chance(0.3) { "NOT " } else { "" };
+                format!("{} {not}IN ({})", self.expr(scope, ty, b), items.join(", "))
+            }
+            5 if !scope.of_type(Ty::Str).is_empty() => {
+                let c = self.column(scope, Ty::Str).expect("a string column");
+                let sample = self.rng.pick(&c.samples).cloned().unwrap_or_else(|| "'a'".into());
+                let text: String = sample.trim_matches('\'').replace("''", "'");
+                let chars: Vec<char> = text.chars().filter(|ch| *ch != '%' && *ch != '_' && *ch != '\'').collect();
+                let (a, len) = (self.rng.below(chars.len().max(1)), 1 + self.rng.below(4));
+                let piece: String = chars.iter().skip(a).take(len).collect();
+                let pattern = match self.rng.below(4) {
+                    0 => format!("{piece}%"),
+                    1 => format!("%{piece}"),
+                    2 => format!("%{piece}%"),
+                    _ => format!("%{piece}%_"),
+                };
+                let not = if self.rng.chance(0.25) { "NOT " } else { "" };
+                format!("{} {not}LIKE '{pattern}'", c.sql)
+            }
+            6 => {
+                let ty = self.any_type(scope);
+                let not = if self.rng.chance(0.5) { "NOT " } else { "" };
+                format!("{} IS {not}NULL", self.expr(scope, ty, b))
+            }
+            7 if budget > 0 => format!("({} OR {})", self.predicate(scope, b, false), self.predicate(scope, b, false)),
+            8 if budget > 0 => format!("NOT ({})", self.predicate(scope, b, false)),
+            9 if budget > 0 => format!("({} AND {})", self.predicate(scope, b, false), self.predicate(scope, b, false)),
+            10 => self.in_subquery(scope),
+            11 => self.exists(scope),
+            12 | 13 => self.scalar_subquery_compare(scope),
+            _ => self.compare(scope, b),
+        }
+    }
+
+    /// `x [NOT] IN (SELECT y FROM …)` for a column x with a join edge when there is one.
+    fn in_subquery(&mut self, scope: &Scope) -> String {
+        let ty = self.any_type(scope);
+        let x = self.expr(scope, ty, 0);
+        let sub = self.select(Some((ty, false)));
+        let not = if self.rng.chance(0.3) { "NOT " } else { "" };
+        format!("{x} {not}IN ({sub})")
+    }
+
+    /// `[NOT] EXISTS (SELECT … FROM t WHERE t.fk = outer.key AND …)`.
+    fn exists(&mut self, scope: &Scope) -> String {
+        let mut candidates = vec![];
+        for item in &scope.items {
+            candidates.extend(self.edges_from(item));
+        }
+        let Some((outer, (_, oc, it, ic))) = self.rng.pick(&candidates).cloned() else { return self.compare(scope, 1) };
+        self.depth += 1;
+        let alias = self.alias();
+        let item = self.table_item(&it, &alias);
+        let inner = Scope { items: vec![item] };
+        let mut cond = format!("{alias}.{ic} = {outer}.{oc}");
+        if self.rng.chance(0.6) {
+            cond.push_str(&format!(" AND {}", self.predicate(&inner, 1, false)));
+        }
+        self.depth -= 1;
+        let not = if self.rng.chance(0.4) { "NOT " } else { "" };
+        format!("{not}EXISTS (SELECT * FROM {it} AS {alias} WHERE {cond})")
+    }
+
+    /// `x op (SELECT agg FROM …)`, correlated along a join edge or not.
+    fn scalar_subquery_compare(&mut self, scope: &Scope) -> String {
+        let ty = if self.rng.chance(0.5) { Ty::Int } else { self.any_type(scope) };
+        let sub = self.select(Some((ty, true)));
+        let x = self.expr(scope, ty, 0);
+        let op = *self.rng.pick(&["=", "<", ">", "<>"]).unwrap_or(&"=");
+        format!("{x} {op} ({sub})")
+    }
+}

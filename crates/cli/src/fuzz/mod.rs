@@ -1,0 +1,378 @@
+//! `gpusql fuzz`: differential testing with random queries (SQLsmith / SQLancer style).
+//!
+//! Each generated query runs on the engine's backend (the GPU where there is one) with the
+//! default settings, and on the CPU reference backend with every optimization setting at
+//! its naive form (a different physical plan through different code), and on DuckDB where
+//! its Python package is installed. The answers are compared as multisets; a query that
+//! fails must fail alike on both backends with `not supported: …`. A failing query is
+//! reduced to a small one that fails the same way and printed with the seed that draws it.
+//!
+//! `--crash` feeds hostile input instead (see `hostile.rs`).
+
+pub mod command;
+mod compare;
+mod duckdb;
+mod generate;
+pub mod hostile;
+pub mod reduce;
+mod rng;
+
+use compare::{diff, rows_of, Rows};
+use generate::{ColumnInfo, Generator, SchemaInfo, TableInfo, Ty};
+use gpusql::{DataType, Engine, Output};
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The settings the CPU oracle plans with: every technique in its naive form.
+const NAIVE_SETTINGS: &[(&str, &str)] = &[
+    ("multi_match", "per-lane"),
+    ("filter_order", "written"),
+    ("lane_refill", "off"),
+    ("selectivity", "guessed"),
+    ("pivoted_strings", "off"),
+    ("top_n", "off"),
+    ("replicated_tables", "off"),
+    ("key_bitmaps", "off"),
+    ("early_bitmaps", "off"),
+    ("dictionary_strings", "off"),
+];
+const DEFAULT_SETTINGS: &[(&str, &str)] = &[
+    ("multi_match", "push-down"),
+    ("filter_order", "ranked"),
+    ("lane_refill", "on"),
+    ("selectivity", "sampled"),
+    ("pivoted_strings", "on"),
+    ("top_n", "on"),
+    ("replicated_tables", "on"),
+    ("key_bitmaps", "on"),
+    ("early_bitmaps", "on"),
+    ("dictionary_strings", "on"),
+];
+
+#[derive(Debug, Clone)]
+pub struct FuzzOptions {
+    pub seed: u64,
+    /// Index of the first query (with `seed`, names a query exactly).
+    pub first: u64,
+    pub queries: u64,
+    /// Compare with DuckDB (None: where it is installed).
+    pub duckdb: Option<bool>,
+    /// Time allowed to reduce each failure.
+    pub reduce_for: Duration,
+    /// A query running longer than this is reported as a hang and ends the run.
+    pub hang_after: Duration,
+    /// Row-returning queries get a LIMIT (for large scale factors).
+    pub small_results: bool,
+    /// Print every query before running it.
+    pub verbose: bool,
+}
+
+/// What one side answered.
+#[derive(Debug, Clone)]
+enum Outcome {
+    Rows(Rows),
+    Error(String),
+    Panic(String),
+}
+
+/// A query the two sides disagree on.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub seed: u64,
+    pub index: u64,
+    pub class: String,
+    pub sql: String,
+    pub reduced: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Default)]
+pub struct FuzzReport {
+    pub queries: u64,
+    pub answered: u64,
+    pub checked_with_duckdb: u64,
+    /// Refusals both backends gave, by message (positions and literals stripped).
+    pub unsupported: BTreeMap<String, u64>,
+    /// Errors both backends gave alike that are not refusals (e.g. numeric overflow).
+    pub both_errors: BTreeMap<String, u64>,
+    /// DuckDB refused what the engine answered, by DuckDB's message.
+    pub duckdb_errors: BTreeMap<String, u64>,
+    pub failures: Vec<Failure>,
+}
+
+impl FuzzReport {
+    pub fn render(&self, seed: u64) -> String {
+        let mut s = format!(
+            "fuzz: {} queries (seed {seed}): {} answered alike ({} also by DuckDB), {} refused alike, {} failed alike, {} FAILURES\n",
+            self.queries,
+            self.answered,
+            self.checked_with_duckdb,
+            self.unsupported.values().sum::<u64>(),
+            self.both_errors.values().sum::<u64>(),
+            self.failures.len()
+        );
+        let top = |m: &BTreeMap<String, u64>, title: &str, s: &mut String| {
+            if m.is_empty() {
+                return;
+            }
+            let mut v: Vec<_> = m.iter().collect();
+            v.sort_by(|a, b| b.1.cmp(a.1));
+            s.push_str(&format!("{title}:\n"));
+            for (msg, n) in v.iter().take(25) {
+                s.push_str(&format!("  {n:>6}  {msg}\n"));
+            }
+        };
+        top(&self.unsupported, "refused by both backends", &mut s);
+        top(&self.both_errors, "errors on both backends", &mut s);
+        top(&self.duckdb_errors, "answered here, refused by DuckDB", &mut s);
+        for f in &self.failures {
+            s.push_str(&format!(
+                "\nFAILURE [{}] (reproduce: gpusql fuzz --seed {} --first {} --queries 1 …)\n  query:   {}\n  reduced: {}\n  {}\n",
+                f.class, f.seed, f.index, f.sql, f.reduced, f.detail
+            ));
+        }
+        s
+    }
+}
+
+/// A message without positions, numbers and quoted text, for counting alike errors.
+fn error_shape(msg: &str) -> String {
+    let msg = msg.split(" (line ").next().unwrap_or(msg);
+    let mut out = String::new();
+    let mut quoted = false;
+    for ch in msg.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                if quoted {
+                    out.push_str("'…'");
+                }
+            }
+            _ if quoted => {}
+            c if c.is_ascii_digit() => {
+                if !out.ends_with('#') {
+                    out.push('#');
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.chars().take(160).collect()
+}
+
+/// The schema the generator draws from: the engine's tables, with literals sampled from
+/// their first rows.
+fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
+    let mut tables = vec![];
+    let names = engine.tables().names();
+    for name in names {
+        let Some(t) = engine.tables().get(&name) else { continue };
+        let fields = t.schema.fields.clone();
+        let mut columns = vec![];
+        for f in fields {
+            let ty = match f.ty {
+                DataType::Int32 | DataType::Int64 => Ty::Int,
+                DataType::Decimal { .. } => Ty::Dec,
+                DataType::Float64 => Ty::Float,
+                DataType::Utf8 => Ty::Str,
+                DataType::Date => Ty::Date,
+                DataType::Boolean => Ty::Bool,
+                _ => continue,
+            };
+            let batches = engine.sql(&format!("SELECT DISTINCT {} FROM {name} LIMIT 40", f.name))?;
+            let samples = rows_of(&batches)
+                .into_iter()
+                .filter_map(|r| r.into_iter().next())
+                .filter(|v| v != "NULL")
+                .map(|v| match ty {
+                    Ty::Str if v == "(empty)" => "''".to_string(),
+                    Ty::Str => format!("'{}'", v.replace('\'', "''")),
+                    Ty::Date => format!("DATE '{v}'"),
+                    _ => v,
+                })
+                .collect();
+            columns.push(ColumnInfo { name: f.name.clone(), ty, samples });
+        }
+        tables.push(TableInfo { name, columns });
+    }
+    tables.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(SchemaInfo::with_foreign_keys(tables))
+}
+
+/// The seed of query `index` of a run seeded `seed`.
+fn query_seed(seed: u64, index: u64) -> u64 {
+    rng::Rng::new(seed.wrapping_mul(0x100_0000_01b3) ^ index).next_u64()
+}
+
+/// Panics' messages, caught per query (the default hook would print each to stderr).
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let msg = info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned()).unwrap_or_default();
+        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{msg}{at}"));
+    }));
+}
+
+fn caught<T>(f: impl FnOnce() -> gpusql::Result<T>) -> Result<T, Outcome> {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(Outcome::Error(e.to_string())),
+        Err(_) => Err(Outcome::Panic(LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default())),
+    }
+}
+
+/// The engine's answer with its own backend and default settings.
+fn run_primary(engine: &mut Engine, sql: &str) -> Outcome {
+    match caught(|| engine.execute(sql)) {
+        Ok(outs) => match outs.into_iter().last() {
+            Some(Output::Rows { batches, .. }) => Outcome::Rows(rows_of(&batches)),
+            _ => Outcome::Error("not a query".into()),
+        },
+        Err(o) => o,
+    }
+}
+
+/// The CPU backend's answer over the plan made with the naive settings.
+fn run_oracle(engine: &mut Engine, sql: &str) -> Outcome {
+    for (k, v) in NAIVE_SETTINGS {
+        let _ = engine.set(k, v);
+    }
+    let out = caught(|| {
+        let plan = engine.plan(sql)?;
+        engine.execute_plan_cpu(&plan)
+    });
+    for (k, v) in DEFAULT_SETTINGS {
+        let _ = engine.set(k, v);
+    }
+    match out {
+        Ok((batches, _)) => Outcome::Rows(rows_of(&batches)),
+        Err(o) => o,
+    }
+}
+
+/// Why the two answers make a failure (None: they agree, or refuse alike).
+fn judge(primary: &Outcome, oracle: &Outcome) -> Option<(String, String)> {
+    match (primary, oracle) {
+        (Outcome::Panic(m), _) => Some((format!("panic: {}", error_shape(m)), m.clone())),
+        (_, Outcome::Panic(m)) => Some((format!("panic on the CPU oracle: {}", error_shape(m)), m.clone())),
+        (Outcome::Rows(a), Outcome::Rows(b)) => diff(a, b).map(|d| ("wrong answer".to_string(), d)),
+        (Outcome::Error(a), Outcome::Error(b)) if error_shape(a) == error_shape(b) => None,
+        (Outcome::Error(a), Outcome::Error(b)) => Some(("different errors".into(), format!("{a} | CPU: {b}"))),
+        (Outcome::Error(a), Outcome::Rows(_)) => Some((format!("error where the CPU answers: {}", error_shape(a)), a.clone())),
+        (Outcome::Rows(_), Outcome::Error(b)) => Some((format!("CPU error where the backend answers: {}", error_shape(b)), b.clone())),
+    }
+}
+
+/// Runs the differential fuzzer over the tables loaded in `engine`.
+pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport> {
+    quiet_panics();
+    let schema = schema_of(engine)?;
+    let mut duck = match opts.duckdb {
+        Some(false) => None,
+        want => {
+            if DuckDb::available() {
+                Some(start_duckdb(engine)?)
+            } else if want == Some(true) {
+                return Err(gpusql::Error::plan("--duckdb: python3 cannot import duckdb (pip install duckdb)"));
+            } else {
+                None
+            }
+        }
+    };
+    let watchdog = Watchdog::start(opts.hang_after);
+    let mut report = FuzzReport::default();
+    for index in opts.first..opts.first + opts.queries {
+        let mut g = Generator::new(&schema, query_seed(opts.seed, index));
+        g.small_results = opts.small_results;
+        let sql = g.query();
+        if opts.verbose {
+            eprintln!("[{index}] {sql}");
+        }
+        watchdog.begin(&sql);
+        let primary = run_primary(engine, &sql);
+        let oracle = run_oracle(engine, &sql);
+        watchdog.end();
+        report.queries += 1;
+        if let Some((class, detail)) = judge(&primary, &oracle) {
+            let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| {
+                watchdog.begin(q);
+                let (p, o) = (run_primary(engine, q), run_oracle(engine, q));
+                watchdog.end();
+                judge(&p, &o).is_some_and(|(c, _)| c == class)
+            });
+            report.failures.push(Failure { seed: opts.seed, index, class, sql, reduced, detail });
+            continue;
+        }
+        match (&primary, duck.as_mut()) {
+            (Outcome::Rows(ours), Some(d)) => {
+                report.answered += 1;
+                match d.query(&sql) {
+                    Ok(theirs) => {
+                        report.checked_with_duckdb += 1;
+                        if let Some(detail) = diff(ours, &theirs) {
+                            let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| match (run_primary(engine, q), d.query(q)) {
+                                (Outcome::Rows(a), Ok(b)) => diff(&a, &b).is_some(),
+                                _ => false,
+                            });
+                            report.failures.push(Failure { seed: opts.seed, index, class: "differs from DuckDB".into(), sql, reduced, detail });
+                        }
+                    }
+                    Err(e) => *report.duckdb_errors.entry(error_shape(&e)).or_default() += 1,
+                }
+            }
+            (Outcome::Rows(_), None) => report.answered += 1,
+            (Outcome::Error(e), _) if e.starts_with("not supported") => *report.unsupported.entry(error_shape(e)).or_default() += 1,
+            (Outcome::Error(e), _) => *report.both_errors.entry(error_shape(e)).or_default() += 1,
+            (Outcome::Panic(_), _) => {}
+        }
+    }
+    Ok(report)
+}
+
+use duckdb::DuckDb;
+
+/// Writes the engine's tables as Parquet for DuckDB and starts it over them.
+fn start_duckdb(engine: &mut Engine) -> gpusql::Result<DuckDb> {
+    let dir = std::env::temp_dir().join(format!("gpusql-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| gpusql::Error::Io(format!("{}: {e}", dir.display())))?;
+    for name in engine.tables().names() {
+        let path = dir.join(format!("{name}.parquet"));
+        engine.execute(&format!("COPY {name} TO '{}' (FORMAT parquet)", path.display()))?;
+    }
+    DuckDb::start(&dir).map_err(gpusql::Error::Io)
+}
+
+/// Ends the process when a query runs longer than allowed (a hang cannot be interrupted
+/// from inside), naming the query.
+struct Watchdog {
+    current: Arc<Mutex<Option<(Instant, String)>>>,
+}
+
+impl Watchdog {
+    fn start(limit: Duration) -> Watchdog {
+        let current: Arc<Mutex<Option<(Instant, String)>>> = Arc::default();
+        let watched = current.clone();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(250));
+            if let Some((start, sql)) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                if start.elapsed() > limit {
+                    eprintln!("FAILURE [hang]: still running after {:.0} s: {sql}", limit.as_secs_f64());
+                    std::process::exit(3);
+                }
+            }
+        });
+        Watchdog { current }
+    }
+
+    fn begin(&self, sql: &str) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), sql.to_string()));
+    }
+
+    fn end(&self) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""DuckDB as the fuzzer's third opinion (`gpusql fuzz --duckdb`).
+
+Usage: duckdb_oracle.py DIR   (DIR holds one <table>.parquet per table)
+Loads every table, then reads one JSON object per line on stdin, {"sql": "..."}, and
+answers one JSON line each: {"rows": [[value text, ...], ...]} or {"error": "..."}.
+Values are rendered as gpusql's .slt runner renders them (scripts/slt_expected.py's fmt).
+"""
+import datetime
+import decimal
+import json
+import os
+import sys
+
+import duckdb
+
+
+def fmt(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        s = f"{v:.9f}".rstrip("0").rstrip(".")
+        return "0" if s == "-0" else s
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, datetime.datetime):
+        s = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+        return s + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
+    s = str(v)
+    return "(empty)" if s == "" else s
+
+
+def main():
+    folder = sys.argv[1]
+    con = duckdb.connect()
+    con.execute("SET threads TO 4")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".parquet"):
+            table = name[: -len(".parquet")]
+            con.execute(f'CREATE TABLE "{table}" AS SELECT * FROM read_parquet(\'{os.path.join(folder, name)}\')')
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            rows = con.execute(request["sql"]).fetchall()
+            answer = {"rows": [[fmt(v) for v in r] for r in rows]}
+        except Exception as e:  # every DuckDB error is an answer too
+            answer = {"error": str(e).splitlines()[0]}
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    main()
