@@ -52,6 +52,17 @@ impl std::fmt::Debug for GpuDevice {
     }
 }
 
+impl Drop for GpuDevice {
+    /// Waits for the staging buffers being pinned in the background: the thread holds a
+    /// reference to the context, which must not outlive the device (a reset after a fault
+    /// would otherwise be undone by its late release).
+    fn drop(&mut self) {
+        if let Some(h) = self.stager_pending.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = h.join();
+        }
+    }
+}
+
 impl GpuDevice {
     /// Number of CUDA devices; `Unavailable` if the driver is missing or fails.
     pub fn device_count() -> Result<usize, CudaError> {
@@ -441,6 +452,22 @@ impl GpuDevice {
             .synchronize()
             .map_err(|e| CudaError::driver("download", e))?;
         Ok(v)
+    }
+
+    /// Whether the context still works. A kernel fault (illegal address, illegal
+    /// instruction, …) is sticky: every later call of the context fails with it, until the
+    /// context is destroyed (`reset_device`).
+    pub fn is_usable(&self) -> bool {
+        self.ctx.bind_to_thread().is_ok() && self.stream.synchronize().is_ok() && self.ctx.check_err().is_ok()
+    }
+
+    /// Destroys device `ordinal`'s primary context and all that lives in it, so that the
+    /// next `open` starts a fresh one. Call it once every `GpuDevice` of the device has
+    /// been dropped (after a sticky fault, their frees fail harmlessly).
+    pub fn reset_device(ordinal: usize) -> Result<(), CudaError> {
+        let dev = cudarc::driver::result::device::get(ordinal as i32).map_err(|e| CudaError::driver("cuDeviceGet", e))?;
+        // SAFETY: a valid device handle; nothing of the old context is used afterwards.
+        unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(dev) }.result().map_err(|e| CudaError::driver("cuDevicePrimaryCtxReset", e))
     }
 
     /// Waits for all queued work. Asynchronous kernel failures surface here.

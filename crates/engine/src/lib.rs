@@ -340,7 +340,7 @@ impl Engine {
                 let decode_ms = self.decode_scans(&optimized)?;
                 let (physical, placement_ms) = self.physical_plan(&optimized)?;
                 tracing::debug!("physical plan:\n{physical}");
-                let (batches, mut stats) = self.execute_plan(&physical)?;
+                let (batches, mut stats) = self.execute_recovering(&physical)?;
                 stats.placement_ms = placement_ms;
                 stats.decode_ms += decode_ms;
                 tracing::info!("{}", stats.summary());
@@ -462,7 +462,7 @@ impl Engine {
         let optimized = optimizer::optimize(plan)?;
         self.decode_scans(&optimized)?;
         let (physical, _) = self.physical_plan(&optimized)?;
-        let (batches, _) = self.execute_plan(&physical)?;
+        let (batches, _) = self.execute_recovering(&physical)?;
         let schema = batches.first().map(|b| b.schema()).ok_or_else(|| Error::exec("a query returned no batch"))?;
         Ok((batches, schema))
     }
@@ -547,6 +547,38 @@ impl Engine {
             Some(g) => g.execute(plan, &self.tables),
             None => gpusql_exec::cpu::execute(plan, &self.tables),
         }
+    }
+
+    /// `execute_plan`, and after a GPU failure that broke the CUDA context (a kernel
+    /// fault is sticky: every later call of the context fails), a fresh context: the
+    /// executor, its resident columns and loaded kernels are dropped, the device is reset
+    /// and opened again, and the next query uploads what it reads (kernels come from the
+    /// disk cache). The failed query's error says so.
+    fn execute_recovering(&mut self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
+        let result = self.execute_plan(plan);
+        let Err(e) = &result else { return result };
+        let Some(g) = self.gpu.get() else { return result };
+        if g.dev.is_usable() {
+            return result;
+        }
+        let ordinal = g.dev.ordinal();
+        drop(self.gpu.ready.take());
+        let reopened = GpuDevice::reset_device(ordinal).and_then(|_| open_gpu());
+        let what = match reopened {
+            Ok(g) => {
+                let _ = self.gpu.ready.set(Some(g));
+                "the GPU context was lost and has been re-created; the next query uploads its columns again".to_string()
+            }
+            Err(r) => {
+                let why = format!("the GPU context was lost and could not be re-created ({r})");
+                let _ = self.gpu.notice.set(format!("notice: {why}; running on the CPU reference backend"));
+                self.gpu.notice_shown.store(false, Ordering::Relaxed);
+                let _ = self.gpu.ready.set(None);
+                why
+            }
+        };
+        tracing::warn!("{e}: {what}");
+        Err(Error::Gpu(format!("{e} ({what})")))
     }
 
     /// Runs a plan on the CPU reference backend whatever the engine's backend.

@@ -38,8 +38,11 @@ pub struct TableInfo {
 #[derive(Debug, Clone, Default)]
 pub struct SchemaInfo {
     pub tables: Vec<TableInfo>,
-    /// (table, column, table, column)
+    /// (table, column, table, column): joins along foreign keys, from either side.
     pub edges: Vec<(String, String, String, String)>,
+    /// Whether edge i goes from a key to the rows that reference it (each row may meet
+    /// many: lineitem → supplier → lineitem multiplies rows by thousands).
+    pub fans_out: Vec<bool>,
 }
 
 /// TPC-H's and SSB's foreign keys, as (table, column, referenced table, column).
@@ -66,14 +69,15 @@ impl SchemaInfo {
     /// The foreign keys among `tables`, both ways.
     pub fn with_foreign_keys(tables: Vec<TableInfo>) -> SchemaInfo {
         let has = |t: &str, c: &str| tables.iter().any(|x| x.name == t && x.columns.iter().any(|y| y.name == c));
-        let mut edges = vec![];
+        let (mut edges, mut fans_out) = (vec![], vec![]);
         for &(a, ac, b, bc) in FOREIGN_KEYS {
             if has(a, ac) && has(b, bc) {
                 edges.push((a.into(), ac.into(), b.into(), bc.into()));
                 edges.push((b.into(), bc.into(), a.into(), ac.into()));
+                fans_out.extend([false, true]);
             }
         }
-        SchemaInfo { tables, edges }
+        SchemaInfo { tables, edges, fans_out }
     }
 
     fn table(&self, name: &str) -> &TableInfo {
@@ -235,13 +239,16 @@ impl<'a> Generator<'a> {
         let mut sql = first.0;
         scope.items.push(first.1);
         let joins = if self.depth > 1 { self.rng.below(2) } else { self.rng.below(4) };
+        // At most one join that fans out, so results stay near the size of the tables.
+        let mut fanned = false;
         for _ in 0..joins {
             // An edge from a table already in scope.
             let mut candidates = vec![];
             for item in &scope.items {
-                candidates.extend(self.edges_from(item));
+                candidates.extend(self.edges_from(item).into_iter().filter(|(_, _, fans)| !(fanned && *fans)));
             }
-            let Some((left_alias, (_, lc, rt, rc))) = self.rng.pick(&candidates).cloned() else { break };
+            let Some((left_alias, (_, lc, rt, rc), fans)) = self.rng.pick(&candidates).cloned() else { break };
+            fanned |= fans;
             let alias = self.alias();
             let item = self.table_item(&rt, &alias);
             let kind = match self.rng.below(10) {
@@ -290,10 +297,11 @@ impl<'a> Generator<'a> {
     }
 
     /// The join edges from `item` whose column it shows (a derived table may not).
-    fn edges_from(&self, item: &Item) -> Vec<(String, (String, String, String, String))> {
+    fn edges_from(&self, item: &Item) -> Vec<(String, (String, String, String, String), bool)> {
         let Some(t) = &item.table else { return vec![] };
         let shows = |c: &str| item.columns.iter().any(|v| v.sql == format!("{}.{c}", item.alias));
-        self.schema.edges.iter().filter(|e| &e.0 == t && shows(&e.1)).map(|e| (item.alias.clone(), e.clone())).collect()
+        let edges = self.schema.edges.iter().zip(&self.schema.fans_out);
+        edges.filter(|(e, _)| &e.0 == t && shows(&e.1)).map(|(e, f)| (item.alias.clone(), e.clone(), *f)).collect()
     }
 
     fn table_item(&self, table: &str, alias: &str) -> Item {
@@ -475,7 +483,7 @@ impl<'a> Generator<'a> {
         for item in &scope.items {
             candidates.extend(self.edges_from(item));
         }
-        let Some((outer, (_, oc, it, ic))) = self.rng.pick(&candidates).cloned() else { return self.compare(scope, 1) };
+        let Some((outer, (_, oc, it, ic), _)) = self.rng.pick(&candidates).cloned() else { return self.compare(scope, 1) };
         self.depth += 1;
         let alias = self.alias();
         let item = self.table_item(&it, &alias);
