@@ -11,6 +11,7 @@ import decimal
 import json
 import os
 import sys
+import threading
 
 import duckdb
 
@@ -36,6 +37,9 @@ def main():
     folder = sys.argv[1]
     con = duckdb.connect()
     con.execute("SET threads TO 4")
+    # A query DuckDB cannot answer quickly (or in bounded memory) is an error, not a wait.
+    con.execute("SET memory_limit = '4GB'")
+    timeout = float(os.environ.get("GPUSQL_DUCKDB_TIMEOUT", "20"))
     for name in sorted(os.listdir(folder)):
         if name.endswith(".parquet"):
             table = name[: -len(".parquet")]
@@ -43,11 +47,15 @@ def main():
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
+        timer = threading.Timer(timeout, con.interrupt)
+        timer.start()
         try:
             rows = con.execute(request["sql"]).fetchall()
             answer = {"rows": [[fmt(v) for v in r] for r in rows]}
         except Exception as e:  # every DuckDB error is an answer too
             answer = {"error": str(e).splitlines()[0]}
+        finally:
+            timer.cancel()
         print(json.dumps(answer), flush=True)
 
 

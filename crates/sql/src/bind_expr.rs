@@ -436,9 +436,9 @@ impl<'a> Context<'a> {
             let iv = literal::interval(iv).map_err(|e| with_position(e, whole))?;
             let iv = if *op == BinaryOperator::Minus { iv.negate()? } else { iv };
             return match v.ty() {
-                // Whole days and months keep a DATE a DATE (DuckDB: TIMESTAMP); a time part
-                // makes it a TIMESTAMP.
-                DataType::Date if iv.micros == 0 => Ok(Expr::DateAdd { date: Box::new(v), months: iv.months, days: iv.days }),
+                // A TIMESTAMP (DuckDB's type), computed as a DATE where the interval has no
+                // time part: comparisons with dates then compare dates (coerce::comparison).
+                DataType::Date if iv.micros == 0 => Ok(cast(Expr::DateAdd { date: Box::new(v), months: iv.months, days: iv.days }, DataType::Timestamp)),
                 DataType::Date | DataType::Timestamp => {
                     Ok(Expr::TimestampAdd { expr: Box::new(cast(v, DataType::Timestamp)), months: iv.months, days: iv.days, micros: iv.micros })
                 }

@@ -77,8 +77,24 @@ fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
 }
 
 pub fn comparison(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+    // DATE ± INTERVAL is a TIMESTAMP (DuckDB), the midnight of a date: next to a DATE, or
+    // another such midnight, the dates compare alike, without a cast per row.
+    let (l, r) = match (midnight_of(&l), midnight_of(&r)) {
+        (Some(a), Some(b)) => (a.clone(), b.clone()),
+        (Some(a), None) if r.ty() == DataType::Date => (a.clone(), r),
+        (None, Some(b)) if l.ty() == DataType::Date => (l, b.clone()),
+        _ => (l, r),
+    };
     let (l, r, _) = unify(l, r, &format!("compare ({})", op.symbol()))?;
     Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: DataType::Boolean })
+}
+
+/// The DATE whose midnight `e` is (a cast of a DATE to TIMESTAMP).
+fn midnight_of(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Cast { expr, ty: DataType::Timestamp } if expr.ty() == DataType::Date => Some(expr),
+        _ => None,
+    }
 }
 
 pub fn logical(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {

@@ -53,6 +53,9 @@ pub struct FuzzArgs {
     /// Print each query before running it.
     #[arg(long)]
     pub print_queries: bool,
+    /// Stop drawing queries after this many seconds (the report covers those run).
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<u64>,
 }
 
 fn open(args: &FuzzArgs, backend: BackendChoice) -> Result<Engine, String> {
@@ -93,7 +96,8 @@ pub fn main(args: FuzzArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let r = hostile::run(&mut engine, &schema, args.seed.wrapping_add(args.first), args.queries, 20, Duration::from_secs(args.hang_secs));
+        let exe = std::env::current_exe().ok();
+        let r = hostile::run(&mut engine, &schema, args.seed.wrapping_add(args.first), args.queries, exe.as_deref(), 20, Duration::from_secs(args.hang_secs));
         let v = json!({"crash": true, "inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell,
                        "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures});
         (v, render_crash(&json!([{"inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell, "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures}])))
@@ -107,6 +111,7 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             hang_after: Duration::from_secs(args.hang_secs),
             small_results: args.small_results,
             verbose: args.print_queries,
+            time_limit: args.time_limit.map(Duration::from_secs),
         };
         match super::run(&mut engine, &opts) {
             Ok(r) => (to_json(&r, args.seed), r.render(args.seed)),
@@ -192,6 +197,9 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
         cmd.args(["--first", &first.to_string(), "--queries", &count.to_string(), "--jobs", "1"]);
         cmd.args(["--reduce-secs", &args.reduce_secs.to_string(), "--hang-secs", &args.hang_secs.to_string()]);
         cmd.arg("--report").arg(&report);
+        if let Some(t) = args.time_limit {
+            cmd.args(["--time-limit", &t.to_string()]);
+        }
         for (on, flag) in [(args.duckdb, "--duckdb"), (args.no_duckdb, "--no-duckdb"), (args.small_results, "--small-results"), (args.crash, "--crash")] {
             if on {
                 cmd.arg(flag);

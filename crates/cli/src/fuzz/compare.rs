@@ -22,18 +22,23 @@ pub fn diff(a: &Rows, b: &Rows) -> Option<String> {
     if a.len() != b.len() {
         return Some(format!("{} rows vs {} rows{}", a.len(), b.len(), first_difference(a, b)));
     }
-    let (mut a, mut b) = (a.clone(), b.clone());
-    // Sorted by a key that rounds doubles, so rows equal within tolerance line up.
-    let key = |r: &Vec<String>| r.iter().map(|v| rounded(v)).collect::<Vec<_>>();
-    a.sort_by_cached_key(key);
-    b.sort_by_cached_key(key);
-    for (x, y) in a.iter().zip(&b) {
-        let same = x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q || floats_close(p, q));
-        if !same {
-            return Some(format!("row {x:?} vs {y:?}"));
+    // Sorted as text, rows line up when equal; doubles off in the last digits may sort
+    // elsewhere, so then sorted by a key that rounds them (a decimal rounds too, so it
+    // breaks ties by the exact text).
+    let exact = |r: &Vec<String>| r.clone();
+    let close = |r: &Vec<String>| r.iter().map(|v| rounded(v)).chain(r.iter().cloned()).collect::<Vec<_>>();
+    let mut first = None;
+    for key in [&exact as &dyn Fn(&Vec<String>) -> Vec<String>, &close] {
+        let (mut a, mut b) = (a.clone(), b.clone());
+        a.sort_by_cached_key(key);
+        b.sort_by_cached_key(key);
+        let mismatch = a.iter().zip(&b).find(|(x, y)| !(x.len() == y.len() && x.iter().zip(*y).all(|(p, q)| p == q || floats_close(p, q))));
+        match mismatch {
+            None => return None,
+            Some((x, y)) => first = first.or(Some(format!("row {x:?} vs {y:?}"))),
         }
     }
-    None
+    first
 }
 
 /// A double's text to 6 significant digits (other values unchanged).
@@ -70,5 +75,8 @@ mod tests {
         assert!(diff(&rows(&[&["1"], &["1"]]), &rows(&[&["1"], &["2"]])).is_some());
         assert!(diff(&rows(&[&["1"]]), &rows(&[&["1"], &["1"]])).is_some());
         assert!(diff(&rows(&[&["NULL"]]), &rows(&[&["0"]])).is_some());
+        // Decimals that round alike are still told apart, whatever the other columns.
+        assert_eq!(diff(&rows(&[&["100898.76", "b"], &["100899.32", "a"]]), &rows(&[&["100899.32", "a"], &["100898.76", "b"]])), None);
+        assert_eq!(diff(&rows(&[&["0.30000000000000004", "x"], &["0.1", "y"]]), &rows(&[&["0.1", "y"], &["0.3", "x"]])), None);
     }
 }

@@ -120,13 +120,12 @@ pub struct CrashReport {
 }
 
 /// Feeds `count` hostile inputs to `engine` (and every `process_every`-th one, and every
-/// input that is not UTF-8, to a child `gpusql` reading standard input).
-pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, process_every: u64, hang_after: Duration) -> CrashReport {
+/// input that is not UTF-8, to the `gpusql` binary `shell` reading standard input).
+pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, shell: Option<&std::path::Path>, process_every: u64, hang_after: Duration) -> CrashReport {
     super::quiet_panics();
     let watchdog = super::Watchdog::start(hang_after);
     let mut rng = Rng::new(seed);
     let mut g = Generator::new(schema, seed ^ 0x5eed);
-    let exe = std::env::current_exe().ok();
     let mut report = CrashReport { inputs: 0, in_process: 0, through_shell: 0, slowest: Duration::ZERO, failures: vec![] };
     for i in 0..count {
         let bytes = input(&mut g, &mut rng);
@@ -145,7 +144,7 @@ pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, proc
             }
         }
         if text.is_none() || (process_every > 0 && i % process_every == 0) {
-            let Some(exe) = &exe else { continue };
+            let Some(exe) = shell else { continue };
             report.through_shell += 1;
             if let Some(problem) = through_shell(exe, &bytes, hang_after) {
                 report.failures.push(format!("input {i}: {problem}: {}", shown()));

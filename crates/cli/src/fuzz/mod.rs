@@ -67,6 +67,8 @@ pub struct FuzzOptions {
     pub small_results: bool,
     /// Print every query before running it.
     pub verbose: bool,
+    /// Stop drawing queries after this long (the report covers those run).
+    pub time_limit: Option<Duration>,
 }
 
 /// What one side answered.
@@ -164,7 +166,7 @@ fn error_shape(msg: &str) -> String {
 
 /// The schema the generator draws from: the engine's tables, with literals sampled from
 /// their first rows.
-fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
+pub fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
     let mut tables = vec![];
     let names = engine.tables().names();
     for name in names {
@@ -285,7 +287,11 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
     };
     let watchdog = Watchdog::start(opts.hang_after);
     let mut report = FuzzReport::default();
+    let start = Instant::now();
     for index in opts.first..opts.first + opts.queries {
+        if opts.time_limit.is_some_and(|t| start.elapsed() > t) {
+            break;
+        }
         let mut g = Generator::new(&schema, query_seed(opts.seed, index));
         g.small_results = opts.small_results;
         let sql = g.query();

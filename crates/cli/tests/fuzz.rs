@@ -1,0 +1,49 @@
+//! The fuzzer in CI (no GPU): random queries on the CPU backend with the default settings
+//! against the CPU backend planning with every technique in its naive form, and against
+//! DuckDB where `python3 -c "import duckdb"` works (scripts/test.sh installs it); and
+//! hostile input, in-process and through the shell. Bounded counts keep it to a minute or
+//! two; `gpusql fuzz` runs the same at any size (docs/TESTING.md).
+
+use gpusql::{BackendChoice, Engine};
+use gpusql_cli::fuzz::{self, hostile, FuzzOptions};
+use std::time::Duration;
+
+fn engine() -> Engine {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    e.load_tpch(0.01).unwrap();
+    e
+}
+
+#[test]
+fn random_queries_agree() {
+    let mut e = engine();
+    let queries = std::env::var("GPUSQL_FUZZ_QUERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
+    let opts = FuzzOptions {
+        seed: 7,
+        first: 0,
+        queries,
+        duckdb: None,
+        reduce_for: Duration::from_secs(30),
+        hang_after: Duration::from_secs(120),
+        small_results: false,
+        verbose: false,
+        time_limit: None,
+    };
+    let report = fuzz::run(&mut e, &opts).unwrap();
+    let text = report.render(opts.seed);
+    println!("{text}");
+    assert!(report.failures.is_empty(), "{text}");
+    // The generator must mostly draw queries the engine answers.
+    assert!(report.answered * 2 > report.queries, "{text}");
+}
+
+#[test]
+fn hostile_input_is_an_error_never_a_crash() {
+    let mut e = engine();
+    let schema = fuzz::schema_of(&mut e).unwrap();
+    let shell = std::path::PathBuf::from(env!("CARGO_BIN_EXE_gpusql"));
+    let inputs = std::env::var("GPUSQL_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1500);
+    let r = hostile::run(&mut e, &schema, 11, inputs, Some(&shell), 25, Duration::from_secs(20));
+    assert!(r.failures.is_empty(), "{}", r.failures.join("\n"));
+    assert!(r.through_shell > 0);
+}
