@@ -5,6 +5,9 @@ pub struct Emitter {
     pub code: String,
     pub indent: usize,
     pub next_tmp: usize,
+    /// The literal sets the code searches (`in_set.rs`), set k read through the parameters
+    /// `inset{k}_…` the pipeline declares.
+    pub in_sets: Vec<std::sync::Arc<gpusql_plan::LiteralSet>>,
 }
 
 impl Emitter {

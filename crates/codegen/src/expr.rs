@@ -244,6 +244,10 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             }
             Ok(Value { v, null: n })
         }
+        Expr::InSet { expr, set, negated } => {
+            let x = gen(expr, row, out)?;
+            Ok(crate::in_set::gen(&x, set, *negated, out))
+        }
         Expr::InList { expr, list, negated } => {
             let x = gen(expr, row, out)?;
             let ty = expr.ty();

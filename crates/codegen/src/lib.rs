@@ -8,6 +8,7 @@ mod expr;
 mod filter;
 mod hash_join;
 mod hash_table;
+pub mod in_set;
 mod lane_refill;
 mod like_kmp;
 mod materialize;
@@ -84,6 +85,8 @@ pub enum Param {
     Build { id: usize, part: BuildPart },
     /// A part of the pipeline's replicated table `index` (into `Pipeline::replicated`).
     Replica { index: usize, part: ReplicaPart },
+    /// A part of literal set `index` (into `KernelSpec::in_sets`; see `in_set.rs`).
+    InSet { index: usize, part: in_set::InSetPart },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -174,6 +177,8 @@ pub struct KernelSpec {
     /// Source columns the kernel loads (others are declared but never read: a key a
     /// replicated table replaces by the rows' slots).
     pub source_columns_read: Vec<usize>,
+    /// The literal sets of `Param::InSet` (the executor uploads `in_set::buffer`s).
+    pub in_sets: Vec<std::sync::Arc<gpusql_plan::LiteralSet>>,
 }
 
 #[derive(Debug, Clone)]

@@ -108,6 +108,7 @@ impl PipelineGen {
                 crate::ReplicaPart::SlotValues => format!("rp{index}_values"),
                 crate::ReplicaPart::SlotCodes => format!("rp{index}_codes"),
             },
+            Param::InSet { index, part } => crate::in_set::param_name(*index, *part),
             Param::Build { id, part } => match part {
                 crate::BuildPart::Slots => format!("ht{id}_slots"),
                 crate::BuildPart::Mask => format!("ht{id}_mask"),
@@ -292,6 +293,13 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
         g.body.close();
         g.open_loops -= 1;
     }
+    // (Expressions are only generated into the row loop's body.)
+    let in_sets = std::mem::take(&mut g.body.in_sets);
+    for (index, set) in in_sets.iter().enumerate() {
+        for &part in crate::in_set::parts(&set.ty) {
+            g.param(Param::InSet { index, part }, &crate::in_set::param_decl(&set.ty, part));
+        }
+    }
 
     let params: Vec<String> = g.params.iter().map(|(_, decl, name)| format!("{decl} {name}")).collect();
     let mut src = String::new();
@@ -349,5 +357,5 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
     let mut source_columns_read = g.source_loaded;
     source_columns_read.sort_unstable();
     source_columns_read.dedup();
-    Ok(KernelSpec { source: src, entry, params: g.params.into_iter().map(|(p, _, _)| p).collect(), init, source_columns_read })
+    Ok(KernelSpec { source: src, entry, params: g.params.into_iter().map(|(p, _, _)| p).collect(), init, source_columns_read, in_sets })
 }

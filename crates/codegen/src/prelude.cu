@@ -82,6 +82,17 @@ __device__ double round_f64(double x, double m) {
 }
 
 // Characters of a UTF-8 string: bytes that do not continue a sequence (10xxxxxx).
+// x IN a literal set (codegen in_set.rs): binary search of n ascending values.
+template <typename T>
+__device__ bool in_sorted(const T* __restrict__ v, uint32_t n, T x) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t m = lo + (hi - lo) / 2u;
+        if (v[m] < x) lo = m + 1u; else hi = m;
+    }
+    return lo < n && v[lo] == x;
+}
+
 __device__ int64_t str_chars(Str s) {
     int64_t n = 0;
     for (uint32_t i = 0; i < s.len; i++) n += (s.p[i] & 0xC0) != 0x80;
@@ -95,6 +106,17 @@ __device__ __forceinline__ bool str_eq(Str a, Str b) {
     if (a.pad_ != 0 && b.pad_ != 0 && a.pad_ != b.pad_) return false;
     for (uint32_t i = 0; i < a.len; i++) if (a.p[i] != b.p[i]) return false;
     return true;
+}
+
+// x IN a literal string set: binary search of n values in byte order (offsets and bytes
+// as a table's string column).
+__device__ bool in_sorted_str(const int64_t* __restrict__ offsets, const uint8_t* __restrict__ bytes, uint32_t n, Str x) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t m = lo + (hi - lo) / 2u;
+        if (str_cmp(load_str(offsets, bytes, m), x) < 0) lo = m + 1u; else hi = m;
+    }
+    return lo < n && str_eq(load_str(offsets, bytes, lo), x);
 }
 
 // LIKE '%s1%s2%…%' by lock-step KMP over a Pivot-4 copy (seed 000 §5.3.2, "KMP-hybrid"):

@@ -6,11 +6,12 @@ use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{DataType, Error, Result, ScalarValue, Schema};
 use gpusql_plan::eval::eval;
-use gpusql_plan::{AggState, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
+use gpusql_plan::{AggState, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
 use gpusql_storage::convert::{build_array, value_at};
 use gpusql_storage::TableStore;
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 type Row = Vec<ScalarValue>;
@@ -19,16 +20,33 @@ struct Rows {
     schema: Schema,
     rows: Vec<Row>,
     /// For a hash build: key -> indices into `rows`.
-    index: HashMap<String, Vec<usize>>,
+    index: HashMap<Key, Vec<usize>>,
+}
+
+impl Rows {
+    fn new(schema: &Schema, rows: Vec<Row>) -> Rows {
+        Rows { schema: schema.clone(), rows, index: HashMap::new() }
+    }
+}
+
+/// How much of an intermediate its readers use: a Materialize sink keeps no more.
+#[derive(Clone, PartialEq)]
+enum Needed {
+    All,
+    /// The first n rows (a LIMIT without ORDER BY).
+    First(usize),
+    /// The first n rows in the order of these keys (the input of a top-N sort).
+    Smallest(usize, Vec<SortColumn>),
 }
 
 pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBatch>, ExecStats)> {
     let start = std::time::Instant::now();
+    let needed = needed_rows(plan);
     let mut inter: HashMap<usize, Rows> = HashMap::new();
     for stage in &plan.stages {
         match stage {
             Stage::Pipeline(p) => {
-                let out = run_pipeline(p, tables, &inter)?;
+                let out = run_pipeline(p, tables, &inter, needed.get(&p.sink.id()).unwrap_or(&Needed::All))?;
                 inter.insert(p.sink.id(), out);
             }
             Stage::Sort { input, output, keys, schema, limit } => {
@@ -37,13 +55,13 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBa
                 if let Some(n) = limit {
                     rows.truncate(*n);
                 }
-                inter.insert(*output, Rows { schema: schema.clone(), rows, index: HashMap::new() });
+                inter.insert(*output, Rows::new(schema, rows));
             }
             Stage::Slice { input, output, columns, skip, fetch, schema } => {
                 let all = inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default();
                 let end = fetch.map_or(all.len(), |f| (skip + f).min(all.len()));
                 let rows = all[(*skip).min(end)..end].iter().map(|r| columns.iter().map(|c| r[*c].clone()).collect()).collect();
-                inter.insert(*output, Rows { schema: schema.clone(), rows, index: HashMap::new() });
+                inter.insert(*output, Rows::new(schema, rows));
             }
         }
     }
@@ -53,6 +71,34 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBa
     Ok((batches, stats))
 }
 
+/// What every intermediate's readers need of it (all rows unless each reader is a LIMIT
+/// or a top-N sort).
+fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
+    let mut uses: Vec<(usize, Needed)> = vec![];
+    let first = |skip: usize, fetch: Option<usize>| fetch.map_or(Needed::All, |f| Needed::First(skip.saturating_add(f)));
+    uses.push((plan.result, first(plan.skip, plan.fetch)));
+    for stage in &plan.stages {
+        match stage {
+            Stage::Pipeline(p) => {
+                if let Source::Intermediate { id, .. } = &p.source {
+                    uses.push((*id, Needed::All));
+                }
+                for op in &p.ops {
+                    if let PipelineOp::HashProbe { build, .. } = op {
+                        uses.push((*build, Needed::All));
+                    }
+                }
+            }
+            Stage::Sort { input, keys, limit, .. } => uses.push((*input, limit.map_or(Needed::All, |n| Needed::Smallest(n, keys.clone())))),
+            Stage::Slice { input, skip, fetch, .. } => uses.push((*input, first(*skip, *fetch))),
+        }
+    }
+    let mut needed: HashMap<usize, Needed> = HashMap::new();
+    for (id, n) in uses {
+        needed.entry(id).and_modify(|m| if *m != n { *m = Needed::All }).or_insert(n);
+    }
+    needed
+}
 /// ORDER BY comparison; NULL placement per key.
 fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
     for k in keys {
@@ -71,7 +117,8 @@ fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
     Ordering::Equal
 }
 
-fn source_rows(source: &Source, tables: &TableStore, inter: &HashMap<usize, Rows>) -> Result<Vec<Row>> {
+/// Calls `f` with each row of the source, in order, until it returns false.
+fn for_each_source_row(source: &Source, tables: &TableStore, inter: &HashMap<usize, Rows>, f: &mut dyn FnMut(&[ScalarValue]) -> Result<bool>) -> Result<()> {
     match source {
         Source::Table { table, columns, schema, kept } => {
             let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
@@ -80,117 +127,242 @@ fn source_rows(source: &Source, tables: &TableStore, inter: &HashMap<usize, Rows
                 None => (0..t.chunks()).collect(),
             };
             t.load(columns, Some(&chunks))?;
-            let mut rows = Vec::with_capacity(chunks.iter().map(|&k| t.chunk_rows(k)).sum());
+            let mut row = Vec::with_capacity(columns.len());
             for k in chunks {
                 let arrays = columns.iter().map(|&c| t.chunk(c, k)).collect::<Result<Vec<_>>>()?;
                 for r in 0..t.chunk_rows(k) {
-                    rows.push(arrays.iter().zip(&schema.fields).map(|(a, f)| value_at(a.as_ref(), &f.ty, r)).collect());
+                    row.clear();
+                    row.extend(arrays.iter().zip(&schema.fields).map(|(a, f)| value_at(a.as_ref(), &f.ty, r)));
+                    if !f(&row)? {
+                        return Ok(());
+                    }
                 }
             }
-            Ok(rows)
+            Ok(())
         }
-        Source::Intermediate { id, .. } => Ok(inter.get(id).map(|r| r.rows.clone()).unwrap_or_default()),
+        Source::Intermediate { id, .. } => {
+            for r in inter.get(id).map(|r| r.rows.as_slice()).unwrap_or_default() {
+                if !f(r)? {
+                    break;
+                }
+            }
+            Ok(())
+        }
     }
 }
 
-fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>) -> Result<Rows> {
-    let mut rows = source_rows(&p.source, tables, inter)?;
-    for op in &p.ops {
-        rows = match op {
-            PipelineOp::Filter(plan) => {
-                // The plan's order: a row leaves at its first term that is not TRUE (terms
-                // after it, which the GPU may also skip, are not evaluated).
-                let mut kept = Vec::with_capacity(rows.len());
-                'rows: for r in rows {
-                    for term in plan.terms() {
-                        if eval(term, &r)? != ScalarValue::Boolean(true) {
-                            continue 'rows;
-                        }
-                    }
-                    kept.push(r);
-                }
-                kept
+/// A pipeline runs one source row at a time through its operators into the sink (as the
+/// GPU's fused kernel does): a probe hands each joined row on before making the next, so
+/// nothing between source and sink is held beyond the current row and memory is the
+/// sink's (groups, a hash table, the materialized rows a reader needs).
+fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>, needed: &Needed) -> Result<Rows> {
+    let flow = Flow { ops: &p.ops, inter, unread_matches: unread_matches(p, inter) };
+    let mut sink = SinkState::new(&p.sink, needed);
+    for_each_source_row(&p.source, tables, inter, &mut |row| push(&flow, 0, row, 1, &mut sink))?;
+    sink.finish(&p.sink)
+}
+
+/// What `push` needs of its pipeline.
+struct Flow<'a> {
+    ops: &'a [PipelineOp],
+    inter: &'a HashMap<usize, Rows>,
+    /// Per operator: an inner or left probe whose appended columns nothing after it reads.
+    unread_matches: Vec<bool>,
+}
+
+/// For each operator, whether it is an inner or left join probe whose build columns no
+/// later operator nor the sink reads: its matches then differ only in columns nobody
+/// looks at, and it hands on one row weighing their count (a COUNT(*) over a join of
+/// billions of matches takes as many steps as the probe has rows).
+fn unread_matches(p: &Pipeline, inter: &HashMap<usize, Rows>) -> Vec<bool> {
+    let mut width = p.source.schema().len();
+    let mut out = vec![];
+    for (i, op) in p.ops.iter().enumerate() {
+        match op {
+            PipelineOp::HashProbe { build, kind: JoinKind::Inner | JoinKind::Left, .. } => {
+                let appended = inter.get(build).map_or(0, |b| b.schema.len());
+                out.push(!reads_columns(&p.ops[i + 1..], &p.sink, width..width + appended));
+                width += appended;
             }
-            // Only moves rows between GPU lanes.
-            PipelineOp::LaneRefill { .. } => rows,
             PipelineOp::Project { exprs, .. } => {
-                rows.iter().map(|r| exprs.iter().map(|e| eval(e, r)).collect::<Result<Row>>()).collect::<Result<Vec<_>>>()?
+                out.push(false);
+                width = exprs.len();
             }
-            PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
-                let b = inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
-                let mut out = vec![];
-                for r in rows {
-                    let k = keys.iter().map(|e| eval(e, &r)).collect::<Result<Row>>()?;
-                    let null_key = k.iter().any(|v| v.is_null());
-                    let matches = if null_key { None } else { b.index.get(&key_string(&k)) };
-                    let found = match (matches, residual) {
-                        (None, _) => false,
-                        (Some(_), None) => true,
-                        // A match counts only where the residual holds over both rows.
-                        (Some(m), Some(cond)) => {
-                            let mut any = false;
-                            for i in m {
-                                let mut joined = r.clone();
-                                joined.extend(b.rows[*i].iter().cloned());
-                                if eval(cond, &joined)? == ScalarValue::Boolean(true) {
-                                    any = true;
-                                    break;
-                                }
-                            }
-                            any
-                        }
-                    };
-                    match kind {
-                        JoinKind::Semi => {
-                            if found {
-                                out.push(r);
-                            }
-                            continue;
-                        }
-                        JoinKind::Anti => {
-                            if !found {
-                                out.push(r);
-                            }
-                            continue;
-                        }
-                        JoinKind::Left if !found => {
-                            let mut joined = r.clone();
-                            joined.extend(std::iter::repeat_n(ScalarValue::Null, b.schema.len()));
-                            out.push(joined);
-                            continue;
-                        }
-                        JoinKind::Inner | JoinKind::Left => {}
-                    }
-                    if null_key {
-                        continue;
-                    }
-                    for m in b.index.get(&key_string(&k)).map(|v| v.as_slice()).unwrap_or(&[]) {
-                        let mut joined = r.clone();
-                        joined.extend(b.rows[*m].iter().cloned());
-                        out.push(joined);
-                    }
-                }
-                out
-            }
-        };
-    }
-    match &p.sink {
-        Sink::Materialize { schema, .. } => Ok(Rows { schema: schema.clone(), rows, index: HashMap::new() }),
-        Sink::Aggregate { keys, states, schema, .. } => aggregate(rows, keys, states, schema),
-        Sink::HashBuild { keys, schema, .. } => {
-            let mut index: HashMap<String, Vec<usize>> = HashMap::new();
-            let mut kept = vec![];
-            for r in rows {
-                let k = keys.iter().map(|e| eval(e, &r)).collect::<Result<Row>>()?;
-                // NULL keys never match: leave the row out.
-                if k.iter().any(|v| v.is_null()) {
-                    continue;
-                }
-                index.entry(key_string(&k)).or_default().push(kept.len());
-                kept.push(r);
-            }
-            Ok(Rows { schema: schema.clone(), rows: kept, index })
+            _ => out.push(false),
         }
+    }
+    out
+}
+
+/// Whether `ops` or the sink read a column of `cols` of the row they are handed.
+fn reads_columns(ops: &[PipelineOp], sink: &Sink, cols: std::ops::Range<usize>) -> bool {
+    let reads = |e: &Expr| {
+        let mut c = vec![];
+        e.columns(&mut c);
+        c.iter().any(|i| cols.contains(i))
+    };
+    for op in ops {
+        match op {
+            PipelineOp::Filter(plan) if plan.terms().any(reads) => return true,
+            PipelineOp::Filter(_) | PipelineOp::LaneRefill { .. } => {}
+            // (The projected row is all later operators see.)
+            PipelineOp::Project { exprs, .. } => return exprs.iter().any(reads),
+            PipelineOp::HashProbe { keys, residual, .. } if keys.iter().chain(residual).any(reads) => return true,
+            PipelineOp::HashProbe { .. } => {}
+        }
+    }
+    match sink {
+        Sink::Aggregate { keys, states, .. } => keys.iter().chain(states.iter().filter_map(|s| s.arg.as_ref())).any(reads),
+        Sink::Materialize { .. } | Sink::HashBuild { .. } => true,
+    }
+}
+
+/// Runs `row`, standing for `weight` equal rows, through the operators from `at` on into
+/// `sink`; false once the sink wants no more rows.
+fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut SinkState<'_>) -> Result<bool> {
+    let Some(op) = flow.ops.get(at) else { return sink.add(row, weight) };
+    match op {
+        PipelineOp::Filter(plan) => {
+            // The plan's order: a row leaves at its first term that is not TRUE (terms
+            // after it, which the GPU may also skip, are not evaluated).
+            for term in plan.terms() {
+                if eval(term, row)? != ScalarValue::Boolean(true) {
+                    return Ok(true);
+                }
+            }
+            push(flow, at + 1, row, weight, sink)
+        }
+        // Only moves rows between GPU lanes.
+        PipelineOp::LaneRefill { .. } => push(flow, at + 1, row, weight, sink),
+        PipelineOp::Project { exprs, .. } => {
+            let projected = exprs.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?;
+            push(flow, at + 1, &projected, weight, sink)
+        }
+        PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
+            let b = flow.inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
+            let k = Key(keys.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?);
+            // NULL keys match nothing.
+            let matches: &[usize] = if k.0.iter().any(|v| v.is_null()) { &[] } else { b.index.get(&k).map_or(&[], |m| m.as_slice()) };
+            // The probe row followed by a build row (one buffer, refilled per match).
+            let mut joined: Row = Vec::with_capacity(row.len() + b.schema.len());
+            joined.extend_from_slice(row);
+            let join = |joined: &mut Row, m: usize| {
+                joined.truncate(row.len());
+                joined.extend_from_slice(&b.rows[m]);
+            };
+            match kind {
+                JoinKind::Semi | JoinKind::Anti => {
+                    // A match counts only where the residual holds over both rows.
+                    let mut found = false;
+                    for &m in matches {
+                        found = match residual {
+                            None => true,
+                            Some(cond) => {
+                                join(&mut joined, m);
+                                eval(cond, &joined)? == ScalarValue::Boolean(true)
+                            }
+                        };
+                        if found {
+                            break;
+                        }
+                    }
+                    if found == (*kind == JoinKind::Semi) {
+                        push(flow, at + 1, row, weight, sink)
+                    } else {
+                        Ok(true)
+                    }
+                }
+                JoinKind::Inner | JoinKind::Left => {
+                    if matches.is_empty() {
+                        if *kind == JoinKind::Inner {
+                            return Ok(true);
+                        }
+                        joined.extend(std::iter::repeat_n(ScalarValue::Null, b.schema.len()));
+                        return push(flow, at + 1, &joined, weight, sink);
+                    }
+                    if flow.unread_matches[at] {
+                        join(&mut joined, matches[0]);
+                        return push(flow, at + 1, &joined, weight * matches.len() as u64, sink);
+                    }
+                    for &m in matches {
+                        join(&mut joined, m);
+                        if !push(flow, at + 1, &joined, weight, sink)? {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                }
+            }
+        }
+    }
+}
+
+/// A sink's state while its pipeline runs.
+enum SinkState<'a> {
+    /// Rows in arrival order; `needed` says how many readers use (see `Needed`).
+    Materialize { rows: Vec<Row>, needed: Needed },
+    Aggregate(Groups<'a>),
+    HashBuild { keys: &'a [Expr], rows: Vec<Row>, index: HashMap<Key, Vec<usize>> },
+}
+
+impl<'a> SinkState<'a> {
+    fn new(sink: &'a Sink, needed: &Needed) -> SinkState<'a> {
+        match sink {
+            Sink::Materialize { .. } => SinkState::Materialize { rows: vec![], needed: needed.clone() },
+            Sink::Aggregate { keys, states, .. } => SinkState::Aggregate(Groups::new(keys, states)),
+            Sink::HashBuild { keys, .. } => SinkState::HashBuild { keys, rows: vec![], index: HashMap::new() },
+        }
+    }
+
+    /// Takes `weight` copies of a row; false once no more rows are needed.
+    fn add(&mut self, row: &[ScalarValue], weight: u64) -> Result<bool> {
+        match self {
+            SinkState::Materialize { rows, needed } => {
+                for _ in 0..weight {
+                    rows.push(row.to_vec());
+                    match needed {
+                        Needed::All => {}
+                        Needed::First(n) if rows.len() >= *n => return Ok(false),
+                        Needed::First(_) => {}
+                        // A top-N keeps the n smallest rows so far, cut back whenever the
+                        // rows reach twice that: a stable sort keeps earlier rows first
+                        // among equal keys, so the n kept are those a sort of all would give.
+                        Needed::Smallest(n, keys) => {
+                            if rows.len() >= n.saturating_mul(2).max(1024) {
+                                rows.sort_by(|a, b| compare_rows(a, b, keys));
+                                rows.truncate(*n);
+                            }
+                        }
+                    }
+                }
+                Ok(true)
+            }
+            SinkState::Aggregate(groups) => {
+                groups.add(row, weight)?;
+                Ok(true)
+            }
+            SinkState::HashBuild { keys, rows, index } => {
+                let k = Key(keys.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?);
+                // NULL keys never match: leave the row out.
+                if !k.0.iter().any(|v| v.is_null()) {
+                    let positions = index.entry(k).or_default();
+                    for _ in 0..weight {
+                        positions.push(rows.len());
+                        rows.push(row.to_vec());
+                    }
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    fn finish(self, sink: &Sink) -> Result<Rows> {
+        Ok(match (self, sink) {
+            (SinkState::Materialize { rows, .. }, Sink::Materialize { schema, .. }) => Rows::new(schema, rows),
+            (SinkState::Aggregate(groups), Sink::Aggregate { schema, .. }) => Rows::new(schema, groups.finish()),
+            (SinkState::HashBuild { rows, index, .. }, Sink::HashBuild { schema, .. }) => Rows { schema: schema.clone(), rows, index },
+            _ => return Err(Error::exec("sink state of another kind")),
+        })
     }
 }
 
@@ -212,7 +384,8 @@ fn new_acc(s: &AggState) -> Acc {
     }
 }
 
-fn update(acc: &mut Acc, s: &AggState, row: &Row) -> Result<()> {
+/// Folds `weight` copies of the row's argument into `acc`.
+fn update(acc: &mut Acc, s: &AggState, row: &[ScalarValue], weight: u64) -> Result<()> {
     let v = match &s.arg {
         None => ScalarValue::Int64(1),
         Some(e) => eval(e, row)?,
@@ -221,9 +394,18 @@ fn update(acc: &mut Acc, s: &AggState, row: &Row) -> Result<()> {
         return Ok(());
     }
     match acc {
-        Acc::SumInt(a) => *a = a.checked_add(v.as_i128().unwrap_or(0)).ok_or_else(|| Error::exec("SUM out of range"))?,
-        Acc::SumFloat(a) => *a += v.as_f64(&DataType::Float64).unwrap_or(0.0),
-        Acc::Count(c) => *c += 1,
+        Acc::SumInt(a) => {
+            let add = v.as_i128().unwrap_or(0).checked_mul(weight as i128);
+            *a = add.and_then(|x| a.checked_add(x)).ok_or_else(|| Error::exec("SUM out of range"))?
+        }
+        Acc::SumFloat(a) => {
+            // One addition per copy: the same rounding as the rows one by one.
+            let x = v.as_f64(&DataType::Float64).unwrap_or(0.0);
+            for _ in 0..weight {
+                *a += x;
+            }
+        }
+        Acc::Count(c) => *c += weight as i64,
         Acc::Extreme(cur) => {
             let better = cur.is_null()
                 || match s.func {
@@ -247,45 +429,98 @@ fn finish(acc: Acc) -> ScalarValue {
     }
 }
 
-/// Hashable form of a group key (floats by bits, -0.0 folded into 0.0 like the GPU).
-fn key_string(k: &[ScalarValue]) -> String {
-    k.iter()
-        .map(|v| match v {
-            ScalarValue::Float64(f) if *f == 0.0 => "F0".to_string(),
-            other => format!("{other:?}"),
-        })
-        .collect::<Vec<_>>()
-        .join("\u{1}")
+/// A group or join key, hashed and compared by value: DOUBLEs by bits with -0.0 folded
+/// into 0.0 and every NaN one value (like the GPU).
+struct Key(Row);
+
+fn float_bits(f: f64) -> u64 {
+    if f == 0.0 {
+        0
+    } else if f.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        f.to_bits()
+    }
 }
 
-fn aggregate(rows: Vec<Row>, keys: &[gpusql_plan::Expr], states: &[AggState], schema: &Schema) -> Result<Rows> {
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut groups: Vec<(Row, Vec<Acc>)> = vec![];
-    if keys.is_empty() {
-        groups.push((vec![], states.iter().map(new_acc).collect()));
-    }
-    for r in &rows {
-        let k = keys.iter().map(|e| eval(e, r)).collect::<Result<Row>>()?;
-        let g = if keys.is_empty() {
-            0
-        } else {
-            *index.entry(key_string(&k)).or_insert_with(|| {
-                groups.push((k.clone(), states.iter().map(new_acc).collect()));
-                groups.len() - 1
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().zip(&other.0).all(|(a, b)| match (a, b) {
+                (ScalarValue::Float64(x), ScalarValue::Float64(y)) => float_bits(*x) == float_bits(*y),
+                _ => a == b,
             })
-        };
-        for (acc, s) in groups[g].1.iter_mut().zip(states) {
-            update(acc, s, r)?;
+    }
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for v in &self.0 {
+            std::mem::discriminant(v).hash(h);
+            match v {
+                ScalarValue::Null => {}
+                ScalarValue::Boolean(b) => b.hash(h),
+                ScalarValue::Int32(x) | ScalarValue::Date(x) => x.hash(h),
+                ScalarValue::Int64(x) | ScalarValue::Timestamp(x) => x.hash(h),
+                ScalarValue::Decimal(x) => x.hash(h),
+                ScalarValue::Float64(f) => float_bits(*f).hash(h),
+                ScalarValue::Utf8(s) => s.hash(h),
+            }
         }
     }
-    let rows = groups
-        .into_iter()
-        .map(|(mut k, accs)| {
-            k.extend(accs.into_iter().map(finish));
-            k
-        })
-        .collect();
-    Ok(Rows { schema: schema.clone(), rows, index: HashMap::new() })
+}
+
+/// A grouped (or global) aggregation's groups, folded in one row at a time.
+struct Groups<'a> {
+    keys: &'a [Expr],
+    states: &'a [AggState],
+    index: HashMap<Key, usize>,
+    groups: Vec<(Row, Vec<Acc>)>,
+}
+
+impl<'a> Groups<'a> {
+    fn new(keys: &'a [Expr], states: &'a [AggState]) -> Groups<'a> {
+        let mut groups = vec![];
+        if keys.is_empty() {
+            // A global aggregate has its one group even over no rows.
+            groups.push((vec![], states.iter().map(new_acc).collect()));
+        }
+        Groups { keys, states, index: HashMap::new(), groups }
+    }
+
+    /// Folds in `weight` copies of a row.
+    fn add(&mut self, row: &[ScalarValue], weight: u64) -> Result<()> {
+        let g = if self.keys.is_empty() {
+            0
+        } else {
+            let k = Key(self.keys.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?);
+            match self.index.get(&k) {
+                Some(g) => *g,
+                None => {
+                    self.groups.push((k.0.clone(), self.states.iter().map(new_acc).collect()));
+                    self.index.insert(k, self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            }
+        };
+        for (acc, s) in self.groups[g].1.iter_mut().zip(self.states) {
+            update(acc, s, row, weight)?;
+        }
+        Ok(())
+    }
+
+    /// The output rows: each group's key values, then its states.
+    fn finish(self) -> Vec<Row> {
+        self.groups
+            .into_iter()
+            .map(|(mut k, accs)| {
+                k.extend(accs.into_iter().map(finish));
+                k
+            })
+            .collect()
+    }
 }
 
 /// The result rows as batches: one, or several where a string column's bytes would pass

@@ -195,6 +195,18 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
                 S::Boolean(*negated)
             }
         }
+        Expr::InSet { expr, set, negated } => {
+            let v = eval(expr, row)?;
+            if v.is_null() {
+                S::Null
+            } else if set.contains(&v) {
+                S::Boolean(!negated)
+            } else if set.has_null {
+                S::Null
+            } else {
+                S::Boolean(*negated)
+            }
+        }
         Expr::Extract { field, expr } => match eval(expr, row)? {
             S::Date(d) if field.is_day_field() => {
                 let (y, m, day) = date::civil_from_days(d as i64);

@@ -3,8 +3,10 @@
 //! of one type (decimals at a common scale) and both backends stay simple.
 
 pub use gpusql_common::date::{DateField, TruncUnit};
+use crate::literal_set::LiteralSet;
 use gpusql_common::{DataType, ScalarValue};
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
@@ -66,6 +68,9 @@ pub enum Expr {
     /// raises no error).
     Case { branches: Vec<(Expr, Expr)>, else_expr: Option<Box<Expr>>, ty: DataType },
     InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
+    /// `expr [NOT] IN (literals…)` of a long list, its items one sorted set (constant
+    /// folding makes it from an `InList`; same NULL rules).
+    InSet { expr: Box<Expr>, set: Arc<LiteralSet>, negated: bool },
     /// DATE plus an interval of months and days (either may be negative).
     DateAdd { date: Box<Expr>, months: i32, days: i32 },
     /// TIMESTAMP plus an interval of months, days and microseconds (each may be negative;
@@ -184,7 +189,7 @@ impl Expr {
     pub fn ty(&self) -> DataType {
         match self {
             Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
-            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::Like { .. } => DataType::Boolean,
+            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::InSet { .. } | Expr::Like { .. } => DataType::Boolean,
             Expr::Extract { field: DateField::Epoch, .. } => DataType::Float64,
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,
@@ -214,6 +219,7 @@ impl Expr {
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
             Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) | Expr::RoundDouble { expr, .. } => vec![expr],
+            Expr::InSet { expr, .. } => vec![expr],
             Expr::TimestampAdd { expr, .. } | Expr::DateTrunc { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
@@ -240,6 +246,7 @@ impl Expr {
             Expr::TimestampAdd { expr, months, days, micros } => Expr::TimestampAdd { expr: t(expr), months, days, micros },
             Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: t(expr) },
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
+            Expr::InSet { expr, set, negated } => Expr::InSet { expr: t(expr), set, negated },
             Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
             Expr::Length(expr) => Expr::Length(t(expr)),
@@ -343,6 +350,7 @@ impl fmt::Display for Expr {
                 let items: Vec<String> = list.iter().map(|e| e.to_string()).collect();
                 write!(f, "{expr} {}IN ({})", if *negated { "NOT " } else { "" }, items.join(", "))
             }
+            Expr::InSet { expr, set, negated } => write!(f, "{expr} {}IN ({set})", if *negated { "NOT " } else { "" }),
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod dictionary;
 pub mod eval;
 pub mod expr;
 pub mod filter_plan;
+pub mod literal_set;
 pub mod logical;
 pub mod optimizer;
 pub mod physical;
@@ -13,6 +14,7 @@ pub mod replicated;
 pub mod selectivity;
 
 pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern, TruncUnit};
+pub use literal_set::LiteralSet;
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
 pub use dictionary::encode_string_columns;
 pub use physical::{AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};

@@ -94,6 +94,7 @@ pub fn term_selectivity(e: &Expr) -> f64 {
         Expr::Binary { op: BinaryOp::Or, left, right, .. } => (term_selectivity(left) + term_selectivity(right)).min(1.0),
         Expr::Binary { op, .. } if op.is_comparison() => 0.33,
         Expr::InList { list, negated: false, .. } => (0.1 * list.len() as f64).min(0.5),
+        Expr::InSet { set, negated: false, .. } => (0.1 * set.values.len() as f64).min(0.5),
         _ => 0.5,
     }
 }

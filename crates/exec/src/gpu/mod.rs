@@ -10,6 +10,7 @@ mod sort;
 
 use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
+use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
@@ -411,6 +412,17 @@ impl GpuExecutor {
                 (i.rows, i.columns.iter().map(Column::borrowed).collect())
             }
         };
+        // The literal sets of long IN lists, searched by the kernel.
+        let mut in_sets: HashMap<(usize, InSetPart), CudaSlice<u8>> = HashMap::new();
+        for q in &spec.params {
+            if let Param::InSet { index, part } = q {
+                if *part != InSetPart::Len {
+                    let bytes = in_set::buffer(&spec.in_sets[*index], *part);
+                    up.bytes += bytes.len();
+                    in_sets.insert((*index, *part), self.dev.upload(&bytes, "IN list values").map_err(cuda_error)?);
+                }
+            }
+        }
         stats.upload_bytes += up.bytes;
         stats.upload_ms += up.ms;
         // Bytes the kernel reads: the source columns its code loads.
@@ -464,6 +476,8 @@ impl GpuExecutor {
                         let t = built.get(id).ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?;
                         bind_build(t, *part, &self.dev)?
                     }
+                    Param::InSet { index, part: InSetPart::Len } => Arg::U32(spec.in_sets[*index].values.len() as u32),
+                    Param::InSet { index, part } => Arg::U64(in_sets.get(&(*index, *part)).map_or(0, |b| ptr(b, &self.dev))),
                     Param::Replica { index, part } => {
                         let r = replicas.get(*index).ok_or_else(|| Error::exec(format!("replicated table {index} missing")))?;
                         match part {

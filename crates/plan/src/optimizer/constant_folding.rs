@@ -5,8 +5,10 @@
 use super::{map_node_exprs, map_plan, OptimizerRule};
 use crate::eval::eval;
 use crate::expr::Expr;
+use crate::literal_set::LiteralSet;
 use crate::logical::LogicalPlan;
 use gpusql_common::Result;
+use std::sync::Arc;
 
 pub struct ConstantFolding;
 
@@ -49,8 +51,15 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Length(expr) => Expr::Length(Box::new(fold(*expr)?)),
         Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: Box::new(fold(*expr)?), digits },
         Expr::InList { expr, list, negated } => {
-            Expr::InList { expr: Box::new(fold(*expr)?), list: list.into_iter().map(fold).collect::<Result<_>>()?, negated }
+            let expr = Box::new(fold(*expr)?);
+            let list: Vec<Expr> = list.into_iter().map(fold).collect::<Result<_>>()?;
+            // A long list of literals: one sorted set, searched instead of scanned per row.
+            match LiteralSet::from_list(expr.ty(), &list) {
+                Some(set) => Expr::InSet { expr, set: Arc::new(set), negated },
+                None => Expr::InList { expr, list, negated },
+            }
         }
+        Expr::InSet { expr, set, negated } => Expr::InSet { expr: Box::new(fold(*expr)?), set, negated },
         // CASE branches stay as written: an untaken branch must not raise errors.
         other => other,
     })

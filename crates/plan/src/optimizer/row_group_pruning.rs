@@ -63,6 +63,14 @@ fn may_match<'a>(e: &Expr, column: &dyn Fn(usize) -> Option<&'a ColumnStatistics
             }),
             _ => true,
         },
+        Expr::InSet { expr, set, negated: false } => match (&**expr, column_of(expr).and_then(column)) {
+            (Expr::Column { ty, .. }, Some(s)) if *ty == set.ty => match (&s.min, &s.max) {
+                _ if s.nulls.is_some_and(|n| n == s.rows) => false,
+                (Some(min), Some(max)) => set.any_between(min, max),
+                _ => true,
+            },
+            _ => true,
+        },
         Expr::IsNull { expr, negated } => match (&**expr, column_of(expr).and_then(column)) {
             (Expr::Column { .. }, Some(s)) => match (negated, s.nulls) {
                 (false, Some(0)) => false,
