@@ -153,6 +153,12 @@ fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>)
                             }
                             continue;
                         }
+                        JoinKind::Mark => {
+                            let mut marked = r;
+                            marked.push(ScalarValue::Boolean(found));
+                            out.push(marked);
+                            continue;
+                        }
                         JoinKind::Left if !found => {
                             let mut joined = r.clone();
                             joined.extend(std::iter::repeat_n(ScalarValue::Null, b.schema.len()));
