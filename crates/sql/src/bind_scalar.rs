@@ -6,10 +6,11 @@
 //!   join planner joins such a relation on a constant key.
 //! - Correlated by `inner = outer` equalities (Q2, Q17, Q20): the subquery is grouped by
 //!   its inner correlation columns (one row per outer key value) and joined on the
-//!   equalities. An outer row without a group would see NULL; the inner join drops it,
-//!   which is the same thing only where the subquery is an operand of a comparison that
-//!   is a WHERE conjunct, so that is the one place a correlated subquery may appear.
-//!   COUNT over no rows is 0, not NULL, so COUNT is refused there.
+//!   equalities. An outer row without a group sees the value over no rows (NULL, but 0
+//!   for COUNT): where that is NULL and the subquery is an operand of a comparison that
+//!   is a WHERE conjunct, an inner join drops the same rows; elsewhere (and for COUNT)
+//!   the binder left-joins it and reads `CASE WHEN key IS NULL THEN <value over no rows>
+//!   ELSE value END`. Not after an aggregation (its select list, HAVING).
 //!   Groups whose key no outer row can have are wasted work (TPC-H Q17 would aggregate
 //!   all of lineitem for the 0.1% of parts it keeps), so when an outer key is a column of
 //!   an outer FROM table that the outer WHERE filters, the subquery's input is first
@@ -120,7 +121,7 @@ pub fn bind_scalar_subquery(
     };
     if !correlation_allowed {
         return Err(Error::not_supported(format!(
-            "correlated scalar subqueries other than as an operand of a comparison in WHERE{at} ({correlated})"
+            "correlated scalar subqueries after an aggregation (its select list, HAVING, ORDER BY){at} ({correlated})"
         )));
     }
     bind_correlated(name, q, outer, outer_query, catalog)

@@ -433,10 +433,12 @@ pub(crate) fn bind_select(
     }
     let mut where_scalars = vec![];
     for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
-        let correlation_allowed = bind_scalar::is_comparison_with_subquery(t);
+        // The one place an inner join drops the same outer rows as the NULL of a correlated
+        // subquery without inner rows: the operand of a comparison that is a conjunct.
+        let comparison = bind_scalar::is_comparison_with_subquery(t);
         let found = bind_scalar::extract(t, &mut counter);
-        let allowed = correlation_allowed && found.len() == 1;
-        where_scalars.extend(found.into_iter().map(|(n, q)| (n, q, allowed)));
+        let inner_join_ok = comparison && found.len() == 1;
+        where_scalars.extend(found.into_iter().map(|(n, q)| (n, q, inner_join_ok)));
     }
     let mut other_scalars = vec![];
     for (e, _) in items.iter_mut() {
@@ -462,13 +464,13 @@ pub(crate) fn bind_select(
     let mut conditions = vec![];
     let mut post_aggregate = vec![];
     let mut left_joined = vec![];
-    for (name, q, allowed) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
+    for (name, q, inner_join_ok) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
         let after_aggregation = is_agg && !name_in(&name, &where_terms) && !bind_mark::is_guard(&q);
         let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
-        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, allowed)?;
+        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, !after_aggregation)?;
         if after_aggregation {
             post_aggregate.push(s);
-        } else if s.over_no_rows.is_some() {
+        } else if !s.outer_keys.is_empty() && (s.over_no_rows.is_some() || !inner_join_ok) {
             left_joined.push(s);
         } else {
             let (joined, keys) = join_scalar(plan, &mut scope, s)?;
