@@ -585,7 +585,13 @@ pub(crate) fn bind_select(
     let mut exprs = vec![];
     let mut names = vec![];
     for (e, n) in &items {
-        exprs.push(ctx.bind(e)?);
+        // A mark outside an aggregate of a grouped select list is not a group key.
+        exprs.push(ctx.bind(e).map_err(|err| match err {
+            Error::Plan(m) if m.contains("'__mark") => {
+                Error::not_supported(format!("IN / EXISTS subqueries outside aggregates in a grouped select list{}", position(e.span())))
+            }
+            other => other,
+        })?);
         names.push(n.clone());
     }
     let mut having = having_ast.as_ref().map(|h| ctx.bind(h)).transpose()?;
