@@ -116,7 +116,7 @@ pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, 
             PipelineOp::LaneRefill { activity, .. } => reach *= activity,
             PipelineOp::Filter(_) => {}
             PipelineOp::Project { .. } => break,
-            PipelineOp::HashProbe { kind: JoinKind::Left | JoinKind::Anti, .. } => break,
+            PipelineOp::HashProbe { kind: JoinKind::Left | JoinKind::Anti | JoinKind::Mark, .. } => break,
             PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
                 let from_scan = matches!(keys.as_slice(), [Expr::Column { index, .. }] if *index < g.source_width);
                 let early = g.builds.iter().any(|h| h.id == *build && h.early);
@@ -153,6 +153,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     let how = match (multi, mode) {
         _ if kind == JoinKind::Semi => "semi join: keeps rows with a match",
         _ if kind == JoinKind::Anti => "anti join: keeps rows without a match",
+        _ if kind == JoinKind::Mark => "mark join: keeps every row, appends whether it has a match",
         (false, _) => "unique keys: single match",
         (true, MultiMatch::PushDown) => "multi-match: push-down parallelism",
         (true, MultiMatch::PerLane) => "multi-match: per lane",
@@ -265,11 +266,19 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     }
     // An anti join keeps rows without a match, NULL keys included (they match nothing); a
     // left outer join keeps every row. With a residual the matches decide (see residual()).
-    if !left && !(matches!(kind, JoinKind::Semi | JoinKind::Anti) && residual) {
+    if !left && kind != JoinKind::Mark && !(matches!(kind, JoinKind::Semi | JoinKind::Anti) && residual) {
         g.body.line(format!("active = {gid} {} 0;", if kind == JoinKind::Anti { "<" } else { ">=" }));
     }
     g.body.close();
     if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+        return Ok(refilled);
+    }
+    if kind == JoinKind::Mark {
+        // With a residual, the matches decide (see residual()).
+        if !residual {
+            g.body.line(format!("const bool hp{b}_mark = {gid} >= 0;"));
+            g.push_computed_column(Value::not_null(format!("hp{b}_mark")), gpusql_common::DataType::Boolean);
+        }
         return Ok(refilled);
     }
     // Whether the row being processed has a build row (always, but for left outer joins).
@@ -450,7 +459,7 @@ fn emit_table_lookup(
     Ok(())
 }
 
-/// The residual condition of a semi/anti probe: a key match counts only if the condition
+/// The residual condition of a semi/anti/mark probe: a key match counts only if the condition
 /// holds over the probe row followed by the match's build row. Each lane walks its key's
 /// match range and stops at the first match that satisfies it (NULL does not).
 pub fn residual(g: &mut PipelineGen, b: usize, build_schema: &Schema, kind: JoinKind, cond: &Expr) -> Result<()> {
@@ -501,6 +510,11 @@ pub fn residual(g: &mut PipelineGen, b: usize, build_schema: &Schema, kind: Join
     g.body.line(format!("if (!({}) && ({})) {{ {any} = true; break; }}", r.null, r.v));
     g.body.close();
     g.body.close();
+    if kind == JoinKind::Mark {
+        g.body.line(format!("const bool hp{b}_mark = {any};"));
+        g.push_computed_column(Value::not_null(format!("hp{b}_mark")), gpusql_common::DataType::Boolean);
+        return Ok(());
+    }
     g.body.line(format!("active = active && {}{any};", if kind == JoinKind::Anti { "!" } else { "" }));
     Ok(())
 }

@@ -71,6 +71,17 @@ pub fn payload_columns_read<'a>(pipelines: impl Iterator<Item = &'a Pipeline>, b
         let mut width = p.source.schema().len();
         for (i, op) in p.ops.iter().enumerate() {
             match op {
+                PipelineOp::HashProbe { build: b, kind: JoinKind::Mark, residual, .. } => {
+                    // Only its residual reads the build row; the row gains the mark column.
+                    if *b == build {
+                        let mut cols = vec![];
+                        residual.iter().for_each(|r| r.columns(&mut cols));
+                        for c in cols.into_iter().filter(|c| *c >= width && *c - width < payload_width) {
+                            read[c - width] = true;
+                        }
+                    }
+                    width += 1;
+                }
                 PipelineOp::HashProbe { build: b, build_schema, kind, .. } => {
                     if *b == build {
                         let live = live_columns(&p.ops[i..], &p.sink, width + build_schema.len());

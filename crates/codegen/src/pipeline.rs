@@ -144,6 +144,16 @@ impl PipelineGen {
         self.row_types.push(ty);
     }
 
+    /// Appends a value computed already (a mark join's column): nothing to load.
+    pub fn push_computed_column(&mut self, value: Value, ty: gpusql_common::DataType) {
+        self.reloads.push(None);
+        self.pending_loads.push(None);
+        self.pivotable.push(None);
+        self.prefetchable.push(None);
+        self.row.push(value);
+        self.row_types.push(ty);
+    }
+
     /// Replaces the row by computed values (a projection): nothing left to load.
     pub fn replace_row(&mut self, row: Vec<Value>, types: Vec<gpusql_common::DataType>) {
         let n = row.len();

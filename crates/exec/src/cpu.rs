@@ -188,6 +188,10 @@ fn unread_matches(p: &Pipeline, inter: &HashMap<usize, Rows>) -> Vec<bool> {
                 out.push(false);
                 width = exprs.len();
             }
+            PipelineOp::HashProbe { kind: JoinKind::Mark, .. } => {
+                out.push(false);
+                width += 1;
+            }
             _ => out.push(false),
         }
     }
@@ -251,7 +255,7 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
                 joined.extend_from_slice(&b.rows[m]);
             };
             match kind {
-                JoinKind::Semi | JoinKind::Anti => {
+                JoinKind::Semi | JoinKind::Anti | JoinKind::Mark => {
                     // A match counts only where the residual holds over both rows.
                     let mut found = false;
                     for &m in matches {
@@ -266,7 +270,12 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
                             break;
                         }
                     }
-                    if found == (*kind == JoinKind::Semi) {
+                    if *kind == JoinKind::Mark {
+                        // Every row goes on, with whether it found a match.
+                        let mut marked = row.to_vec();
+                        marked.push(ScalarValue::Boolean(found));
+                        push(flow, at + 1, &marked, weight, sink)
+                    } else if found == (*kind == JoinKind::Semi) {
                         push(flow, at + 1, row, weight, sink)
                     } else {
                         Ok(true)

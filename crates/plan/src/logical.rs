@@ -62,6 +62,9 @@ impl fmt::Display for AggExpr {
     }
 }
 
+/// The name of a mark join's BOOLEAN column.
+pub const MARK_COLUMN: &str = "__mark";
+
 /// What a join returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum JoinKind {
@@ -73,6 +76,10 @@ pub enum JoinKind {
     Anti,
     /// LEFT OUTER JOIN: every probe row; build columns NULL where there is no match.
     Left,
+    /// Every probe row once, followed by one BOOLEAN column: whether it has a match (never
+    /// NULL; the binder builds IN's three-valued answer from it). For IN / EXISTS under OR,
+    /// NOT, CASE or in the select list.
+    Mark,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +129,11 @@ impl LogicalPlan {
             }
             LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
             LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
+            LogicalPlan::Join { probe, kind: JoinKind::Mark, .. } => {
+                let mut f = probe.schema().fields;
+                f.push(Field::new(MARK_COLUMN, DataType::Boolean, false));
+                Schema::new(f)
+            }
             LogicalPlan::CrossJoin { left: a, right: b } | LogicalPlan::Join { probe: a, build: b, .. } => {
                 let left = matches!(self, LogicalPlan::Join { kind: JoinKind::Left, .. });
                 let mut f = a.schema().fields;
@@ -187,6 +199,7 @@ impl LogicalPlan {
                     JoinKind::Semi => " semi",
                     JoinKind::Anti => " anti",
                     JoinKind::Left => " left outer",
+                    JoinKind::Mark => " mark",
                 };
                 let residual = residual.as_ref().map(|r| format!(" where {r}")).unwrap_or_default();
                 writeln!(f, "{pad}HashJoin{kind} [{}]{residual} (probe, then build side)", k.join(", "))?

@@ -310,6 +310,11 @@ impl fmt::Display for Pipeline {
                     let residual = residual.as_ref().map(|r| format!(" where {r} (each lane walks its matches)")).unwrap_or_default();
                     writeln!(f, "  HashProbe #{build} keys=[{}]{residual} ({what})", k.join(", "))?
                 }
+                PipelineOp::HashProbe { build, keys, kind: JoinKind::Mark, residual, .. } => {
+                    let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
+                    let residual = residual.as_ref().map(|r| format!(" where {r} (each lane walks its matches)")).unwrap_or_default();
+                    writeln!(f, "  HashProbe #{build} keys=[{}]{residual} (mark: keeps every row, appends whether it has a match)", k.join(", "))?
+                }
                 PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, .. } => {
                     let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
                     if *kind == JoinKind::Left {

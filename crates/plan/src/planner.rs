@@ -192,6 +192,7 @@ impl Planner {
                     JoinKind::Inner => fields.extend(build_schema.fields.iter().cloned()),
                     // Unmatched rows carry NULLs in the build columns.
                     JoinKind::Left => fields.extend(build_schema.fields.iter().map(|f| Field::new(f.name.clone(), f.ty, true))),
+                    JoinKind::Mark => fields.push(Field::new(crate::logical::MARK_COLUMN, DataType::Boolean, false)),
                     JoinKind::Semi | JoinKind::Anti => {}
                 }
                 ops.push(PipelineOp::HashProbe {
@@ -210,7 +211,7 @@ impl Planner {
                     JoinKind::Inner | JoinKind::Semi => kept,
                     // How many probe keys the build lacks is not known: say half.
                     JoinKind::Anti => 0.5,
-                    JoinKind::Left => 1.0,
+                    JoinKind::Left | JoinKind::Mark => 1.0,
                 };
                 self.refill_candidate(&mut ops, activity);
                 Ok(Built::Open { source, ops })

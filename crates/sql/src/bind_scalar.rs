@@ -6,10 +6,11 @@
 //!   join planner joins such a relation on a constant key.
 //! - Correlated by `inner = outer` equalities (Q2, Q17, Q20): the subquery is grouped by
 //!   its inner correlation columns (one row per outer key value) and joined on the
-//!   equalities. An outer row without a group would see NULL; the inner join drops it,
-//!   which is the same thing only where the subquery is an operand of a comparison that
-//!   is a WHERE conjunct, so that is the one place a correlated subquery may appear.
-//!   COUNT over no rows is 0, not NULL, so COUNT is refused there.
+//!   equalities. An outer row without a group sees the value over no rows (NULL, but 0
+//!   for COUNT): where that is NULL and the subquery is an operand of a comparison that
+//!   is a WHERE conjunct, an inner join drops the same rows; elsewhere (and for COUNT)
+//!   the binder left-joins it and reads `CASE WHEN key IS NULL THEN <value over no rows>
+//!   ELSE value END`. Not after an aggregation (its select list, HAVING).
 //!   Groups whose key no outer row can have are wasted work (TPC-H Q17 would aggregate
 //!   all of lineitem for the 0.1% of parts it keeps), so when an outer key is a column of
 //!   an outer FROM table that the outer WHERE filters, the subquery's input is first
@@ -17,7 +18,7 @@
 
 use crate::bind_expr::{contains_subquery, position, Context, Scope, ScopeField};
 use crate::bind_select::{bind_from, bind_query, bind_select};
-use gpusql_common::{Catalog, Error, Result};
+use gpusql_common::{Catalog, Error, Result, ScalarValue};
 use gpusql_plan::{AggFunc, Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned, VisitMut, VisitorMut};
 use std::ops::ControlFlow;
@@ -29,6 +30,9 @@ pub struct ScalarSubquery {
     pub plan: LogicalPlan,
     /// Bound against the outer scope, one per key column (empty: uncorrelated).
     pub outer_keys: Vec<Expr>,
+    /// Correlated only: the value for outer rows without inner rows where it is not NULL
+    /// (COUNT is 0 there). Such a subquery needs a left join; the others an inner join.
+    pub over_no_rows: Option<Expr>,
 }
 
 /// Cuts the scalar subqueries of `e` (not those nested inside other subqueries) out of it,
@@ -110,14 +114,14 @@ pub fn bind_scalar_subquery(
                     "scalar subqueries other than an aggregate without GROUP BY/HAVING (they could return several rows){at}"
                 )));
             }
-            return Ok(ScalarSubquery { name, plan, outer_keys: vec![] });
+            return Ok(ScalarSubquery { name, plan, outer_keys: vec![], over_no_rows: None });
         }
         Err(Error::Plan(m)) if m.contains("unknown column") => m,
         Err(e) => return Err(e),
     };
     if !correlation_allowed {
         return Err(Error::not_supported(format!(
-            "correlated scalar subqueries other than as an operand of a comparison in WHERE{at} ({correlated})"
+            "correlated scalar subqueries after an aggregation (its select list, HAVING, ORDER BY){at} ({correlated})"
         )));
     }
     bind_correlated(name, q, outer, outer_query, catalog)
@@ -174,16 +178,6 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &Ou
         outer_keys.push(o);
         outer_asts.push(o_ast);
     }
-    let mut count = false;
-    let _ = ast::visit_expressions(&item, |x| {
-        if let ast::Expr::Function(f) = x {
-            count |= f.name.to_string().eq_ignore_ascii_case(AggFunc::Count.name());
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    if count {
-        return Err(unsupported("COUNT (it is 0, not NULL, for outer rows without inner rows)"));
-    }
     if !crate::bind_expr::contains_aggregate(&item) {
         return Err(unsupported("a value that is not an aggregate (it could be several rows)"));
     }
@@ -195,7 +189,35 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &Ou
     grouped.group_by = ast::GroupByExpr::Expressions(inner_keys.clone(), vec![]);
     grouped.projection = inner_keys.into_iter().map(ast::SelectItem::UnnamedExpr).chain([ast::SelectItem::UnnamedExpr(item)]).collect();
     let plan = bind_select(&grouped, &[], 0, None, catalog)?;
-    Ok(ScalarSubquery { name, plan, outer_keys })
+    let over_no_rows = match value_over_no_rows(&plan, outer_keys.len()) {
+        Some(v) if v.is_null() => None,
+        Some(v) => Some(Expr::Literal { ty: plan.schema().fields[outer_keys.len()].ty, value: v }),
+        None => return Err(unsupported("this value (its value over no rows could not be worked out)")),
+    };
+    Ok(ScalarSubquery { name, plan, outer_keys, over_no_rows })
+}
+
+/// The value column (after `nkeys` keys) of a grouped subquery for a group without rows:
+/// its expression over the aggregate's output with COUNTs 0 and every other aggregate (and
+/// key) NULL. None where the plan is not projections over the aggregate or that fails.
+fn value_over_no_rows(plan: &LogicalPlan, nkeys: usize) -> Option<ScalarValue> {
+    fn row(plan: &LogicalPlan) -> Option<Vec<ScalarValue>> {
+        match plan {
+            LogicalPlan::Aggregate { group_by, aggs, .. } => Some(
+                group_by
+                    .iter()
+                    .map(|_| ScalarValue::Null)
+                    .chain(aggs.iter().map(|a| if a.func == AggFunc::Count { ScalarValue::Int64(0) } else { ScalarValue::Null }))
+                    .collect(),
+            ),
+            LogicalPlan::Project { input, exprs, .. } => {
+                let r = row(input)?;
+                exprs.iter().map(|e| gpusql_plan::eval::eval(e, &r).ok()).collect()
+            }
+            _ => None,
+        }
+    }
+    row(plan)?.into_iter().nth(nkeys)
 }
 
 /// `inner IN (SELECT outer FROM t WHERE <the outer WHERE's conditions on t alone>)`, where

@@ -2,6 +2,7 @@
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
 use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE};
+use crate::bind_mark;
 use crate::bind_scalar::{self, ScalarSubquery};
 use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition, not_in_null_guard};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
@@ -220,12 +221,8 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
             let right_start = scope.fields.len();
             let t = bind_table(&j.relation, catalog, &mut scope)?;
             match (constraint, outer) {
-                (ast::JoinConstraint::On(_), Some(Preserved::Right)) if on.len() > item_on => {
-                    // The INNER JOIN conditions so far wait for WHERE, which would drop the
-                    // NULL-extended rows of the left side.
-                    return Err(Error::not_supported(format!("RIGHT JOIN after an INNER JOIN … ON in one FROM item{}", position(j.relation.span()))));
-                }
                 (ast::JoinConstraint::On(e), Some(preserved)) => {
+                    item = filter_inner_joins(item, &mut on, item_on, &scope, item_start, right_start)?;
                     item = bind_outer_join(item, t, e, preserved, &mut scope, item_start, right_start)?;
                 }
                 (ast::JoinConstraint::On(e), None) => {
@@ -243,6 +240,36 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
     }
     let plan = plan.ok_or_else(|| Error::plan("empty FROM"))?;
     Ok((plan, scope, on))
+}
+
+/// The INNER JOIN … ON conditions of the current FROM item (`on[item_on..]`) as a filter
+/// on it, before an outer join takes it as one side: left for WHERE, they would sit above
+/// the outer join (dropping a RIGHT JOIN's NULL-extended rows) and leave a cross join under
+/// it that the join planner never sees. Conditions that reach outside the item's columns
+/// [item_start, right_start) or hold subqueries stay for WHERE (and its errors).
+fn filter_inner_joins(item: LogicalPlan, on: &mut Vec<ast::Expr>, item_on: usize, scope: &Scope, item_start: usize, right_start: usize) -> Result<LogicalPlan> {
+    // Names bind as they did where the condition was written, before the next table.
+    let before = Scope { fields: scope.fields[..right_start].to_vec(), unsupported: scope.unsupported.clone() };
+    let mut terms = vec![];
+    for e in on.drain(item_on..).collect::<Vec<_>>() {
+        if contains_subquery(&e) || contains_aggregate(&e) {
+            on.push(e);
+            continue;
+        }
+        let bound = Context::Plain(&before).bind(&e)?;
+        let mut cols = vec![];
+        bound.columns(&mut cols);
+        if cols.iter().any(|c| *c < item_start) {
+            on.push(e);
+            continue;
+        }
+        require_bool(&bound, "JOIN … ON")?;
+        terms.push(bound.remap_columns(&|c| c - item_start));
+    }
+    Ok(match terms.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+        Some(p) => LogicalPlan::Filter { input: Box::new(item), predicate: p },
+        None => item,
+    })
 }
 
 /// The side of an outer join whose rows all stay.
@@ -395,12 +422,23 @@ pub(crate) fn bind_select(
             where_terms.push(guard);
         }
     }
+    // IN / EXISTS inside other conditions or in the select list: mark joins.
+    let mut marks = vec![];
+    let mut mark_counter = 0;
+    for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
+        marks.extend(bind_mark::extract(t, &mut mark_counter, &scope, catalog)?);
+    }
+    for (e, _) in items.iter_mut() {
+        marks.extend(bind_mark::extract(e, &mut mark_counter, &scope, catalog)?);
+    }
     let mut where_scalars = vec![];
     for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
-        let correlation_allowed = bind_scalar::is_comparison_with_subquery(t);
+        // The one place an inner join drops the same outer rows as the NULL of a correlated
+        // subquery without inner rows: the operand of a comparison that is a conjunct.
+        let comparison = bind_scalar::is_comparison_with_subquery(t);
         let found = bind_scalar::extract(t, &mut counter);
-        let allowed = correlation_allowed && found.len() == 1;
-        where_scalars.extend(found.into_iter().map(|(n, q)| (n, q, allowed)));
+        let inner_join_ok = comparison && found.len() == 1;
+        where_scalars.extend(found.into_iter().map(|(n, q)| (n, q, inner_join_ok)));
     }
     let mut other_scalars = vec![];
     for (e, _) in items.iter_mut() {
@@ -425,19 +463,21 @@ pub(crate) fn bind_select(
         || order_by.iter().any(|o| contains_aggregate(&o.expr));
     let mut conditions = vec![];
     let mut post_aggregate = vec![];
-    for (name, q, allowed) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
-        let after_aggregation = is_agg && !name_in(&name, &where_terms);
+    let mut left_joined = vec![];
+    for (name, q, inner_join_ok) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
+        let after_aggregation = is_agg && !name_in(&name, &where_terms) && !bind_mark::is_guard(&q);
         let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
-        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, allowed)?;
+        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, !after_aggregation)?;
         if after_aggregation {
             post_aggregate.push(s);
+        } else if !s.outer_keys.is_empty() && (s.over_no_rows.is_some() || !inner_join_ok) {
+            left_joined.push(s);
         } else {
             let (joined, keys) = join_scalar(plan, &mut scope, s)?;
             plan = joined;
             conditions.extend(keys);
         }
     }
-    let plain = Context::Plain(&scope);
 
     // WHERE conjuncts that are IN / EXISTS subqueries become semi/anti joins.
     let mut subquery_joins = vec![];
@@ -450,6 +490,18 @@ pub(crate) fn bind_select(
             plain_terms.push(t.clone());
         }
     }
+    // Mark joins, then correlated subqueries whose value over no inner rows is not NULL
+    // (COUNT) as left joins, follow the other conditions and the semi joins; the
+    // conditions on their columns filter after them.
+    let left_joined_from = scope.fields.len();
+    let mut mark_joins = vec![];
+    for m in &marks {
+        mark_joins.push(bind_mark::bind(m, &scope, &outer, catalog)?);
+        scope.fields.push(ScopeField { qualifier: String::new(), name: m.name.clone(), ty: DataType::Boolean, nullable: false });
+    }
+    let left_joined: Vec<(ScalarSubquery, Expr)> = left_joined.into_iter().map(|s| scalar_left_join_value(&mut scope, s)).collect();
+    let mut after_left_joins = vec![];
+    let plain = Context::Plain(&scope);
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
         if contains_subquery(e) {
             let which = if what == "WHERE" { "IN / EXISTS subqueries inside other conditions" } else { "subqueries" };
@@ -460,13 +512,28 @@ pub(crate) fn bind_select(
         }
         let pred = plain.bind(e)?;
         require_bool(&pred, what)?;
-        conditions.push(pred);
+        let mut cols = vec![];
+        pred.columns(&mut cols);
+        if cols.iter().any(|c| *c >= left_joined_from) {
+            after_left_joins.push(pred);
+        } else {
+            conditions.push(pred);
+        }
     }
     if let Some(pred) = conditions.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
     for j in subquery_joins {
         plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
+    }
+    for j in mark_joins {
+        plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
+    }
+    for (s, value) in left_joined {
+        plan = scalar_left_join(plan, s, value)?;
+    }
+    if let Some(pred) = after_left_joins.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
 
     // GROUP BY keys may name a select alias or position (DuckDB, PostgreSQL).
@@ -518,7 +585,13 @@ pub(crate) fn bind_select(
     let mut exprs = vec![];
     let mut names = vec![];
     for (e, n) in &items {
-        exprs.push(ctx.bind(e)?);
+        // A mark outside an aggregate of a grouped select list is not a group key.
+        exprs.push(ctx.bind(e).map_err(|err| match err {
+            Error::Plan(m) if m.contains("'__mark") => {
+                Error::not_supported(format!("IN / EXISTS subqueries outside aggregates in a grouped select list{}", position(e.span())))
+            }
+            other => other,
+        })?);
         names.push(n.clone());
     }
     let mut having = having_ast.as_ref().map(|h| ctx.bind(h)).transpose()?;
@@ -599,13 +672,92 @@ pub(crate) fn bind_select(
 /// then per key the count of x and the partials combined (SUM of sums and counts, MIN of
 /// minimums, …), finished by a projection (COUNT over no rows is 0, AVG = SUM / COUNT).
 /// The output has the same shape: keys, then one column per aggregate.
+/// COUNT(DISTINCT …) of several arguments: one such plan per argument (the first also
+/// computing the other aggregates), joined on the group keys.
 fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+    let mut args: Vec<&Expr> = vec![];
+    for a in aggs.iter().filter(|a| a.distinct) {
+        let arg = a.arg.as_ref().ok_or_else(|| Error::plan("COUNT(DISTINCT) needs an argument"))?;
+        if !args.contains(&arg) {
+            args.push(arg);
+        }
+    }
+    if args.len() <= 1 {
+        return distinct_aggregate_plan(input, keys, key_names, aggs);
+    }
+    let k = keys.len();
+    let mut plan: Option<LogicalPlan> = None;
+    // Where each aggregate lands in the joined branches' columns.
+    let mut slot = vec![0; aggs.len()];
+    let mut width = 0;
+    for (b, arg) in args.iter().enumerate() {
+        let mine: Vec<usize> = (0..aggs.len()).filter(|i| if aggs[*i].distinct { aggs[*i].arg.as_ref() == Some(*arg) } else { b == 0 }).collect();
+        for (j, i) in mine.iter().enumerate() {
+            slot[*i] = width + k + j;
+        }
+        let branch = distinct_aggregate_plan(input.clone(), keys, key_names, mine.iter().map(|i| aggs[*i].clone()).collect())?;
+        let branch_width = branch.schema().len();
+        plan = Some(match plan {
+            None => branch,
+            // Global aggregates are one row each: the join planner joins them on a constant key.
+            Some(p) if k == 0 => LogicalPlan::CrossJoin { left: Box::new(p), right: Box::new(branch) },
+            Some(p) => {
+                let (probe, build) = (p.schema(), branch.schema());
+                let col = |s: &gpusql_common::Schema, i: usize| Expr::Column { index: i, name: s.fields[i].name.clone(), ty: s.fields[i].ty, nullable: s.fields[i].nullable };
+                let (mut probe_keys, mut build_keys) = (vec![], vec![]);
+                for i in 0..k {
+                    probe_keys.extend(group_join_keys(col(&probe, i)));
+                    build_keys.extend(group_join_keys(col(&build, i)));
+                }
+                LogicalPlan::Join { probe: Box::new(p), build: Box::new(branch), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Inner, residual: None }
+            }
+        });
+        width += branch_width;
+    }
+    let plan = plan.ok_or_else(|| Error::plan("aggregate planning"))?;
+    let schema = plan.schema();
+    let col = |i: usize| Expr::Column { index: i, name: schema.fields[i].name.clone(), ty: schema.fields[i].ty, nullable: schema.fields[i].nullable };
+    let exprs = (0..k).chain(slot).map(col).collect();
+    let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
+    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+}
+
+/// Join keys that match a group key with the same group key of another aggregation of
+/// the same input, NULL included (a NULL group is a group): a nullable key is a NULL flag
+/// and the value with NULL as a fixed value of its type; a boolean one a small integer.
+fn group_join_keys(k: Expr) -> Vec<Expr> {
+    let int = |v: i32| Expr::Literal { value: ScalarValue::Int32(v), ty: DataType::Int32 };
+    let is_null = || Expr::IsNull { expr: Box::new(k.clone()), negated: false };
+    let ty = k.ty();
+    if ty == DataType::Boolean {
+        let mut branches = vec![(k.clone(), int(1))];
+        if k.nullable() {
+            branches.insert(0, (is_null(), int(2)));
+        }
+        return vec![Expr::Case { branches, else_expr: Some(Box::new(int(0))), ty: DataType::Int32 }];
+    }
+    if !k.nullable() {
+        return vec![k];
+    }
+    let zero = match ty {
+        DataType::Int32 => ScalarValue::Int32(0),
+        DataType::Int64 => ScalarValue::Int64(0),
+        DataType::Float64 => ScalarValue::Float64(0.0),
+        DataType::Decimal { .. } => ScalarValue::Decimal(0),
+        DataType::Date => ScalarValue::Date(0),
+        DataType::Timestamp => ScalarValue::Timestamp(0),
+        DataType::Utf8 | DataType::Boolean => ScalarValue::Utf8(String::new()),
+    };
+    let flag = Expr::Case { branches: vec![(is_null(), int(1))], else_expr: Some(Box::new(int(0))), ty: DataType::Int32 };
+    let value = Expr::Case { branches: vec![(is_null(), Expr::Literal { value: zero, ty })], else_expr: Some(Box::new(k)), ty };
+    vec![flag, value]
+}
+
+/// COUNT(DISTINCT x) of at most one argument `x` (see `aggregate_plan`).
+fn distinct_aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
     let Some(x) = aggs.iter().find(|a| a.distinct).and_then(|a| a.arg.clone()) else {
         return Ok(LogicalPlan::Aggregate { input: Box::new(input), group_by: keys.to_vec(), group_names: key_names.to_vec(), aggs });
     };
-    if aggs.iter().any(|a| a.distinct && a.arg.as_ref() != Some(&x)) {
-        return Err(Error::not_supported("COUNT(DISTINCT …) of different arguments in one query"));
-    }
     let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
         let ty = AggExpr::result_type(func, Some(&arg.ty())).ok_or_else(|| Error::plan(format!("{} is not defined for {}", func.name(), arg.ty())))?;
         Ok(AggExpr { func, arg: Some(arg), ty, distinct: false })
@@ -733,4 +885,54 @@ fn join_scalar(plan: LogicalPlan, scope: &mut Scope, s: ScalarSubquery) -> Resul
         conditions.push(crate::coerce::comparison(gpusql_plan::BinaryOp::Eq, outer, key)?);
     }
     Ok((LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) }, conditions))
+}
+
+/// A correlated scalar subquery whose value over no inner rows is not NULL (COUNT): its
+/// columns enter the scope (keys, then the value), and the value as the outer query sees
+/// it is returned: `CASE WHEN key IS NULL THEN <value over no rows> ELSE value END` over
+/// the columns `scalar_left_join` produces at the scope's end.
+fn scalar_left_join_value(scope: &mut Scope, s: ScalarSubquery) -> (ScalarSubquery, Expr) {
+    let base = scope.fields.len();
+    let schema = s.plan.schema();
+    let nkeys = s.outer_keys.len();
+    let col = |i: usize| Expr::Column { index: base + i, name: schema.fields[i].name.clone(), ty: schema.fields[i].ty, nullable: true };
+    let empty = s.over_no_rows.clone().unwrap_or(Expr::Literal { value: ScalarValue::Null, ty: schema.fields[nkeys].ty });
+    let value = Expr::Case {
+        branches: vec![(Expr::IsNull { expr: Box::new(col(0)), negated: false }, empty)],
+        else_expr: Some(Box::new(col(nkeys))),
+        ty: schema.fields[nkeys].ty,
+    };
+    for (i, f) in schema.fields.iter().enumerate() {
+        let (name, nullable) = if i == nkeys { (s.name.clone(), value.nullable()) } else { (format!("{}_key{i}", s.name), true) };
+        scope.fields.push(ScopeField { qualifier: String::new(), name, ty: f.ty, nullable });
+    }
+    (s, value)
+}
+
+/// `plan LEFT JOIN s.plan ON outer keys = inner keys`, with the subquery's value column
+/// replaced by `value` (see `scalar_left_join_value`; its columns are the plan's width on).
+fn scalar_left_join(plan: LogicalPlan, s: ScalarSubquery, value: Expr) -> Result<LogicalPlan> {
+    let base = plan.schema().len();
+    let inner = s.plan.schema();
+    let nkeys = s.outer_keys.len();
+    let (mut probe_keys, mut build_keys) = (vec![], vec![]);
+    for (i, outer) in s.outer_keys.into_iter().enumerate() {
+        let f = &inner.fields[i];
+        let key = Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable };
+        let (p, b, _) = crate::coerce::unify(outer, key, "compare (=)")?;
+        probe_keys.push(p);
+        build_keys.push(b);
+    }
+    let join = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(s.plan), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left, residual: None };
+    let schema = join.schema();
+    let mut exprs: Vec<Expr> = schema
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable })
+        .collect();
+    let mut names: Vec<String> = schema.fields.iter().map(|f| f.name.clone()).collect();
+    exprs[base + nkeys] = value;
+    names[base + nkeys] = s.name;
+    Ok(LogicalPlan::Project { input: Box::new(join), exprs, names })
 }

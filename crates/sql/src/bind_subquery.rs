@@ -67,6 +67,12 @@ fn bind_in(expr: &ast::Expr, subquery: &ast::Query, negated: bool, outer: &Scope
     Ok(SubqueryJoin { build, probe_keys: vec![p], build_keys: vec![b], kind: if negated { JoinKind::Anti } else { JoinKind::Semi }, residual: None })
 }
 
+/// Whether x and y of `x IN (SELECT y …)` can be NULL.
+pub fn in_key_nullability(expr: &ast::Expr, subquery: &ast::Query, outer: &Scope, catalog: &dyn Catalog) -> Result<(bool, bool)> {
+    let join = bind_in(expr, subquery, false, outer, catalog)?;
+    Ok((join.probe_keys[0].nullable(), join.build_keys[0].nullable()))
+}
+
 /// For a WHERE term `x NOT IN (SELECT y …)` over values that can be NULL, the condition
 /// that must hold besides the anti join:
 /// `(SELECT CASE WHEN count(*) = 0 THEN 0 WHEN count(*) = count(y) THEN 1 ELSE 2 END
@@ -118,7 +124,18 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
     let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);
     // Conditions over both sides bind against the outer columns followed by the inner ones.
     let both = Scope { fields: outer.fields.iter().chain(&inner.fields).cloned().collect(), unsupported: outer.unsupported.iter().chain(&inner.unsupported).cloned().collect() };
+    let mut nested = vec![];
     for t in &terms {
+        // The subquery's own IN / EXISTS conditions: semi / anti joins on its rows.
+        if is_subquery_condition(t) {
+            let own = OuterQuery { from: &select.from, where_terms: &[] };
+            let j = bind_subquery_condition(t, &inner, &own, catalog)?;
+            if j.kind == JoinKind::Anti && matches!(strip_nested(t), ast::Expr::InSubquery { .. }) && (j.probe_keys[0].nullable() || j.build_keys[0].nullable()) {
+                return Err(Error::not_supported(format!("NOT IN over values that can be NULL inside EXISTS{}", position(t.span()))));
+            }
+            nested.push(j);
+            continue;
+        }
         // Inner names win over outer ones (SQL scoping).
         if let Ok(f) = Context::Plain(&inner).bind(t) {
             filters.push(f);
@@ -157,6 +174,9 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
         Some(pred) => LogicalPlan::Filter { input: Box::new(plan), predicate: pred },
         None => plan,
     };
+    for j in nested {
+        build = LogicalPlan::Join { probe: Box::new(build), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
+    }
     if let Some(ast::Expr::InSubquery { expr, subquery, .. }) =
         key_asts.iter().find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog))
     {
@@ -165,4 +185,11 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
     }
     let kind = if negated { JoinKind::Anti } else { JoinKind::Semi };
     Ok(SubqueryJoin { build, probe_keys, build_keys, kind, residual: residual.into_iter().reduce(and) })
+}
+
+fn strip_nested(e: &ast::Expr) -> &ast::Expr {
+    match e {
+        ast::Expr::Nested(inner) => strip_nested(inner),
+        other => other,
+    }
 }

@@ -2,6 +2,7 @@
 //! a catalog, and inserts the casts the type rules require. No optimization happens here.
 
 mod bind_expr;
+mod bind_mark;
 mod bind_scalar;
 mod bind_select;
 mod bind_subquery;

@@ -73,7 +73,9 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let outputs_build = matches!(kind, JoinKind::Inner | JoinKind::Left);
             let old_np = probe.schema().len();
             let np = if outputs_build { old_np } else { usize::MAX };
-            let (mut p, mut b) = split_required(required, np);
+            // A mark join's own column (old_np) comes from neither input.
+            let required: Vec<usize> = required.iter().copied().filter(|i| outputs_build || *i < old_np).collect();
+            let (mut p, mut b) = split_required(&required, np);
             if let Some(r) = &residual {
                 let mut cols = vec![];
                 r.columns(&mut cols);
@@ -92,8 +94,12 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let probe_keys = probe_keys.into_iter().map(|e| remap(e, &pmap)).collect();
             let build_keys = build_keys.into_iter().map(|e| remap(e, &bmap)).collect();
             let residual = residual.map(|r| remap(r, &join_map(&pmap, &bmap, probe.schema().len())));
-            // Semi/anti joins output the probe side only.
-            let map = if outputs_build { join_map(&pmap, &bmap, probe.schema().len()) } else { pmap };
+            // Semi/anti joins output the probe side only, mark joins and their mark column.
+            let map = match kind {
+                JoinKind::Inner | JoinKind::Left => join_map(&pmap, &bmap, probe.schema().len()),
+                JoinKind::Mark => pmap.into_iter().chain([Some(probe.schema().len())]).collect(),
+                JoinKind::Semi | JoinKind::Anti => pmap,
+            };
             (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind, residual }, map)
         }
         LogicalPlan::Project { input, exprs, names } => {
