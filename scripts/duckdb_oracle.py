@@ -36,7 +36,7 @@ def fmt(v):
 def main():
     folder = sys.argv[1]
     con = duckdb.connect()
-    con.execute("SET threads TO 4")
+    con.execute("SET threads TO 1")  # one per fuzz job (jobs run side by side)
     # A query DuckDB cannot answer quickly (or in bounded memory) is an error, not a wait.
     con.execute("SET memory_limit = '4GB'")
     timeout = float(os.environ.get("GPUSQL_DUCKDB_TIMEOUT", "20"))
