@@ -145,8 +145,8 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
             eprintln!("opened {} tables from {}", opened.tables.len(), dir.display());
             Ok(())
         }
-        (None, Suite::Tpch) => crate::tpch::load(engine, opts.sf, true),
-        (None, Suite::Ssb) => crate::tpch::load_ssb(engine, opts.sf, true),
+        (None, Suite::Tpch) => crate::tpch::load(engine, opts.sf, gpusql::IfExists::Fail, true),
+        (None, Suite::Ssb) => crate::tpch::load_ssb(engine, opts.sf, gpusql::IfExists::Fail, true),
     }
     .map_err(|e| plain_error(&e))?;
     let load_s = start.elapsed().as_secs_f64();

@@ -82,7 +82,7 @@ pub fn run(mut engine: Engine, o: &SkewOptions) -> Result<String, String> {
         }
         let max_dup = counts.values().copied().max().unwrap_or(0);
         let w: Vec<i32> = (0..o.build_rows).map(|i| (i % 1000) as i32).collect();
-        engine.register_batches("build", &[table("k", "w", build_keys, w)]).map_err(|e| e.to_string())?;
+        engine.register_batches_with("build", &[table("k", "w", build_keys, w)], gpusql::IfExists::Replace).map_err(|e| e.to_string())?;
         let mut times = vec![];
         let mut answers = vec![];
         for mode in [MultiMatch::PushDown, MultiMatch::PerLane] {

@@ -69,7 +69,7 @@ pub fn run(mut engine: Engine, o: &ReplicatedOptions) -> Result<String, String> 
     for &z in &o.zipf {
         let a = zipf_keys(o.rows, o.values, z, &mut rng);
         let b: Vec<i32> = (0..o.rows).map(|i| (i % 1000) as i32).collect();
-        engine.register_batches("fact", &[table("a", "b", a, b)]).map_err(|e| e.to_string())?;
+        engine.register_batches_with("fact", &[table("a", "b", a, b)], gpusql::IfExists::Replace).map_err(|e| e.to_string())?;
         for (name, sql) in QUERIES {
             engine.set("replicated_tables", "all").map_err(|e| e.to_string())?;
             let plan = engine.plan(sql).map_err(|e| e.to_string())?;

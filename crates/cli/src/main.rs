@@ -15,10 +15,11 @@ mod shell;
 mod split;
 mod timing;
 mod tpch;
+mod utf8;
 
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use format::Format;
-use gpusql::{BackendChoice, Engine};
+use gpusql::{BackendChoice, Engine, IfExists};
 use session::{plain_error, Session};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +46,10 @@ struct Cli {
     /// Generate and load SSB (Star Schema Benchmark) at this scale factor first.
     #[arg(long, value_name = "SF")]
     ssb: Option<f64>,
+    /// Let each data set (loaded in the order --tpch, --ssb, DIR) replace the tables of
+    /// the same names an earlier one loaded; without it such a clash is an error.
+    #[arg(long)]
+    replace: bool,
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
     /// Result format on stdout: a text table; CSV (RFC 4180, header row, NULL as an empty
@@ -270,7 +275,7 @@ fn main() -> ExitCode {
 /// say so rather than silently ignore them. (clap's args_conflicts_with_subcommands would
 /// also reject the global -v.)
 fn reject_run_options(matches: &clap::ArgMatches) {
-    for id in ["dir", "db", "tpch", "ssb", "backend", "format", "command", "file", "timing"] {
+    for id in ["dir", "db", "tpch", "ssb", "replace", "backend", "format", "command", "file", "timing"] {
         if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
             let msg = format!("--{id} is an option of the SQL mode; put subcommand options after the subcommand name");
             Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg).exit();
@@ -324,22 +329,33 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
         Ok(e) => e,
         Err(code) => return code,
     };
-    if let Some(sf) = cli.tpch {
-        if let Err(e) = tpch::load(&mut engine, sf, sf >= 1.0) {
-            eprintln!("Error: loading TPC-H: {}", plain_error(&e));
+    let if_exists = if cli.replace { IfExists::Replace } else { IfExists::Fail };
+    // Which data set loaded each table so far, for a clash's error message.
+    let mut loaded: Vec<(String, &str)> = vec![];
+    type Load = fn(&mut Engine, f64, IfExists, bool) -> gpusql::Result<()>;
+    let sets: [(&str, &str, Option<f64>, &[&str], Load); 2] = [
+        ("TPC-H", "--tpch", cli.tpch, &gpusql_datagen::TPCH_TABLES, tpch::load),
+        ("SSB", "--ssb", cli.ssb, &gpusql_datagen::SSB_TABLES, tpch::load_ssb),
+    ];
+    for (label, flag, sf, tables, load) in sets {
+        let Some(sf) = sf else { continue };
+        if !cli.replace {
+            if let Some(msg) = clash_message(label, tables, &loaded) {
+                eprintln!("Error: {msg}");
+                return ExitCode::from(2);
+            }
+        }
+        if let Err(e) = load(&mut engine, sf, if_exists, sf >= 1.0) {
+            eprintln!("Error: loading {label}: {}", plain_error(&e));
             return ExitCode::from(2);
         }
-    }
-    if let Some(sf) = cli.ssb {
-        if let Err(e) = tpch::load_ssb(&mut engine, sf, sf >= 1.0) {
-            eprintln!("Error: loading SSB: {}", plain_error(&e));
-            return ExitCode::from(2);
-        }
+        loaded.extend(tables.iter().map(|t| (t.to_string(), flag)));
     }
     let mut session = Session { engine, format: cli.format, timing: cli.timing };
     if let Some(dir) = cli.dir.as_ref().or(cli.db.as_ref()) {
-        if let Err(e) = session.open_directory(dir) {
-            eprintln!("Error: {e}");
+        if let Err(e) = session.open_directory(dir, if_exists) {
+            let hint = if loaded.is_empty() { "" } else { " (loaded by --tpch / --ssb; pass --replace to let the folder's tables replace them)" };
+            eprintln!("Error: {e}{hint}");
             return ExitCode::from(2);
         }
     }
@@ -350,7 +366,7 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
         for s in scripts {
             ok &= match s {
                 Script::Sql(sql) => session.run_script(&sql, None),
-                Script::File(path) => match std::fs::read_to_string(&path) {
+                Script::File(path) => match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| utf8::decode(b, 1)) {
                     Ok(text) => session.run_script(&text, Some(&path)),
                     Err(e) => {
                         eprintln!("Error: {}: {e}", path.display());
@@ -369,6 +385,18 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
     let _ = std::io::stderr().flush();
     std::mem::forget(session);
     std::process::exit(if ok { 0 } else { 1 })
+}
+
+/// Where data set `label` would load tables that an earlier flag loaded: what clashes
+/// and what to do.
+fn clash_message(label: &str, tables: &[&str], loaded: &[(String, &str)]) -> Option<String> {
+    let clashes: Vec<&(String, &str)> = loaded.iter().filter(|(t, _)| tables.contains(&t.as_str())).collect();
+    let (_, by) = clashes.first()?;
+    let names: Vec<&str> = clashes.iter().map(|(t, _)| t.as_str()).collect();
+    Some(format!(
+        "{label} has tables named as tables {by} loaded: {}. Query one data set per run, or pass --replace to let {label}'s tables replace them.",
+        names.join(", ")
+    ))
 }
 
 fn run_check(args: CheckArgs) -> ExitCode {

@@ -77,9 +77,9 @@ impl Session {
 
     /// Opens a folder as a database (`gpusql DIR`, `\open DIR`): says on stderr which
     /// tables it made and what did not open.
-    pub fn open_directory(&mut self, dir: &Path) -> Result<(), String> {
+    pub fn open_directory(&mut self, dir: &Path, if_exists: gpusql::IfExists) -> Result<(), String> {
         let start = Instant::now();
-        let opened = self.engine.open_directory(dir).map_err(|e| plain_error(&e))?;
+        let opened = self.engine.open_directory_with(dir, if_exists).map_err(|e| plain_error(&e))?;
         for e in &opened.errors {
             eprintln!("warning: {e}");
         }

@@ -30,13 +30,16 @@ Ctrl-C clears the current input.";
 /// Where lines come from.
 enum Input {
     Editor(Box<rustyline::DefaultEditor>, Option<PathBuf>),
-    Plain(std::io::StdinLock<'static>),
+    /// Standard input, and how many lines were read from it.
+    Plain(std::io::StdinLock<'static>, usize),
 }
 
 enum Line {
     Text(String),
     Interrupted,
     Eof,
+    /// The input could not be read (or was not UTF-8): the shell stops with a failure.
+    Failed,
 }
 
 impl Input {
@@ -54,7 +57,7 @@ impl Input {
                 Err(e) => eprintln!("notice: line editing unavailable ({e}); reading plain lines"),
             }
         }
-        Input::Plain(std::io::stdin().lock())
+        Input::Plain(std::io::stdin().lock(), 0)
     }
 
     fn interactive(&self) -> bool {
@@ -69,17 +72,22 @@ impl Input {
                 Err(ReadlineError::Eof) => Line::Eof,
                 Err(e) => {
                     eprintln!("Error: reading input: {e}");
-                    Line::Eof
+                    Line::Failed
                 }
             },
-            Input::Plain(stdin) => {
-                let mut s = String::new();
-                match stdin.read_line(&mut s) {
-                    Ok(0) => Line::Eof,
-                    Ok(_) => Line::Text(s.trim_end_matches(['\n', '\r']).to_string()),
+            Input::Plain(stdin, lines) => {
+                let mut bytes = vec![];
+                *lines += 1;
+                let text = match stdin.read_until(b'\n', &mut bytes) {
+                    Ok(0) => return Line::Eof,
+                    Ok(_) => crate::utf8::decode(bytes, *lines),
+                    Err(e) => Err(e.to_string()),
+                };
+                match text {
+                    Ok(s) => Line::Text(s.trim_end_matches(['\n', '\r']).to_string()),
                     Err(e) => {
-                        eprintln!("Error: reading input: {e}");
-                        Line::Eof
+                        eprintln!("Error: standard input: {e}");
+                        Line::Failed
                     }
                 }
             }
@@ -117,6 +125,10 @@ pub fn run(session: &mut Session) -> bool {
                 continue;
             }
             Line::Eof => break,
+            Line::Failed => {
+                input.save();
+                return false;
+            }
         };
         // A backslash line is a meta-command, unless it continues an open string.
         if line.trim_start().starts_with('\\') && !ends_open(&buf) {
@@ -179,7 +191,7 @@ fn meta(session: &mut Session, line: &str) -> Meta {
         "\\tpch" => load_tpch(session, arg),
         "\\open" => match arg {
             "" => Err("usage: \\open DIR (a folder of Parquet, CSV or Arrow files)".into()),
-            dir => session.open_directory(std::path::Path::new(dir)),
+            dir => session.open_directory(std::path::Path::new(dir), gpusql::IfExists::Fail),
         },
         other => Err(format!("unknown command {other}; \\? lists the commands")),
     };
@@ -267,5 +279,5 @@ fn cuda(session: &Session, sql: &str, with_prelude: bool) -> Result<(), String> 
 
 fn load_tpch(session: &mut Session, arg: &str) -> Result<(), String> {
     let sf: f64 = arg.parse().map_err(|_| format!("usage: \\tpch SF (a scale factor such as 0.1 or 1, not '{arg}')"))?;
-    crate::tpch::load(&mut session.engine, sf, true).map_err(|e| plain_error(&e))
+    crate::tpch::load(&mut session.engine, sf, gpusql::IfExists::Fail, true).map_err(|e| format!("{} (DROP TABLE them first to load TPC-H again)", plain_error(&e)))
 }

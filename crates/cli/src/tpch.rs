@@ -1,7 +1,7 @@
 //! Loading TPC-H (and SSB) into the engine, with a one-line progress display on stderr for
 //! large scale factors (generation runs on all cores and takes a while from SF 1 up).
 
-use gpusql::Engine;
+use gpusql::{Engine, IfExists};
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -28,7 +28,7 @@ fn ssb_expected_rows(sf: f64) -> f64 {
     gpusql_datagen::ssb_sizes(sf).map_or(1.0, |s| (4 * s.orders + s.customer + s.supplier + s.part + s.date) as f64)
 }
 
-type Loader = fn(&mut Engine, f64, &(dyn Fn(&str, usize) + Sync)) -> gpusql::Result<()>;
+type Loader = fn(&mut Engine, f64, IfExists, &(dyn Fn(&str, usize) + Sync)) -> gpusql::Result<()>;
 
 /// What [`load_with`] loads: TPC-H or SSB.
 struct Bench {
@@ -45,15 +45,16 @@ struct Progress {
     last: Instant,
 }
 
-/// Generates and registers TPC-H at `sf`. With `verbose`, shows progress (when stderr is
-/// a terminal) and a closing line with the row count and time.
-pub fn load(engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
+/// Generates and registers TPC-H at `sf` (tables of the same names are an error or
+/// replaced, as `if_exists` says). With `verbose`, shows progress (when stderr is a
+/// terminal) and a closing line with the row count and time.
+pub fn load(engine: &mut Engine, sf: f64, if_exists: IfExists, verbose: bool) -> gpusql::Result<()> {
     let bench = Bench { label: "TPC-H", tables: &TABLES, fact: "lineitem", expected_rows, load: Engine::load_tpch_with_progress };
-    load_with(&bench, engine, sf, verbose)
+    load_with(&bench, engine, sf, if_exists, verbose)
 }
 
 /// Generates and registers SSB (the Star Schema Benchmark) at `sf`, like [`load`].
-pub fn load_ssb(engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
+pub fn load_ssb(engine: &mut Engine, sf: f64, if_exists: IfExists, verbose: bool) -> gpusql::Result<()> {
     let bench = Bench {
         label: "SSB",
         tables: &gpusql_datagen::SSB_TABLES,
@@ -61,10 +62,10 @@ pub fn load_ssb(engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<(
         expected_rows: ssb_expected_rows,
         load: Engine::load_ssb_with_progress,
     };
-    load_with(&bench, engine, sf, verbose)
+    load_with(&bench, engine, sf, if_exists, verbose)
 }
 
-fn load_with(bench: &Bench, engine: &mut Engine, sf: f64, verbose: bool) -> gpusql::Result<()> {
+fn load_with(bench: &Bench, engine: &mut Engine, sf: f64, if_exists: IfExists, verbose: bool) -> gpusql::Result<()> {
     let start = Instant::now();
     let live = verbose && std::io::stderr().is_terminal();
     let state = Mutex::new(Progress { sf, rows: HashMap::new(), last: start });
@@ -86,7 +87,7 @@ fn load_with(bench: &Bench, engine: &mut Engine, sf: f64, verbose: bool) -> gpus
         eprint!("\rgenerating {} SF {}: {pct:3.0}% ({total} rows; {}: {fact} rows)\x1b[K", bench.label, p.sf, bench.fact);
         let _ = std::io::stderr().flush();
     };
-    let result = (bench.load)(engine, sf, &progress);
+    let result = (bench.load)(engine, sf, if_exists, &progress);
     if live {
         eprint!("\r\x1b[K");
     }

@@ -34,8 +34,40 @@ fn or_null(a: &Value, b: &Value) -> String {
     }
 }
 
-/// Emits `e`; returns its value.
+/// Emits `e`; returns its value. A value whose C text nests parentheses deeply is put in
+/// a temporary first: NVRTC overflows its stack on a C expression nested ~1,000 deep
+/// (`-(-(-(…)))`), which the engine's expression depth limit allows.
 pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
+    let value = gen_node(e, row, out)?;
+    let deep = |s: &str| paren_depth(s) > MAX_C_NESTING;
+    if !deep(&value.v) && !deep(&value.null) {
+        return Ok(value);
+    }
+    let (v, null) = (out.tmp("d"), out.tmp("dn"));
+    out.line(format!("const {} {v} = {};", c_type(&e.ty()), value.v));
+    out.line(format!("const bool {null} = {};", value.null));
+    Ok(Value { v, null })
+}
+
+/// How deeply generated C text may nest parentheses before it goes into a temporary.
+const MAX_C_NESTING: usize = 64;
+
+fn paren_depth(s: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for b in s.bytes() {
+        match b {
+            b'(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
     match e {
         Expr::Column { index, .. } => Ok(row[*index].clone()),
         Expr::Literal { value, ty } => Ok(Value {
@@ -110,6 +142,13 @@ pub fn gen(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::Negate(x) => {
             let x = gen(x, row, out)?;
             Ok(Value { v: format!("(-{})", x.v), null: x.null })
+        }
+        Expr::Abs(x) => {
+            let ty = x.ty();
+            let x = gen(x, row, out)?;
+            let t = out.tmp("t");
+            out.line(format!("const {} {t} = {};", c_type(&ty), x.v));
+            Ok(Value { v: format!("({t} < 0 ? -{t} : {t})"), null: x.null })
         }
         Expr::IsNull { expr, negated } => {
             let x = gen(expr, row, out)?;

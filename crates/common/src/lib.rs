@@ -16,5 +16,5 @@ pub use string_hash::str_hash32;
 pub use files::{Compression, CsvOptions, FileFormat, FileScan, WriteOptions};
 pub use schema::{
     Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, SampleRows, Schema, TableInfo, TableSample, TableStatistics,
-    ViewInfo,
+    ViewInfo, ONE_ROW_TABLE, one_row_schema,
 };

@@ -116,6 +116,16 @@ pub struct ViewInfo {
     pub sql: String,
 }
 
+/// The table of one row and no visible column that a query without FROM scans
+/// (`SELECT 1`), so that it runs as every other query does, through a pipeline over a
+/// table. The catalog holds it from the start and lists it nowhere.
+pub const ONE_ROW_TABLE: &str = "__one_row";
+
+/// The columns of [`ONE_ROW_TABLE`]: one INTEGER that no query names (its one value is 1).
+pub fn one_row_schema() -> Schema {
+    Schema::new(vec![Field::new("one", DataType::Int32, false)])
+}
+
 /// Name resolution for the binder; implemented by the engine's catalog.
 pub trait Catalog {
     fn table(&self, name: &str) -> Option<TableInfo>;

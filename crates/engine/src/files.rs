@@ -2,8 +2,8 @@
 //! `read_csv(…)`, `FROM 'file'` and COPY): registering files under a name, and opening a
 //! folder as a database.
 
-use crate::Engine;
-use gpusql_common::{Catalog, CsvOptions, Error, FileFormat, FileScan, Result};
+use crate::{Engine, IfExists};
+use gpusql_common::{CsvOptions, Error, FileFormat, FileScan, Result};
 use std::path::Path;
 
 /// What opening a folder as a database did.
@@ -17,10 +17,11 @@ pub struct OpenedDirectory {
 
 impl Engine {
     /// Registers Parquet files (a path, a glob such as `dir/*.parquet`, or a folder of
-    /// parts) as table `name`, replacing a table of that name. Only the metadata is read
-    /// now; a column's row groups are decoded when a query first needs them.
+    /// parts) as table `name` (a taken name is an error: [`Engine::register_files`] can
+    /// replace). Only the metadata is read now; a column's row groups are decoded when a
+    /// query first needs them.
     pub fn register_parquet(&mut self, name: &str, path: &str) -> Result<()> {
-        self.register_files(name, &FileScan::new(FileFormat::Parquet, vec![path.to_string()]))
+        self.register_files(name, &FileScan::new(FileFormat::Parquet, vec![path.to_string()]), IfExists::Fail)
     }
 
     /// Registers CSV files as table `name`, with delimiter, header and types detected.
@@ -32,44 +33,52 @@ impl Engine {
     pub fn register_csv_with(&mut self, name: &str, path: &str, options: CsvOptions) -> Result<()> {
         let mut scan = FileScan::new(FileFormat::Csv, vec![path.to_string()]);
         scan.csv = options;
-        self.register_files(name, &scan)
+        self.register_files(name, &scan, IfExists::Fail)
     }
 
     /// Registers Arrow IPC (Feather) files as table `name`.
     pub fn register_arrow(&mut self, name: &str, path: &str) -> Result<()> {
-        self.register_files(name, &FileScan::new(FileFormat::Arrow, vec![path.to_string()]))
+        self.register_files(name, &FileScan::new(FileFormat::Arrow, vec![path.to_string()]), IfExists::Fail)
     }
 
-    /// Registers the files of `scan` as table `name` (replacing a table of that name; a
-    /// view of that name is an error). Nothing changes where the files do not open.
-    pub fn register_files(&mut self, name: &str, scan: &FileScan) -> Result<()> {
-        if self.tables.view(name).is_some() {
-            return Err(Error::plan(format!("a view named '{name}' already exists")));
-        }
-        self.tables.register_files(name, scan)?;
-        if let Some(g) = self.gpu.get() {
-            g.store.forget_table(name);
-        }
+    /// Registers the files of `scan` as table `name`; a taken name is an error or
+    /// replaced, as `if_exists` says (a view of that name is an error). Nothing changes
+    /// where the files do not open.
+    pub fn register_files(&mut self, name: &str, scan: &FileScan, if_exists: IfExists) -> Result<()> {
+        self.tables.register_files(name, scan, if_exists)?;
+        self.forget_gpu_copies(name);
         Ok(())
     }
 
     /// Opens folder `dir` as a database: each `*.parquet`, `*.csv` (also `.csv.gz`,
     /// `.csv.zst`, `.tsv`) or `*.arrow` / `*.feather` file, and each sub-folder of such
-    /// parts, becomes a table named after it (`lineitem.parquet` → `lineitem`). Names
-    /// taken by existing tables are left alone; what does not open is listed in `errors`.
+    /// parts, becomes a table named after it (`lineitem.parquet` → `lineitem`). Where
+    /// tables of those names exist, nothing is opened and the error names them all
+    /// ([`Engine::open_directory_with`] can replace them); what does not open is listed in
+    /// `errors`, as are entries of the folder whose name an earlier entry took.
     pub fn open_directory(&mut self, dir: &Path) -> Result<OpenedDirectory> {
+        self.open_directory_with(dir, IfExists::Fail)
+    }
+
+    pub fn open_directory_with(&mut self, dir: &Path, if_exists: IfExists) -> Result<OpenedDirectory> {
         let entries = std::fs::read_dir(dir).map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?;
         let mut paths: Vec<std::path::PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
         let mut out = OpenedDirectory::default();
+        let mut tables: Vec<(String, FileScan)> = vec![];
         for p in paths {
             let Some((name, scan)) = table_of(&p) else { continue };
-            if self.tables.table(&name).is_some() || self.tables.view(&name).is_some() || out.tables.contains(&name) {
-                out.errors.push(format!("{}: a table named '{name}' already exists (left as it was)", p.display()));
+            if tables.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
+                out.errors.push(format!("{}: another entry of the folder is table '{name}' already (left out)", p.display()));
                 continue;
             }
-            match self.tables.register_files(&name, &scan) {
-                Ok(_) => out.tables.push(name),
+            tables.push((name, scan));
+        }
+        let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+        self.tables.check_names(&names, if_exists).map_err(|e| Error::plan(format!("opening {}: {e}", dir.display())))?;
+        for (name, scan) in tables {
+            match self.register_files(&name, &scan, if_exists) {
+                Ok(()) => out.tables.push(name),
                 Err(e) => out.errors.push(e.to_string()),
             }
         }

@@ -24,6 +24,7 @@ pub use gpusql_exec::gpu::ProbeVariant;
 pub use gpusql_plan::MultiMatch;
 use gpusql_common::Catalog;
 use gpusql_sql::{BoundStatement, ObjectKind};
+pub use gpusql_storage::IfExists;
 use gpusql_storage::TableStore;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -230,35 +231,56 @@ impl Engine {
         &self.tables
     }
 
-    /// Registers (or replaces) a table from Arrow record batches.
+    /// Registers a table from Arrow record batches; a table of that name already there
+    /// is an error ([`Engine::register_batches_with`] can replace it).
     pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
-        self.tables.register_batches(name, batches)
+        self.register_batches_with(name, batches, IfExists::Fail)
     }
 
-    /// Generates TPC-H at scale factor `sf` in-process and registers its 8 tables.
+    /// Registers a table from Arrow record batches; a taken name is an error or
+    /// replaced, as `if_exists` says.
+    pub fn register_batches_with(&mut self, name: &str, batches: &[RecordBatch], if_exists: IfExists) -> Result<()> {
+        self.tables.register_batches(name, batches, if_exists)?;
+        self.forget_gpu_copies(name);
+        Ok(())
+    }
+
+    /// Generates TPC-H at scale factor `sf` in-process and registers its 8 tables; where
+    /// one of their names is taken, nothing is loaded and the error names them all.
     pub fn load_tpch(&mut self, sf: f64) -> Result<()> {
-        self.load_tpch_with_progress(sf, &|_, _| {})
+        self.load_tpch_with_progress(sf, IfExists::Fail, &|_, _| {})
     }
 
-    pub fn load_tpch_with_progress(&mut self, sf: f64, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+    pub fn load_tpch_with_progress(&mut self, sf: f64, if_exists: IfExists, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+        self.tables.check_names(&gpusql_datagen::TPCH_TABLES, if_exists)?;
         for t in gpusql_datagen::tpch_with_progress(sf, progress)? {
-            self.tables.register_batches(&t.name, &t.batches)?;
+            self.register_batches_with(&t.name, &t.batches, if_exists)?;
         }
         Ok(())
     }
 
     /// Generates the Star Schema Benchmark at scale factor `sf` in-process and registers
-    /// its 5 tables (lineorder, customer, supplier, part, date).
+    /// its 5 tables (lineorder, customer, supplier, part, date); where one of their names
+    /// is taken (TPC-H's customer, part and supplier), nothing is loaded and the error
+    /// names them all.
     pub fn load_ssb(&mut self, sf: f64) -> Result<()> {
-        self.load_ssb_with_progress(sf, &|_, _| {})
+        self.load_ssb_with_progress(sf, IfExists::Fail, &|_, _| {})
     }
 
-    pub fn load_ssb_with_progress(&mut self, sf: f64, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+    pub fn load_ssb_with_progress(&mut self, sf: f64, if_exists: IfExists, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+        self.tables.check_names(&gpusql_datagen::SSB_TABLES, if_exists)?;
         // Each table's batches are dropped once registered (registering concatenates them).
         for t in gpusql_datagen::ssb_with_progress(sf, progress)? {
-            self.tables.register_batches(&t.name, &t.batches)?;
+            self.register_batches_with(&t.name, &t.batches, if_exists)?;
         }
         Ok(())
+    }
+
+    /// Drops the GPU's copies of a table that was replaced.
+    fn forget_gpu_copies(&self, name: &str) {
+        if let Some(g) = self.gpu.ready.get().and_then(|g| g.as_ref()) {
+            g.store.forget_table(name);
+        }
     }
 
     /// Decodes every column of every table read from files now (benchmarks measure the
@@ -324,6 +346,10 @@ impl Engine {
 
     /// Runs every statement of `sql`, one Output each.
     pub fn execute(&mut self, sql: &str) -> Result<Vec<Output>> {
+        on_statement_stack(|| self.execute_here(sql))?
+    }
+
+    fn execute_here(&mut self, sql: &str) -> Result<Vec<Output>> {
         let stmts = gpusql_sql::parse(sql)?;
         let mut outs = vec![];
         for s in &stmts {
@@ -502,6 +528,10 @@ impl Engine {
 
     /// Plans a query (SQL text of one SELECT) without running it.
     pub fn plan(&self, sql: &str) -> Result<PhysicalPlan> {
+        on_statement_stack(|| self.plan_here(sql))?
+    }
+
+    fn plan_here(&self, sql: &str) -> Result<PhysicalPlan> {
         let stmts = gpusql_sql::parse(sql)?;
         let [stmt] = stmts.as_slice() else { return Err(Error::plan("expected exactly one statement")) };
         match gpusql_sql::bind_statement(stmt, &self.tables)? {
@@ -518,24 +548,27 @@ impl Engine {
     /// The CUDA sources of the query with its join probes in form `variant` (which form
     /// runs depends on what the builds find: repeated keys, key bitmaps, …).
     pub fn cuda_sources_for(&self, sql: &str, variant: ProbeVariant) -> Result<Vec<(String, String)>> {
-        GpuExecutor::sources(&self.plan(sql)?, variant)
+        on_statement_stack(|| GpuExecutor::sources(&self.plan_here(sql)?, variant))?
     }
 
     /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
     /// but no GPU. Returns how many modules compiled.
     pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
-        // Every form join probes take at run time.
-        let plan = self.plan(sql)?;
-        let mut sources = vec![];
-        // (and 64-bit row indices, for sources of 2^31 rows or more).
-        let forms = [(ProbeVariant::RepeatedKeys, 0), (ProbeVariant::UniqueShared, 0), (ProbeVariant::UniqueDirect, 0), (ProbeVariant::RepeatedKeys, u64::MAX)];
-        for (v, rows) in forms {
-            for s in GpuExecutor::sources_for_rows(&plan, v, rows)? {
-                if !sources.contains(&s) {
-                    sources.push(s);
+        let sources = on_statement_stack(|| -> Result<Vec<(String, String)>> {
+            // Every form join probes take at run time.
+            let plan = self.plan_here(sql)?;
+            let mut sources = vec![];
+            // (and 64-bit row indices, for sources of 2^31 rows or more).
+            let forms = [(ProbeVariant::RepeatedKeys, 0), (ProbeVariant::UniqueShared, 0), (ProbeVariant::UniqueDirect, 0), (ProbeVariant::RepeatedKeys, u64::MAX)];
+            for (v, rows) in forms {
+                for s in GpuExecutor::sources_for_rows(&plan, v, rows)? {
+                    if !sources.contains(&s) {
+                        sources.push(s);
+                    }
                 }
             }
-        }
+            Ok(sources)
+        })??;
         for (name, src) in &sources {
             gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
         }
@@ -543,6 +576,10 @@ impl Engine {
     }
 
     pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
+        on_statement_stack(|| self.run_plan(plan))?
+    }
+
+    fn run_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         match self.gpu.get() {
             Some(g) => g.execute(plan, &self.tables),
             None => gpusql_exec::cpu::execute(plan, &self.tables),
@@ -555,7 +592,7 @@ impl Engine {
     /// and opened again, and the next query uploads what it reads (kernels come from the
     /// disk cache). The failed query's error says so.
     fn execute_recovering(&mut self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
-        let result = self.execute_plan(plan);
+        let result = self.run_plan(plan);
         let Err(e) = &result else { return result };
         let Some(g) = self.gpu.get() else { return result };
         if g.dev.is_usable() {
@@ -583,8 +620,24 @@ impl Engine {
 
     /// Runs a plan on the CPU reference backend whatever the engine's backend.
     pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
-        gpusql_exec::cpu::execute(plan, &self.tables)
+        on_statement_stack(|| gpusql_exec::cpu::execute(plan, &self.tables))?
     }
+}
+
+/// The stack statements are parsed, bound, planned and run on. Every pass recurses over
+/// expressions, which may nest `gpusql_sql::depth::MAX_EXPRESSION_DEPTH` deep (and
+/// parentheses twice that); a debug build needs ~N MiB for that, more than the 2 MiB of
+/// a thread a library user may call from. Only touched pages are committed.
+const STATEMENT_STACK_BYTES: usize = 256 << 20;
+
+/// Runs `f` on a thread of [`STATEMENT_STACK_BYTES`] of stack (a few microseconds per
+/// statement), passing panics on.
+fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
+    std::thread::scope(|s| {
+        let thread = std::thread::Builder::new().name("gpusql-statement".into()).stack_size(STATEMENT_STACK_BYTES);
+        let handle = thread.spawn_scoped(s, f).map_err(|e| Error::exec(format!("starting a statement thread: {e}")))?;
+        handle.join().map_err(|p| std::panic::resume_unwind(p))
+    })
 }
 
 /// Settings `SET` (and GPUSQL_<NAME> in the environment) change.

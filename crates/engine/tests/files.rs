@@ -3,7 +3,7 @@
 //! spellings and their error cases are in sql-tests/files.slt and files_errors.slt.)
 
 use arrow::array::Int64Array;
-use gpusql::{BackendChoice, Engine};
+use gpusql::{BackendChoice, Engine, IfExists};
 
 fn engine() -> Engine {
     let mut e = Engine::new(BackendChoice::Cpu).unwrap();
@@ -63,20 +63,26 @@ fn register_files_and_open_a_folder() {
 
     let mut db = Engine::new(BackendChoice::Cpu).unwrap();
     db.sql("CREATE TABLE orders (x INTEGER)").unwrap();
-    let opened = db.open_directory(&d).unwrap();
-    assert_eq!(opened.tables, ["nation", "nation_z", "parts"]);
+    // A table of the folder's names exists: nothing opens, the error names it.
+    let err = db.open_directory(&d).unwrap_err().to_string();
+    assert!(err.contains("table 'orders' already exists"), "{err}");
+    assert!(db.tables().get("nation").is_none());
+    let opened = db.open_directory_with(&d, IfExists::Replace).unwrap();
+    assert_eq!(opened.tables, ["nation", "nation_z", "orders", "parts"]);
     assert!(opened.errors.iter().any(|m| m.contains("broken.parquet") && m.contains("not a readable Parquet file")), "{:?}", opened.errors);
-    assert!(opened.errors.iter().any(|m| m.contains("a table named 'orders' already exists")), "{:?}", opened.errors);
     assert_eq!(count(&mut db, "SELECT count(*) FROM nation"), 25);
     assert_eq!(count(&mut db, "SELECT count(*) FROM nation_z WHERE n_regionkey = 1"), 5);
     assert_eq!(count(&mut db, "SELECT count(*) FROM parts"), 5);
-    assert_eq!(count(&mut db, "SELECT count(*) FROM orders"), 0, "the existing table stays");
+    assert_eq!(count(&mut db, "SELECT count(*) FROM orders"), 15000, "replaced");
 
     db.register_parquet("o", &format!("{p}/orders.parquet")).unwrap();
     db.register_csv("n", &format!("{p}/nation.csv")).unwrap();
     assert_eq!(count(&mut db, "SELECT count(*) FROM o JOIN n ON o_custkey % 25 = n_nationkey"), 15000);
+    let err = db.register_csv("o", &format!("{p}/nation.csv")).unwrap_err().to_string();
+    assert_eq!(err, "table 'o' already exists");
     let before = count(&mut db, "SELECT count(*) FROM o");
-    assert!(db.register_parquet("o", &format!("{p}/broken.parquet")).is_err());
+    let broken = gpusql::FileScan::new(gpusql::FileFormat::Parquet, vec![format!("{p}/broken.parquet")]);
+    assert!(db.register_files("o", &broken, IfExists::Replace).is_err());
     assert_eq!(count(&mut db, "SELECT count(*) FROM o"), before, "a failed registration changes nothing");
     std::fs::remove_dir_all(&d).unwrap();
 }
@@ -100,4 +106,30 @@ fn a_file_changed_on_disk_is_read_again() {
     e.sql(&format!("COPY (SELECT * FROM nation WHERE n_nationkey < 3) TO '{}'", f.display())).unwrap();
     assert_eq!(count(&mut e, &q), 3);
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Loading a table under a taken name is an error on every path (TPC-H and SSB share
+/// customer, part and supplier: SSB's used to replace TPC-H's silently), unless the
+/// caller asks to replace.
+#[test]
+fn loading_a_taken_name_is_an_error_unless_replacing() {
+    let mut e = engine();
+    let err = e.load_ssb(0.01).unwrap_err().to_string();
+    assert_eq!(err, "tables 'customer', 'supplier' and 'part' already exist");
+    assert!(e.tables().get("lineorder").is_none(), "nothing was loaded");
+    assert_eq!(count(&mut e, "SELECT count(*) FROM customer"), 1500);
+    assert!(e.load_tpch(0.01).unwrap_err().to_string().contains("'nation'"));
+    let batches = e.sql("SELECT n_nationkey FROM nation").unwrap();
+    assert_eq!(e.register_batches("region", &batches).unwrap_err().to_string(), "table 'region' already exists");
+    e.register_batches_with("region", &batches, IfExists::Replace).unwrap();
+    assert_eq!(count(&mut e, "SELECT count(*) FROM region"), 25);
+    e.load_ssb_with_progress(0.01, IfExists::Replace, &|_, _| {}).unwrap();
+    assert_eq!(count(&mut e, "SELECT count(*) FROM customer"), 300);
+    // The hidden one-row table of SELECT without FROM is no table of the catalog's.
+    assert!(!e.tables().names().iter().any(|n| n.starts_with("__")));
+    assert!(e.register_batches(gpusql_common_one_row(), &batches).unwrap_err().to_string().contains("reserved"));
+}
+
+fn gpusql_common_one_row() -> &'static str {
+    "__one_row"
 }

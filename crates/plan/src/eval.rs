@@ -162,6 +162,14 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             S::Decimal(v) => S::Decimal(-v),
             other => return Err(Error::exec(format!("cannot negate {other}"))),
         },
+        Expr::Abs(inner) => match eval(inner, row)? {
+            S::Null => S::Null,
+            S::Float64(f) => S::Float64(f.abs()),
+            S::Int32(v) => S::Int32(v.checked_abs().ok_or_else(|| overflow("INTEGER"))?),
+            S::Int64(v) => S::Int64(v.checked_abs().ok_or_else(|| overflow("BIGINT"))?),
+            S::Decimal(v) => S::Decimal(v.abs()),
+            other => return Err(Error::exec(format!("abs is not defined for {other}"))),
+        },
         Expr::IsNull { expr, negated } => S::Boolean(eval(expr, row)?.is_null() != *negated),
         Expr::Cast { expr, ty } => cast(eval(expr, row)?, &expr.ty(), ty)?,
         Expr::Case { branches, else_expr, .. } => {

@@ -61,6 +61,9 @@ pub enum Expr {
     Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr>, ty: DataType },
     Not(Box<Expr>),
     Negate(Box<Expr>),
+    /// ABS of a number (one node: a CASE would repeat its argument, and nested calls
+    /// would grow exponentially).
+    Abs(Box<Expr>),
     IsNull { expr: Box<Expr>, negated: bool },
     /// Conversions between numeric types (decimal rescale included) and to DOUBLE.
     Cast { expr: Box<Expr>, ty: DataType },
@@ -194,7 +197,7 @@ impl Expr {
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,
             Expr::Substring { .. } => DataType::Utf8,
-            Expr::Negate(e) => e.ty(),
+            Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::DateAdd { .. } => DataType::Date,
             Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => DataType::Timestamp,
         }
@@ -217,7 +220,7 @@ impl Expr {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
-            Expr::Not(e) | Expr::Negate(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
+            Expr::Not(e) | Expr::Negate(e) | Expr::Abs(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
             Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) | Expr::RoundDouble { expr, .. } => vec![expr],
             Expr::InSet { expr, .. } => vec![expr],
             Expr::TimestampAdd { expr, .. } | Expr::DateTrunc { expr, .. } => vec![expr],
@@ -240,6 +243,7 @@ impl Expr {
             Expr::Binary { op, left, right, ty } => Expr::Binary { op, left: t(left), right: t(right), ty },
             Expr::Not(e) => Expr::Not(t(e)),
             Expr::Negate(e) => Expr::Negate(t(e)),
+            Expr::Abs(e) => Expr::Abs(t(e)),
             Expr::IsNull { expr, negated } => Expr::IsNull { expr: t(expr), negated },
             Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
             Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
@@ -321,6 +325,7 @@ impl fmt::Display for Expr {
             Expr::Binary { op, left, right, .. } => write!(f, "({left} {} {right})", op.symbol()),
             Expr::Not(e) => write!(f, "NOT {e}"),
             Expr::Negate(e) => write!(f, "-{e}"),
+            Expr::Abs(e) => write!(f, "abs({e})"),
             Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
             Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),

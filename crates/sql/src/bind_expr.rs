@@ -320,6 +320,13 @@ impl<'a> Context<'a> {
                     }
                     return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
                 }
+                if let Some(arg) = crate::functions::single_argument(f, &["abs"]) {
+                    return match self.bind(arg?)? {
+                        null @ Expr::Literal { value: ScalarValue::Null, .. } => Ok(null),
+                        x if x.ty().is_numeric() => Ok(Expr::Abs(Box::new(x))),
+                        x => Err(Error::plan(format!("abs needs a number, got {}{}", x.ty(), position(e.span())))),
+                    };
+                }
                 let name = f.name.to_string();
                 if is_aggregate_name(&name) {
                     Err(Error::plan(format!("aggregate function {name} is not allowed here{}", position(e.span()))))
@@ -462,6 +469,9 @@ impl<'a> Context<'a> {
             BinaryOperator::GtEq => at(coerce::comparison(BinaryOp::GtEq, l, r)),
             BinaryOperator::And => at(coerce::logical(BinaryOp::And, l, r)),
             BinaryOperator::Or => at(coerce::logical(BinaryOp::Or, l, r)),
+            BinaryOperator::StringConcat => constant_concat(l, r).ok_or_else(|| {
+                Error::not_supported(format!("operator || of columns or non-text values (only text constants are concatenated: the GPU makes no strings){}", position(whole.span())))
+            }),
             other => Err(Error::not_supported(format!("operator {other}{}", position(whole.span())))),
         }
     }
@@ -574,5 +584,29 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
             DataType::Utf8
         }
         other => return Err(Error::not_supported(format!("type {other}"))),
+    })
+}
+
+/// `l || r` of constant text (or NULL), evaluated while binding; None where an operand
+/// reads a column or is of another type.
+fn constant_concat(l: Expr, r: Expr) -> Option<Expr> {
+    let text = |e: &Expr| -> Option<Option<String>> {
+        if matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) {
+            return Some(None);
+        }
+        let mut cols = vec![];
+        e.columns(&mut cols);
+        if !cols.is_empty() || e.ty() != DataType::Utf8 {
+            return None;
+        }
+        match gpusql_plan::eval::eval(e, &[]).ok()? {
+            ScalarValue::Utf8(s) => Some(Some(s)),
+            ScalarValue::Null => Some(None),
+            _ => None,
+        }
+    };
+    Some(match (text(&l)?, text(&r)?) {
+        (Some(a), Some(b)) => Expr::literal(ScalarValue::Utf8(a + &b), DataType::Utf8),
+        _ => Expr::literal(ScalarValue::Null, DataType::Utf8),
     })
 }

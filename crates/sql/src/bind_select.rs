@@ -195,7 +195,17 @@ fn bind_derived(subquery: &ast::Query, qualifier: String, renames: Vec<String>, 
 /// the ON conditions, which join the WHERE clause (the optimizer plans the joins).
 pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(LogicalPlan, Scope, Vec<ast::Expr>)> {
     if select.from.is_empty() {
-        return Err(Error::not_supported("SELECT without FROM"));
+        // One row and no columns in scope: the select list is evaluated once.
+        let one_row = LogicalPlan::Scan {
+            table: gpusql_common::ONE_ROW_TABLE.to_string(),
+            table_schema: gpusql_common::one_row_schema(),
+            projection: vec![],
+            rows: 1,
+            sample: None,
+            statistics: None,
+            chunks: None,
+        };
+        return Ok((one_row, Scope::default(), vec![]));
     }
     let mut scope = Scope::default();
     let mut plan: Option<LogicalPlan> = None;
@@ -461,11 +471,37 @@ pub(crate) fn bind_select(
         || having_ast.is_some()
         || items.iter().any(|(e, _)| contains_aggregate(e))
         || order_by.iter().any(|o| contains_aggregate(&o.expr));
+    // The grouping keys: GROUP BY's, which may name a select alias or position (DuckDB,
+    // PostgreSQL), or DISTINCT's select list.
+    let resolve_group = |e: &ast::Expr| -> Result<ast::Expr> {
+        if let Some(pos) = positional(e) {
+            return items.get(pos.wrapping_sub(1)).map(|(x, _)| x.clone()).ok_or_else(|| {
+                Error::plan(format!("GROUP BY position {pos} is not in the select list{}", position(e.span())))
+            });
+        }
+        if let ast::Expr::Identifier(id) = e {
+            if scope.resolve(None, &id.value, id.span).is_err() {
+                if let Some((x, _)) = items.iter().find(|(_, n)| n.eq_ignore_ascii_case(&id.value)) {
+                    return Ok(x.clone());
+                }
+            }
+        }
+        Ok(e.clone())
+    };
+    let key_asts: Vec<ast::Expr> = if !is_agg {
+        vec![]
+    } else if distinct && group_exprs.is_empty() {
+        items.iter().map(|(e, _)| e.clone()).collect()
+    } else {
+        group_exprs.iter().map(resolve_group).collect::<Result<_>>()?
+    };
     let mut conditions = vec![];
     let mut post_aggregate = vec![];
     let mut left_joined = vec![];
     for (name, q, inner_join_ok) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
-        let after_aggregation = is_agg && !name_in(&name, &where_terms) && !bind_mark::is_guard(&q);
+        // A value the grouping keys or WHERE read is joined to the FROM list; others
+        // (aggregated select items, HAVING, ORDER BY) to the groups.
+        let after_aggregation = is_agg && !name_in(&name, &where_terms) && !name_in(&name, &key_asts) && !bind_mark::is_guard(&q);
         let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
         let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, !after_aggregation)?;
         if after_aggregation {
@@ -536,32 +572,10 @@ pub(crate) fn bind_select(
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
 
-    // GROUP BY keys may name a select alias or position (DuckDB, PostgreSQL).
-    let resolve_group = |e: &ast::Expr| -> Result<ast::Expr> {
-        if let Some(pos) = positional(e) {
-            return items.get(pos.wrapping_sub(1)).map(|(x, _)| x.clone()).ok_or_else(|| {
-                Error::plan(format!("GROUP BY position {pos} is not in the select list{}", position(e.span())))
-            });
-        }
-        if let ast::Expr::Identifier(id) = e {
-            if scope.resolve(None, &id.value, id.span).is_err() {
-                if let Some((x, _)) = items.iter().find(|(_, n)| n.eq_ignore_ascii_case(&id.value)) {
-                    return Ok(x.clone());
-                }
-            }
-        }
-        Ok(e.clone())
-    };
-
     let agg_ctx;
     let ctx = if is_agg {
         let mut keys = vec![];
         let mut key_names = vec![];
-        let key_asts: Vec<ast::Expr> = if distinct && group_exprs.is_empty() {
-            items.iter().map(|(e, _)| e.clone()).collect()
-        } else {
-            group_exprs.iter().map(resolve_group).collect::<Result<_>>()?
-        };
         for g in &key_asts {
             if contains_aggregate(g) {
                 return Err(Error::plan(format!("aggregate functions are not allowed in GROUP BY{}", position(g.span()))));

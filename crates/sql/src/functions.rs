@@ -1,6 +1,6 @@
 //! Scalar functions defined by other expressions, bound by rewriting the call:
 //! COALESCE(a, b, …) = CASE WHEN a IS NOT NULL THEN a … ELSE last END, NULLIF(a, b) = CASE
-//! WHEN a = b THEN NULL ELSE a END, ABS(x) = CASE WHEN x < 0 THEN -x ELSE x END, and
+//! WHEN a = b THEN NULL ELSE a END, and
 //! YEAR / QUARTER / MONTH / DAY / HOUR / MINUTE / SECOND / … (d) = EXTRACT(… FROM d).
 //! LENGTH, ROUND, date_trunc and date_part are bound in bind_expr with the helpers below. Aggregates with FILTER (WHERE c) aggregate
 //! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
@@ -11,12 +11,18 @@ use gpusql_plan::Expr;
 use sqlparser::ast::{self, Spanned};
 
 /// Parses an expression the binder writes itself (its parts are user expressions printed
-/// back as SQL).
+/// back as SQL). The rewrites repeat arguments, so the work of nested calls doubles per
+/// level: a recursion limit of 20 refuses them beyond ~18 levels. (sqlparser turns some
+/// recursion-limit failures into other parses, caught by the end-of-input check.)
 pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
-    sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
-        .try_with_sql(sql)
-        .and_then(|mut p| p.parse_expr())
-        .map_err(|e| Error::plan(format!("cannot rewrite the expression{}: {e}", position(at.span()))))
+    let dialect = sqlparser::dialect::GenericDialect {};
+    let parsed = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(20).try_with_sql(sql).and_then(|mut p| {
+        let e = p.parse_expr()?;
+        p.expect_token(&sqlparser::tokenizer::Token::EOF)?;
+        Ok(e)
+    });
+    // The text was printed from a parsed expression: what does not parse back is too deep.
+    parsed.map_err(|_| Error::not_supported(format!("COALESCE, NULLIF or date functions nested this deeply{}", position(at.span()))))
 }
 
 fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
@@ -37,7 +43,7 @@ fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
 pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     let name = f.name.to_string().to_ascii_lowercase();
     let field = date_function_field(&name);
-    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif" | "abs") {
+    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif") {
         return None;
     }
     let at = position(f.span());
@@ -50,7 +56,6 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             if whens.is_empty() { format!("({last})") } else { format!("CASE{whens} ELSE ({last}) END") }
         }
         ("nullif", [x, y]) => format!("CASE WHEN ({x}) = ({y}) THEN NULL ELSE ({x}) END"),
-        ("abs", [x]) => format!("CASE WHEN ({x}) < 0 THEN -({x}) ELSE ({x}) END"),
         (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
         ("nullif", _) => return wrong("two arguments"),
         _ => return wrong("one argument"),
@@ -102,8 +107,13 @@ pub fn date_part_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, &ast
 
 /// The argument of LENGTH / CHAR_LENGTH / CHARACTER_LENGTH (None: another function).
 pub fn length_argument(f: &ast::Function) -> Option<Result<&ast::Expr>> {
+    single_argument(f, &["length", "char_length", "character_length"])
+}
+
+/// The argument of `name`(x) where the name is one of `names` (None: another function).
+pub fn single_argument<'a>(f: &'a ast::Function, names: &[&str]) -> Option<Result<&'a ast::Expr>> {
     let name = f.name.to_string().to_ascii_lowercase();
-    if !matches!(name.as_str(), "length" | "char_length" | "character_length") {
+    if !names.contains(&name.as_str()) {
         return None;
     }
     Some(match args(f).as_deref() {

@@ -10,6 +10,7 @@ mod coerce;
 mod copy;
 mod cte;
 mod ddl;
+pub mod depth;
 mod functions;
 mod literal;
 mod table_function;
@@ -53,8 +54,24 @@ pub enum BoundStatement {
 }
 
 /// Splits a script into statements and parses them; errors carry line and column.
+/// Statements nested beyond [`depth::MAX_EXPRESSION_DEPTH`] are refused here, so later
+/// passes may recurse over what this returns (given the stack `depth` documents).
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
-    Parser::parse_sql(&GenericDialect {}, sql).map_err(|e| syntax_error(e, sql))
+    let dialect = GenericDialect {};
+    let mut parser = Parser::new(&dialect).with_recursion_limit(depth::PARSER_RECURSION_LIMIT).try_with_sql(sql).map_err(|e| syntax_error(e, sql))?;
+    let stmts = match parser.parse_statements() {
+        Ok(s) => s,
+        Err(ParserError::RecursionLimitExceeded) => {
+            let at = parser.peek_token_ref().span.start;
+            return Err(depth::too_deep(Some((at.line, at.column))));
+        }
+        Err(e) => return Err(syntax_error(e, sql)),
+    };
+    if let Err(e) = stmts.iter().try_for_each(depth::check) {
+        depth::dispose(stmts);
+        return Err(e);
+    }
+    Ok(stmts)
 }
 
 /// Line and column just past the end of `sql` (where "found: EOF" errors point).

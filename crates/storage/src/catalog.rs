@@ -7,8 +7,8 @@ use crate::host::HostTable;
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{
-    Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo,
-    TableSample, ViewInfo,
+    one_row_schema, Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo,
+    TableSample, ViewInfo, ONE_ROW_TABLE,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,12 +27,34 @@ pub struct TableStore {
     next_version: AtomicU64,
     /// Whether the catalog hands the planner table samples (else it guesses selectivities).
     pub sampling: bool,
+    /// [`ONE_ROW_TABLE`], which queries without FROM scan (found by `get`, listed nowhere).
+    one_row: Arc<HostTable>,
 }
 
 impl Default for TableStore {
     fn default() -> Self {
-        TableStore { tables: BTreeMap::new(), views: BTreeMap::new(), files: Mutex::new(HashMap::new()), next_version: AtomicU64::new(0), sampling: true }
+        let one: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![1]));
+        let one_row = HostTable::in_memory(ONE_ROW_TABLE.to_string(), one_row_schema(), vec![vec![one]], 1).expect("the one-row table matches its schema");
+        TableStore {
+            tables: BTreeMap::new(),
+            views: BTreeMap::new(),
+            files: Mutex::new(HashMap::new()),
+            next_version: AtomicU64::new(1),
+            sampling: true,
+            one_row: Arc::new(one_row),
+        }
     }
+}
+
+/// What loading a table under a name that is taken does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IfExists {
+    /// Fail, naming the table (data sets with tables of the same name must not
+    /// silently mix: TPC-H's and SSB's `customer`, `part`, `supplier`).
+    #[default]
+    Fail,
+    /// Replace the table (a view of that name is still an error).
+    Replace,
 }
 
 fn key(name: &str) -> String {
@@ -42,6 +64,9 @@ fn key(name: &str) -> String {
 impl TableStore {
     /// A table by name, or a table a file scan opened (by its `FileScan::display()`).
     pub fn get(&self, name: &str) -> Option<Arc<HostTable>> {
+        if name == ONE_ROW_TABLE {
+            return Some(self.one_row.clone());
+        }
         if let Some(t) = self.tables.get(&key(name)) {
             return Some(t.clone());
         }
@@ -61,9 +86,10 @@ impl TableStore {
         self.next_version.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Registers (or replaces) a table from Arrow batches of one schema; each batch is a
-    /// chunk (not concatenated).
-    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
+    /// Registers a table from Arrow batches of one schema; each batch is a chunk (not
+    /// concatenated). A taken name is an error or replaced, as `if_exists` says.
+    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch], if_exists: IfExists) -> Result<()> {
+        self.check_names(&[name], if_exists)?;
         let first = batches.first().ok_or_else(|| Error::plan(format!("table {name}: no record batches given")))?;
         let fields = fields_of(name, first.schema().as_ref())?;
         let chunks = batches
@@ -82,30 +108,36 @@ impl TableStore {
         Ok(())
     }
 
-    /// Registers (or replaces) a table under `name` (from files, see `files::open`).
-    pub fn register_table(&mut self, t: HostTable) {
-        self.views.remove(&key(&t.name));
-        self.tables.insert(key(&t.name), Arc::new(t));
-    }
-
-    /// Registers the files of `scan` as table `name` (replacing one of that name).
-    pub fn register_files(&mut self, name: &str, scan: &FileScan) -> Result<Arc<HostTable>> {
+    /// Registers the files of `scan` as table `name`; a taken name is an error or
+    /// replaced, as `if_exists` says. Nothing changes where the files do not open.
+    pub fn register_files(&mut self, name: &str, scan: &FileScan, if_exists: IfExists) -> Result<Arc<HostTable>> {
+        self.check_names(&[name], if_exists)?;
         let (_, t) = files::open(scan, name.to_string(), self.bump())?;
         let t = Arc::new(t);
-        self.views.remove(&key(name));
         self.tables.insert(key(name), t.clone());
         Ok(t)
     }
 
+    /// Fails where one of `names` is taken by a view, or, unless `if_exists` is
+    /// `Replace`, by a table; the error names every such name.
+    pub fn check_names(&self, names: &[&str], if_exists: IfExists) -> Result<()> {
+        if let Some(n) = names.iter().find(|n| key(n) == ONE_ROW_TABLE) {
+            return Err(Error::plan(format!("the table name '{n}' is reserved")));
+        }
+        if let Some(v) = names.iter().find(|n| self.views.contains_key(&key(n))) {
+            return Err(Error::plan(format!("a view named '{v}' already exists")));
+        }
+        let taken: Vec<String> = names.iter().filter(|n| self.tables.contains_key(&key(n))).map(|n| format!("'{n}'")).collect();
+        match (if_exists, taken.as_slice()) {
+            (IfExists::Replace, _) | (_, []) => Ok(()),
+            (IfExists::Fail, [one]) => Err(Error::plan(format!("table {one} already exists"))),
+            (IfExists::Fail, [rest @ .., last]) => Err(Error::plan(format!("tables {} and {last} already exist", rest.join(", ")))),
+        }
+    }
+
     /// Fails where `name` is taken by a table or a view.
     pub fn check_new_name(&self, name: &str) -> Result<()> {
-        if self.tables.contains_key(&key(name)) {
-            return Err(Error::plan(format!("table '{name}' already exists")));
-        }
-        if self.views.contains_key(&key(name)) {
-            return Err(Error::plan(format!("a view named '{name}' already exists")));
-        }
-        Ok(())
+        self.check_names(&[name], IfExists::Fail)
     }
 
     pub fn create_table(&mut self, name: &str, fields: Vec<Field>) -> Result<()> {

@@ -13,5 +13,5 @@ pub mod string_dictionary;
 pub mod upload;
 
 pub use device::{DeviceColumn, DeviceStore};
-pub use catalog::TableStore;
+pub use catalog::{IfExists, TableStore};
 pub use host::{ChunkSource, FilesInfo, HostTable};

@@ -40,6 +40,7 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Binary { op, left, right, ty } => Expr::Binary { op, left: Box::new(fold(*left)?), right: Box::new(fold(*right)?), ty },
         Expr::Not(x) => Expr::Not(Box::new(fold(*x)?)),
         Expr::Negate(x) => Expr::Negate(Box::new(fold(*x)?)),
+        Expr::Abs(x) => Expr::Abs(Box::new(fold(*x)?)),
         Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(fold(*expr)?), negated },
         Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
         Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },

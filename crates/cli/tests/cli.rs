@@ -1,0 +1,62 @@
+//! The gpusql binary's handling of its input and data-set flags.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gpusql(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpusql"))
+        .args(["--backend", "cpu"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Invalid UTF-8 on standard input stops the shell with an error naming the line, and a
+/// failure status (it used to end the input silently, with status 0).
+#[test]
+fn invalid_utf8_on_stdin_is_an_error() {
+    let o = gpusql(&[], b"select 1 as a;\nselect '\xff' as b;\nselect 2 as c;\n");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("Error: standard input: invalid UTF-8 at line 2, column 9"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains('a') && !out.contains(" c "), "{out}");
+}
+
+#[test]
+fn invalid_utf8_in_a_script_file_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("gpusql-cli-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.sql");
+    std::fs::write(&file, b"select 1;\n\nselect 'caf\xe9';\n").unwrap();
+    let o = gpusql(&["-f", file.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("bad.sql: invalid UTF-8 at line 3, column 12"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// TPC-H and SSB share table names: loading both is an error naming the tables and the
+/// way out, not SSB's `customer` silently answering TPC-H queries.
+#[test]
+fn data_sets_with_clashing_tables_are_refused() {
+    let o = gpusql(&["--tpch", "0.01", "--ssb", "0.01", "-c", "select count(*) from customer"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("customer, supplier, part") && err.contains("--replace"), "{err}");
+    assert!(o.stdout.is_empty());
+    // With --replace, SSB's tables replace TPC-H's of the same names (SSB SF 0.01: 300
+    // customers; TPC-H: 1500).
+    let o = gpusql(&["--tpch", "0.01", "--ssb", "0.01", "--replace", "--format", "csv", "-c", "select count(*) from customer; select count(*) from orders"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "count_star()\n300\ncount_star()\n15000\n");
+}
