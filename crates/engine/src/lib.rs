@@ -594,8 +594,7 @@ impl Engine {
 
 /// The stack statements are parsed, bound, planned and run on. Every pass recurses over
 /// expressions, which may nest `gpusql_sql::depth::MAX_EXPRESSION_DEPTH` deep (and
-/// parentheses twice that), and NVRTC compiles the kernels on this thread too: more than
-/// the 2 MiB of a thread a library user may call from (crates/engine/tests/depth.rs runs
+/// parentheses twice that): more than the 2 MiB of a thread a library user may call from (crates/engine/tests/depth.rs runs
 /// 1,000 levels from one). Only touched pages are committed.
 const STATEMENT_STACK_BYTES: usize = 256 << 20;
 
