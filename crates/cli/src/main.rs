@@ -390,11 +390,11 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
 /// Where data set `label` would load tables that an earlier flag loaded: what clashes
 /// and what to do.
 fn clash_message(label: &str, tables: &[&str], loaded: &[(String, &str)]) -> Option<String> {
-    let clashes: Vec<&(String, &str)> = loaded.iter().filter(|(t, _)| tables.contains(&t.as_str())).collect();
+    let clashes: Vec<(&str, &str)> = tables.iter().filter_map(|t| loaded.iter().find(|(l, _)| l == t).map(|(_, by)| (*t, *by))).collect();
     let (_, by) = clashes.first()?;
-    let names: Vec<&str> = clashes.iter().map(|(t, _)| t.as_str()).collect();
+    let names: Vec<&str> = clashes.iter().map(|(t, _)| *t).collect();
     Some(format!(
-        "{label} has tables named as tables {by} loaded: {}. Query one data set per run, or pass --replace to let {label}'s tables replace them.",
+        "{label}'s tables {} clash with the tables of the same names {by} loaded. Query one data set per run, or pass --replace to let {label}'s tables replace them.",
         names.join(", ")
     ))
 }

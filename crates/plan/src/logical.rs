@@ -163,7 +163,11 @@ impl LogicalPlan {
     pub fn yields_exactly_one_row(&self) -> bool {
         match self {
             LogicalPlan::Aggregate { group_by, .. } => group_by.is_empty(),
-            LogicalPlan::Project { input, .. } => input.yields_exactly_one_row(),
+            // (SELECT without FROM.)
+            LogicalPlan::Scan { table, .. } => table == gpusql_common::ONE_ROW_TABLE,
+            LogicalPlan::CrossJoin { left, right } => left.yields_exactly_one_row() && right.yields_exactly_one_row(),
+            LogicalPlan::Project { input, .. } | LogicalPlan::Sort { input, .. } => input.yields_exactly_one_row(),
+            LogicalPlan::Limit { input, skip: 0, fetch } => fetch.is_none_or(|f| f > 0) && input.yields_exactly_one_row(),
             _ => false,
         }
     }

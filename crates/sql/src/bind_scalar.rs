@@ -111,7 +111,7 @@ pub fn bind_scalar_subquery(
             }
             if !plan.yields_exactly_one_row() {
                 return Err(Error::not_supported(format!(
-                    "scalar subqueries other than an aggregate without GROUP BY/HAVING (they could return several rows){at}"
+                    "scalar subqueries other than an aggregate without GROUP BY/HAVING or a SELECT without FROM and WHERE (they could return several rows){at}"
                 )));
             }
             return Ok(ScalarSubquery { name, plan, outer_keys: vec![], over_no_rows: None });
