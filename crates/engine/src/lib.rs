@@ -586,11 +586,13 @@ impl Engine {
         }
     }
 
-    /// `execute_plan`, and after a GPU failure that broke the CUDA context (a kernel
-    /// fault is sticky: every later call of the context fails), a fresh context: the
-    /// executor, its resident columns and loaded kernels are dropped, the device is reset
-    /// and opened again, and the next query uploads what it reads (kernels come from the
-    /// disk cache). The failed query's error says so.
+    /// `run_plan`, and after a GPU failure that broke the CUDA context (a kernel fault is
+    /// sticky: every later call of the context fails): the executor, its resident columns
+    /// and loaded kernels are dropped, the device is reset and opened again, and the next
+    /// query uploads what it reads. After an illegal address the driver refuses a new
+    /// context in the same process (NVIDIA: "the process must be terminated and
+    /// relaunched"); the session then goes on on the CPU reference backend, and the
+    /// failed query's error and the engine's notice say so.
     fn execute_recovering(&mut self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         let result = self.run_plan(plan);
         let Err(e) = &result else { return result };
@@ -607,8 +609,10 @@ impl Engine {
                 "the GPU context was lost and has been re-created; the next query uploads its columns again".to_string()
             }
             Err(r) => {
-                let why = format!("the GPU context was lost and could not be re-created ({r})");
-                let _ = self.gpu.notice.set(format!("notice: {why}; running on the CPU reference backend"));
+                let why = format!(
+                    "the GPU context was lost and could not be re-created in this process ({r}); the session goes on on the CPU reference backend: restart it to use the GPU again"
+                );
+                let _ = self.gpu.notice.set(format!("notice: {why}"));
                 self.gpu.notice_shown.store(false, Ordering::Relaxed);
                 let _ = self.gpu.ready.set(None);
                 why

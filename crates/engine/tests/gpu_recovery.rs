@@ -33,9 +33,19 @@ fn a_kernel_fault_does_not_poison_the_engine() {
         assert!(dev.synchronize().is_err(), "the wild write did not fault");
         assert!(!dev.is_usable());
     }
-    // The query that meets the broken context fails and says so; the next one works.
+    // The query that meets the broken context fails and says what became of the GPU; the
+    // next one answers, on a new context where the driver allows one, else on the CPU
+    // backend (after an illegal address the driver wants a new process), with a notice.
     let err = count(&mut e).unwrap_err().to_string();
-    assert!(err.contains("re-created"), "{err}");
+    println!("the query that met the fault: {err}");
+    assert!(err.contains("the GPU context was lost"), "{err}");
     assert_eq!(count(&mut e).unwrap(), before);
-    assert!(e.gpu_device().unwrap().is_usable());
+    match e.gpu_device() {
+        Some(dev) => assert!(dev.is_usable()),
+        None => {
+            let notice = e.notice().unwrap_or_default().to_string();
+            assert!(notice.contains("CPU reference backend") && notice.contains("restart"), "{notice}");
+        }
+    }
+    println!("after the fault: {}", e.backend());
 }

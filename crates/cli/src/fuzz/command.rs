@@ -97,7 +97,7 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             }
         };
         let exe = std::env::current_exe().ok();
-        let r = hostile::run(&mut engine, &schema, args.seed.wrapping_add(args.first), args.queries, exe.as_deref(), 20, Duration::from_secs(args.hang_secs));
+        let r = hostile::run(&mut engine, &schema, args.seed.wrapping_add(args.first), args.queries, exe.as_deref(), 20, Duration::from_secs(args.hang_secs), args.time_limit.map(Duration::from_secs));
         let v = json!({"crash": true, "inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell,
                        "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures});
         (v, render_crash(&json!([{"inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell, "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures}])))

@@ -121,13 +121,17 @@ pub struct CrashReport {
 
 /// Feeds `count` hostile inputs to `engine` (and every `process_every`-th one, and every
 /// input that is not UTF-8, to the `gpusql` binary `shell` reading standard input).
-pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, shell: Option<&std::path::Path>, process_every: u64, hang_after: Duration) -> CrashReport {
+pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, shell: Option<&std::path::Path>, process_every: u64, hang_after: Duration, time_limit: Option<Duration>) -> CrashReport {
+    let start = Instant::now();
     super::quiet_panics();
     let watchdog = super::Watchdog::start(hang_after);
     let mut rng = Rng::new(seed);
     let mut g = Generator::new(schema, seed ^ 0x5eed);
     let mut report = CrashReport { inputs: 0, in_process: 0, through_shell: 0, slowest: Duration::ZERO, failures: vec![] };
     for i in 0..count {
+        if time_limit.is_some_and(|t| start.elapsed() > t) {
+            break;
+        }
         let bytes = input(&mut g, &mut rng);
         report.inputs += 1;
         let shown = || String::from_utf8_lossy(&bytes).chars().take(300).collect::<String>();

@@ -80,7 +80,9 @@ impl VisitorMut for Edits {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
-        if self.site(1).is_some() {
+        // (ORDER BY goes only with no LIMIT: it decides which rows a LIMIT keeps.)
+        let orderless = q.limit_clause.is_none() && q.order_by.is_some();
+        if self.site(orderless as usize).is_some() {
             q.order_by = None;
         }
         if self.site(1).is_some() {
