@@ -146,13 +146,9 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::Abs(x) => {
             let ty = x.ty();
             let x = gen(x, row, out)?;
-            // The absolute value in a variable of its own: NVRTC (CUDA 13.0) widened the
-            // conditional expression `(t < 0 ? -t : t)` to __int128 with 2^64 added
-            // (found by the fuzzer: `l_discount - abs(l_discount)` gave -2^64 cents).
-            let (t, a) = (out.tmp("t"), out.tmp("abs"));
+            let t = out.tmp("t");
             out.line(format!("const {} {t} = {};", c_type(&ty), x.v));
-            out.line(format!("const {} {a} = {t} < 0 ? -{t} : {t};", c_type(&ty)));
-            Ok(Value { v: a, null: x.null })
+            Ok(Value { v: format!("({t} < 0 ? -{t} : {t})"), null: x.null })
         }
         Expr::IsNull { expr, negated } => {
             let x = gen(expr, row, out)?;

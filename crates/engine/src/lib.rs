@@ -569,9 +569,13 @@ impl Engine {
             }
             Ok(sources)
         })??;
-        for (name, src) in &sources {
-            gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
-        }
+        // (NVRTC recurses over a deeply nested expression too: on the statement's stack.)
+        on_statement_stack(|| -> Result<()> {
+            for (name, src) in &sources {
+                gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
+            }
+            Ok(())
+        })??;
         Ok(sources.len())
     }
 
