@@ -131,6 +131,8 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
                     let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod { format!("fmod({a}, {b})") } else { format!("{a} {} {b}", op.symbol()) };
                     out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({expr});"));
                 }
+                // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
+                BinaryOp::Sub if ct == "__int128" => out.line(format!("const {ct} {t} = i128_sub({a}, {b});")),
                 _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
             }
             Ok(Value { v: t, null })
@@ -140,8 +142,10 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             Ok(Value { v: format!("(!{})", x.v), null: x.null })
         }
         Expr::Negate(x) => {
+            let wide = c_type(&x.ty()) == "__int128";
             let x = gen(x, row, out)?;
-            Ok(Value { v: format!("(-{})", x.v), null: x.null })
+            let v = if wide { format!("i128_sub((__int128)0, {})", x.v) } else { format!("(-{})", x.v) };
+            Ok(Value { v, null: x.null })
         }
         Expr::Abs(x) => {
             let ty = x.ty();

@@ -186,6 +186,18 @@ __device__ __forceinline__ __int128 div_round(__int128 v, __int128 d) {
     if (2 * r >= d) q += (v < 0 ? -1 : 1);
     return q;
 }
+// a - b on 128 bits, written as ~(~a + b) in PTX so ptxas cannot see a subtraction.
+// ptxas (CUDA 13.0, sm_90) miscompiles `sub.cc`/`subc` whose subtrahend's low word is an
+// `abs.s64`: it adds -|x| instead, which loses the borrow when x == 0, so 2 - |0| came out
+// 2 - 2^64. NVVM emits abs.s64 for ABS and for CASE WHEN x < 0 THEN -x ELSE x END alike,
+// so every 128-bit subtraction and negation in generated code goes through here.
+__device__ __forceinline__ __int128 i128_sub(__int128 a, __int128 b) {
+    uint64_t lo, hi;
+    asm("{\n\t.reg .u64 l, h;\n\tnot.b64 l, %2;\n\tnot.b64 h, %3;\n\tadd.cc.u64 l, l, %4;\n\taddc.u64 h, h, %5;\n\tnot.b64 %0, l;\n\tnot.b64 %1, h;\n\t}"
+        : "=l"(lo), "=l"(hi)
+        : "l"((uint64_t)a), "l"((uint64_t)((unsigned __int128)a >> 64)), "l"((uint64_t)b), "l"((uint64_t)((unsigned __int128)b >> 64)));
+    return (__int128)(((unsigned __int128)hi << 64) | lo);
+}
 __device__ __forceinline__ double i128_to_f64(__int128 v) {
     const bool neg = v < 0;
     unsigned __int128 u = neg ? (unsigned __int128)(-v) : (unsigned __int128)v;
