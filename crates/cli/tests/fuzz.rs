@@ -25,6 +25,7 @@ fn random_queries_agree() {
         duckdb: None,
         reduce_for: Duration::from_secs(30),
         hang_after: Duration::from_secs(120),
+        checkpoint: None,
         small_results: false,
         verbose: false,
         time_limit: None,

@@ -112,9 +112,10 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             small_results: args.small_results,
             verbose: args.print_queries,
             time_limit: args.time_limit.map(Duration::from_secs),
+            checkpoint: args.report.clone(),
         };
         match super::run(&mut engine, &opts) {
-            Ok(r) => (to_json(&r, args.seed), r.render(args.seed)),
+            Ok(r) => (r.to_json(args.seed), r.render(args.seed)),
             Err(e) => {
                 eprintln!("Error: {e}");
                 return ExitCode::from(2);
@@ -135,43 +136,18 @@ pub fn main(args: FuzzArgs) -> ExitCode {
     }
 }
 
-fn to_json(r: &FuzzReport, seed: u64) -> Value {
-    json!({
-        "queries": r.queries, "answered": r.answered, "checked_with_duckdb": r.checked_with_duckdb,
-        "unsupported": r.unsupported, "both_errors": r.both_errors, "duckdb_errors": r.duckdb_errors,
-        "failures": r.failures.iter().map(|f| json!({"seed": seed, "index": f.index, "class": f.class, "sql": f.sql, "reduced": f.reduced, "detail": f.detail})).collect::<Vec<_>>(),
-    })
-}
-
-fn from_json(v: &Value) -> FuzzReport {
-    let counts = |k: &str| v[k].as_object().map(|m| m.iter().map(|(a, b)| (a.clone(), b.as_u64().unwrap_or(0))).collect()).unwrap_or_default();
-    FuzzReport {
-        queries: v["queries"].as_u64().unwrap_or(0),
-        answered: v["answered"].as_u64().unwrap_or(0),
-        checked_with_duckdb: v["checked_with_duckdb"].as_u64().unwrap_or(0),
-        unsupported: counts("unsupported"),
-        both_errors: counts("both_errors"),
-        duckdb_errors: counts("duckdb_errors"),
-        failures: v["failures"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|f| super::Failure {
-                        seed: f["seed"].as_u64().unwrap_or(0),
-                        index: f["index"].as_u64().unwrap_or(0),
-                        class: f["class"].as_str().unwrap_or_default().into(),
-                        sql: f["sql"].as_str().unwrap_or_default().into(),
-                        reduced: f["reduced"].as_str().unwrap_or_default().into(),
-                        detail: f["detail"].as_str().unwrap_or_default().into(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    }
+/// One child process over queries `first..end` of job `k`.
+struct Job {
+    k: u64,
+    first: u64,
+    end: u64,
+    child: std::process::Child,
 }
 
 /// Runs `jobs` children of this binary over consecutive ranges of queries and merges their
-/// reports. A child that dies (abort, hang) is a failure naming its range.
+/// reports. A child stopped by its watchdog is started again after the query it stopped
+/// on (the query is a failure, or unchecked where only the CPU oracle was slow); a child
+/// that dies otherwise (abort, signal) is a failure naming its query and is resumed too.
 fn run_jobs(args: &FuzzArgs) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
@@ -180,67 +156,103 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let started = std::time::Instant::now();
     let dir = std::env::temp_dir().join(format!("gpusql-fuzz-jobs-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    let per = args.queries.div_ceil(args.jobs);
-    let mut children = vec![];
-    for k in 0..args.jobs {
-        let first = args.first + k * per;
-        let count = per.min((args.first + args.queries).saturating_sub(first));
-        if count == 0 {
-            break;
-        }
-        let report = dir.join(format!("job{k}.json"));
-        let log = std::fs::File::create(dir.join(format!("job{k}.log"))).ok();
+    let report_of = |k: u64| dir.join(format!("job{k}.json"));
+    let log_of = |k: u64| dir.join(format!("job{k}.log"));
+    let spawn = |k: u64, first: u64, end: u64| -> Option<Job> {
+        let report = report_of(k);
+        let _ = std::fs::remove_file(&report);
+        let _ = std::fs::remove_file(super::hang_file(&report));
         let mut cmd = Command::new(&exe);
         cmd.args(["fuzz", "--backend", &args.backend, "--schema", &args.schema, "--sf", &args.sf.to_string(), "--seed", &args.seed.to_string()]);
-        cmd.args(["--first", &first.to_string(), "--queries", &count.to_string(), "--jobs", "1"]);
+        cmd.args(["--first", &first.to_string(), "--queries", &(end - first).to_string(), "--jobs", "1"]);
         cmd.args(["--reduce-secs", &args.reduce_secs.to_string(), "--hang-secs", &args.hang_secs.to_string()]);
         cmd.arg("--report").arg(&report);
         if let Some(t) = args.time_limit {
-            cmd.args(["--time-limit", &t.to_string()]);
+            let left = t.saturating_sub(started.elapsed().as_secs());
+            if left == 0 {
+                return None;
+            }
+            cmd.args(["--time-limit", &left.to_string()]);
         }
         for (on, flag) in [(args.duckdb, "--duckdb"), (args.no_duckdb, "--no-duckdb"), (args.small_results, "--small-results"), (args.crash, "--crash")] {
             if on {
                 cmd.arg(flag);
             }
         }
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_of(k)).ok();
         if let Some(l) = log {
             if let Ok(l2) = l.try_clone() {
                 cmd.stdout(l).stderr(l2);
             }
         }
         match cmd.spawn() {
-            Ok(c) => children.push((k, first, count, report, c)),
-            Err(e) => eprintln!("Error: starting job {k}: {e}"),
+            Ok(child) => Some(Job { k, first, end, child }),
+            Err(e) => {
+                eprintln!("Error: starting job {k}: {e}");
+                None
+            }
         }
-    }
+    };
+    let per = args.queries.div_ceil(args.jobs);
+    let mut running: Vec<Job> = (0..args.jobs)
+        .filter_map(|k| {
+            let first = args.first + k * per;
+            let end = (first + per).min(args.first + args.queries);
+            (first < end).then(|| spawn(k, first, end)).flatten()
+        })
+        .collect();
     let mut merged = FuzzReport::default();
     let mut crash_reports = vec![];
     let mut dead = vec![];
-    for (k, first, count, report, mut child) in children {
-        let status = child.wait();
-        let text = std::fs::read_to_string(&report).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
-        match text {
-            Some(v) if args.crash => crash_reports.push(v),
-            Some(v) => {
-                let r = from_json(&v);
-                merged.queries += r.queries;
-                merged.answered += r.answered;
-                merged.checked_with_duckdb += r.checked_with_duckdb;
-                for (m, src) in [(&mut merged.unsupported, r.unsupported), (&mut merged.both_errors, r.both_errors), (&mut merged.duckdb_errors, r.duckdb_errors)] {
-                    for (msg, n) in src {
-                        *m.entry(msg).or_default() += n;
-                    }
+    while !running.is_empty() {
+        std::thread::sleep(Duration::from_millis(100));
+        let mut still = vec![];
+        for mut job in running {
+            let status = match job.child.try_wait() {
+                Ok(None) => {
+                    still.push(job);
+                    continue;
                 }
-                merged.failures.extend(r.failures);
+                Ok(Some(s)) => s,
+                Err(e) => {
+                    dead.push(format!("job {} (queries {}..{}): {e}", job.k, job.first, job.end));
+                    continue;
+                }
+            };
+            let report = report_of(job.k);
+            let text = std::fs::read_to_string(&report).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+            if args.crash {
+                match text {
+                    Some(v) => crash_reports.push(v),
+                    None => dead.push(format!("job {} (inputs {}..{}) ended without a report ({status:?}): {}", job.k, job.first, job.end, log_tail(&log_of(job.k)))),
+                }
+                continue;
             }
-            None => {
-                let log = std::fs::read_to_string(dir.join(format!("job{k}.log"))).unwrap_or_default();
-                let tail: Vec<&str> = log.lines().rev().take(5).collect();
-                dead.push(format!("job {k} (queries {first}..{}) ended without a report ({status:?}): {}", first + count, tail.into_iter().rev().collect::<Vec<_>>().join(" / ")));
+            let r = text.as_ref().map(FuzzReport::from_json).unwrap_or(FuzzReport { next: job.first, ..FuzzReport::default() });
+            let stopped_at = r.next;
+            merged.merge(r);
+            // 0 and 1 are a finished run (1: with failures, or stopped by --time-limit).
+            if matches!(status.code(), Some(0 | 1)) {
+                continue;
+            }
+            // Stopped inside query `stopped_at`: record it, go on after it.
+            let hang = std::fs::read_to_string(super::hang_file(&report)).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+            let sql = hang.as_ref().and_then(|h| h["sql"].as_str()).unwrap_or_default().to_string();
+            merged.queries += 1;
+            match hang.as_ref().and_then(|h| h["phase"].as_str()) {
+                Some("oracle") => merged.oracle_timeouts.push((stopped_at, sql)),
+                Some("reduce") => {} // the failure being reduced is in the checkpoint
+                Some(_) => merged.failures.push(super::Failure { seed: args.seed, index: stopped_at, class: "hang".into(), reduced: sql.clone(), sql, detail: format!("still running after {} s", args.hang_secs) }),
+                None => merged.failures.push(super::Failure { seed: args.seed, index: stopped_at, class: "process died".into(), sql: String::new(), reduced: String::new(), detail: format!("{status}: {}", log_tail(&log_of(job.k))) }),
+            }
+            if stopped_at + 1 < job.end {
+                still.extend(spawn(job.k, stopped_at + 1, job.end));
             }
         }
+        running = still;
     }
     let mut ok = dead.is_empty();
     if args.crash {
@@ -250,7 +262,7 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
         print!("{}", merged.render(args.seed));
         ok &= merged.failures.is_empty();
         if let Some(path) = &args.report {
-            let _ = std::fs::write(path, to_json(&merged, args.seed).to_string());
+            let _ = std::fs::write(path, merged.to_json(args.seed).to_string());
         }
     }
     for d in &dead {
@@ -261,6 +273,13 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The last lines a child wrote, for a failure that has nothing else to say.
+fn log_tail(path: &std::path::Path) -> String {
+    let log = std::fs::read_to_string(path).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(5).collect();
+    tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
 }
 
 fn render_crash(reports: &Value) -> String {

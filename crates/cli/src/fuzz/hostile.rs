@@ -124,7 +124,7 @@ pub struct CrashReport {
 pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, shell: Option<&std::path::Path>, process_every: u64, hang_after: Duration, time_limit: Option<Duration>) -> CrashReport {
     let start = Instant::now();
     super::quiet_panics();
-    let watchdog = super::Watchdog::start(hang_after);
+    let watchdog = super::Watchdog::start(hang_after, None);
     let mut rng = Rng::new(seed);
     let mut g = Generator::new(schema, seed ^ 0x5eed);
     let mut report = CrashReport { inputs: 0, in_process: 0, through_shell: 0, slowest: Duration::ZERO, failures: vec![] };

@@ -20,8 +20,10 @@ mod rng;
 use compare::{diff, rows_of, Rows};
 use generate::{ColumnInfo, Generator, SchemaInfo, TableInfo, Ty};
 use gpusql::{DataType, Engine, Output};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -63,6 +65,9 @@ pub struct FuzzOptions {
     pub reduce_for: Duration,
     /// A query running longer than this is reported as a hang and ends the run.
     pub hang_after: Duration,
+    /// Written after every query (the report so far, as JSON), and beside it
+    /// `<file>.hang` when the watchdog ends the run: `--jobs` resumes after that query.
+    pub checkpoint: Option<PathBuf>,
     /// Row-returning queries get a LIMIT (for large scale factors).
     pub small_results: bool,
     /// Print every query before running it.
@@ -101,7 +106,12 @@ pub struct FuzzReport {
     pub both_errors: BTreeMap<String, u64>,
     /// DuckDB refused what the engine answered, by DuckDB's message.
     pub duckdb_errors: BTreeMap<String, u64>,
+    /// Queries the backend answered but the CPU oracle did not within the hang limit
+    /// (index, SQL): not checked, and not counted as failures of the backend.
+    pub oracle_timeouts: Vec<(u64, String)>,
     pub failures: Vec<Failure>,
+    /// The index of the next query to run (a checkpoint's resume point).
+    pub next: u64,
 }
 
 impl FuzzReport {
@@ -129,6 +139,12 @@ impl FuzzReport {
         top(&self.unsupported, "refused by both backends", &mut s);
         top(&self.both_errors, "errors on both backends", &mut s);
         top(&self.duckdb_errors, "answered here, refused by DuckDB", &mut s);
+        if !self.oracle_timeouts.is_empty() {
+            s.push_str(&format!("not checked: the CPU oracle ran past the hang limit on {} queries:\n", self.oracle_timeouts.len()));
+            for (index, sql) in self.oracle_timeouts.iter().take(10) {
+                s.push_str(&format!("  [{index}] {sql}\n"));
+            }
+        }
         for f in &self.failures {
             s.push_str(&format!(
                 "\nFAILURE [{}] (reproduce: gpusql fuzz --seed {} --first {} --queries 1 …)\n  query:   {}\n  reduced: {}\n  {}\n",
@@ -136,6 +152,50 @@ impl FuzzReport {
             ));
         }
         s
+    }
+
+    pub fn to_json(&self, seed: u64) -> Value {
+        json!({
+            "queries": self.queries, "answered": self.answered, "checked_with_duckdb": self.checked_with_duckdb,
+            "unsupported": self.unsupported, "both_errors": self.both_errors, "duckdb_errors": self.duckdb_errors,
+            "oracle_timeouts": self.oracle_timeouts, "next": self.next,
+            "failures": self.failures.iter().map(|f| json!({"seed": seed, "index": f.index, "class": f.class, "sql": f.sql, "reduced": f.reduced, "detail": f.detail})).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn from_json(v: &Value) -> FuzzReport {
+        let counts = |k: &str| v[k].as_object().map(|m| m.iter().map(|(a, b)| (a.clone(), b.as_u64().unwrap_or(0))).collect()).unwrap_or_default();
+        let text = |f: &Value, k: &str| f[k].as_str().unwrap_or_default().to_string();
+        FuzzReport {
+            queries: v["queries"].as_u64().unwrap_or(0),
+            answered: v["answered"].as_u64().unwrap_or(0),
+            checked_with_duckdb: v["checked_with_duckdb"].as_u64().unwrap_or(0),
+            unsupported: counts("unsupported"),
+            both_errors: counts("both_errors"),
+            duckdb_errors: counts("duckdb_errors"),
+            oracle_timeouts: serde_json::from_value(v["oracle_timeouts"].clone()).unwrap_or_default(),
+            failures: v["failures"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| Failure { seed: f["seed"].as_u64().unwrap_or(0), index: f["index"].as_u64().unwrap_or(0), class: text(f, "class"), sql: text(f, "sql"), reduced: text(f, "reduced"), detail: text(f, "detail") })
+                .collect(),
+            next: v["next"].as_u64().unwrap_or(0),
+        }
+    }
+
+    /// Adds another report's counts and failures (the jobs of one run).
+    pub fn merge(&mut self, r: FuzzReport) {
+        self.queries += r.queries;
+        self.answered += r.answered;
+        self.checked_with_duckdb += r.checked_with_duckdb;
+        for (m, src) in [(&mut self.unsupported, r.unsupported), (&mut self.both_errors, r.both_errors), (&mut self.duckdb_errors, r.duckdb_errors)] {
+            for (msg, n) in src {
+                *m.entry(msg).or_default() += n;
+            }
+        }
+        self.oracle_timeouts.extend(r.oracle_timeouts);
+        self.failures.extend(r.failures);
     }
 }
 
@@ -285,8 +345,8 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
             }
         }
     };
-    let watchdog = Watchdog::start(opts.hang_after);
-    let mut report = FuzzReport::default();
+    let watchdog = Watchdog::start(opts.hang_after, opts.checkpoint.as_deref().map(hang_file));
+    let mut report = FuzzReport { next: opts.first, ..FuzzReport::default() };
     let start = Instant::now();
     for index in opts.first..opts.first + opts.queries {
         if opts.time_limit.is_some_and(|t| start.elapsed() > t) {
@@ -298,14 +358,19 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
         if opts.verbose {
             eprintln!("[{index}] {sql}");
         }
-        watchdog.begin(&sql);
+        if let Some(path) = &opts.checkpoint {
+            report.next = index;
+            let _ = std::fs::write(path, report.to_json(opts.seed).to_string());
+        }
+        watchdog.begin_at(index, Phase::Primary, &sql);
         let primary = run_primary(engine, &sql);
+        watchdog.begin_at(index, Phase::Oracle, &sql);
         let oracle = run_oracle(engine, &sql);
         watchdog.end();
         report.queries += 1;
         if let Some((class, detail)) = judge(&primary, &oracle) {
             let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| {
-                watchdog.begin(q);
+                watchdog.begin_at(index, Phase::Reduce, q);
                 let (p, o) = (run_primary(engine, q), run_oracle(engine, q));
                 watchdog.end();
                 judge(&p, &o).is_some_and(|(c, _)| c == class)
@@ -336,6 +401,10 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
             (Outcome::Panic(_), _) => {}
         }
     }
+    report.next = opts.first + report.queries;
+    if let Some(path) = &opts.checkpoint {
+        let _ = std::fs::write(path, report.to_json(opts.seed).to_string());
+    }
     Ok(report)
 }
 
@@ -352,21 +421,68 @@ fn start_duckdb(engine: &mut Engine) -> gpusql::Result<DuckDb> {
     DuckDb::start(&dir).map_err(gpusql::Error::Io)
 }
 
+/// What was running when the watchdog fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The backend under test.
+    Primary,
+    /// The CPU oracle (slow is not wrong: the query goes unchecked).
+    Oracle,
+    /// Reducing a failure already recorded.
+    Reduce,
+    /// A hostile input (crash mode).
+    Input,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Primary => "primary",
+            Phase::Oracle => "oracle",
+            Phase::Reduce => "reduce",
+            Phase::Input => "input",
+        }
+    }
+}
+
+/// Where the watchdog records the query it stopped (beside the checkpoint).
+pub fn hang_file(checkpoint: &Path) -> PathBuf {
+    let mut name = checkpoint.as_os_str().to_owned();
+    name.push(".hang");
+    PathBuf::from(name)
+}
+
+/// The query a watchdog stopped, as `<checkpoint>.hang` holds it:
+/// `{"index": N, "phase": "primary"|"oracle"|"reduce"|"input", "sql": "…"}`.
+fn hang_json(r: &Running) -> Value {
+    json!({"index": r.index, "phase": r.phase.name(), "sql": r.sql})
+}
+
+struct Running {
+    since: Instant,
+    index: u64,
+    phase: Phase,
+    sql: String,
+}
+
 /// Ends the process when a query runs longer than allowed (a hang cannot be interrupted
-/// from inside), naming the query.
+/// from inside), naming the query, and writing it to the hang file if there is one.
 struct Watchdog {
-    current: Arc<Mutex<Option<(Instant, String)>>>,
+    current: Arc<Mutex<Option<Running>>>,
 }
 
 impl Watchdog {
-    fn start(limit: Duration) -> Watchdog {
-        let current: Arc<Mutex<Option<(Instant, String)>>> = Arc::default();
+    fn start(limit: Duration, hang_file: Option<PathBuf>) -> Watchdog {
+        let current: Arc<Mutex<Option<Running>>> = Arc::default();
         let watched = current.clone();
         std::thread::spawn(move || loop {
             std::thread::sleep(Duration::from_millis(250));
-            if let Some((start, sql)) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-                if start.elapsed() > limit {
-                    eprintln!("FAILURE [hang]: still running after {:.0} s: {sql}", limit.as_secs_f64());
+            if let Some(r) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                if r.since.elapsed() > limit {
+                    eprintln!("FAILURE [hang]: still running after {:.0} s ({}, query {}): {}", limit.as_secs_f64(), r.phase.name(), r.index, r.sql);
+                    if let Some(path) = &hang_file {
+                        let _ = std::fs::write(path, hang_json(r).to_string());
+                    }
                     std::process::exit(3);
                 }
             }
@@ -375,7 +491,11 @@ impl Watchdog {
     }
 
     fn begin(&self, sql: &str) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), sql.to_string()));
+        self.begin_at(0, Phase::Input, sql);
+    }
+
+    fn begin_at(&self, index: u64, phase: Phase, sql: &str) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Running { since: Instant::now(), index, phase, sql: sql.to_string() });
     }
 
     fn end(&self) {
