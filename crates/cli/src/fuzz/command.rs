@@ -207,8 +207,18 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
     let mut merged = FuzzReport::default();
     let mut crash_reports = vec![];
     let mut dead = vec![];
+    // Children stop drawing queries at the time limit; one still inside a query then is
+    // stopped at the limit plus a grace period, and what it finished counts.
+    let deadline = args.time_limit.map(|t| started + Duration::from_secs(t + 20));
+    let mut out_of_time = false;
     while !running.is_empty() {
         std::thread::sleep(Duration::from_millis(100));
+        if !out_of_time && deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            out_of_time = true;
+            for job in &mut running {
+                let _ = job.child.kill();
+            }
+        }
         let mut still = vec![];
         for mut job in running {
             let status = match job.child.try_wait() {
@@ -224,6 +234,9 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
             };
             let report = report_of(job.k);
             let text = std::fs::read_to_string(&report).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+            if out_of_time && text.is_none() {
+                continue; // stopped while loading its tables
+            }
             if args.crash {
                 match text {
                     Some(v) => crash_reports.push(v),
@@ -235,7 +248,7 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
             let stopped_at = r.next;
             merged.merge(r);
             // 0 and 1 are a finished run (1: with failures, or stopped by --time-limit).
-            if matches!(status.code(), Some(0 | 1)) {
+            if matches!(status.code(), Some(0 | 1)) || out_of_time {
                 continue;
             }
             // Stopped inside query `stopped_at`: record it, go on after it.
