@@ -4,7 +4,8 @@
 Usage: duckdb_oracle.py DIR   (DIR holds one <table>.parquet per table)
 Loads every table, then reads one JSON object per line on stdin, {"sql": "..."}, and
 answers one JSON line each: {"rows": [[value text, ...], ...]} or {"error": "..."}.
-Values are rendered as gpusql's .slt runner renders them (scripts/slt_expected.py's fmt).
+Values are rendered as gpusql's .slt runner prints them (`fmt`, which scripts/slt_expected.py
+imports too).
 """
 import datetime
 import decimal

@@ -20,8 +20,6 @@ Usage: python3 scripts/slt_expected.py [--data-dir DIR] [files...]
 Requires: pip install duckdb (tested with duckdb 2.0.0).
 """
 import argparse
-import datetime
-import decimal
 import os
 import subprocess
 import sys
@@ -32,23 +30,7 @@ import duckdb
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from tpch_answers import load_tables  # noqa: E402
-
-
-def fmt(v):
-    if v is None:
-        return "NULL"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        s = f"{v:.9f}".rstrip("0").rstrip(".")
-        return "0" if s == "-0" else s
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, datetime.datetime):
-        s = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-        return s + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
-    s = str(v)
-    return "(empty)" if s == "" else s
+from duckdb_oracle import fmt  # noqa: E402  (one rendering for .slt files and the fuzzer)
 
 
 def records(text):

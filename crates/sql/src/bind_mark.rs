@@ -13,10 +13,9 @@
 use crate::bind_expr::Scope;
 use crate::bind_scalar::OuterQuery;
 use crate::bind_subquery::{bind_subquery_condition, in_key_nullability, SubqueryJoin};
-use gpusql_common::{Catalog, Error, Result};
+use gpusql_common::{Catalog, Result};
 use gpusql_plan::JoinKind;
-use sqlparser::ast::{self, VisitMut, VisitorMut};
-use std::ops::ControlFlow;
+use sqlparser::ast;
 
 /// The alias of the NULL guard's derived table: its scalar subquery belongs before any
 /// aggregation, whatever expression it stands in.
@@ -32,68 +31,30 @@ pub struct MarkSubquery {
 /// Replaces the IN / EXISTS subqueries of `e` (not those inside other subqueries) by
 /// their marks (`__mark<n>`), in the three-valued form above where NULLs are possible.
 pub fn extract(e: &mut ast::Expr, counter: &mut usize, scope: &Scope, catalog: &dyn Catalog) -> Result<Vec<MarkSubquery>> {
-    struct Extract<'a> {
-        depth: usize,
-        counter: &'a mut usize,
-        scope: &'a Scope,
-        catalog: &'a dyn Catalog,
-        found: Vec<MarkSubquery>,
-        error: Option<Error>,
-    }
-    impl Extract<'_> {
-        fn replace(&mut self, e: &ast::Expr) -> Result<Option<ast::Expr>> {
-            let (condition, negated, guard) = match e {
-                ast::Expr::Exists { subquery, negated } => (ast::Expr::Exists { subquery: subquery.clone(), negated: false }, *negated, None),
-                ast::Expr::InSubquery { expr, subquery, negated } => {
-                    let (x_nullable, y_nullable) = in_key_nullability(expr, subquery, self.scope, self.catalog)?;
-                    let guard = (x_nullable || y_nullable).then(|| (expr.clone(), subquery.clone()));
-                    (ast::Expr::InSubquery { expr: expr.clone(), subquery: subquery.clone(), negated: false }, *negated, guard)
-                }
-                _ => return Ok(None),
-            };
-            let name = format!("__mark{}", *self.counter);
-            *self.counter += 1;
-            let value = match guard {
-                None => name.clone(),
-                Some((x, q)) => format!(
-                    "CASE WHEN {name} THEN TRUE WHEN (SELECT CASE WHEN count(*) = 0 THEN 0 WHEN count(*) = count(__v) THEN 1 ELSE 2 END FROM ({q}) AS {GUARD_ALIAS}(__v)) + CASE WHEN ({x}) IS NULL THEN 1 ELSE 0 END >= 2 THEN NULL ELSE FALSE END"
-                ),
-            };
-            let sql = if negated { format!("NOT ({value})") } else { format!("({value})") };
-            self.found.push(MarkSubquery { name, condition });
-            Ok(Some(crate::functions::parse_expr(&sql, e)?))
-        }
-    }
-    impl VisitorMut for Extract<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _q: &mut ast::Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _q: &mut ast::Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
-            if self.depth == 0 {
-                match self.replace(e) {
-                    Ok(Some(r)) => *e = r,
-                    Ok(None) => {}
-                    Err(err) => {
-                        self.error = Some(err);
-                        return ControlFlow::Break(());
-                    }
-                }
+    let mut found = vec![];
+    crate::outside_subqueries::rewrite(e, |e| {
+        let (condition, negated, guard) = match e {
+            ast::Expr::Exists { subquery, negated } => (ast::Expr::Exists { subquery: subquery.clone(), negated: false }, *negated, None),
+            ast::Expr::InSubquery { expr, subquery, negated } => {
+                let (x_nullable, y_nullable) = in_key_nullability(expr, subquery, scope, catalog)?;
+                let guard = (x_nullable || y_nullable).then(|| (expr.clone(), subquery.clone()));
+                (ast::Expr::InSubquery { expr: expr.clone(), subquery: subquery.clone(), negated: false }, *negated, guard)
             }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut v = Extract { depth: 0, counter, scope, catalog, found: vec![], error: None };
-    let _ = e.visit(&mut v);
-    match v.error {
-        Some(err) => Err(err),
-        None => Ok(v.found),
-    }
+            _ => return Ok(None),
+        };
+        let name = format!("__mark{}", *counter);
+        *counter += 1;
+        let value = match guard {
+            None => name.clone(),
+            Some((x, q)) => format!(
+                "CASE WHEN {name} THEN TRUE WHEN (SELECT CASE WHEN count(*) = 0 THEN 0 WHEN count(*) = count(__v) THEN 1 ELSE 2 END FROM ({q}) AS {GUARD_ALIAS}(__v)) + CASE WHEN ({x}) IS NULL THEN 1 ELSE 0 END >= 2 THEN NULL ELSE FALSE END"
+            ),
+        };
+        let sql = if negated { format!("NOT ({value})") } else { format!("({value})") };
+        found.push(MarkSubquery { name, condition });
+        Ok(Some(crate::functions::parse_expr(&sql, e)?))
+    })?;
+    Ok(found)
 }
 
 /// Whether a scalar subquery is the NULL guard of an IN's mark.

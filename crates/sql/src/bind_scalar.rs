@@ -20,8 +20,7 @@ use crate::bind_expr::{contains_subquery, position, Context, Scope, ScopeField};
 use crate::bind_select::{bind_from, bind_query, bind_select};
 use gpusql_common::{Catalog, Error, Result, ScalarValue};
 use gpusql_plan::{AggFunc, Expr, LogicalPlan};
-use sqlparser::ast::{self, Spanned, VisitMut, VisitorMut};
-use std::ops::ControlFlow;
+use sqlparser::ast::{self, Spanned};
 
 /// A scalar subquery as a relation. Output: the inner correlation keys, then the value.
 pub struct ScalarSubquery {
@@ -38,37 +37,15 @@ pub struct ScalarSubquery {
 /// Cuts the scalar subqueries of `e` (not those nested inside other subqueries) out of it,
 /// leaving identifiers `__scalar<n>`; returns them with their names.
 pub fn extract(e: &mut ast::Expr, counter: &mut usize) -> Vec<(String, ast::Query)> {
-    struct Extract<'a> {
-        depth: usize,
-        counter: &'a mut usize,
-        found: Vec<(String, ast::Query)>,
-    }
-    impl VisitorMut for Extract<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _q: &mut ast::Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _q: &mut ast::Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
-            if self.depth == 0 {
-                if let ast::Expr::Subquery(q) = e {
-                    let name = format!("__scalar{}", *self.counter);
-                    *self.counter += 1;
-                    let span = q.span();
-                    self.found.push((name.clone(), (**q).clone()));
-                    *e = ast::Expr::Identifier(ast::Ident::with_span(span, name));
-                }
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut v = Extract { depth: 0, counter, found: vec![] };
-    let _ = e.visit(&mut v);
-    v.found
+    let mut found = vec![];
+    let _ = crate::outside_subqueries::rewrite(e, |e| {
+        let ast::Expr::Subquery(q) = e else { return Ok(None) };
+        let name = format!("__scalar{}", *counter);
+        *counter += 1;
+        found.push((name.clone(), (**q).clone()));
+        Ok(Some(ast::Expr::Identifier(ast::Ident::with_span(q.span(), name))))
+    });
+    found
 }
 
 /// Whether `e` is `x <op> (subquery)` or `(subquery) <op> x` for a comparison operator:

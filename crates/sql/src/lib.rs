@@ -13,6 +13,7 @@ mod ddl;
 pub mod depth;
 mod functions;
 mod literal;
+mod outside_subqueries;
 mod table_function;
 
 pub use bind_select::bind_query;
