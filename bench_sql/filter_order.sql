@@ -1,4 +1,4 @@
-# Multi-predicate filter plans (seed 000 ch. 4) with sampled selectivities: the written
+# Multi-predicate filter plans ([Sitaridi 2016] ch. 4) with sampled selectivities: the written
 # order, rank order with one branch per term, and the optimized plans (rank order and
 # branch-free groups), on filters.sql and every TPC-H query.
 EACH SET filter_order = written | SET filter_order = ranked | SET filter_order = optimized

@@ -1,6 +1,7 @@
-# Pivot-4 strings with lock-step KMP vs the byte matcher over contiguous bytes (seed 000
-# §5.3.2, seed 001), TPC-H SF 10: LIKE '%…%' scans of l_comment (60M rows), o_comment
-# (15M), s_comment, p_name, and the TPC-H queries that use such patterns.
+# Pivot-4 strings with lock-step KMP vs the byte matcher over contiguous bytes
+# ([Sitaridi 2016] §5.3.2, [Sitaridi & Ross 2015]), TPC-H SF 10: LIKE '%…%' scans of
+# l_comment (60M rows), o_comment (15M), s_comment, p_name, and the TPC-H queries that use
+# such patterns.
 EACH SET pivoted_strings = off | SET pivoted_strings = on
 select count(*) from lineitem where l_comment like '%Customer%Complaints%'
 select count(*) from lineitem where l_comment like '%special%requests%'

@@ -1,7 +1,7 @@
-//! `gpusql bench skew-join`: push-down parallelism against per-lane probing on a join
-//! whose build keys repeat with Zipf-distributed multiplicities (the expansion-divergence
-//! workload of seed 003 §5.1): with per-lane probing the lane holding a hot key walks all
-//! its matches while the rest of its warp idles.
+//! `gpusql bench skew-join`: push-down parallelism against per-lane probing on a join whose
+//! build keys repeat with Zipf-distributed multiplicities (the expansion-divergence
+//! workload of [Funke & Teubner 2020] §5.1): with per-lane probing the lane holding a hot
+//! key walks all its matches while the rest of its warp idles.
 //!
 //! probe(k, v): `probe_rows` rows, keys uniform over 1..=keys.
 //! build(k, w): `build_rows` rows, keys drawn from Zipf(z) over 1..=keys.

@@ -1,4 +1,4 @@
-//! `gpusql bench skew-group`: bank-replicated shared-memory tables (seed 000 ch. 3)
+//! `gpusql bench skew-group`: bank-replicated shared-memory tables ([Sitaridi 2016] ch. 3)
 //! against the global hash table, on the paper's two star-schema queries over a fact
 //! column with Zipf-distributed values:
 //!

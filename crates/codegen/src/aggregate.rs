@@ -402,7 +402,7 @@ fn eval_args(g: &mut PipelineGen, states: &[AggState]) -> Result<()> {
     Ok(())
 }
 
-/// HashAggregate over a bank-replicated shared-memory group table (seed 000 §3.4, writes):
+/// HashAggregate over a bank-replicated shared-memory group table ([Sitaridi 2016] §3.4, writes):
 /// a row accumulates into the slot the load-time placement gave it (`rp_slots[row]`, in a
 /// distinct bank and a distinct copy from the other lanes of its warp), with no hash
 /// lookup per row; after the loop each block merges every slot its rows touched into the

@@ -5,10 +5,11 @@
 //!   prefix-sum write; the host then groups the payload by key (scan of the counts,
 //!   scatter), so a key's matches are one contiguous range.
 //! - HashProbe looks the key up. Keys known to be unique take a single-match path. For
-//!   repeating keys a row continues once per match: with push-down parallelism (seed 003
-//!   §3) the warp takes one lane's match range at a time, broadcasts that lane's row with
-//!   shuffles and lets all 32 lanes process 32 of its matches per step; per-lane, each
-//!   lane walks its own range (the naive form, kept to measure the gain).
+//!   repeating keys a row continues once per match: with push-down parallelism
+//!   ([Funke & Teubner 2020] §3) the warp takes one lane's match range at a time,
+//!   broadcasts that lane's row with shuffles and lets all 32 lanes process 32 of its
+//!   matches per step; per-lane, each lane walks its own range (the naive form, kept to
+//!   measure the gain).
 //! - A semi/anti probe with a residual condition (Q21) walks the key's matches per lane
 //!   until one satisfies it.
 

@@ -1,7 +1,7 @@
-//! LaneRefill (seed 003 §4, DogQC's buffering operator against filter divergence). After a
-//! selective filter or a sparse join most lanes of a warp are idle, yet the operators that
-//! follow cost the warp as much as with all lanes busy. Each warp keeps a stack of parked
-//! rows in shared memory (one slot per lane suffices):
+//! LaneRefill ([Funke & Teubner 2020] §4, DogQC's buffering operator against filter
+//! divergence). After a selective filter or a sparse join most lanes of a warp are idle,
+//! yet the operators that follow cost the warp as much as with all lanes busy. Each warp
+//! keeps a stack of parked rows in shared memory (one slot per lane suffices):
 //! - *flush*: when its active lanes plus the parked rows are fewer than the threshold, the
 //!   active lanes push their rows (`dest = n_buf + popc(m & lanes_before)`) and the warp
 //!   starts over with fresh rows (`continue`);

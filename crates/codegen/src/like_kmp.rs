@@ -1,11 +1,12 @@
-//! LIKE '%s1%s2%…%' over a table column's Pivot-4 copy with lock-step KMP (seed 000 §5.3.2,
-//! seed 001: "KMP-hybrid"). The outer loop of `like_kmp_pivot4` (prelude) reads one 4-byte
-//! piece per step, so the lanes of a warp read the same piece column of consecutive rows
-//! together (coalesced, a small cache footprint); the inner loop consumes the piece's
-//! bytes the KMP way, following failure links on a mismatch. Segments are searched in
-//! order, each from where the previous one matched. Where the column has no pivoted copy
-//! (too long or uneven strings, or `SET pivoted_strings = off`) the kernel takes the byte
-//! matcher over offsets + bytes instead: a uniform branch on the copy's pointer.
+//! LIKE '%s1%s2%…%' over a table column's Pivot-4 copy with lock-step KMP ([Sitaridi 2016]
+//! §5.3.2, [Sitaridi & Ross 2015]: "KMP-hybrid"). The outer loop of `like_kmp_pivot4`
+//! (prelude) reads one 4-byte piece per step, so the lanes of a warp read the same piece
+//! column of consecutive rows together (coalesced, a small cache footprint); the inner loop
+//! consumes the piece's bytes the KMP way, following failure links on a mismatch. Segments
+//! are searched in order, each from where the previous one matched. Where the column has no
+//! pivoted copy (too long or uneven strings, or `SET pivoted_strings = off`) the kernel
+//! takes the byte matcher over offsets + bytes instead: a uniform branch on the copy's
+//! pointer.
 
 use crate::expr::Value;
 use crate::pipeline::PipelineGen;

@@ -1,4 +1,4 @@
-//! Materialize: dense output positions by the atomic prefix sum of seed 002 with local
+//! Materialize: dense output positions by the atomic prefix sum of [Funke et al. 2018] with local
 //! resolution and global propagation: ballot + popc inside the warp, a scan of the warp
 //! counts in shared memory, and one atomicAdd per block on the global row counter. Where
 //! warps do not move in step (Lane Refill) each warp reserves its own range instead.

@@ -119,7 +119,7 @@ __device__ bool in_sorted_str(const int64_t* __restrict__ offsets, const uint8_t
     return lo < n && str_eq(load_str(offsets, bytes, lo), x);
 }
 
-// LIKE '%s1%s2%…%' by lock-step KMP over a Pivot-4 copy (seed 000 §5.3.2, "KMP-hybrid"):
+// LIKE '%s1%s2%…%' by lock-step KMP over a Pivot-4 copy ([Sitaridi 2016] §5.3.2, "KMP-hybrid"):
 // piece k of row r is the word piv[k * n_rows + r]. The outer loop takes one piece per
 // step, so a warp's lanes read the same piece column together; the inner loop consumes
 // its bytes, following the failure links `nxt` (absolute positions into the concatenated

@@ -143,7 +143,7 @@ pub trait Catalog {
     }
 }
 
-/// How a pipeline uses a bank-replicated shared-memory table (seed 000 §3.4): a probe
+/// How a pipeline uses a bank-replicated shared-memory table ([Sitaridi 2016] §3.4): a probe
 /// *reads* (lanes asking for one value share a copy: the broadcast), an aggregation
 /// *writes* (every row needs its own copy within a warp, and copies the block's other
 /// warps used in the same tile are avoided: value conflicts).

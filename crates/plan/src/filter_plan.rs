@@ -1,4 +1,4 @@
-//! Multi-predicate selection (seed 000 ch. 4): how a pipeline evaluates a conjunction.
+//! Multi-predicate selection ([Sitaridi 2016] ch. 4): how a pipeline evaluates a conjunction.
 //! Terms over the same columns form one condition; conditions are ordered by the rank
 //! metric (selectivity - 1) / cost, cheapest-and-most-selective first; then a dynamic
 //! program over consecutive runs of that order decides where to branch: a group's
@@ -6,9 +6,9 @@
 //! results combined with `&`), and the next group only for rows that passed (`&&`, whose
 //! lanes that failed do no loads). Cost of a group that starts after conditions of
 //! combined selectivity s: r_k (branch-free loads of k columns overlap: r_1 = 1, r_2 =
-//! 0.75, r_k = 0.68, the seed's calibration, not re-measured here) x the sum over its
+//! 0.75, r_k = 0.68, the calibration of [Sitaridi 2016], not re-measured here) x the sum over its
 //! conditions of: each column's bytes x the chance that its 32-byte sector still holds an
-//! active lane, 1 - (1 - s)^(32 / width) (the seed counts whole warps, min(32 s, 1); loads
+//! active lane, 1 - (1 - s)^(32 / width) ([Sitaridi 2016] counts whole warps, min(32 s, 1); loads
 //! are per sector on current GPUs), plus the compare work x min(32 s, 1).
 //! Terms that can raise an error (division) are never moved before others nor grouped:
 //! they come last, each on its own, in written order, for the rows that passed the rest.
@@ -169,8 +169,9 @@ fn overlap(k: usize) -> f64 {
     }
 }
 
-/// The cheapest split of the ordered conditions into consecutive groups (seed 000 Fig. 4.6,
-/// as a prefix dynamic program: best[j] = min over i < j of best[i] + cost of group i..j).
+/// The cheapest split of the ordered conditions into consecutive groups ([Sitaridi 2016]
+/// Fig. 4.6, as a prefix dynamic program: best[j] = min over i < j of best[i] + cost of
+/// group i..j).
 fn branch_placement(conds: &[Condition]) -> Vec<Vec<Expr>> {
     let n = conds.len();
     let mut prefix_sel = vec![1.0; n + 1];

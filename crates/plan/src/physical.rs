@@ -51,20 +51,20 @@ pub enum PipelineOp {
     /// row whatever the number of matches); with a `residual` (over the probe row, then
     /// the build row) only matches that satisfy it count.
     HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch, kind: JoinKind, residual: Option<Expr> },
-    /// Lane Refill (seed 003 §4): a buffering operator that changes no rows, only which
-    /// lane carries them. A warp whose active lanes (plus those it buffered) fall below
-    /// `threshold` of 32 parks them in shared memory and starts over with fresh rows;
-    /// otherwise its idle lanes take buffered rows, so the operators after it run on
-    /// (nearly) full warps. `activity` is the planner's estimate of the fraction of lanes
-    /// still active here (shown in EXPLAIN).
+    /// Lane Refill ([Funke & Teubner 2020] §4): a buffering operator that changes no rows, only
+    /// which lane carries them. A warp whose active lanes (plus those it buffered) fall below
+    /// `threshold` of 32 parks them in shared memory and starts over with fresh rows; otherwise
+    /// its idle lanes take buffered rows, so the operators after it run on (nearly) full warps.
+    /// `activity` is the planner's estimate of the fraction of lanes still active here (shown
+    /// in EXPLAIN).
     LaneRefill { threshold: u32, activity: f64 },
 }
 
 /// How a probe with several matches per row spreads the work over a warp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MultiMatch {
-    /// Push-down parallelism (seed 003 §3): the warp walks one lane's matches at a time,
-    /// 32 matches per step.
+    /// Push-down parallelism ([Funke & Teubner 2020] §3): the warp walks one lane's matches at
+    /// a time, 32 matches per step.
     PushDown,
     /// Each lane walks its own matches.
     PerLane,
@@ -191,7 +191,7 @@ pub enum ReplicaUser {
     Aggregate,
 }
 
-/// A shared-memory table with bank-replicated copies (seed 000 §3.4), indexed by the
+/// A shared-memory table with bank-replicated copies ([Sitaridi 2016] §3.4), indexed by the
 /// slot each row of the scanned table was given at load time for `source_column`'s value
 /// (the rows' slots are a 16-bit column read instead of the key).
 #[derive(Debug, Clone, PartialEq)]

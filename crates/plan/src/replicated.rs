@@ -1,4 +1,4 @@
-//! Chooses bank-replicated shared-memory tables (seed 000 ch. 3) for probes and grouped
+//! Chooses bank-replicated shared-memory tables ([Sitaridi 2016] ch. 3) for probes and grouped
 //! aggregations keyed by a column of the scanned table with few distinct values.
 //!
 //! The table's load-time placement (`gpusql_storage::replica`) gives every row of the

@@ -96,7 +96,7 @@ pub fn validity_bytes(chunks: &[ArrayRef]) -> Vec<u8> {
     chunks.iter().flat_map(|a| (0..a.len()).map(|i| a.is_valid(i) as u8)).collect()
 }
 
-/// A string column in the Pivot-4 layout of seed 000 §5.3.2: each string cut into 4-byte
+/// A string column in the Pivot-4 layout of [Sitaridi 2016] §5.3.2: each string cut into 4-byte
 /// pieces (zero-padded), piece k of row r at `words[k * rows + r]`, so the lanes of a warp
 /// reading piece k of consecutive rows read consecutive words.
 pub struct PivotedStrings {

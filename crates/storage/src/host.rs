@@ -295,7 +295,7 @@ impl HostTable {
         self.data.iter().chain(&self.plain).flatten().filter_map(|a| a.get()).map(|a| a.get_array_memory_size()).sum()
     }
 
-    /// The bank-replicated placement `r` asks for (seed 000 §3.4), computed on first use
+    /// The bank-replicated placement `r` asks for ([Sitaridi 2016] §3.4), computed on first use
     /// and kept with the table; None for columns that are not NULL-free integers or dates,
     /// or have more distinct values than slots.
     pub fn replica(&self, r: ReplicaRequest) -> Option<Arc<ReplicaPlacement>> {

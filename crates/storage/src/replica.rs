@@ -1,4 +1,4 @@
-//! Bank-replicated shared-memory tables (seed 000 §3.4): the load-time placement.
+//! Bank-replicated shared-memory tables ([Sitaridi 2016] §3.4): the load-time placement.
 //!
 //! A column with few distinct values (a star schema's foreign key to a small dimension, a
 //! grouping column) indexes a table that each block keeps in shared memory: the filtered
@@ -10,7 +10,7 @@
 //! the copy (slot) it uses, such that the 32 rows a warp handles together hit distinct
 //! banks. Slot `s` lies in bank `s % 32`; the table is `levels × 32` slots.
 //!
-//! The algorithm (seed 000 §3.4.1): every value starts with one copy (value `v` in slot
+//! The algorithm ([Sitaridi 2016] §3.4.1): every value starts with one copy (value `v` in slot
 //! `v`). A chunk of 32 rows (one warp's rows: the kernels take 256 consecutive rows per
 //! block and loop iteration, 8 chunks) is assigned copy by copy; a row whose copies'
 //! banks are taken looks for the shortest sequence of reassignments that frees one (a
@@ -32,7 +32,7 @@ use std::collections::HashMap;
 pub const BANKS: usize = 32;
 /// Rows a block takes per loop iteration (256 threads): its 8 warps' chunks.
 pub const TILE_ROWS: usize = 256;
-/// Copies per value the placement may spend on average (seed 000 §3.5.2: 2-4× gives most
+/// Copies per value the placement may spend on average ([Sitaridi 2016] §3.5.2: 2-4× gives most
 /// of the benefit), or up to a copy per bank where that still fits the slots (tables of
 /// few values, whose heavy hitters need many copies against value conflicts).
 pub const COPY_BUDGET: usize = 4;
