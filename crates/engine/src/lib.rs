@@ -551,14 +551,12 @@ impl Engine {
         on_statement_stack(|| GpuExecutor::sources(&self.plan_here(sql)?, variant))?
     }
 
-    /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
-    /// but no GPU. Returns how many modules compiled.
-    pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
-        let sources = on_statement_stack(|| -> Result<Vec<(String, String)>> {
-            // Every form join probes take at run time.
+    /// Every CUDA source (name, code) the query can run: its join probes in each form they
+    /// take at run time, and with 64-bit row indices (for sources of 2^31 rows or more).
+    pub fn all_cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
+        on_statement_stack(|| -> Result<Vec<(String, String)>> {
             let plan = self.plan_here(sql)?;
             let mut sources = vec![];
-            // (and 64-bit row indices, for sources of 2^31 rows or more).
             let forms = [(ProbeVariant::RepeatedKeys, 0), (ProbeVariant::UniqueShared, 0), (ProbeVariant::UniqueDirect, 0), (ProbeVariant::RepeatedKeys, u64::MAX)];
             for (v, rows) in forms {
                 for s in GpuExecutor::sources_for_rows(&plan, v, rows)? {
@@ -568,7 +566,13 @@ impl Engine {
                 }
             }
             Ok(sources)
-        })??;
+        })?
+    }
+
+    /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
+    /// but no GPU. Returns how many modules compiled.
+    pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
+        let sources = self.all_cuda_sources(sql)?;
         // (NVRTC recurses over a deeply nested expression too: on the statement's stack.)
         on_statement_stack(|| -> Result<()> {
             for (name, src) in &sources {

@@ -1,0 +1,237 @@
+// tpch SF 0.01: SELECT p_name, ps_supplycost FROM part JOIN partsupp ON p_partkey = ps_partkey WHERE ps_availqty < 100
+// ==================== module pipeline_0 ====================
+// ======== Pipeline 0 ========
+// Init of #0: empty hash slots
+extern "C" __global__ void pipeline_0_init(int* ht_slots, const uint32_t ht_mask) {
+    const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = tid; i <= ht_mask; i += stride) ht_slots[i] = -1;
+}
+
+extern "C" __global__ void __launch_bounds__(256) pipeline_0(
+    const uint64_t n_rows,
+    int* err,
+    const int64_t* __restrict__ in0_values,
+    const int64_t* __restrict__ in1_offsets,
+    const uint8_t* __restrict__ in1_bytes,
+    int* __restrict__ ht_slots,
+    const uint32_t ht_mask,
+    const uint32_t max_groups,
+    unsigned long long* group_count,
+    uint32_t* __restrict__ group_rows,
+    uint32_t* __restrict__ row_group,
+    int* multi_flag,
+    int64_t* __restrict__ gkey0_values,
+    unsigned long long* out_count,
+    const uint64_t out_capacity,
+    int64_t* __restrict__ out0_values,
+    Str* __restrict__ out1_values)
+{
+    __shared__ uint32_t warp_base_[8];
+    __shared__ unsigned long long block_base_;
+    const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
+    const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
+    // prefetch: the columns every row reads are loaded one iteration early
+    int64_t pf0_next_ = (uint32_t)blockIdx.x * blockDim.x + threadIdx.x < nr_ ? in0_values[(uint32_t)blockIdx.x * blockDim.x + threadIdx.x] : (int64_t)0;
+    for (uint32_t base_ = (uint32_t)blockIdx.x * blockDim.x; base_ < nr_; base_ += stride_) {
+        const uint32_t row = base_ + threadIdx.x;
+        bool active = row < nr_;
+        const int64_t pf0_cur_ = pf0_next_;
+        if (row + stride_ < nr_) pf0_next_ = in0_values[row + stride_];
+        // ---- Scan part ----
+        int64_t c0 = 0; 
+        Str c1 = make_str("", 0); 
+        // ---- HashBuild -> #0 keys=[p_partkey#0] (global hash table, rows grouped by key) ----
+        int gid_ = -1;
+        if (active) {
+            c0 = pf0_cur_;
+        }
+        // sorted runs: a lane with the previous lane's key takes that run's group (one insert per run)
+        const long long kprev_ = __shfl_up_sync(FULL_MASK, (long long)(c0), 1);
+        const bool aprev_ = __shfl_up_sync(FULL_MASK, active, 1);
+        const bool follower_ = active && (threadIdx.x & 31) > 0 && aprev_ && kprev_ == (long long)(c0);
+        const uint32_t run_leaders_ = __ballot_sync(FULL_MASK, active && !follower_);
+        if (active && !follower_) {
+            uint64_t h_ = 0x9e3779b97f4a7c15ull;
+            h_ = hash_combine(h_, hash_u64((uint64_t)(int64_t)(c0)));
+            uint32_t slot_ = (uint32_t)h_ & ht_mask;
+            for (uint32_t probe_ = 0; probe_ <= ht_mask; probe_++) {
+                int cur_ = *(volatile int*)&ht_slots[slot_];
+                if (cur_ == -1) {
+                    cur_ = atomicCAS(&ht_slots[slot_], -1, -2);
+                    if (cur_ == -1) {
+                        const unsigned long long g_ = warp_aggregated_inc(group_count);
+                        if (g_ >= max_groups) { raise_error(err, ERR_GROUPS_FULL); atomicMax((unsigned*)&err[1], (unsigned)min(n_rows - row, (uint64_t)0xffffffffull)); atomicExch(&ht_slots[slot_], -3); break; }
+                        gkey0_values[g_] = c0;
+                        __threadfence();
+                        atomicExch(&ht_slots[slot_], (int)g_);
+                        gid_ = (int)g_;
+                        break;
+                    }
+                }
+                while (cur_ == -2) cur_ = *(volatile int*)&ht_slots[slot_];
+                if (cur_ == -3) break;
+                if ((c0 == ld_cg(&gkey0_values[cur_]))) { gid_ = cur_; break; }
+                slot_ = (slot_ + 1) & ht_mask;
+            }
+            if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);
+        }
+        const uint32_t lane_bits_ = 0xffffffffu >> (31 - (threadIdx.x & 31));
+        const int run_leader_ = 31 - __clz(run_leaders_ & lane_bits_);
+        const int run_gid_ = __shfl_sync(FULL_MASK, gid_, run_leader_ < 0 ? 0 : run_leader_);
+        if (follower_) gid_ = run_gid_;
+        const uint32_t ends_ = ~__ballot_sync(FULL_MASK, follower_) & ~lane_bits_;
+        const uint32_t run_len_ = (ends_ ? (uint32_t)__ffs(ends_) - 1u : 32u) - (threadIdx.x & 31);
+        if (active) {
+            if (gid_ >= 0 && !follower_ && atomicAdd(&group_rows[gid_], run_len_) + run_len_ >= 2u) *multi_flag = 1;
+            active = gid_ >= 0;
+        }
+        // ---- HashBuild -> #0 payload (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----
+        if (active) {
+            c1 = load_str(in1_offsets, in1_bytes, row);
+        }
+        const uint32_t lane_ = threadIdx.x & 31;
+        const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);
+        const uint32_t warp_ = threadIdx.x >> 5;
+        if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            uint32_t total_ = 0;
+            for (int w = 0; w < 8; w++) { const uint32_t c = warp_base_[w]; warp_base_[w] = total_; total_ += c; }
+            block_base_ = total_ ? atomicAdd(out_count, (unsigned long long)total_) : 0ull;
+        }
+        __syncthreads();
+        const uint64_t pos_ = block_base_ + warp_base_[warp_] + __popc(ballot_ & ((1u << lane_) - 1u));
+        if (active && pos_ < out_capacity) {
+            out0_values[pos_] = c0;
+            out1_values[pos_] = c1;
+            row_group[pos_] = (uint32_t)gid_;
+        }
+        __syncthreads();
+    }
+}
+// ==================== module pipeline_1 ====================
+// ======== Pipeline 1 ========
+extern "C" __global__ void __launch_bounds__(256) pipeline_1(
+    const uint64_t n_rows,
+    int* err,
+    const int64_t* __restrict__ in0_values,
+    const int32_t* __restrict__ in1_values,
+    const int64_t* __restrict__ in2_values,
+    const uint32_t ht0_mask,
+    const longlong2* __restrict__ ht0_entries,
+    const uint32_t* __restrict__ ht0_offsets,
+    const uint32_t* __restrict__ ht0_counts,
+    const int64_t* __restrict__ ht0_col0_values,
+    const Str* __restrict__ ht0_col1_values,
+    unsigned long long* out_count,
+    const uint64_t out_capacity,
+    Str* __restrict__ out0_values,
+    int64_t* __restrict__ out1_values)
+{
+    // LaneRefill threshold=24/32 (est. lane activity 0.011): one parked row per lane and buffered value
+    uint32_t lr0_n = 0; // rows this warp has parked
+    __shared__ uint32_t lr0_b0[256];
+    const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
+    const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
+    // prefetch: the columns every row reads are loaded one iteration early
+    int32_t pf0_next_ = (uint32_t)blockIdx.x * blockDim.x + threadIdx.x < nr_ ? in1_values[(uint32_t)blockIdx.x * blockDim.x + threadIdx.x] : (int32_t)0;
+    for (uint32_t base_ = (uint32_t)blockIdx.x * blockDim.x; base_ < nr_ || (lr0_n) != 0u; base_ += stride_) {
+        const bool drain_ = base_ >= nr_;
+        uint32_t row = base_ + threadIdx.x;
+        bool active = row < nr_;
+        const int32_t pf0_cur_ = pf0_next_;
+        if (row + stride_ < nr_) pf0_next_ = in1_values[row + stride_];
+        // ---- Scan partsupp ----
+        int64_t c0 = 0; 
+        int32_t c1 = 0; 
+        int64_t c2 = 0; 
+        // ---- Filter (ps_availqty#1 < 100) ----
+        if (active) {
+            c1 = pf0_cur_;
+            const bool t_1 = (c1 < ((int32_t)100));
+            active = (t_1);
+        }
+        // ---- LaneRefill threshold=24/32 (est. lane activity 0.011): a warp below threshold parks its rows in shared memory and starts over; otherwise idle lanes take parked rows ----
+        const uint32_t lr0_lt = (1u << (threadIdx.x & 31)) - 1u, lr0_w = threadIdx.x & ~31u;
+        const uint32_t lr0_m = __ballot_sync(FULL_MASK, active), lr0_na = __popc(lr0_m);
+        if (!drain_ && lr0_na + lr0_n < 24u) {
+            // flush: the active lanes push their rows onto the warp's stack
+            if (active) {
+                const uint32_t d_ = lr0_w + lr0_n + __popc(lr0_m & lr0_lt);
+                lr0_b0[d_] = row;
+            }
+            lr0_n += lr0_na;
+            __syncwarp();
+            continue;
+        }
+        // refill: idle lanes pop the top of the stack
+        const uint32_t lr0_take = min(lr0_n, 32u - lr0_na), lr0_rest = lr0_n - lr0_take;
+        const uint32_t lr0_r = __popc(~lr0_m & lr0_lt);
+        const bool lr0_fill = !active && lr0_r < lr0_take;
+        if (lr0_fill) {
+            const uint32_t s_ = lr0_w + lr0_rest + lr0_r;
+            row = lr0_b0[s_];
+        }
+        active = active || lr0_fill;
+        lr0_n = lr0_rest;
+        __syncwarp();
+        // ---- HashProbe #0 keys=[ps_partkey#0] (multi-match: push-down parallelism; {key, group} entries) ----
+        int hp0_gid = -1;
+        if (active) {
+            c0 = in0_values[row];
+             {
+                uint64_t h_ = 0x9e3779b97f4a7c15ull;
+                h_ = hash_combine(h_, hash_u64((uint64_t)(int64_t)(c0)));
+                uint32_t slot_ = (uint32_t)h_ & ht0_mask;
+                for (uint32_t probe_ = 0; probe_ <= ht0_mask; probe_++) {
+                    const longlong2 e_ = __ldg(&ht0_entries[slot_]);
+                    if (e_.y < 0) break;
+                    if (e_.x == c0) { hp0_gid = (int)e_.y; break; }
+                    slot_ = (slot_ + 1) & ht0_mask;
+                }
+            }
+            active = hp0_gid >= 0;
+        }
+        uint32_t hp0_beg = 0, hp0_end = 0;
+        if (active) { hp0_beg = ht0_offsets[hp0_gid]; hp0_end = hp0_beg + ht0_counts[hp0_gid]; }
+        const bool hp0_has = active;
+        const bool hp0_found = hp0_gid >= 0;
+        while (true) {
+            const uint32_t hp0_todo = __ballot_sync(FULL_MASK, hp0_has && hp0_beg < hp0_end);
+            if (hp0_todo == 0) break;
+            const int hp0_leader = hp0_todo ? __ffs(hp0_todo) - 1 : 0;
+            const uint32_t hp0_lb = __shfl_sync(FULL_MASK, hp0_beg, hp0_leader), hp0_le = __shfl_sync(FULL_MASK, hp0_end, hp0_leader);
+            if ((int)(threadIdx.x & 31) == hp0_leader) hp0_beg += 32;
+            const uint32_t hp0_pos = hp0_lb + (threadIdx.x & 31);
+            bool active = hp0_todo != 0 && hp0_pos < hp0_le;
+            const bool hp0_m = bcast(hp0_found, hp0_leader);
+            // broadcast the leader lane's row to the warp
+            const int64_t c0_b0 = bcast(c0, hp0_leader);
+            const int32_t c1_b0 = bcast(c1, hp0_leader);
+            const uint32_t row_b0_ = bcast(row, hp0_leader);
+            const uint32_t row = row_b0_;
+            int64_t j0_0 = 0;
+            Str j0_1 = make_str("", 0);
+            // ---- Project p_name#4, ps_supplycost#2 ----
+            Str p0_0 = make_str("", 0); bool p0_0_null = true;
+            int64_t p0_1 = 0; bool p0_1_null = true;
+            if (active) {
+                c2 = in2_values[row];
+                j0_1 = ht0_col1_values[hp0_pos];
+                p0_0 = j0_1; p0_0_null = false;
+                p0_1 = c2; p0_1_null = false;
+            }
+            // ---- Materialize -> #1 (prefix-sum write: ballot/popc per warp, one atomicAdd per warp: warps run apart) ----
+            const uint32_t lane_ = threadIdx.x & 31;
+            const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);
+            unsigned long long wbase_ = 0;
+            if (lane_ == 0 && ballot_ != 0u) wbase_ = atomicAdd(out_count, (unsigned long long)__popc(ballot_));
+            wbase_ = __shfl_sync(FULL_MASK, wbase_, 0);
+            const uint64_t pos_ = wbase_ + __popc(ballot_ & ((1u << lane_) - 1u));
+            if (active && pos_ < out_capacity) {
+                out0_values[pos_] = p0_0;
+                out1_values[pos_] = p0_1;
+            }
+        }
+    }
+}

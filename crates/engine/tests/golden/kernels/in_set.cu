@@ -1,0 +1,102 @@
+// tpch SF 0.01: SELECT count(*) FROM lineitem WHERE l_suppkey IN (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584, 4181)
+// ==================== module pipeline_0 ====================
+// ======== Pipeline 0 ========
+// Init of #0: empty hash slots, MIN/MAX identities
+extern "C" __global__ void pipeline_0_init(const uint32_t max_groups) {
+    const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+    
+}
+
+extern "C" __global__ void __launch_bounds__(256) pipeline_0(
+    const uint64_t n_rows,
+    int* err,
+    const int64_t* __restrict__ in0_values,
+    int64_t* __restrict__ state0,
+    const uint32_t inset0_len,
+    const int64_t* __restrict__ inset0_values)
+{
+    int64_t acc0_ = ((int64_t)0);
+    const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
+    const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
+    // prefetch: the columns every row reads are loaded one iteration early
+    int64_t pf0_next_ = (uint32_t)blockIdx.x * blockDim.x + threadIdx.x < nr_ ? in0_values[(uint32_t)blockIdx.x * blockDim.x + threadIdx.x] : (int64_t)0;
+    for (uint32_t base_ = (uint32_t)blockIdx.x * blockDim.x; base_ < nr_; base_ += stride_) {
+        const uint32_t row = base_ + threadIdx.x;
+        bool active = row < nr_;
+        const int64_t pf0_cur_ = pf0_next_;
+        if (row + stride_ < nr_) pf0_next_ = in0_values[row + stride_];
+        // ---- Scan lineitem ----
+        int64_t c0 = 0; 
+        // ---- Filter l_suppkey#0 IN (1, 2, 3, … 18 distinct values) ----
+        if (active) {
+            c0 = pf0_cur_;
+            const bool in_1 = in_sorted(inset0_values, inset0_len, (int64_t)c0);
+            active = (in_1);
+        }
+        // ---- GlobalAggregate -> #0 [count(*)] (block reduction, one atomic per block) ----
+        if (active) {
+            acc0_ += (true ? (int64_t)1 : ((int64_t)0));
+        }
+    }
+    // GlobalAggregate: warp shuffle reduction, block reduction in shared memory, one atomic per block
+    const uint32_t lane_ = threadIdx.x & 31, warp_ = threadIdx.x >> 5;
+     {
+        __shared__ int64_t red_[8];
+        int64_t v_ = warp_sum_i64(acc0_);
+        if (lane_ == 0) red_[warp_] = v_;
+        __syncthreads();
+        if (warp_ == 0) {
+            v_ = lane_ < 8 ? red_[lane_] : ((int64_t)0);
+            v_ = warp_sum_i64(v_);
+            if (lane_ == 0) atomic_add_i64(state0, v_);
+        }
+    }
+}
+// ==================== module pipeline_1 ====================
+// ======== Pipeline 1 ========
+extern "C" __global__ void __launch_bounds__(256) pipeline_1(
+    const uint64_t n_rows,
+    int* err,
+    const int64_t* __restrict__ in0_values,
+    unsigned long long* out_count,
+    const uint64_t out_capacity,
+    int64_t* __restrict__ out0_values)
+{
+    __shared__ uint32_t warp_base_[8];
+    __shared__ unsigned long long block_base_;
+    const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
+    const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
+    // prefetch: the columns every row reads are loaded one iteration early
+    int64_t pf0_next_ = (uint32_t)blockIdx.x * blockDim.x + threadIdx.x < nr_ ? in0_values[(uint32_t)blockIdx.x * blockDim.x + threadIdx.x] : (int64_t)0;
+    for (uint32_t base_ = (uint32_t)blockIdx.x * blockDim.x; base_ < nr_; base_ += stride_) {
+        const uint32_t row = base_ + threadIdx.x;
+        bool active = row < nr_;
+        const int64_t pf0_cur_ = pf0_next_;
+        if (row + stride_ < nr_) pf0_next_ = in0_values[row + stride_];
+        // ---- Scan intermediate #0 ----
+        int64_t c0 = 0; 
+        // ---- Project count(*)#0 ----
+        int64_t p0_0 = 0; bool p0_0_null = true;
+        if (active) {
+            c0 = pf0_cur_;
+            p0_0 = c0; p0_0_null = false;
+        }
+        // ---- Materialize -> #1 (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----
+        const uint32_t lane_ = threadIdx.x & 31;
+        const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);
+        const uint32_t warp_ = threadIdx.x >> 5;
+        if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            uint32_t total_ = 0;
+            for (int w = 0; w < 8; w++) { const uint32_t c = warp_base_[w]; warp_base_[w] = total_; total_ += c; }
+            block_base_ = total_ ? atomicAdd(out_count, (unsigned long long)total_) : 0ull;
+        }
+        __syncthreads();
+        const uint64_t pos_ = block_base_ + warp_base_[warp_] + __popc(ballot_ & ((1u << lane_) - 1u));
+        if (active && pos_ < out_capacity) {
+            out0_values[pos_] = p0_0;
+        }
+        __syncthreads();
+    }
+}
