@@ -43,13 +43,6 @@ fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<Vec<(&'static str
     }
 }
 
-/// `GROUP_CACHE_MIN_REACH`, or `GPUSQL_GROUP_CACHE_MIN_REACH` from the environment (to
-/// measure: 0 puts the cache in every grouped aggregation, 2 in none).
-fn group_cache_min_reach() -> f64 {
-    static V: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *V.get_or_init(|| std::env::var("GPUSQL_GROUP_CACHE_MIN_REACH").ok().and_then(|v| v.parse().ok()).unwrap_or(GROUP_CACHE_MIN_REACH))
-}
-
 fn smem_groups(codes: &[StateCode]) -> usize {
     let per_group: usize = codes.iter().map(|c| c_size(c.ct)).sum();
     let fit = SMEM_STATE_BYTES / per_group.max(1);
@@ -236,7 +229,7 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
 /// apply, nor for key types without a cached form; returns whether it emitted the lookup.
 fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value], arrays: &[KeyArrays], table: [&str; 4]) -> bool {
     let [slots, mask, max_groups, count] = table;
-    if crate::hash_table::sorted_runs_apply(keys, kv) || g.sink_reach < group_cache_min_reach() {
+    if crate::hash_table::sorted_runs_apply(keys, kv) || g.sink_reach < GROUP_CACHE_MIN_REACH {
         return false;
     }
     // Per key: its parts, and its NULL flag where it may be NULL (NULL groups with NULL).

@@ -9,6 +9,9 @@ pub enum Error {
     Syntax { message: String, line: u64, column: u64 },
     /// Names and types: unknown table/column, type mismatch, bad aggregate use.
     Plan(String),
+    /// A name or value the user gave that is not valid outside a query's own names and
+    /// types: an unknown setting, a value a setting does not take.
+    InvalidInput(String),
     /// Valid SQL that this engine does not implement (yet).
     NotSupported(String),
     /// Runtime failures of a query: division by zero, overflow, bad cast.
@@ -45,7 +48,7 @@ impl fmt::Display for Error {
             Error::Syntax { message, line, column } => {
                 write!(f, "syntax error at line {line}, column {column}: {message}")
             }
-            Error::Plan(m) => write!(f, "{m}"),
+            Error::Plan(m) | Error::InvalidInput(m) => write!(f, "{m}"),
             Error::NotSupported(m) => write!(f, "not supported: {m}"),
             Error::Execution(m) => write!(f, "execution error: {m}"),
             Error::Gpu(m) => write!(f, "GPU error: {m}"),

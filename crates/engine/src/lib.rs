@@ -18,8 +18,8 @@ pub use gpusql_common::{CsvOptions, FileFormat, FileScan};
 use arrow::record_batch::RecordBatch;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::GpuExecutor;
-use gpusql_plan::filter_plan::FilterOrder;
-use gpusql_plan::{create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, PlannerOptions, ReplicatedTables};
+use gpusql_plan::config::Selectivity;
+use gpusql_plan::{create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, SessionConfig};
 pub use gpusql_exec::gpu::ProbeVariant;
 pub use gpusql_plan::MultiMatch;
 use gpusql_common::Catalog;
@@ -69,7 +69,8 @@ pub enum Output {
 pub struct Engine {
     tables: TableStore,
     gpu: GpuSlot,
-    planner: PlannerOptions,
+    /// The session's settings (`SET`); the GPU executor holds a copy kept equal.
+    config: SessionConfig,
 }
 
 /// The GPU backend. With `Auto` it is opened in the background when the engine is made
@@ -88,8 +89,8 @@ impl GpuSlot {
         GpuSlot { ready: OnceLock::from(gpu), opening: Mutex::new(None), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
     }
 
-    fn opening() -> GpuSlot {
-        GpuSlot { ready: OnceLock::new(), opening: Mutex::new(Some(std::thread::spawn(open_gpu))), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
+    fn opening(config: SessionConfig) -> GpuSlot {
+        GpuSlot { ready: OnceLock::new(), opening: Mutex::new(Some(std::thread::spawn(move || open_gpu(config)))), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
     }
 
     /// The GPU executor (waiting for it to open), or None on the CPU backend.
@@ -119,86 +120,59 @@ impl Engine {
     /// Opens the engine. With `Auto` and no usable GPU, the CPU backend is used and
     /// `notice()` says why.
     pub fn new(choice: BackendChoice) -> Result<Engine> {
+        // Each setting can also come from the environment (GPUSQL_<NAME>, e.g.
+        // GPUSQL_LANE_REFILL=off), e.g. for benchmarks of the naive forms.
+        let mut config = SessionConfig::default();
+        for s in SessionConfig::SETTINGS {
+            if let Ok(v) = std::env::var(s.env_var()) {
+                config.set(s.name, &v).map_err(|e| Error::InvalidInput(format!("{}: {e}", s.env_var())))?;
+            }
+        }
         let gpu = match choice {
             BackendChoice::Cpu => GpuSlot::ready(None),
-            BackendChoice::Gpu => GpuSlot::ready(Some(open_gpu().map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?)),
-            BackendChoice::Auto => GpuSlot::opening(),
+            BackendChoice::Gpu => GpuSlot::ready(Some(open_gpu(config.clone()).map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?)),
+            BackendChoice::Auto => GpuSlot::opening(config.clone()),
         };
-        let mut engine = Engine { tables: TableStore::default(), gpu, planner: PlannerOptions::default() };
-        // The planner settings can also come from the environment (GPUSQL_MULTI_MATCH,
-        // GPUSQL_FILTER_ORDER, GPUSQL_LANE_REFILL), e.g. for benchmarks of the naive forms.
-        for name in SETTINGS {
-            if let Ok(v) = std::env::var(format!("GPUSQL_{}", name.to_ascii_uppercase())) {
-                engine.set(name, &v).map_err(|e| Error::plan(format!("GPUSQL_{}: {e}", name.to_ascii_uppercase())))?;
-            }
-        }
-        Ok(engine)
+        let mut tables = TableStore::default();
+        tables.sampling = config.selectivity == Selectivity::Sampled;
+        Ok(Engine { tables, gpu, config })
     }
 
-    /// Changes a session setting (`SET name = value`):
-    /// - `multi_match`: `push-down` (default) or `per-lane`, how probes with several matches
-    ///   per row use the warp;
-    /// - `filter_order`: `ranked` (default: conditions by the rank metric, one branch each),
-    ///   `written`, or `optimized` (rank order and branch-free groups: multi-predicate plans);
-    /// - `lane_refill`: `on` (default, threshold 24 of 32 lanes), `off`, or a threshold 1-32;
-    /// - `selectivity`: `sampled` (default: filters over tables are measured on a sample of
-    ///   1024 rows) or `guessed` (fixed guesses per kind of term);
-    /// - `pivoted_strings`: `on` (default: LIKE '%…%' reads a column's Pivot-4 copy with
-    ///   lock-step KMP) or `off` (the byte matcher over the contiguous bytes);
-    /// - `top_n`: `on` (default: ORDER BY … LIMIT sorts only the rows it keeps) or `off`;
-    /// - `key_bitmaps`: `on` (default: probes of a single integer key whose build keys span
-    ///   at most 2^20 values test a bit per value before hashing) or `off`;
-    /// - `early_bitmaps`: `on` (default: where a probe's key bitmap is tested before its Lane
-    ///   Refill, later probes keyed by a column of the scanned table that at least 16% of
-    ///   the rows are estimated to reach test theirs there too, all keys loaded at once) or
-    ///   `off` (each probe tests its own bitmap);
-    /// - `replicated_tables`: `on` (default: grouped aggregations and probes keyed by a
-    ///   table column of at most a few thousand values use shared-memory tables, placed on
-    ///   first use; group tables bank-replicated, probe tables with one copy per value),
-    ///   `all` (probe tables replicated too), `single` (one copy per value everywhere) or
-    ///   `off` (global hash tables);
-    /// - `dictionary_strings`: `on` (default: scans read string columns with at most
-    ///   65,536 distinct values, and at most half as many as rows, as 2-byte codes into a
-    ///   dictionary built on first use; grouping and joining on them skip the bytes) or
-    ///   `off` (offsets + bytes).
+    /// Changes a session setting (`SET name = value`); `SHOW ALL` lists them with their
+    /// values and docs (`gpusql_plan::config` declares them).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
-        match name {
-            "multi_match" => self.planner.multi_match = parse_multi_match(value)?,
-            "filter_order" => {
-                let options = [("written", FilterOrder::Written), ("ranked", FilterOrder::Ranked), ("optimized", FilterOrder::Optimized)];
-                self.planner.filter_order = parse_choice(name, value, &options)?
-            }
-            "lane_refill" => self.planner.lane_refill = parse_lane_refill(value)?,
-            "top_n" => self.planner.top_n = parse_on_off("top_n", value)?,
-            "dictionary_strings" => self.planner.dictionary_strings = parse_on_off(name, value)?,
-            "replicated_tables" => {
-                let options =
-                    [("on", ReplicatedTables::On), ("all", ReplicatedTables::All), ("single", ReplicatedTables::Single), ("off", ReplicatedTables::Off)];
-                self.planner.replicated_tables = parse_choice(name, value, &options)?
-            }
-            // (Hash tables and string layouts live on the GPU only; the CPU backend takes
-            // these settings and ignores them.)
-            "key_bitmaps" => self.set_gpu_switch(name, value, |g, on| g.key_bitmaps = on)?,
-            "early_bitmaps" => self.set_gpu_switch(name, value, |g, on| g.early_bitmaps = on)?,
-            "pivoted_strings" => self.set_gpu_switch(name, value, |g, on| g.pivoted_strings = on)?,
-            "selectivity" => self.tables.sampling = parse_choice(name, value, &[("sampled", true), ("guessed", false)])?,
-            other => return Err(Error::plan(format!("unknown setting '{other}' (known: {})", SETTINGS.join(", ")))),
-        }
+        self.config.set(name, value)?;
+        self.config_changed();
         Ok(())
     }
 
-    /// An on/off setting of the GPU executor.
-    fn set_gpu_switch(&mut self, name: &str, value: &str, set: impl FnOnce(&mut GpuExecutor, bool)) -> Result<()> {
-        let on = parse_on_off(name, value)?;
-        if let Some(g) = self.gpu.get_mut() {
-            set(g, on);
+    /// `RESET name`, or every setting with None (`RESET ALL`).
+    pub fn reset(&mut self, name: Option<&str>) -> Result<()> {
+        match name {
+            Some(n) => self.config.reset(n)?,
+            None => self.config = SessionConfig::default(),
         }
+        self.config_changed();
         Ok(())
+    }
+
+    /// The session's settings.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// Passes the settings on to those that keep a copy.
+    fn config_changed(&mut self) {
+        self.tables.sampling = self.config.selectivity == Selectivity::Sampled;
+        let config = self.config.clone();
+        if let Some(g) = self.gpu.get_mut() {
+            g.config = config;
+        }
     }
 
     /// How join probes with several matches per row use the warp.
     pub fn set_multi_match(&mut self, m: MultiMatch) {
-        self.planner.multi_match = m;
+        self.config.multi_match = m;
     }
 
     /// A line to show the user when `Auto` fell back to the CPU (waits for the GPU to
@@ -298,7 +272,7 @@ impl Engine {
     /// the load-time encoding queries would otherwise build on first use), so that
     /// benchmarks time them apart from the uploads.
     pub fn build_dictionaries(&self) {
-        if !self.planner.dictionary_strings {
+        if !self.config.dictionary_strings {
             return;
         }
         for name in self.tables.names() {
@@ -321,7 +295,7 @@ impl Engine {
         for name in self.tables.names() {
             if let Some(t) = self.tables.get(&name) {
                 for c in 0..t.schema.len() {
-                    let dictionary = self.planner.dictionary_strings && t.schema.fields[c].ty == DataType::Utf8 && t.string_dictionary(c).is_some();
+                    let dictionary = self.config.dictionary_strings && t.schema.fields[c].ty == DataType::Utf8 && t.string_dictionary(c).is_some();
                     if dictionary {
                         g.store.dictionary(&g.dev, &t, c, &mut stats)?;
                     } else {
@@ -423,6 +397,31 @@ impl Engine {
                 self.set(&name, &value)?;
                 Ok(Output::Done("SET".into()))
             }
+            BoundStatement::Reset { name } => {
+                self.reset(name.as_deref())?;
+                Ok(Output::Done("RESET".into()))
+            }
+            BoundStatement::ShowSetting { name } => {
+                let batch = match name {
+                    Some(n) => string_batch(&[n.as_str()], &[vec![Some(self.config.get(&n)?.as_str())]])?,
+                    None => {
+                        let settings = SessionConfig::SETTINGS;
+                        let values: Vec<String> = settings.iter().map(|s| self.config.get(s.name).unwrap_or_default()).collect();
+                        let envs: Vec<String> = settings.iter().map(|s| s.env_var()).collect();
+                        string_batch(
+                            &["name", "value", "values", "environment", "description"],
+                            &[
+                                settings.iter().map(|s| Some(s.name)).collect(),
+                                values.iter().map(|v| Some(v.as_str())).collect(),
+                                settings.iter().map(|s| Some(s.values)).collect(),
+                                envs.iter().map(|v| Some(v.as_str())).collect(),
+                                settings.iter().map(|s| Some(s.doc)).collect(),
+                            ],
+                        )?
+                    }
+                };
+                Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
+            }
             BoundStatement::Insert(ins) => {
                 let n = self.tables.insert_rows(&ins.table, &ins.rows)?;
                 Ok(Output::Done(format!("INSERT {n}")))
@@ -519,10 +518,10 @@ impl Engine {
     /// dictionary-encoded string columns chosen, and the ms that took (the load-time
     /// placements and dictionaries computed for it, on first use).
     fn physical_plan(&self, optimized: &LogicalPlan) -> Result<(PhysicalPlan, f64)> {
-        let mut physical = create_physical_plan_with(optimized, self.planner)?;
+        let mut physical = create_physical_plan_with(optimized, &self.config)?;
         let start = std::time::Instant::now();
-        place_replicated_tables(&mut physical, &self.tables, self.planner.replicated_tables);
-        encode_string_columns(&mut physical, &self.tables, self.planner.dictionary_strings);
+        place_replicated_tables(&mut physical, &self.tables, self.config.replicated_tables);
+        encode_string_columns(&mut physical, &self.tables, self.config.dictionary_strings);
         Ok((physical, start.elapsed().as_secs_f64() * 1e3))
     }
 
@@ -610,7 +609,7 @@ impl Engine {
         }
         let ordinal = g.dev.ordinal();
         drop(self.gpu.ready.take());
-        let reopened = GpuDevice::reset_device(ordinal).and_then(|_| open_gpu());
+        let reopened = GpuDevice::reset_device(ordinal).and_then(|_| open_gpu(self.config.clone()));
         let what = match reopened {
             Ok(g) => {
                 let _ = self.gpu.ready.set(Some(g));
@@ -652,53 +651,6 @@ fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
     })
 }
 
-/// Settings `SET` (and GPUSQL_<NAME> in the environment) change.
-pub const SETTINGS: [&str; 10] =
-    ["multi_match", "filter_order", "lane_refill", "selectivity", "pivoted_strings", "top_n", "replicated_tables", "key_bitmaps", "early_bitmaps", "dictionary_strings"];
-
-/// The option of setting `name` that `v` names (case-insensitive), or an error that
-/// lists them.
-fn parse_choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> Result<T> {
-    let v = v.to_ascii_lowercase();
-    if let Some((_, t)) = options.iter().find(|(o, _)| *o == v) {
-        return Ok(*t);
-    }
-    let names: Vec<&str> = options.iter().map(|(o, _)| *o).collect();
-    let list = match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.join(""),
-    };
-    Err(Error::plan(format!("unknown {name} '{v}' ({list})")))
-}
-
-fn parse_on_off(name: &str, v: &str) -> Result<bool> {
-    match v.to_ascii_lowercase().as_str() {
-        "on" | "true" | "1" => Ok(true),
-        "off" | "false" | "0" => Ok(false),
-        other => Err(Error::plan(format!("unknown {name} '{other}' (on or off)"))),
-    }
-}
-
-/// `off`, `on` (the default threshold) or a threshold of 1..=32 lanes.
-pub fn parse_lane_refill(v: &str) -> Result<Option<u32>> {
-    match v.to_ascii_lowercase().as_str() {
-        "off" | "no" | "0" => Ok(None),
-        "on" | "yes" => Ok(Some(gpusql_plan::planner::LANE_REFILL_THRESHOLD)),
-        n => match n.parse::<u32>() {
-            Ok(t) if (1..=32).contains(&t) => Ok(Some(t)),
-            _ => Err(Error::plan(format!("unknown lane_refill '{v}' (off, on, or a threshold of 1 to 32 lanes)"))),
-        },
-    }
-}
-
-pub fn parse_multi_match(v: &str) -> Result<MultiMatch> {
-    match v.to_ascii_lowercase().replace('_', "-").as_str() {
-        "push-down" | "pushdown" => Ok(MultiMatch::PushDown),
-        "per-lane" | "naive" => Ok(MultiMatch::PerLane),
-        other => Err(Error::plan(format!("unknown multi-match mode '{other}' (push-down or per-lane)"))),
-    }
-}
-
 /// A batch of text columns (SHOW TABLES, DESCRIBE).
 fn string_batch(names: &[&str], columns: &[Vec<Option<&str>>]) -> Result<RecordBatch> {
     let fields: Vec<arrow::datatypes::Field> = names.iter().map(|n| arrow::datatypes::Field::new(*n, arrow::datatypes::DataType::Utf8, true)).collect();
@@ -723,7 +675,7 @@ pub fn strip_prelude(src: &str) -> &str {
     }
 }
 
-fn open_gpu() -> std::result::Result<GpuExecutor, CudaError> {
+fn open_gpu(config: SessionConfig) -> std::result::Result<GpuExecutor, CudaError> {
     let dev = GpuDevice::open(0)?;
-    Ok(GpuExecutor::new(Arc::new(dev)))
+    Ok(GpuExecutor::new(Arc::new(dev), config))
 }

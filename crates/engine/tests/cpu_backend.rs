@@ -90,3 +90,23 @@ fn top_n_over_a_join_keeps_the_first_n_in_order() {
     w.sort();
     assert_eq!(g, w);
 }
+
+/// `SHOW ALL`: one row per setting, with its value, the values it takes, its environment
+/// variable and its doc; `SET` changes the value it shows.
+#[test]
+fn show_all_lists_every_setting_with_its_doc() {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    e.sql("SET multi_match = per-lane").unwrap();
+    let batches = e.sql("SHOW ALL").unwrap();
+    let b = &batches[0];
+    let col = |i: usize| b.column(i).as_any().downcast_ref::<StringArray>().unwrap().clone();
+    let (names, values, envs, docs) = (col(0), col(1), col(3), col(4));
+    assert_eq!(b.num_rows(), gpusql_plan::SessionConfig::SETTINGS.len());
+    for i in 0..b.num_rows() {
+        assert!(!docs.value(i).is_empty(), "{}", names.value(i));
+        assert_eq!(envs.value(i), format!("GPUSQL_{}", names.value(i).to_ascii_uppercase()));
+    }
+    let mm = (0..b.num_rows()).find(|&i| names.value(i) == "multi_match").unwrap();
+    assert_eq!(values.value(mm), "per-lane");
+    assert!(names.iter().flatten().any(|n| n == "dump_kernels") && names.iter().flatten().any(|n| n == "lane_refill"));
+}

@@ -1,6 +1,7 @@
 //! Logical plan, optimizer rules, physical plan (pipelines and stages), and the expression
 //! semantics shared by both backends.
 
+pub mod config;
 pub mod dictionary;
 pub mod eval;
 pub mod expr;
@@ -16,7 +17,8 @@ pub mod selectivity;
 pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern, TruncUnit};
 pub use literal_set::LiteralSet;
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
+pub use config::{SessionConfig, SettingInfo};
 pub use dictionary::encode_string_columns;
 pub use physical::{AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};
 pub use replicated::{place_replicated_tables, ReplicatedTables};
-pub use planner::{create_physical_plan, create_physical_plan_with, PlannerOptions};
+pub use planner::{create_physical_plan, create_physical_plan_with};

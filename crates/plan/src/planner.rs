@@ -2,6 +2,7 @@
 //! (aggregation, sorting, the final materialization) and lowers SQL aggregates onto
 //! accumulator states.
 
+use crate::config::SessionConfig;
 use crate::expr::{BinaryOp, Expr};
 use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::filter_plan::{FilterOrder, FilterPlan};
@@ -27,24 +28,6 @@ struct Planner {
     next_pipeline: usize,
 }
 
-/// Choices of the physical planner that benchmarks switch.
-#[derive(Debug, Clone, Copy)]
-pub struct PlannerOptions {
-    pub multi_match: MultiMatch,
-    pub filter_order: FilterOrder,
-    /// Lane Refill threshold (lanes of 32), or None for no Lane Refill operators.
-    pub lane_refill: Option<u32>,
-    /// ORDER BY … LIMIT sorts only the rows it keeps (a top-N) rather than all.
-    pub top_n: bool,
-    /// Probes and aggregations keyed by a column with few distinct values use
-    /// bank-replicated shared-memory tables (`place_replicated_tables`, which the caller
-    /// runs with a catalog that has the placements).
-    pub replicated_tables: crate::replicated::ReplicatedTables,
-    /// Scans read string columns with few distinct values dictionary-encoded
-    /// (`encode_string_columns`, run by the caller with a catalog that has them).
-    pub dictionary_strings: bool,
-}
-
 /// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
 pub const LANE_REFILL_THRESHOLD: u32 = 24;
 /// A Lane Refill operator is placed where the estimated fraction of active lanes since the
@@ -52,25 +35,19 @@ pub const LANE_REFILL_THRESHOLD: u32 = 24;
 /// lineitem ⋈ part at SF 10: 1.1-1.5x faster at 2-20% selectivity, 5-9% slower at 50%).
 const LANE_REFILL_MAX_ACTIVITY: f64 = 0.35;
 
-impl Default for PlannerOptions {
-    fn default() -> Self {
-        // Rank order, one branch per term: with sampled selectivities it fixes badly written
-        // orders (2-3.3x) and costs nothing measurable on TPC-H; the branch-free groups of
-        // the optimized plans measured 5-14% slower there (docs/BENCHMARKS.md).
-        PlannerOptions { multi_match: MultiMatch::PushDown, filter_order: FilterOrder::Ranked, lane_refill: Some(LANE_REFILL_THRESHOLD), top_n: true, replicated_tables: crate::replicated::ReplicatedTables::On, dictionary_strings: true }
-    }
-}
-
 pub fn create_physical_plan(plan: &LogicalPlan) -> Result<PhysicalPlan> {
-    create_physical_plan_with(plan, PlannerOptions::default())
+    create_physical_plan_with(plan, &SessionConfig::default())
 }
 
-pub fn create_physical_plan_with(plan: &LogicalPlan, options: PlannerOptions) -> Result<PhysicalPlan> {
+/// The physical plan under the session's planner settings (`multi_match`, `filter_order`,
+/// `lane_refill`, `top_n`; replicated tables and dictionary strings are placed afterwards,
+/// by `place_replicated_tables` and `encode_string_columns`, with a catalog that has them).
+pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> Result<PhysicalPlan> {
     let mut p = Planner {
-        multi_match: options.multi_match,
-        filter_order: options.filter_order,
-        lane_refill: options.lane_refill,
-        top_n: options.top_n,
+        multi_match: config.multi_match,
+        filter_order: config.filter_order,
+        lane_refill: config.lane_refill.0,
+        top_n: config.top_n,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,

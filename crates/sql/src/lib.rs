@@ -52,6 +52,10 @@ pub enum BoundStatement {
     /// SET <name> = <value>: a session setting of the engine (the value as written:
     /// identifier, string or number text).
     Set { name: String, value: String },
+    /// RESET <name>, or RESET ALL (None).
+    Reset { name: Option<String> },
+    /// SHOW <name>, or SHOW ALL (None): settings with their values and docs.
+    ShowSetting { name: Option<String> },
 }
 
 /// Splits a script into statements and parses them; errors carry line and column.
@@ -135,9 +139,20 @@ pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundSt
                     other => other.to_string(),
                 },
                 sqlparser::ast::Expr::Identifier(i) => i.value.clone(),
-                other => return Err(Error::not_supported(format!("SET value {other}"))),
+                // A word with hyphens (`per-lane`, `push-down`) parses as a subtraction:
+                // the value is its text without the spaces the parser put around them.
+                other => other.to_string().split_whitespace().collect(),
             };
             Ok(BoundStatement::Set { name: variable.to_string().to_ascii_lowercase(), value })
+        }
+        Statement::Reset(r) => match &r.reset {
+            sqlparser::ast::Reset::ALL => Ok(BoundStatement::Reset { name: None }),
+            sqlparser::ast::Reset::ConfigurationParameter(p) => Ok(BoundStatement::Reset { name: Some(p.to_string().to_ascii_lowercase()) }),
+            sqlparser::ast::Reset::SessionAuthorization => Err(Error::not_supported("RESET SESSION AUTHORIZATION")),
+        },
+        Statement::ShowVariable { variable } => {
+            let name = variable.iter().map(|i| i.value.to_ascii_lowercase()).collect::<Vec<_>>().join(".");
+            Ok(BoundStatement::ShowSetting { name: (name != "all").then_some(name) })
         }
         other => Err(Error::not_supported(format!("statement {}", statement_kind(other)))),
     }

@@ -40,18 +40,6 @@ const NAIVE_SETTINGS: &[(&str, &str)] = &[
     ("early_bitmaps", "off"),
     ("dictionary_strings", "off"),
 ];
-const DEFAULT_SETTINGS: &[(&str, &str)] = &[
-    ("multi_match", "push-down"),
-    ("filter_order", "ranked"),
-    ("lane_refill", "on"),
-    ("selectivity", "sampled"),
-    ("pivoted_strings", "on"),
-    ("top_n", "on"),
-    ("replicated_tables", "on"),
-    ("key_bitmaps", "on"),
-    ("early_bitmaps", "on"),
-    ("dictionary_strings", "on"),
-];
 
 #[derive(Debug, Clone)]
 pub struct FuzzOptions {
@@ -307,9 +295,7 @@ fn run_oracle(engine: &mut Engine, sql: &str) -> Outcome {
         let plan = engine.plan(sql)?;
         engine.execute_plan_cpu(&plan)
     });
-    for (k, v) in DEFAULT_SETTINGS {
-        let _ = engine.set(k, v);
-    }
+    let _ = engine.reset(None);
     match out {
         Ok((batches, _)) => Outcome::Rows(rows_of(&batches)),
         Err(o) => o,

@@ -23,7 +23,7 @@ pub struct KeyRange {
 
 /// `payload_read`: per payload column, whether a probe reads it (`payload_columns_read`).
 pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range: Option<KeyRange>, payload_read: &[bool], stat: &mut KernelStat) -> Result<BuiltTable> {
-    let shared_memory = ex.shared_memory_tables;
+    let shared_memory = ex.config.shared_memory_probe_tables;
     let dev = &ex.dev;
     let missing = || Error::exec("hash build buffers missing");
     let groups = dev.download(sink.group_count.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] as usize;
@@ -63,7 +63,7 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
     // larger ones keep the build's slot order and its low load factor (most probes of a
     // filtered dimension miss, and a miss walks the run of occupied slots: compact
     // global tables measured up to 40% slower on SSB Q2/Q3).
-    let direct = if ex.direct_tables { direct_table(ex, &sink.group_keys, groups, &mut q, stat)? } else { None };
+    let direct = if ex.config.direct_tables { direct_table(ex, &sink.group_keys, groups, &mut q, stat)? } else { None };
     let (entries, entry_slots) = match sink.group_keys.as_slice() {
         _ if direct.is_some() => (None, 0),
         [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {
@@ -102,7 +102,7 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
         _ => (None, 0),
     };
     let bitmap = match key_range {
-        Some(r) if ex.key_bitmaps && entries.is_some() => key_bitmap(ex, &sink.group_keys, groups, r, &mut q, stat)?,
+        Some(r) if ex.config.key_bitmaps && entries.is_some() => key_bitmap(ex, &sink.group_keys, groups, r, &mut q, stat)?,
         _ => None,
     };
     stat.ms += ex.run_queue(q)?;

@@ -14,7 +14,7 @@ use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
-use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, Source, Stage};
+use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
 use gpusql_storage::device::{cuda_error, UploadStats};
 use gpusql_storage::{DeviceStore, TableStore};
 use std::collections::HashMap;
@@ -27,11 +27,6 @@ const INITIAL_GROUPS: usize = 1 << 14;
 /// Blocks per SM for grid-stride kernels at most (8 x 256 threads = full occupancy).
 const BLOCKS_PER_SM: u32 = 8;
 
-/// Freed memory the allocation pool keeps between queries (see
-/// `GpuDevice::release_pool_memory`): a query's hash tables and sink buffers are
-/// allocated again from it instead of being mapped afresh.
-const POOL_KEEP_BYTES: usize = 4 << 30;
-
 const ERR_DIV_ZERO: i32 = 1;
 const ERR_OVERFLOW: i32 = 2;
 const ERR_GROUPS_FULL: i32 = 3;
@@ -40,33 +35,9 @@ const ERR_TIMESTAMP_RANGE: i32 = 4;
 pub struct GpuExecutor {
     pub dev: Arc<GpuDevice>,
     pub store: DeviceStore,
-    /// Copy small probe tables into shared memory (GPUSQL_SMEM_TABLES=1). Off by default:
-    /// on the H100, L1-cached global tables measured as fast for SSB (docs/BENCHMARKS.md).
-    pub shared_memory_tables: bool,
-    /// Direct-mapped tables for dense integer keys (GPUSQL_DIRECT_TABLES=1). Off by
-    /// default: measured 5-25% slower than hashed entries on SSB/TPC-H (docs/BENCHMARKS.md).
-    pub direct_tables: bool,
-    /// Probes of single integer keys over a small range test a key bitmap first
-    /// (`SET key_bitmaps`).
-    pub key_bitmaps: bool,
-    /// Key bitmaps of later probes tested with the first probe's, before its Lane Refill
-    /// (`SET early_bitmaps`).
-    pub early_bitmaps: bool,
-    /// GPUSQL_PROFILE_LAUNCHES=1: every launch is timed on its own and logged to stderr
-    /// (grid size and time), to see inside a stage such as a hash build's finishing steps.
-    pub profile_launches: bool,
-    /// GPUSQL_PROFILE_HOST=1: each queue of launches logs the host time spent submitting
-    /// it next to its GPU span (tiny kernels' spans are mostly the host's launch calls).
-    pub profile_host: bool,
-    /// Give LIKE '%…%' kernels the Pivot-4 copies of string columns (built on first use;
-    /// `SET pivoted_strings = off` measures the contiguous layout against them).
-    pub pivoted_strings: bool,
-    /// Freed memory the allocation pool keeps after each query (POOL_KEEP_BYTES, or
-    /// GPUSQL_POOL_KEEP_MB).
-    pool_keep_bytes: usize,
-    /// GPUSQL_DUMP_KERNELS=DIR: every kernel source loaded is written to DIR/<entry>.cu
-    /// (the last one of each name), to read what actually ran.
-    dump_kernels: Option<std::path::PathBuf>,
+    /// The session's settings this executor reads (key bitmaps, string layouts, the
+    /// memory pool, profiling, ...): the engine keeps it equal to its own.
+    pub config: SessionConfig,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<HashMap<String, CudaFunction>>,
 }
@@ -86,19 +57,17 @@ fn cache_name(h: CacheHit) -> String {
 }
 
 impl GpuExecutor {
-    pub fn new(dev: Arc<GpuDevice>) -> Self {
-        let on = |var: &str| std::env::var(var).is_ok_and(|v| v == "1");
-        let pool_keep_bytes = std::env::var("GPUSQL_POOL_KEEP_MB").ok().and_then(|v| v.parse::<usize>().ok()).map_or(POOL_KEEP_BYTES, |mb| mb << 20);
-        GpuExecutor { dev, store: DeviceStore::default(), shared_memory_tables: on("GPUSQL_SMEM_TABLES"), direct_tables: on("GPUSQL_DIRECT_TABLES"), profile_launches: on("GPUSQL_PROFILE_LAUNCHES"), profile_host: on("GPUSQL_PROFILE_HOST"), pivoted_strings: true, key_bitmaps: true, early_bitmaps: true, pool_keep_bytes, util_functions: Default::default(), dump_kernels: std::env::var_os("GPUSQL_DUMP_KERNELS").filter(|v| !v.is_empty()).map(std::path::PathBuf::from) }
+    pub fn new(dev: Arc<GpuDevice>, config: SessionConfig) -> Self {
+        GpuExecutor { dev, store: DeviceStore::default(), config, util_functions: Default::default() }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
-        if let Some(dir) = &self.dump_kernels {
+        if let Some(dir) = &self.config.dump_kernels.path() {
             // The source as run (`\cuda` shows plan-time variants: the executed one also
             // depends on what the builds found, e.g. unique keys and key bitmaps).
             let path = dir.join(format!("{entry}.cu"));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, source)) {
-                tracing::warn!(path = %path.display(), error = %e, "GPUSQL_DUMP_KERNELS: cannot write the kernel");
+                tracing::warn!(path = %path.display(), error = %e, "dump_kernels: cannot write the kernel");
             }
         }
         let (f, cs) = self.dev.load_kernel(source, entry).map_err(cuda_error)?;
@@ -139,7 +108,7 @@ impl GpuExecutor {
         }
         let t2 = std::time::Instant::now();
         let ms = timer.stop().map_err(cuda_error)?;
-        if self.profile_host {
+        if self.config.profile_host {
             eprintln!(
                 "queue: {} launches, timer start {:.1} us, submitting them {:.1} us (host), GPU span {:.1} us, host total {:.1} us",
                 q.launches.len(),
@@ -154,7 +123,7 @@ impl GpuExecutor {
 
     /// Queues a launch of `f` (no timing, no synchronization).
     pub(crate) fn launch_untimed(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<()> {
-        if self.profile_launches {
+        if self.config.profile_launches {
             let timer = self.dev.timer_start().map_err(cuda_error)?;
             self.queue_launch(f, args, work_items, max_blocks)?;
             let ms = timer.stop().map_err(cuda_error)?;
@@ -292,7 +261,7 @@ impl GpuExecutor {
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
         stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
         drop((inter, built, result));
-        self.dev.release_pool_memory(self.pool_keep_bytes);
+        self.dev.release_pool_memory((self.config.pool_keep_mb as usize).saturating_mul(1 << 20));
         Ok((batches, stats))
     }
 
@@ -346,10 +315,10 @@ impl GpuExecutor {
                 id: *id,
                 multi: t.multi,
                 slots: t.probe_slots(),
-                shared_memory: self.shared_memory_tables,
+                shared_memory: self.config.shared_memory_probe_tables,
                 direct_min: t.direct.as_ref().map(|d| d.min),
                 bitmap: t.bitmap.as_ref().map(|m| (m.min, m.bits as u64)),
-                early: self.early_bitmaps,
+                early: self.config.early_bitmaps,
             })
             .collect();
         // A table scan narrowed by row-group pruning reads the kept chunks, unless the
@@ -395,7 +364,7 @@ impl GpuExecutor {
                         (None, false) => self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table),
                     })
                     .collect::<Result<Vec<_>>>()?;
-                for q in spec.params.iter().filter(|_| self.pivoted_strings && selection.is_none()) {
+                for q in spec.params.iter().filter(|_| self.config.pivoted_strings && selection.is_none()) {
                     if let Param::Input { column, part: Part::Pivoted } = q {
                         if let Some(piv) = self.store.pivoted(&self.dev, &t, columns[*column], &mut up)? {
                             pivots.insert(*column, ptr(&piv.words, &self.dev));
