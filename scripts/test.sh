@@ -11,6 +11,15 @@ if ! python3 -c 'import importlib.util,sys; sys.exit(0 if importlib.util.find_sp
 fi
 export GPUSQL_REQUIRE_NVRTC=1
 
+# Formatting (rustfmt.toml) and lints (the workspace's in Cargo.toml), as errors; the
+# rustup components are added where missing.
+for tool in "fmt rustfmt" "clippy clippy"; do
+  set -- $tool
+  cargo "$1" --version >/dev/null 2>&1 || rustup component add "$2"
+done
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e

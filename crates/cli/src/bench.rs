@@ -186,7 +186,17 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
             eprintln!("device copy bandwidth: {bw:.0} GB/s");
         }
     }
-    Ok(Setup { device, gpu, bandwidth_gbps, load_s, decode_s, dictionaries_s, upload_bytes, upload_ms, date: utc_now() })
+    Ok(Setup {
+        device,
+        gpu,
+        bandwidth_gbps,
+        load_s,
+        decode_s,
+        dictionaries_s,
+        upload_bytes,
+        upload_ms,
+        date: utc_now(),
+    })
 }
 
 /// One execution of a query file's statements; stats are summed over its queries.
@@ -291,7 +301,12 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
     r.wall_ms_median = median(&mut warm.iter().map(|w| w.wall_ms).collect::<Vec<_>>());
     r.stage_ms_median = warm.first().map_or(vec![], |w| {
         (0..w.stats.kernels.len())
-            .map(|i| (w.stats.kernels[i].name.clone(), median(&mut warm.iter().filter_map(|x| x.stats.kernels.get(i).map(|k| k.ms)).collect::<Vec<_>>())))
+            .map(|i| {
+                (
+                    w.stats.kernels[i].name.clone(),
+                    median(&mut warm.iter().filter_map(|x| x.stats.kernels.get(i).map(|k| k.ms)).collect::<Vec<_>>()),
+                )
+            })
             .collect()
     });
     r.achieved_gbps = gbps(r.bytes_read, r.exec_ms_median);
@@ -352,7 +367,13 @@ fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> 
         }
     }
     let label = if opts.suite == Suite::Ssb { "SSB" } else { "TPC-H" };
-    let mut s = format!("{label} SF {} on {}, {} warm run{}", opts.sf, setup.device, opts.runs, if opts.runs == 1 { "" } else { "s" });
+    let mut s = format!(
+        "{label} SF {} on {}, {} warm run{}",
+        opts.sf,
+        setup.device,
+        opts.runs,
+        if opts.runs == 1 { "" } else { "s" }
+    );
     if setup.gpu {
         s.push_str(&format!(
             "; copy bandwidth {} GB/s; uploaded {} in {:.1} ms",
@@ -466,7 +487,14 @@ fn to_csv(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> String
                 v => v.to_string(),
             })
             .collect();
-        s.push_str(&format!("{},{},{},{},{bw},{}\n", setup.date, csv_field(&setup.device), opts.sf, opts.runs, cells.join(",")));
+        s.push_str(&format!(
+            "{},{},{},{},{bw},{}\n",
+            setup.date,
+            csv_field(&setup.device),
+            opts.sf,
+            opts.runs,
+            cells.join(",")
+        ));
     }
     s
 }

@@ -37,7 +37,10 @@ impl Rng {
 }
 
 pub(crate) fn table(name_k: &str, name_v: &str, keys: Vec<i32>, values: Vec<i32>) -> RecordBatch {
-    let schema = Arc::new(Schema::new(vec![Field::new(name_k, DataType::Int32, false), Field::new(name_v, DataType::Int32, false)]));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(name_k, DataType::Int32, false),
+        Field::new(name_v, DataType::Int32, false),
+    ]));
     let cols: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(keys)), Arc::new(Int32Array::from(values))];
     RecordBatch::try_new(schema, cols).expect("two equal-length columns")
 }
@@ -73,7 +76,10 @@ pub fn run(mut engine: Engine, o: &SkewOptions) -> Result<String, String> {
         o.build_rows,
         o.runs
     );
-    out.push_str(&format!("{:>6} {:>12} {:>14} {:>14} {:>8}\n", "zipf", "max dup", "push-down ms", "per-lane ms", "factor"));
+    out.push_str(&format!(
+        "{:>6} {:>12} {:>14} {:>14} {:>8}\n",
+        "zipf", "max dup", "push-down ms", "per-lane ms", "factor"
+    ));
     for &z in &o.zipf {
         let build_keys = zipf_keys(o.build_rows, o.keys, z, &mut rng);
         let mut counts = std::collections::HashMap::new();
@@ -82,7 +88,9 @@ pub fn run(mut engine: Engine, o: &SkewOptions) -> Result<String, String> {
         }
         let max_dup = counts.values().copied().max().unwrap_or(0);
         let w: Vec<i32> = (0..o.build_rows).map(|i| (i % 1000) as i32).collect();
-        engine.register_batches_with("build", &[table("k", "w", build_keys, w)], gpusql::IfExists::Replace).map_err(|e| e.to_string())?;
+        engine
+            .register_batches_with("build", &[table("k", "w", build_keys, w)], gpusql::IfExists::Replace)
+            .map_err(|e| e.to_string())?;
         let mut times = vec![];
         let mut answers = vec![];
         for mode in [MultiMatch::PushDown, MultiMatch::PerLane] {
@@ -94,7 +102,9 @@ pub fn run(mut engine: Engine, o: &SkewOptions) -> Result<String, String> {
                     if i > 0 {
                         ms.push(if stats.kernels.is_empty() { stats.total_ms } else { stats.kernel_ms });
                     }
-                    answers.push(arrow::util::pretty::pretty_format_batches(&batches).map_err(|e| e.to_string())?.to_string());
+                    answers.push(
+                        arrow::util::pretty::pretty_format_batches(&batches).map_err(|e| e.to_string())?.to_string(),
+                    );
                 }
             }
             ms.sort_by(f64::total_cmp);
@@ -103,7 +113,12 @@ pub fn run(mut engine: Engine, o: &SkewOptions) -> Result<String, String> {
         if answers.windows(2).any(|w| w[0] != w[1]) {
             return Err(format!("zipf {z}: the two probe forms disagree:\n{}", answers.join("\n")));
         }
-        out.push_str(&format!("{z:>6.2} {max_dup:>12} {:>14.3} {:>14.3} {:>7.2}x\n", times[0], times[1], times[1] / times[0]));
+        out.push_str(&format!(
+            "{z:>6.2} {max_dup:>12} {:>14.3} {:>14.3} {:>7.2}x\n",
+            times[0],
+            times[1],
+            times[1] / times[0]
+        ));
     }
     Ok(out)
 }

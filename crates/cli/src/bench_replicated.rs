@@ -69,7 +69,9 @@ pub fn run(mut engine: Engine, o: &ReplicatedOptions) -> Result<String, String> 
     for &z in &o.zipf {
         let a = zipf_keys(o.rows, o.values, z, &mut rng);
         let b: Vec<i32> = (0..o.rows).map(|i| (i % 1000) as i32).collect();
-        engine.register_batches_with("fact", &[table("a", "b", a, b)], gpusql::IfExists::Replace).map_err(|e| e.to_string())?;
+        engine
+            .register_batches_with("fact", &[table("a", "b", a, b)], gpusql::IfExists::Replace)
+            .map_err(|e| e.to_string())?;
         for (name, sql) in QUERIES {
             engine.set("replicated_tables", "all").map_err(|e| e.to_string())?;
             let plan = engine.plan(sql).map_err(|e| e.to_string())?;
@@ -86,7 +88,10 @@ pub fn run(mut engine: Engine, o: &ReplicatedOptions) -> Result<String, String> 
                     cold = first;
                 }
                 if answers.first().is_some_and(|a| *a != answer) {
-                    return Err(format!("{name}, zipf {z}: answers differ (replicated_tables = {setting}):\n{}\n{answer}", answers[0]));
+                    return Err(format!(
+                        "{name}, zipf {z}: answers differ (replicated_tables = {setting}):\n{}\n{answer}",
+                        answers[0]
+                    ));
                 }
                 answers.push(answer);
                 ms.push(t);

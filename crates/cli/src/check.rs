@@ -29,7 +29,15 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { backend: BackendChoice::Auto, sf: 0.01, answers_dir: None, queries: None, compile_arch: None, ssb_sf: 0.1, data: None }
+        CheckOptions {
+            backend: BackendChoice::Auto,
+            sf: 0.01,
+            answers_dir: None,
+            queries: None,
+            compile_arch: None,
+            ssb_sf: 0.1,
+            data: None,
+        }
     }
 }
 
@@ -57,7 +65,12 @@ impl CheckReport {
         for (n, why) in &self.failed {
             s.push_str(&format!("FAILED  {n}: {why}\n"));
         }
-        s.push_str(&format!("{} passed, {} failed, {} skipped\n", self.passed.len(), self.failed.len(), self.skipped.len()));
+        s.push_str(&format!(
+            "{} passed, {} failed, {} skipped\n",
+            self.passed.len(),
+            self.failed.len(),
+            self.skipped.len()
+        ));
         s
     }
 }
@@ -84,7 +97,9 @@ pub fn slt_engine(backend: BackendChoice) -> gpusql::Result<Engine> {
 /// Runs every `*.slt` in `dir`; with `compile_arch`, also compiles every query's kernels.
 pub fn run_slt_dir(dir: &Path, backend: BackendChoice, compile_arch: Option<&str>, report: &mut CheckReport) {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect(),
+        Ok(rd) => {
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect()
+        }
         Err(e) => {
             report.failed.push((dir.display().to_string(), format!("cannot read: {e}")));
             return;
@@ -122,8 +137,8 @@ pub fn run_slt_file_with(path: &Path, backend: BackendChoice, compile_arch: Opti
 /// Compares rows as text, except numbers with a decimal point or exponent, which may
 /// differ in the last digits (floating-point sums in another order on the GPU).
 fn float_tolerant_validator(normalizer: sqllogictest::Normalizer, actual: &[Vec<String>], expected: &[String]) -> bool {
-    let actual: Vec<String> = actual.iter().map(|r| r.iter().map(|c| normalizer(c)).collect::<Vec<_>>().join(" ")).collect();
-    let expected: Vec<String> = expected.iter().map(|e| normalizer(e)).collect();
+    let actual: Vec<String> = actual.iter().map(|r| r.iter().map(&normalizer).collect::<Vec<_>>().join(" ")).collect();
+    let expected: Vec<String> = expected.iter().map(normalizer).collect();
     actual.len() == expected.len()
         && actual.iter().zip(&expected).all(|(a, e)| {
             let (a, e): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), e.split_whitespace().collect());
@@ -163,16 +178,18 @@ impl sqllogictest::DB for SltDb {
                 // Queries that fail to plan are expected errors; the runner checks those.
                 if let Ok(plan) = self.engine.plan(sql) {
                     let _ = plan;
-                    self.compiled += self.engine.compile_kernels(sql, arch).map_err(|e| SltError(format!("NVRTC: {e}")))?;
+                    self.compiled +=
+                        self.engine.compile_kernels(sql, arch).map_err(|e| SltError(format!("NVRTC: {e}")))?;
                 }
             }
         }
         let outs = self.engine.execute(sql).map_err(|e| SltError(e.to_string()))?;
         match outs.into_iter().last() {
             Some(Output::Rows { batches, .. }) => Ok(slt_rows(&batches)),
-            Some(Output::Explain(text)) => {
-                Ok(DBOutput::Rows { types: vec![DefaultColumnType::Text], rows: text.lines().map(|l| vec![l.to_string()]).collect() })
-            }
+            Some(Output::Explain(text)) => Ok(DBOutput::Rows {
+                types: vec![DefaultColumnType::Text],
+                rows: text.lines().map(|l| vec![l.to_string()]).collect(),
+            }),
             Some(Output::Done(msg)) => {
                 let n = msg.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
                 Ok(DBOutput::StatementComplete(n))
@@ -250,8 +267,10 @@ pub fn format_double(v: f64) -> String {
 /// TPC-H: every `qNN.sql` with an answer `qNN.csv` (DuckDB, same data) is run and compared.
 pub fn run_tpch(tpch_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) {
     let answers = opts.answers_dir.clone().unwrap_or_else(|| tpch_dir.join("answers").join(format!("sf{}", opts.sf)));
-    let names: Vec<String> =
-        (1..=22u32).filter(|q| opts.queries.as_ref().is_none_or(|qs| qs.contains(q))).map(|q| format!("q{q:02}")).collect();
+    let names: Vec<String> = (1..=22u32)
+        .filter(|q| opts.queries.as_ref().is_none_or(|qs| qs.contains(q)))
+        .map(|q| format!("q{q:02}"))
+        .collect();
     let load = |e: &mut Engine| match &opts.data {
         Some(dir) => {
             let opened = e.open_directory(dir)?;
@@ -350,7 +369,13 @@ pub fn compare_answer(batches: &[RecordBatch], expected_csv: &str) -> Result<(),
             actual.push(
                 b.columns()
                     .iter()
-                    .map(|c| if c.is_null(r) { String::new() } else { array_value_to_string(c.as_ref(), r).unwrap_or_default() })
+                    .map(|c| {
+                        if c.is_null(r) {
+                            String::new()
+                        } else {
+                            array_value_to_string(c.as_ref(), r).unwrap_or_default()
+                        }
+                    })
                     .collect(),
             );
         }
@@ -364,7 +389,12 @@ pub fn compare_answer(batches: &[RecordBatch], expected_csv: &str) -> Result<(),
     for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
         for (j, (x, y)) in a.iter().zip(e).enumerate() {
             if x != y && !floats_close(x, y) {
-                return Err(format!("row {} column {} ({}): got '{x}', expected '{y}'", i + 1, j + 1, header.get(j).unwrap_or(&"?")));
+                return Err(format!(
+                    "row {} column {} ({}): got '{x}', expected '{y}'",
+                    i + 1,
+                    j + 1,
+                    header.get(j).unwrap_or(&"?")
+                ));
             }
         }
     }

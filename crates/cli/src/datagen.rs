@@ -30,7 +30,9 @@ pub fn run(suite: Suite, sf: f64, out: &Path, format: OutFormat) -> ExitCode {
     let start = Instant::now();
     let label = if suite == Suite::Tpch { "TPC-H" } else { "SSB" };
     let result = match format {
-        OutFormat::Csv => generate_all(suite, sf).and_then(|t| gpusql_datagen::write_csv_dir(&t, out).map_err(|e| e.to_string())),
+        OutFormat::Csv => {
+            generate_all(suite, sf).and_then(|t| gpusql_datagen::write_csv_dir(&t, out).map_err(|e| e.to_string()))
+        }
         OutFormat::Parquet | OutFormat::Arrow => {
             let f = if format == OutFormat::Parquet { FileFormat::Parquet } else { FileFormat::Arrow };
             write_tables(suite, sf, out, f)

@@ -104,7 +104,13 @@ fn write_table(out: &mut dyn Write, schema: &Schema, batches: &[RecordBatch]) ->
     for batch in batches {
         let fmts = formatters(batch, &options)?;
         for r in 0..batch.num_rows() {
-            table.add_row(batch.columns().iter().zip(&fmts).map(|(c, f)| if c.is_null(r) { "NULL".to_string() } else { text(c, f, r) }));
+            table.add_row(batch.columns().iter().zip(&fmts).map(|(c, f)| {
+                if c.is_null(r) {
+                    "NULL".to_string()
+                } else {
+                    text(c, f, r)
+                }
+            }));
         }
         rows += batch.num_rows();
     }
@@ -277,7 +283,13 @@ mod tests {
     #[test]
     fn table() {
         let t = render(Format::Table);
-        assert!(t.contains("NULL") && t.contains("17.00") && t.contains("1995-01-01") && t.contains("2024-01-05 10:30:00.5"), "{t}");
+        assert!(
+            t.contains("NULL")
+                && t.contains("17.00")
+                && t.contains("1995-01-01")
+                && t.contains("2024-01-05 10:30:00.5"),
+            "{t}"
+        );
         assert!(t.ends_with("(2 rows)\n"));
     }
 }

@@ -258,12 +258,15 @@ fn main() -> ExitCode {
         Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
         Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),
         Some(Cmd::Bench { suite: BenchSuite::SkewGroup(args) }) => run_skew_group(args),
-        Some(Cmd::Datagen { suite: DatagenSuite::Tpch(a) }) => datagen::run(datagen::Suite::Tpch, a.sf, &a.out, a.format),
+        Some(Cmd::Datagen { suite: DatagenSuite::Tpch(a) }) => {
+            datagen::run(datagen::Suite::Tpch, a.sf, &a.out, a.format)
+        }
         Some(Cmd::Datagen { suite: DatagenSuite::Ssb(a) }) => datagen::run(datagen::Suite::Ssb, a.sf, &a.out, a.format),
         None => {
             // Interleave -c and -f by their position on the command line.
             let at = |id: &str| matches.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();
-            let mut scripts: Vec<(usize, Script)> = at("command").into_iter().zip(cli.command.clone().into_iter().map(Script::Sql)).collect();
+            let mut scripts: Vec<(usize, Script)> =
+                at("command").into_iter().zip(cli.command.clone().into_iter().map(Script::Sql)).collect();
             scripts.extend(at("file").into_iter().zip(cli.file.clone().into_iter().map(Script::File)));
             scripts.sort_by_key(|(i, _)| *i);
             run_sql(&cli, scripts.into_iter().map(|(_, s)| s).collect())
@@ -294,8 +297,13 @@ fn init_tracing(verbose: u8) {
         2 => "warn,gpusql=debug",
         _ => "debug,gpusql=trace",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal()).try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
 }
 
 /// Opens the engine, printing the CPU-fallback notice once.
@@ -354,7 +362,11 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
     let mut session = Session { engine, format: cli.format, timing: cli.timing };
     if let Some(dir) = cli.dir.as_ref().or(cli.db.as_ref()) {
         if let Err(e) = session.open_directory(dir, if_exists) {
-            let hint = if loaded.is_empty() { "" } else { " (loaded by --tpch / --ssb; pass --replace to let the folder's tables replace them)" };
+            let hint = if loaded.is_empty() {
+                ""
+            } else {
+                " (loaded by --tpch / --ssb; pass --replace to let the folder's tables replace them)"
+            };
             eprintln!("Error: {e}{hint}");
             return ExitCode::from(2);
         }
@@ -366,13 +378,15 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
         for s in scripts {
             ok &= match s {
                 Script::Sql(sql) => session.run_script(&sql, None),
-                Script::File(path) => match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| utf8::decode(b, 1)) {
-                    Ok(text) => session.run_script(&text, Some(&path)),
-                    Err(e) => {
-                        eprintln!("Error: {}: {e}", path.display());
-                        false
+                Script::File(path) => {
+                    match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| utf8::decode(b, 1)) {
+                        Ok(text) => session.run_script(&text, Some(&path)),
+                        Err(e) => {
+                            eprintln!("Error: {}: {e}", path.display());
+                            false
+                        }
                     }
-                },
+                }
             };
         }
         ok
@@ -390,7 +404,8 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
 /// Where data set `label` would load tables that an earlier flag loaded: what clashes
 /// and what to do.
 fn clash_message(label: &str, tables: &[&str], loaded: &[(String, &str)]) -> Option<String> {
-    let clashes: Vec<(&str, &str)> = tables.iter().filter_map(|t| loaded.iter().find(|(l, _)| l == t).map(|(_, by)| (*t, *by))).collect();
+    let clashes: Vec<(&str, &str)> =
+        tables.iter().filter_map(|t| loaded.iter().find(|(l, _)| l == t).map(|(_, by)| (*t, *by))).collect();
     let (_, by) = clashes.first()?;
     let names: Vec<&str> = clashes.iter().map(|(t, _)| *t).collect();
     Some(format!(
@@ -436,7 +451,13 @@ fn run_skew_join(args: SkewArgs) -> ExitCode {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench_join::SkewOptions { probe_rows: args.probe_rows, build_rows: args.build_rows, keys: args.keys.max(1), zipf: args.skew.zipf, runs: args.skew.runs.max(1) };
+    let opts = bench_join::SkewOptions {
+        probe_rows: args.probe_rows,
+        build_rows: args.build_rows,
+        keys: args.keys.max(1),
+        zipf: args.skew.zipf,
+        runs: args.skew.runs.max(1),
+    };
     print_report(bench_join::run(engine, &opts))
 }
 
@@ -445,7 +466,12 @@ fn run_skew_group(args: SkewGroupArgs) -> ExitCode {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench_replicated::ReplicatedOptions { rows: args.rows, values: args.values.max(1), zipf: args.skew.zipf, runs: args.skew.runs.max(1) };
+    let opts = bench_replicated::ReplicatedOptions {
+        rows: args.rows,
+        values: args.values.max(1),
+        zipf: args.skew.zipf,
+        runs: args.skew.runs.max(1),
+    };
     print_report(bench_replicated::run(engine, &opts))
 }
 
@@ -476,7 +502,16 @@ fn run_bench(suite: bench::Suite, args: BenchArgs) -> ExitCode {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = bench::BenchOptions { suite, sf: args.sf, queries: args.queries, runs: args.runs as usize, query_dir, json: args.json, csv: args.csv, data: args.data };
+    let opts = bench::BenchOptions {
+        suite,
+        sf: args.sf,
+        queries: args.queries,
+        runs: args.runs as usize,
+        query_dir,
+        json: args.json,
+        csv: args.csv,
+        data: args.data,
+    };
     match bench::run(engine, &opts) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -86,7 +86,13 @@ impl Session {
         if opened.tables.is_empty() {
             return Err(format!("{} holds no Parquet, CSV or Arrow files that open", dir.display()));
         }
-        eprintln!("Opened {}: {} tables ({}) in {:.0} ms", dir.display(), opened.tables.len(), opened.tables.join(", "), start.elapsed().as_secs_f64() * 1e3);
+        eprintln!(
+            "Opened {}: {} tables ({}) in {:.0} ms",
+            dir.display(),
+            opened.tables.len(),
+            opened.tables.join(", "),
+            start.elapsed().as_secs_f64() * 1e3
+        );
         Ok(())
     }
 

@@ -112,7 +112,11 @@ impl Input {
 pub fn run(session: &mut Session) -> bool {
     let mut input = Input::open();
     if input.interactive() {
-        println!("gpusql {} on {}. Type \\? for help, \\q to quit.", env!("CARGO_PKG_VERSION"), session.engine.backend());
+        println!(
+            "gpusql {} on {}. Type \\? for help, \\q to quit.",
+            env!("CARGO_PKG_VERSION"),
+            session.engine.backend()
+        );
     }
     let mut buf = String::new();
     let mut all_ok = true;
@@ -278,6 +282,8 @@ fn cuda(session: &Session, sql: &str, with_prelude: bool) -> Result<(), String> 
 }
 
 fn load_tpch(session: &mut Session, arg: &str) -> Result<(), String> {
-    let sf: f64 = arg.parse().map_err(|_| format!("usage: \\tpch SF (a scale factor such as 0.1 or 1, not '{arg}')"))?;
-    crate::tpch::load(&mut session.engine, sf, gpusql::IfExists::Fail, true).map_err(|e| format!("{} (DROP TABLE them first to load TPC-H again)", plain_error(&e)))
+    let sf: f64 =
+        arg.parse().map_err(|_| format!("usage: \\tpch SF (a scale factor such as 0.1 or 1, not '{arg}')"))?;
+    crate::tpch::load(&mut session.engine, sf, gpusql::IfExists::Fail, true)
+        .map_err(|e| format!("{} (DROP TABLE them first to load TPC-H again)", plain_error(&e)))
 }

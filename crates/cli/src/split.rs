@@ -184,14 +184,24 @@ mod tests {
     fn splits_at_top_level_semicolons() {
         assert_eq!(
             texts("select 1; select ';' ; -- a;b\nselect \"x;\" /* ; */;"),
-            vec![("select 1;".into(), true, false), (" select ';' ;".into(), true, false), (" -- a;b\nselect \"x;\" /* ; */;".into(), true, false),]
+            vec![
+                ("select 1;".into(), true, false),
+                (" select ';' ;".into(), true, false),
+                (" -- a;b\nselect \"x;\" /* ; */;".into(), true, false),
+            ]
         );
     }
 
     #[test]
     fn unterminated_and_blank_tails() {
-        assert_eq!(texts("select 1; select 2"), vec![("select 1;".into(), true, false), (" select 2".into(), false, false)]);
-        assert_eq!(texts("select 1; -- done\n"), vec![("select 1;".into(), true, false), (" -- done\n".into(), false, true)]);
+        assert_eq!(
+            texts("select 1; select 2"),
+            vec![("select 1;".into(), true, false), (" select 2".into(), false, false)]
+        );
+        assert_eq!(
+            texts("select 1; -- done\n"),
+            vec![("select 1;".into(), true, false), (" -- done\n".into(), false, true)]
+        );
         assert_eq!(texts(""), vec![("".into(), false, true)]);
         assert_eq!(texts("select 'it''s;'"), vec![("select 'it''s;'".into(), false, false)]);
     }

@@ -48,7 +48,12 @@ pub fn report(stats: &ExecStats, wall_ms: f64) -> String {
             );
         }
         if let Some(g) = gbps(stats.bytes_read, stats.kernel_ms) {
-            let _ = write!(s, "\n  query read {} in {:.3} ms of kernels: {g:.1} GB/s", fmt_bytes(stats.bytes_read), stats.kernel_ms);
+            let _ = write!(
+                s,
+                "\n  query read {} in {:.3} ms of kernels: {g:.1} GB/s",
+                fmt_bytes(stats.bytes_read),
+                stats.kernel_ms
+            );
         }
     }
     let _ = write!(s, "\nTime: {wall_ms:.3} ms (wall, parse to result)");

@@ -49,7 +49,13 @@ struct Progress {
 /// replaced, as `if_exists` says). With `verbose`, shows progress (when stderr is a
 /// terminal) and a closing line with the row count and time.
 pub fn load(engine: &mut Engine, sf: f64, if_exists: IfExists, verbose: bool) -> gpusql::Result<()> {
-    let bench = Bench { label: "TPC-H", tables: &TABLES, fact: "lineitem", expected_rows, load: Engine::load_tpch_with_progress };
+    let bench = Bench {
+        label: "TPC-H",
+        tables: &TABLES,
+        fact: "lineitem",
+        expected_rows,
+        load: Engine::load_tpch_with_progress,
+    };
     load_with(&bench, engine, sf, if_exists, verbose)
 }
 
@@ -84,7 +90,10 @@ fn load_with(bench: &Bench, engine: &mut Engine, sf: f64, if_exists: IfExists, v
         let total: usize = p.rows.values().sum();
         let pct = (100.0 * total as f64 / (bench.expected_rows)(p.sf)).min(100.0);
         let fact = p.rows.get(bench.fact).copied().unwrap_or(0);
-        eprint!("\rgenerating {} SF {}: {pct:3.0}% ({total} rows; {}: {fact} rows)\x1b[K", bench.label, p.sf, bench.fact);
+        eprint!(
+            "\rgenerating {} SF {}: {pct:3.0}% ({total} rows; {}: {fact} rows)\x1b[K",
+            bench.label, p.sf, bench.fact
+        );
         let _ = std::io::stderr().flush();
     };
     let result = (bench.load)(engine, sf, if_exists, &progress);

@@ -10,7 +10,10 @@ pub fn decode(bytes: Vec<u8>, first_line: usize) -> Result<String, String> {
         let line = first_line + valid.iter().filter(|b| **b == b'\n').count();
         let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         let column = std::str::from_utf8(&valid[line_start..]).map_or(0, |s| s.chars().count()) + 1;
-        format!("invalid UTF-8 at line {line}, column {column} (byte 0x{:02x}); SQL text must be UTF-8", bytes[valid.len()])
+        format!(
+            "invalid UTF-8 at line {line}, column {column} (byte 0x{:02x}); SQL text must be UTF-8",
+            bytes[valid.len()]
+        )
     })
 }
 

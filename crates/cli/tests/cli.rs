@@ -56,7 +56,20 @@ fn data_sets_with_clashing_tables_are_refused() {
     assert!(o.stdout.is_empty());
     // With --replace, SSB's tables replace TPC-H's of the same names (SSB SF 0.01: 300
     // customers; TPC-H: 1500).
-    let o = gpusql(&["--tpch", "0.01", "--ssb", "0.01", "--replace", "--format", "csv", "-c", "select count(*) from customer; select count(*) from orders"], b"");
+    let o = gpusql(
+        &[
+            "--tpch",
+            "0.01",
+            "--ssb",
+            "0.01",
+            "--replace",
+            "--format",
+            "csv",
+            "-c",
+            "select count(*) from customer; select count(*) from orders",
+        ],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "count(*)\n300\ncount(*)\n15000\n");
 }

@@ -44,7 +44,15 @@ fn hostile_input_is_an_error_never_a_crash() {
     let schema = fuzz::schema_of(&mut e).unwrap();
     let shell = std::path::PathBuf::from(env!("CARGO_BIN_EXE_gpusql"));
     let inputs = std::env::var("GPUSQL_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1500);
-    let r = hostile::run(&mut e, &schema, 11, inputs, Some(&shell), 25, Duration::from_secs(20), None);
+    let opts = hostile::CrashOptions {
+        seed: 11,
+        count: inputs,
+        shell: Some(&shell),
+        process_every: 25,
+        hang_after: Duration::from_secs(20),
+        time_limit: None,
+    };
+    let r = hostile::run(&mut e, &schema, &opts);
     assert!(r.failures.is_empty(), "{}", r.failures.join("\n"));
     assert!(r.through_shell > 0);
 }

@@ -33,8 +33,11 @@ fn ssb_answers_on_cpu() {
 #[test]
 fn sqllogictest_files_on_cpu() {
     let dir = repo().join("sql-tests");
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "slt"))
+        .collect();
     files.sort();
     assert!(!files.is_empty(), "no .slt files in {}", dir.display());
     let mut failures = vec![];
@@ -51,7 +54,9 @@ fn sqllogictest_files_on_cpu() {
 fn nvrtc_or_skip() -> bool {
     match gpusql_cuda_probe() {
         Ok(()) => true,
-        Err(e) if std::env::var("GPUSQL_REQUIRE_NVRTC").as_deref() == Ok("1") => panic!("NVRTC required but not found: {e}"),
+        Err(e) if std::env::var("GPUSQL_REQUIRE_NVRTC").as_deref() == Ok("1") => {
+            panic!("NVRTC required but not found: {e}")
+        }
         Err(e) => {
             eprintln!("skipped: no NVRTC ({e}); set GPUSQL_REQUIRE_NVRTC=1 to require it");
             false

@@ -8,8 +8,8 @@
 //!   the warp sees few distinct groups; otherwise each lane updates its group atomically.
 
 use crate::expr::{gen, Value};
-use crate::pipeline::PipelineGen;
 use crate::hash_table::{emit_insert, emit_insert_with_runs, KeyArrays};
+use crate::pipeline::PipelineGen;
 use crate::types::{c_max, c_min, c_size, c_type, helper_suffix};
 use crate::{InitKernel, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::Result;
@@ -37,7 +37,9 @@ const GROUP_CACHE_MIN_REACH: f64 = 0.02;
 /// table decides).
 fn cached_key(ty: &gpusql_common::DataType, v: &str) -> Option<Vec<(&'static str, String)>> {
     match c_type(ty) {
-        "Str" => Some(vec![("unsigned long long", format!("(unsigned long long){v}.p")), ("uint32_t", format!("{v}.len"))]),
+        "Str" => {
+            Some(vec![("unsigned long long", format!("(unsigned long long){v}.p")), ("uint32_t", format!("{v}.len"))])
+        }
         ct @ ("int32_t" | "int64_t" | "int16_t" | "int8_t" | "uint8_t" | "bool") => Some(vec![(ct, v.to_string())]),
         _ => None,
     }
@@ -68,7 +70,9 @@ fn state_code(s: &AggState) -> Result<StateCode> {
     };
     let suffix = helper_suffix(ct, &format!("{s}"))?;
     Ok(match s.func {
-        StateFunc::Sum | StateFunc::Count => StateCode { ct, suffix, identity: format!("(({ct})0)"), reduce: "sum", atomic: "add" },
+        StateFunc::Sum | StateFunc::Count => {
+            StateCode { ct, suffix, identity: format!("(({ct})0)"), reduce: "sum", atomic: "add" }
+        }
         StateFunc::Min => StateCode { ct, suffix, identity: c_max(ct).into(), reduce: "min", atomic: "min" },
         StateFunc::Max => StateCode { ct, suffix, identity: c_min(ct).into(), reduce: "max", atomic: "max" },
     })
@@ -82,7 +86,13 @@ fn partial_code(s: &AggState, c: &StateCode) -> Result<StateCode> {
         (StateFunc::Sum, Some("int32_t")) if c.ct != "double" => "int64_t",
         _ => return state_code(s),
     };
-    Ok(StateCode { ct, suffix: helper_suffix(ct, "a partial state")?, identity: format!("(({ct})0)"), reduce: "sum", atomic: "add" })
+    Ok(StateCode {
+        ct,
+        suffix: helper_suffix(ct, "a partial state")?,
+        identity: format!("(({ct})0)"),
+        reduce: "sum",
+        atomic: "add",
+    })
 }
 
 /// This row's contribution to a state: the identity unless `take`.
@@ -105,7 +115,10 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
     all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));
 
     if keys.is_empty() {
-        g.body.line(format!("// ---- GlobalAggregate -> #{id} [{}] (block reduction, one atomic per block) ----", names.join(", ")));
+        g.body.line(format!(
+            "// ---- GlobalAggregate -> #{id} [{}] (block reduction, one atomic per block) ----",
+            names.join(", ")
+        ));
         for (j, c) in codes.iter().enumerate() {
             g.pre.line(format!("{} acc{j}_ = {};", c.ct, c.identity));
         }
@@ -154,7 +167,9 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         for (k, e) in keys.iter().enumerate() {
             let ct = c_type(&e.ty());
             let values = g.param(Param::Output { column: k, part: Part::Values }, &format!("{ct}* __restrict__"));
-            let validity = e.nullable().then(|| g.param(Param::Output { column: k, part: Part::Validity }, "uint8_t* __restrict__"));
+            let validity = e
+                .nullable()
+                .then(|| g.param(Param::Output { column: k, part: Part::Validity }, "uint8_t* __restrict__"));
             key_out.push(KeyArrays { values, validity, ty: e.ty() });
         }
         g.body.line("int gid_ = -1;");
@@ -196,12 +211,16 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         b.line("todo_ &= ~__ballot_sync(FULL_MASK, mine_);");
         b.close();
         b.close_with("else if (has_)");
-        for line in lane_updates(states, &codes, &arg_vals, |j| format!("gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_]", ptrs[j])) {
+        for line in
+            lane_updates(states, &codes, &arg_vals, |j| format!("gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_]", ptrs[j]))
+        {
             b.line(line);
         }
         b.close();
         // Block-local accumulators of the first groups, and their flush after the loop.
-        g.pre.line(format!("// HashAggregate: groups < {smem_n} accumulate per block in shared memory, flushed once per block"));
+        g.pre.line(format!(
+            "// HashAggregate: groups < {smem_n} accumulate per block in shared memory, flushed once per block"
+        ));
         for (j, c) in codes.iter().enumerate() {
             g.pre.line(format!("__shared__ {} sh{j}_[{smem_n}];", c.ct));
             g.pre.line(format!("for (int i = threadIdx.x; i < {smem_n}; i += blockDim.x) sh{j}_[i] = {};", c.identity));
@@ -210,8 +229,14 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
         g.post.line("__syncthreads();");
         g.post.open(format!("for (int i = threadIdx.x; i < {smem_n} && i < (int){max_groups}; i += blockDim.x)"));
         for (j, c) in codes.iter().enumerate() {
-            let untouched = if c.ct == "Str" { format!("str_is_none(sh{j}_[i])") } else { format!("sh{j}_[i] == {}", c.identity) };
-            g.post.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);", a = c.atomic, sfx = c.suffix, p = ptrs[j]));
+            let untouched =
+                if c.ct == "Str" { format!("str_is_none(sh{j}_[i])") } else { format!("sh{j}_[i] == {}", c.identity) };
+            g.post.line(format!(
+                "if (!({untouched})) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);",
+                a = c.atomic,
+                sfx = c.suffix,
+                p = ptrs[j]
+            ));
         }
         g.post.close();
     }
@@ -227,7 +252,14 @@ pub fn consume(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState
 /// soon finds all of them in its cache, where every row used to read the global slot and
 /// key arrays (L2 round trips on the same few lines from every SM). Not where sorted runs
 /// apply, nor for key types without a cached form; returns whether it emitted the lookup.
-fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value], arrays: &[KeyArrays], table: [&str; 4]) -> bool {
+fn emit_group_cache(
+    g: &mut PipelineGen,
+    id: usize,
+    keys: &[Expr],
+    kv: &[Value],
+    arrays: &[KeyArrays],
+    table: [&str; 4],
+) -> bool {
     let [slots, mask, max_groups, count] = table;
     if crate::hash_table::sorted_runs_apply(keys, kv) || g.sink_reach < GROUP_CACHE_MIN_REACH {
         return false;
@@ -238,7 +270,10 @@ fn emit_group_cache(g: &mut PipelineGen, id: usize, keys: &[Expr], kv: &[Value],
         let Some(parts) = cached_key(&k.ty(), &v.v) else { return false };
         cached.push((parts, (!v.is_never_null()).then(|| v.null.clone())));
     }
-    let bytes: usize = 4 + cached.iter().map(|(parts, null)| parts.iter().map(|(ct, _)| c_size(ct)).sum::<usize>() + null.as_ref().map_or(0, |_| 1)).sum::<usize>();
+    let bytes: usize = 4 + cached
+        .iter()
+        .map(|(parts, null)| parts.iter().map(|(ct, _)| c_size(ct)).sum::<usize>() + null.as_ref().map_or(0, |_| 1))
+        .sum::<usize>();
     let fit = GROUP_CACHE_BYTES / bytes;
     if fit < 64 {
         return false;
@@ -341,7 +376,12 @@ fn init_kernel(g: &mut PipelineGen, id: usize, grouped: bool, codes: &[StateCode
 }
 /// Per-lane atomic updates of the states with this row's arguments (NULLs skipped);
 /// `target(j)` is the address of state j.
-fn lane_updates(states: &[AggState], codes: &[StateCode], arg_vals: &[Value], target: impl Fn(usize) -> String) -> Vec<String> {
+fn lane_updates(
+    states: &[AggState],
+    codes: &[StateCode],
+    arg_vals: &[Value],
+    target: impl Fn(usize) -> String,
+) -> Vec<String> {
     let mut out = vec![];
     for (j, (s, c)) in states.iter().zip(codes).enumerate() {
         let v = match s.func {
@@ -365,7 +405,9 @@ fn arg_values(states: &[AggState]) -> Vec<Value> {
         .enumerate()
         .map(|(j, s)| match &s.arg {
             None => Value::not_null("1"),
-            Some(a) => Value { v: format!("a{j}_"), null: if a.nullable() { format!("a{j}_null") } else { "false".into() } },
+            Some(a) => {
+                Value { v: format!("a{j}_"), null: if a.nullable() { format!("a{j}_null") } else { "false".into() } }
+            }
         })
         .collect()
 }
@@ -400,20 +442,32 @@ fn eval_args(g: &mut PipelineGen, states: &[AggState]) -> Result<()> {
 /// distinct bank and a distinct copy from the other lanes of its warp), with no hash
 /// lookup per row; after the loop each block merges every slot its rows touched into the
 /// global group of the slot's key (found or inserted in the global hash table).
-pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states: &[AggState], r: usize, entry: &str) -> Result<InitKernel> {
+pub fn consume_replicated(
+    g: &mut PipelineGen,
+    id: usize,
+    keys: &[Expr],
+    states: &[AggState],
+    r: usize,
+    entry: &str,
+) -> Result<InitKernel> {
     let rt = g.replicated[r].clone();
     crate::check_replicated_key(keys, &rt)?;
     let (codes, ptrs) = declare_states(g, states)?;
     let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
     let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-    g.body.line(format!("// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({rt}) ----", key_list.join(", "), names.join(", ")));
+    g.body.line(format!(
+        "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({rt}) ----",
+        key_list.join(", "),
+        names.join(", ")
+    ));
     let (slots, mask, max_groups) = group_table_params(g);
     let count = g.param(Param::OutCount, "unsigned long long*");
     let kt = keys[0].ty();
     let ct = c_type(&kt);
     let key_values = g.param(Param::Output { column: 0, part: Part::Values }, &format!("{ct}* __restrict__"));
     let row_slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
-    let slot_values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
+    let slot_values =
+        g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
     let n = rt.summary.slots;
     // Block partials narrower than the states where a block's rows cannot overflow them
     // (fewer than 2^31 rows per block, checked below): counts in 32 bits, sums of 32-bit
@@ -422,7 +476,9 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
 
     g.pre.line(format!("// HashAggregate #{id}: per slot, the block's partial states and whether its rows touched it"));
     g.pre.line("// (32-bit counts and 64-bit sums of 32-bit values hold while a block takes < 2^31 rows)");
-    g.pre.line("if (n_rows / gridDim.x >= (1ull << 31)) { if (threadIdx.x == 0) raise_error(err, ERR_OVERFLOW); return; }");
+    g.pre.line(
+        "if (n_rows / gridDim.x >= (1ull << 31)) { if (threadIdx.x == 0) raise_error(err, ERR_OVERFLOW); return; }",
+    );
     for (j, c) in partials.iter().enumerate() {
         g.pre.line(format!("__shared__ {} rs{j}_[{n}];", c.ct));
         g.pre.line(format!("for (int i = threadIdx.x; i < {n}; i += blockDim.x) rs{j}_[i] = {};", c.identity));
@@ -459,7 +515,13 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
     p.open("if (gid_ >= 0)");
     for (j, (c, pc)) in codes.iter().zip(&partials).enumerate() {
         let untouched = format!("rs{j}_[i] == {}", pc.identity);
-        p.line(format!("if (!({untouched})) atomic_{a}_{sfx}(&{ptr}[gid_], ({ct})rs{j}_[i]);", a = c.atomic, sfx = c.suffix, ptr = ptrs[j], ct = c.ct));
+        p.line(format!(
+            "if (!({untouched})) atomic_{a}_{sfx}(&{ptr}[gid_], ({ct})rs{j}_[i]);",
+            a = c.atomic,
+            sfx = c.suffix,
+            ptr = ptrs[j],
+            ct = c.ct
+        ));
     }
     p.close();
     p.close();
@@ -469,7 +531,11 @@ pub fn consume_replicated(g: &mut PipelineGen, id: usize, keys: &[Expr], states:
 /// The states' C encodings and their kernel parameters (one array per state).
 fn declare_states(g: &mut PipelineGen, states: &[AggState]) -> Result<(Vec<StateCode>, Vec<String>)> {
     let codes = states.iter().map(state_code).collect::<Result<Vec<_>>>()?;
-    let ptrs = codes.iter().enumerate().map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct))).collect();
+    let ptrs = codes
+        .iter()
+        .enumerate()
+        .map(|(j, c)| g.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct)))
+        .collect();
     Ok((codes, ptrs))
 }
 

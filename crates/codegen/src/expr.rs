@@ -70,16 +70,19 @@ fn paren_depth(s: &str) -> usize {
 fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
     match e {
         Expr::Column { index, .. } => Ok(row[*index].clone()),
-        Expr::Literal { value, ty } => Ok(Value {
-            v: c_literal(value, ty),
-            null: if value.is_null() { "true".into() } else { "false".into() },
-        }),
+        Expr::Literal { value, ty } => {
+            Ok(Value { v: c_literal(value, ty), null: if value.is_null() { "true".into() } else { "false".into() } })
+        }
         Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), left, right, .. } => {
             let l = gen(left, row, out)?;
             let (v, n) = (out.tmp("b"), out.tmp("bn"));
             out.line(format!("bool {v}, {n};"));
             // AND: a FALSE left side decides; OR: a TRUE left side decides.
-            let decided = if *op == BinaryOp::And { format!("!{} && !({})", l.null, l.v) } else { format!("!{} && ({})", l.null, l.v) };
+            let decided = if *op == BinaryOp::And {
+                format!("!{} && !({})", l.null, l.v)
+            } else {
+                format!("!{} && ({})", l.null, l.v)
+            };
             out.open(format!("if ({decided})"));
             out.line(format!("{v} = {}; {n} = false;", *op == BinaryOp::Or));
             out.close_with("else");
@@ -128,7 +131,11 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
                     let zero = if *ty == DataType::Float64 { "0.0" } else { "0" };
                     out.line(format!("const bool {t}z = !({null}) && {b} == {zero};"));
                     out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
-                    let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod { format!("fmod({a}, {b})") } else { format!("{a} {} {b}", op.symbol()) };
+                    let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod {
+                        format!("fmod({a}, {b})")
+                    } else {
+                        format!("{a} {} {b}", op.symbol())
+                    };
                     out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({expr});"));
                 }
                 // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
@@ -207,7 +214,11 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::Extract { field, expr } => {
             let x = gen(expr, row, out)?;
             // (The binder casts a DATE to TIMESTAMP for these fields; this covers others.)
-            let ts = if expr.ty() == DataType::Date { format!("ts_from_date({}, {})", x.v, error_flag(&x)) } else { x.v.clone() };
+            let ts = if expr.ty() == DataType::Date {
+                format!("ts_from_date({}, {})", x.v, error_flag(&x))
+            } else {
+                x.v.clone()
+            };
             let t = out.tmp("ex");
             match field {
                 // Seconds as DOUBLE: the microseconds divided once (as the CPU backend).
@@ -230,7 +241,12 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::DateTrunc { unit, expr } => {
             let x = gen(expr, row, out)?;
             let t = out.tmp("ts");
-            out.line(format!("const int64_t {t} = ts_trunc({}, TRUNC_{}, {});", x.v, unit.name().to_ascii_uppercase(), error_flag(&x)));
+            out.line(format!(
+                "const int64_t {t} = ts_trunc({}, TRUNC_{}, {});",
+                x.v,
+                unit.name().to_ascii_uppercase(),
+                error_flag(&x)
+            ));
             Ok(Value { v: t, null: x.null })
         }
         Expr::Substring { expr, start, len } => {
@@ -373,7 +389,9 @@ pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
                 format!("(({ct})div_round((__int128){v}, {}))", pow10_literal(s1 - s2, "__int128"))
             }
         }
-        (Decimal { scale, .. }, Int32 | Int64) => format!("(({ct})div_round((__int128){v}, {}))", pow10_literal(*scale, "__int128")),
+        (Decimal { scale, .. }, Int32 | Int64) => {
+            format!("(({ct})div_round((__int128){v}, {}))", pow10_literal(*scale, "__int128"))
+        }
         (Float64, Int32 | Int64) => format!("(({ct})llround({v}))"),
         (Float64, Decimal { scale, .. }) => format!("(({ct})llround({v} * {:?}))", 10f64.powi(*scale as i32)),
         (Int32 | Int64 | Date | Boolean, Int32 | Int64 | Date) => format!("(({ct}){v})"),

@@ -13,13 +13,15 @@
 //! - A semi/anti probe with a residual condition (Q21) walks the key's matches per lane
 //!   until one satisfies it.
 
+use crate::emit::Emitter;
 use crate::expr::{gen, Value};
 use crate::hash_table::{emit_insert_with_runs, emit_lookup, KeyArrays};
 use crate::materialize::write_rows;
 use crate::pipeline::PipelineGen;
 use crate::types::c_type;
-use crate::emit::Emitter;
-use crate::{entry_type, BuildHint, BuildPart, InitKernel, Param, Part, ReplicaPart, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES};
+use crate::{
+    entry_type, BuildHint, BuildPart, InitKernel, Param, Part, ReplicaPart, SMEM_TABLES_BUDGET, SMEM_TABLE_BYTES,
+};
 use gpusql_common::{Result, Schema};
 use gpusql_plan::{Expr, JoinKind, MultiMatch, PipelineOp, ReplicaUser};
 
@@ -35,7 +37,10 @@ fn key_values(g: &mut PipelineGen, keys: &[Expr]) -> Result<(Vec<Value>, Option<
 
 pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, entry: &str) -> Result<InitKernel> {
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-    g.body.line(format!("// ---- HashBuild -> #{id} keys=[{}] (global hash table, rows grouped by key) ----", key_text.join(", ")));
+    g.body.line(format!(
+        "// ---- HashBuild -> #{id} keys=[{}] (global hash table, rows grouped by key) ----",
+        key_text.join(", ")
+    ));
     let (slots, mask, max_groups) = crate::aggregate::group_table_params(g);
     let groups = g.param(Param::GroupCount, "unsigned long long*");
     let group_rows = g.param(Param::GroupRows, "uint32_t* __restrict__");
@@ -57,7 +62,9 @@ pub fn build(g: &mut PipelineGen, id: usize, keys: &[Expr], schema: &Schema, ent
     let runs = emit_insert_with_runs(&mut g.body, keys, &kv, &arrays, &slots, &mask, &max_groups, &groups, true);
     if runs {
         // The run's leader counts the whole run: one atomic per run, not per row.
-        g.body.line(format!("if (gid_ >= 0 && !follower_ && atomicAdd(&{group_rows}[gid_], run_len_) + run_len_ >= 2u) *{multi} = 1;"));
+        g.body.line(format!(
+            "if (gid_ >= 0 && !follower_ && atomicAdd(&{group_rows}[gid_], run_len_) + run_len_ >= 2u) *{multi} = 1;"
+        ));
     } else {
         g.body.line(format!("if (gid_ >= 0 && atomicAdd(&{group_rows}[gid_], 1u) == 1u) *{multi} = 1;"));
     }
@@ -98,7 +105,8 @@ fn testable_bitmap(g: &PipelineGen, b: usize, keys: &[Expr], kind: JoinKind) -> 
     let [key @ Expr::Column { .. }] = keys else { return None };
     let entry = entry_type(c_type(&key.ty()));
     let replica = g.replicated.iter().any(|r| r.user == ReplicaUser::Probe(b));
-    let ok = entry.is_some() && !replica && hint.direct_min.is_none() && matches!(kind, JoinKind::Inner | JoinKind::Semi);
+    let ok =
+        entry.is_some() && !replica && hint.direct_min.is_none() && matches!(kind, JoinKind::Inner | JoinKind::Semi);
     hint.bitmap.filter(|_| ok)
 }
 
@@ -121,7 +129,9 @@ pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, 
             PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
                 let from_scan = matches!(keys.as_slice(), [Expr::Column { index, .. }] if *index < g.source_width);
                 let early = g.builds.iter().any(|h| h.id == *build && h.early);
-                if let Some(bitmap) = testable_bitmap(g, *build, keys, *kind).filter(|_| early && from_scan && residual.is_none() && reach >= EARLY_BITMAP_MIN_REACH) {
+                if let Some(bitmap) = testable_bitmap(g, *build, keys, *kind)
+                    .filter(|_| early && from_scan && residual.is_none() && reach >= EARLY_BITMAP_MIN_REACH)
+                {
                     out.push((*build, keys[0].clone(), bitmap));
                 }
             }
@@ -136,8 +146,25 @@ pub fn early_bitmap_probes(g: &PipelineGen, rest: &[PipelineOp]) -> Vec<(usize, 
 /// rather than on the ~1 in 5 lanes whose key passed. The key bitmaps of `refill.early`
 /// are tested there too (their own probes then skip the test).
 #[allow(clippy::too_many_arguments)]
-pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema, mode: MultiMatch, kind: JoinKind, residual: bool, refill: Option<RefillPoint>) -> Result<bool> {
-    let mut hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint { id: b, multi: true, slots: usize::MAX, shared_memory: false, direct_min: None, bitmap: None, early: false });
+pub fn probe(
+    g: &mut PipelineGen,
+    b: usize,
+    keys: &[Expr],
+    build_schema: &Schema,
+    mode: MultiMatch,
+    kind: JoinKind,
+    residual: bool,
+    refill: Option<RefillPoint>,
+) -> Result<bool> {
+    let mut hint = g.builds.iter().find(|h| h.id == b).copied().unwrap_or(BuildHint {
+        id: b,
+        multi: true,
+        slots: usize::MAX,
+        shared_memory: false,
+        direct_min: None,
+        bitmap: None,
+        early: false,
+    });
     // Semi/anti probes only test for a match: never an expansion loop.
     let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
     let left = kind == JoinKind::Left;
@@ -147,7 +174,11 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     };
     let replica = g.replicated.iter().position(|r| r.user == ReplicaUser::Probe(b));
     let bytes = entry.map_or(usize::MAX, |(_, size)| hint.slots.saturating_mul(size));
-    let in_smem = g.replicated.is_empty() && hint.shared_memory && hint.direct_min.is_none() && bytes <= SMEM_TABLE_BYTES && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
+    let in_smem = g.replicated.is_empty()
+        && hint.shared_memory
+        && hint.direct_min.is_none()
+        && bytes <= SMEM_TABLE_BYTES
+        && g.smem_tables + bytes <= SMEM_TABLES_BUDGET;
     if in_smem {
         g.smem_tables += bytes;
     }
@@ -169,7 +200,8 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
     };
     let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     // Keys that are columns stay in top-level variables across the refill.
-    let bitmap_first = refill.filter(|_| testable_bitmap(g, b, keys, kind).is_some() && g.body.indent == 2 && g.open_loops == 0);
+    let bitmap_first =
+        refill.filter(|_| testable_bitmap(g, b, keys, kind).is_some() && g.body.indent == 2 && g.open_loops == 0);
     let refilled = bitmap_first.is_some();
     if let (Some(r), Some((min, bits))) = (bitmap_first, hint.bitmap) {
         g.body.line(format!("// ---- HashProbe #{b} keys=[{}]: key bitmap first (rows whose key the table lacks drop out before the Lane Refill and the lookup) ----", key_text.join(", ")));
@@ -193,7 +225,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
             g.body.line(format!("active = !({});", nulls.join(" || ")));
         }
         for (t, kv, ct, (min, bits)) in tests {
-            let (offset, has_key) = bitmap_test(g, t, &kv, &ct, min, bits);
+            let (offset, has_key) = bitmap_test(g, t, &kv, ct, min, bits);
             g.body.open("");
             g.body.line(offset);
             g.body.line(format!("active = active && {has_key};"));
@@ -220,14 +252,17 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         crate::check_replicated_key(keys, &rt)?;
         let ct = c_type(&keys[0].ty());
         let slots = g.param(Param::Replica { index: r, part: ReplicaPart::RowSlots }, "const uint16_t* __restrict__");
-        let values = g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
+        let values =
+            g.param(Param::Replica { index: r, part: ReplicaPart::SlotValues }, &format!("const {ct}* __restrict__"));
         let codes = g.param(Param::Replica { index: r, part: ReplicaPart::SlotCodes }, "const uint16_t* __restrict__");
         let (n, distinct) = (rt.summary.slots, rt.summary.values);
         let mut fill = Emitter { indent: g.pre.indent + 1, ..Default::default() };
         let key = Value::not_null("key_");
         emit_table_lookup(g, &mut fill, b, &keys[0], &key, hint, direct, false, &mask, "g_")?;
         g.pre.line(format!("// HashProbe #{b}: {rt}"));
-        g.pre.line("// filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it");
+        g.pre.line(
+            "// filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it",
+        );
         g.pre.line(format!("__shared__ int rp{r}_sm[{n}];"));
         g.pre.open(format!("for (uint32_t s_ = threadIdx.x; s_ < {distinct}u; s_ += blockDim.x)"));
         g.pre.line(format!("const {ct} key_ = {values}[s_];"));
@@ -253,7 +288,8 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
                 let mut arrays = vec![];
                 for (k, e) in keys.iter().enumerate() {
                     let ct = c_type(&e.ty());
-                    let values = g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
+                    let values =
+                        g.param(Param::Build { id: b, part: BuildPart::Key(k) }, &format!("const {ct}* __restrict__"));
                     arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
                 }
                 emit_lookup(&mut lookup, &kv, &arrays, &slots, &mask, &gid);
@@ -307,7 +343,11 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         match mode {
             MultiMatch::PerLane => {
                 let cond = format!("{has} && {beg} < {end}");
-                let any = if g.block_sync { format!("__syncthreads_or({cond})") } else { format!("__any_sync(FULL_MASK, {cond})") };
+                let any = if g.block_sync {
+                    format!("__syncthreads_or({cond})")
+                } else {
+                    format!("__any_sync(FULL_MASK, {cond})")
+                };
                 g.body.open(format!("while ({any})"));
                 g.open_loops += 1;
                 g.body.line(format!("bool active = {cond};"));
@@ -333,7 +373,7 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
                 g.body.line(format!("const bool {matched} = bcast(hp{b}_found, {leader});"));
                 // The leader's row, for every lane: loaded values, and the indices that
                 // later (lazy) loads read.
-                g.body.line(format!("// broadcast the leader lane's row to the warp"));
+                g.body.line("// broadcast the leader lane's row to the warp");
                 let mut row = g.row.clone();
                 for (i, v) in row.iter_mut().enumerate() {
                     if g.pending_loads.get(i).is_some_and(|l| l.is_some()) {
@@ -365,11 +405,17 @@ pub fn probe(g: &mut PipelineGen, b: usize, keys: &[Expr], build_schema: &Schema
         let ct = c_type(&f.ty);
         let v = format!("j{b}_{i}");
         g.body.line(format!("{ct} {v}{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
-        let col = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } }, &format!("const {ct}* __restrict__"));
+        let col = g.param(
+            Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } },
+            &format!("const {ct}* __restrict__"),
+        );
         let mut load = format!("{v} = {col}[{pos}];");
         let null = if f.nullable {
             g.body.line(format!("bool {v}_null = true;"));
-            let valid = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } }, "const uint8_t* __restrict__");
+            let valid = g.param(
+                Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } },
+                "const uint8_t* __restrict__",
+            );
             load = format!("{v}_null = !{matched} || {valid}[{pos}] == 0; if (!{v}_null) {{ {load} }}");
             format!("{v}_null")
         } else if left {
@@ -392,12 +438,16 @@ fn bitmap_test(g: &mut PipelineGen, b: usize, kv: &Value, ct: &str, min: i64, bi
     // form took twice the instructions). The difference wraps modulo 2^32; a key below
     // `min` then lands at or above `bits` as long as min <= 2^31 - bits (the lowest key,
     // -2^31, is then at least 2^32 - bits below min).
-    let narrow = matches!(ct, "int32_t" | "int16_t" | "int8_t") && min >= i32::MIN as i64 && min <= (1i64 << 31) - bits as i64;
+    let narrow =
+        matches!(ct, "int32_t" | "int16_t" | "int8_t") && min >= i32::MIN as i64 && min <= (1i64 << 31) - bits as i64;
     let offset = match narrow {
         true => format!("const uint32_t bd_ = (uint32_t)({}) - (uint32_t)({min});", kv.v),
         false => format!("const uint64_t bd_ = (uint64_t)((int64_t)({}) - ({min}ll));", kv.v),
     };
-    (offset, format!("bd_ < {bits}u{} && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u)", if narrow { "" } else { "ll" }))
+    (
+        offset,
+        format!("bd_ < {bits}u{} && ((__ldg(&{bitmap}[bd_ >> 5]) >> (bd_ & 31)) & 1u)", if narrow { "" } else { "ll" }),
+    )
 }
 
 /// Emits into `out` the lookup of the single integer key value `kv` in the finished table
@@ -497,10 +547,16 @@ pub fn residual(g: &mut PipelineGen, b: usize, build_schema: &Schema, kind: Join
         let f = &build_schema.fields[i];
         let ct = c_type(&f.ty);
         let v = format!("r{b}_{i}");
-        let col = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } }, &format!("const {ct}* __restrict__"));
+        let col = g.param(
+            Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } },
+            &format!("const {ct}* __restrict__"),
+        );
         g.body.line(format!("const {ct} {v} = {col}[hp{b}_r];"));
         row[c] = if f.nullable {
-            let valid = g.param(Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } }, "const uint8_t* __restrict__");
+            let valid = g.param(
+                Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Validity } },
+                "const uint8_t* __restrict__",
+            );
             g.body.line(format!("const bool {v}_null = {valid}[hp{b}_r] == 0;"));
             Value { v: v.clone(), null: format!("{v}_null") }
         } else {

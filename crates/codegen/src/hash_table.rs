@@ -35,7 +35,9 @@ fn keys_equal(kv: &[Value], keys: &[KeyArrays], at: &str, load: &str) -> String 
         let eq = eq_call(&k.ty, &v.v, &format!("{load}(&{}[{at}])", k.values));
         conds.push(match &k.validity {
             None => eq,
-            Some(valid) => format!("({} ? {load}(&{valid}[{at}]) == 0 : ({load}(&{valid}[{at}]) != 0 && {eq}))", v.null),
+            Some(valid) => {
+                format!("({} ? {load}(&{valid}[{at}]) == 0 : ({load}(&{valid}[{at}]) != 0 && {eq}))", v.null)
+            }
         });
     }
     if conds.is_empty() {
@@ -47,7 +49,15 @@ fn keys_equal(kv: &[Value], keys: &[KeyArrays], at: &str, load: &str) -> String 
 
 /// Finds or inserts the group of `kv`; leaves its id in `gid_` (-1 when the table is full,
 /// which raises ERR_GROUPS_FULL so the host retries with a larger table).
-pub fn emit_insert(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays], slots: &str, mask: &str, max_groups: &str, group_count: &str) {
+pub fn emit_insert(
+    b: &mut Emitter,
+    kv: &[Value],
+    keys: &[KeyArrays],
+    slots: &str,
+    mask: &str,
+    max_groups: &str,
+    group_count: &str,
+) {
     emit_hash(b, kv, keys);
     b.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
     b.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));

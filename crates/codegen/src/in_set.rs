@@ -96,7 +96,12 @@ pub fn gen(x: &Value, set: &Arc<LiteralSet>, negated: bool, out: &mut Emitter) -
     out.in_sets.push(set.clone());
     let len = param_name(index, InSetPart::Len);
     let search = match set.ty {
-        DataType::Utf8 => format!("in_sorted_str({}, {}, {len}, {})", param_name(index, InSetPart::Offsets), param_name(index, InSetPart::Bytes), x.v),
+        DataType::Utf8 => format!(
+            "in_sorted_str({}, {}, {len}, {})",
+            param_name(index, InSetPart::Offsets),
+            param_name(index, InSetPart::Bytes),
+            x.v
+        ),
         _ => format!("in_sorted({}, {len}, ({}){})", param_name(index, InSetPart::Values), c_type(&set.ty), x.v),
     };
     let found = out.tmp("in");

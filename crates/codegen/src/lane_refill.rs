@@ -7,6 +7,7 @@
 //!   starts over with fresh rows (`continue`);
 //! - *refill*: otherwise idle lanes pop parked rows (`src = n_remain + popc(~m &
 //!   lanes_before)`), so the operators after it run on at least `threshold` lanes.
+//!
 //! When the input is exhausted the row loop runs extra *drain* iterations, with no fresh
 //! rows, until every buffer is empty.
 //!
@@ -65,7 +66,11 @@ pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool>
 /// probing it read: at the probe or after it, before a projection replaces the row (the
 /// probe's own residual included). Columns none reads are never loaded by the generated
 /// code, so the build need not regroup them (`finish_build`).
-pub fn payload_columns_read<'a>(pipelines: impl Iterator<Item = &'a Pipeline>, build: usize, payload_width: usize) -> Vec<bool> {
+pub fn payload_columns_read<'a>(
+    pipelines: impl Iterator<Item = &'a Pipeline>,
+    build: usize,
+    payload_width: usize,
+) -> Vec<bool> {
     let mut read = vec![false; payload_width];
     for p in pipelines {
         let mut width = p.source.schema().len();
@@ -131,8 +136,10 @@ pub fn consume(g: &mut PipelineGen, threshold: u32, activity: f64, live: &[bool]
             None => computed.push(i),
         }
     }
-    let value_bytes = |g: &PipelineGen, i: usize| c_size(c_type(&g.row_types[i])) + if g.row[i].is_never_null() { 0 } else { 1 };
-    let mut bytes: usize = items.iter().map(|(ct, _, _)| c_size(ct)).sum::<usize>() + computed.iter().map(|i| value_bytes(g, *i)).sum::<usize>();
+    let value_bytes =
+        |g: &PipelineGen, i: usize| c_size(c_type(&g.row_types[i])) + if g.row[i].is_never_null() { 0 } else { 1 };
+    let mut bytes: usize = items.iter().map(|(ct, _, _)| c_size(ct)).sum::<usize>()
+        + computed.iter().map(|i| value_bytes(g, *i)).sum::<usize>();
     let left = REFILL_BUFFER_BYTES.saturating_sub(g.refill_bytes) / BLOCK_SIZE as usize;
     if bytes > left {
         g.body.line(format!("// ---- {what}: left out, parking its rows would take more than the {} bytes of shared memory per lane left to Lane Refill ----", left));

@@ -53,9 +53,15 @@ pub enum Param {
     /// uint64_t: rows of the source.
     RowCount,
     /// Pointer to a source column's part.
-    Input { column: usize, part: Part },
+    Input {
+        column: usize,
+        part: Part,
+    },
     /// Pointer to a sink output column's part (materialized rows, or group keys).
-    Output { column: usize, part: Part },
+    Output {
+        column: usize,
+        part: Part,
+    },
     /// unsigned long long*: rows written by a materialize sink / groups created.
     OutCount,
     /// uint64_t: rows the output columns hold (materialize, hash-build payload). A pipeline
@@ -63,7 +69,9 @@ pub enum Param {
     /// counted but not written, and the executor runs the pipeline again with room for all.
     OutCapacity,
     /// Pointer to aggregate state `index` (one value per group).
-    State { index: usize },
+    State {
+        index: usize,
+    },
     /// int*: the hash table's slots (group ids, -1 empty).
     HashSlots,
     /// uint32_t: slots - 1 (a power of two minus one).
@@ -73,7 +81,10 @@ pub enum Param {
     /// int*: first error raised by the kernel (0 = none).
     ErrorFlag,
     /// HashBuild: pointer to the key arrays of the table being built (per group).
-    GroupKey { key: usize, part: Part },
+    GroupKey {
+        key: usize,
+        part: Part,
+    },
     /// HashBuild: unsigned long long* count of distinct keys.
     GroupCount,
     /// HashBuild: uint32_t* rows per group, and per materialized row its group id.
@@ -82,11 +93,20 @@ pub enum Param {
     /// HashBuild: int*, set to 1 when some key has several rows.
     MultiFlag,
     /// HashProbe: a part of a finished hash table `id`.
-    Build { id: usize, part: BuildPart },
+    Build {
+        id: usize,
+        part: BuildPart,
+    },
     /// A part of the pipeline's replicated table `index` (into `Pipeline::replicated`).
-    Replica { index: usize, part: ReplicaPart },
+    Replica {
+        index: usize,
+        part: ReplicaPart,
+    },
     /// A part of literal set `index` (into `KernelSpec::in_sets`; see `in_set.rs`).
-    InSet { index: usize, part: in_set::InSetPart },
+    InSet {
+        index: usize,
+        part: in_set::InSetPart,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,7 +130,10 @@ pub enum BuildPart {
     /// uint32_t* first payload position of each group, and the group's row count.
     Offsets,
     Counts,
-    Payload { column: usize, part: Part },
+    Payload {
+        column: usize,
+        part: Part,
+    },
     /// Single integer keys: per slot {key, group id} (int2 / longlong2), so a probe step
     /// is one load; group id -1 marks an empty slot.
     Entries,
@@ -159,10 +182,16 @@ pub fn entry_type(c_ty: &str) -> Option<(&'static str, usize)> {
 
 /// Checks that `keys` is the single source column `rt` was placed for (the rows' slots
 /// stand for that column's values, nothing else).
-pub(crate) fn check_replicated_key(keys: &[gpusql_plan::Expr], rt: &gpusql_plan::ReplicatedTable) -> gpusql_common::Result<()> {
+pub(crate) fn check_replicated_key(
+    keys: &[gpusql_plan::Expr],
+    rt: &gpusql_plan::ReplicatedTable,
+) -> gpusql_common::Result<()> {
     match keys {
         [gpusql_plan::Expr::Column { index, .. }] if *index == rt.source_column => Ok(()),
-        _ => Err(gpusql_common::Error::exec(format!("replicated table of source column {} used for keys {keys:?}", rt.source_column))),
+        _ => Err(gpusql_common::Error::exec(format!(
+            "replicated table of source column {} used for keys {keys:?}",
+            rt.source_column
+        ))),
     }
 }
 

@@ -24,7 +24,10 @@ struct Segments {
 
 fn segments(p: &LikePattern) -> Option<Segments> {
     let items = &p.items;
-    if !matches!(items.first(), Some(LikeItem::Any)) || !matches!(items.last(), Some(LikeItem::Any)) || items.iter().any(|i| matches!(i, LikeItem::One)) {
+    if !matches!(items.first(), Some(LikeItem::Any))
+        || !matches!(items.last(), Some(LikeItem::Any))
+        || items.iter().any(|i| matches!(i, LikeItem::One))
+    {
         return None;
     }
     let mut segs: Vec<Vec<u8>> = vec![];
@@ -76,7 +79,10 @@ pub fn try_gen(g: &mut PipelineGen, term: &Expr) -> Option<Value> {
     let piv = g.param(Param::Input { column: source_col, part: Part::Pivoted }, "const uint32_t* __restrict__");
     let x = g.row[*index].clone();
     let t = g.body.tmp("kmp");
-    g.body.line(format!("// LIKE '{}': lock-step KMP over the Pivot-4 copy where the column has one", pattern.text.replace('\n', " ")));
+    g.body.line(format!(
+        "// LIKE '{}': lock-step KMP over the Pivot-4 copy where the column has one",
+        pattern.text.replace('\n', " ")
+    ));
     g.body.line(format!("bool {t};"));
     g.body.open(format!("if ({piv} != nullptr)"));
     g.body.line(format!(
@@ -101,11 +107,14 @@ mod tests {
 
     /// `like_kmp_pivot4` of the prelude, transliterated (one row, its pieces in order).
     fn kmp_pivot4(s: &[u8], seg: &Segments) -> bool {
-        let words: Vec<u32> = s.chunks(4).map(|c| {
-            let mut x = [0u8; 4];
-            x[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(x)
-        }).collect();
+        let words: Vec<u32> = s
+            .chunks(4)
+            .map(|c| {
+                let mut x = [0u8; 4];
+                x[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(x)
+            })
+            .collect();
         let (pat, nxt, ends) = (&seg.bytes, &seg.next, &seg.ends);
         let len = s.len() as u32;
         let (mut sg, mut sb, mut se, mut j) = (0usize, 0u32, ends[0] as u32, 0u32);
@@ -161,8 +170,11 @@ mod tests {
         };
         for _ in 0..20000 {
             let nsegs = 1 + rnd(3) as usize;
-            let segs: Vec<Vec<u8>> = (0..nsegs).map(|_| (0..1 + rnd(5)).map(|_| b'a' + rnd(3) as u8).collect()).collect();
-            let text: String = std::iter::once("%".to_string()).chain(segs.iter().map(|g| format!("{}%", String::from_utf8_lossy(g)))).collect();
+            let segs: Vec<Vec<u8>> =
+                (0..nsegs).map(|_| (0..1 + rnd(5)).map(|_| b'a' + rnd(3) as u8).collect()).collect();
+            let text: String = std::iter::once("%".to_string())
+                .chain(segs.iter().map(|g| format!("{}%", String::from_utf8_lossy(g))))
+                .collect();
             let pattern = LikePattern::new(&text, None).unwrap();
             let seg = segments(&pattern).expect("unanchored pattern without _");
             let s: Vec<u8> = (0..rnd(40)).map(|_| b'a' + rnd(3) as u8).collect();
@@ -173,7 +185,15 @@ mod tests {
 
     #[test]
     fn only_unanchored_patterns_without_single_wildcards() {
-        for (p, ok) in [("%a%", true), ("%ab%c%", true), ("a%", false), ("%a", false), ("%a_b%", false), ("%", false), ("%%", false)] {
+        for (p, ok) in [
+            ("%a%", true),
+            ("%ab%c%", true),
+            ("a%", false),
+            ("%a", false),
+            ("%a_b%", false),
+            ("%", false),
+            ("%%", false),
+        ] {
             assert_eq!(segments(&LikePattern::new(p, None).unwrap()).is_some(), ok, "{p}");
         }
     }

@@ -23,9 +23,13 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
     if g.block_sync {
         g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
         g.pre.line("__shared__ unsigned long long block_base_;");
-        g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"));
+        g.body.line(format!(
+            "// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"
+        ));
     } else {
-        g.body.line(format!("// ---- {what} (prefix-sum write: ballot/popc per warp, one atomicAdd per warp: warps run apart) ----"));
+        g.body.line(format!(
+            "// ---- {what} (prefix-sum write: ballot/popc per warp, one atomicAdd per warp: warps run apart) ----"
+        ));
     }
     if !loads.is_empty() {
         g.body.open("if (active)");
@@ -51,7 +55,9 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
         b.open(format!("if (active && pos_ < {capacity})"));
     } else {
         b.line("unsigned long long wbase_ = 0;");
-        b.line(format!("if (lane_ == 0 && ballot_ != 0u) wbase_ = atomicAdd({count}, (unsigned long long)__popc(ballot_));"));
+        b.line(format!(
+            "if (lane_ == 0 && ballot_ != 0u) wbase_ = atomicAdd({count}, (unsigned long long)__popc(ballot_));"
+        ));
         b.line("wbase_ = __shfl_sync(FULL_MASK, wbase_, 0);");
         b.line("const uint64_t pos_ = wbase_ + __popc(ballot_ & ((1u << lane_) - 1u));");
         b.open(format!("if (active && pos_ < {capacity})"));
@@ -75,4 +81,3 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
     }
     Ok(())
 }
-

@@ -2,7 +2,9 @@
 
 use crate::emit::Emitter;
 use crate::expr::Value;
-use crate::{aggregate, filter, hash_join, lane_refill, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE};
+use crate::{
+    aggregate, filter, hash_join, lane_refill, materialize, project, scan, KernelSpec, Param, BLOCK_SIZE, PRELUDE,
+};
 use gpusql_common::Result;
 use gpusql_plan::{Expr, Pipeline, PipelineOp, ReplicaUser, Sink};
 
@@ -115,7 +117,9 @@ impl PipelineGen {
                 crate::BuildPart::Key(k) => format!("ht{id}_key{k}"),
                 crate::BuildPart::Offsets => format!("ht{id}_offsets"),
                 crate::BuildPart::Counts => format!("ht{id}_counts"),
-                crate::BuildPart::Payload { column, part } => format!("ht{id}_col{column}_{}", format!("{part:?}").to_lowercase()),
+                crate::BuildPart::Payload { column, part } => {
+                    format!("ht{id}_col{column}_{}", format!("{part:?}").to_lowercase())
+                }
                 crate::BuildPart::Entries => format!("ht{id}_entries"),
                 crate::BuildPart::Direct => format!("ht{id}_direct"),
                 crate::BuildPart::Bitmap => format!("ht{id}_bitmap"),
@@ -192,7 +196,9 @@ impl PipelineGen {
                 let top_level = self.body.indent == 3 && self.open_loops == 0 && self.refills == 0;
                 let k = self.prefetch.len();
                 match self.prefetchable.get(c).cloned().flatten() {
-                    Some((var, ptr, ct)) if top_level && (k == 0 || (self.prefetch_keys && !self.narrowed && k < MAX_PREFETCH)) => {
+                    Some((var, ptr, ct))
+                        if top_level && (k == 0 || (self.prefetch_keys && !self.narrowed && k < MAX_PREFETCH)) =>
+                    {
                         self.body.line(format!("{var} = pf{k}_cur_;"));
                         self.prefetch.push((ptr, ct));
                     }
@@ -237,7 +243,11 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
         source_loaded: vec![],
         source_width: p.source.schema().len(),
         row_ty,
-        sink_reach: p.ops.iter().map(|op| if let PipelineOp::LaneRefill { activity, .. } = op { *activity } else { 1.0 }).product(),
+        sink_reach: p
+            .ops
+            .iter()
+            .map(|op| if let PipelineOp::LaneRefill { activity, .. } = op { *activity } else { 1.0 })
+            .product(),
     };
     g.pre.indent = 1;
     g.param(Param::RowCount, "const uint64_t");
@@ -274,8 +284,18 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
                     }),
                     _ => None,
                 };
-                let early: Vec<usize> = refill.as_ref().map(|r| r.early.iter().map(|(b, _, _)| *b).collect()).unwrap_or_default();
-                refill_done = hash_join::probe(&mut g, *build, keys, build_schema, *multi_match, *kind, residual.is_some(), refill)?;
+                let early: Vec<usize> =
+                    refill.as_ref().map(|r| r.early.iter().map(|(b, _, _)| *b).collect()).unwrap_or_default();
+                refill_done = hash_join::probe(
+                    &mut g,
+                    *build,
+                    keys,
+                    build_schema,
+                    *multi_match,
+                    *kind,
+                    residual.is_some(),
+                    refill,
+                )?;
                 if refill_done {
                     tested_early.extend(early);
                 }
@@ -293,10 +313,12 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
             materialize::consume(&mut g, *id, schema)?;
             None
         }
-        Sink::Aggregate { id, keys, states, .. } => match p.replicated.iter().position(|r| r.user == ReplicaUser::Aggregate) {
-            Some(r) => Some(aggregate::consume_replicated(&mut g, *id, keys, states, r, &entry)?),
-            None => Some(aggregate::consume(&mut g, *id, keys, states, &entry)?),
-        },
+        Sink::Aggregate { id, keys, states, .. } => {
+            match p.replicated.iter().position(|r| r.user == ReplicaUser::Aggregate) {
+                Some(r) => Some(aggregate::consume_replicated(&mut g, *id, keys, states, r, &entry)?),
+                None => Some(aggregate::consume(&mut g, *id, keys, states, &entry)?),
+            }
+        }
         Sink::HashBuild { id, keys, schema } => Some(hash_join::build(&mut g, *id, keys, schema, &entry)?),
     };
     while g.open_loops > 0 {
@@ -339,7 +361,9 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
         src.push_str("    uint32_t iter_ = 0;\n");
     }
     if g.refills == 0 {
-        src.push_str(&format!("    for ({rt} base_ = ({rt})blockIdx.x * blockDim.x; base_ < nr_; base_ += stride_) {{\n"));
+        src.push_str(&format!(
+            "    for ({rt} base_ = ({rt})blockIdx.x * blockDim.x; base_ < nr_; base_ += stride_) {{\n"
+        ));
     } else {
         // Lane Refill: once the rows are exhausted, drain iterations (no fresh rows) run
         // until every parked row has gone through the rest of the pipeline.
@@ -353,10 +377,15 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
         // A full group table (or any error) ends the run within 8 iterations: the host
         // grows the table and runs again, so an undersized first guess costs little. (Not
         // every iteration: the test is an L2 round trip in front of the row's loads.)
-        src.push_str(&format!("        if ((iter_++ & 7u) == 0u && __any_sync(FULL_MASK, *(volatile int*){err} != 0)) break;\n"));
+        src.push_str(&format!(
+            "        if ((iter_++ & 7u) == 0u && __any_sync(FULL_MASK, *(volatile int*){err} != 0)) break;\n"
+        ));
     }
     // (Lane Refill reassigns `row` to a parked row's.)
-    src.push_str(&format!("        {}{rt} row = base_ + threadIdx.x;\n        bool active = row < nr_;\n", if g.refills == 0 { "const " } else { "" }));
+    src.push_str(&format!(
+        "        {}{rt} row = base_ + threadIdx.x;\n        bool active = row < nr_;\n",
+        if g.refills == 0 { "const " } else { "" }
+    ));
     for (k, (ptr, ct)) in g.prefetch.iter().enumerate() {
         src.push_str(&format!("        const {ct} pf{k}_cur_ = pf{k}_next_;\n        if (row + stride_ < nr_) pf{k}_next_ = {ptr}[row + stride_];\n"));
     }
@@ -367,5 +396,12 @@ pub fn generate_pipeline(p: &Pipeline, builds: &[crate::BuildHint], rows: u64) -
     let mut source_columns_read = g.source_loaded;
     source_columns_read.sort_unstable();
     source_columns_read.dedup();
-    Ok(KernelSpec { source: src, entry, params: g.params.into_iter().map(|(p, _, _)| p).collect(), init, source_columns_read, in_sets })
+    Ok(KernelSpec {
+        source: src,
+        entry,
+        params: g.params.into_iter().map(|(p, _, _)| p).collect(),
+        init,
+        source_columns_read,
+        in_sets,
+    })
 }

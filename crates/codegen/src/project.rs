@@ -15,7 +15,10 @@ pub fn consume(g: &mut PipelineGen, exprs: &[Expr]) -> Result<()> {
     for (i, e) in exprs.iter().enumerate() {
         let v = format!("p{n}_{i}");
         let ct = c_type(&e.ty());
-        g.body.line(format!("{ct} {v}{}; bool {v}_null = true;", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
+        g.body.line(format!(
+            "{ct} {v}{}; bool {v}_null = true;",
+            if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }
+        ));
         new_row.push(Value { v: v.clone(), null: format!("{v}_null") });
     }
     g.body.open("if (active)");

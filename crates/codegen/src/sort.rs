@@ -60,9 +60,12 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
             format!("({vals}[a] < {vals}[b] ? -1 : ({vals}[a] > {vals}[b] ? 1 : 0))")
         };
         let sign = if k.asc { "" } else { "-" };
-        body.push_str(&format!("            const int c = {cmp};\n            if (c != 0) return {sign}c;\n        }}\n    }}\n"));
+        body.push_str(&format!(
+            "            const int c = {cmp};\n            if (c != 0) return {sign}c;\n        }}\n    }}\n"
+        ));
     }
-    let key_text: Vec<String> = keys.iter().map(|k| format!("#{} {}", k.column, if k.asc { "ASC" } else { "DESC" })).collect();
+    let key_text: Vec<String> =
+        keys.iter().map(|k| format!("#{} {}", k.column, if k.asc { "ASC" } else { "DESC" })).collect();
     let decl_list = if decls.is_empty() { String::new() } else { format!(", {}", decls.join(", ")) };
     let args: String = params
         .iter()

@@ -46,7 +46,12 @@ pub fn c_literal(v: &ScalarValue, ty: &DataType) -> String {
             }
         }
         // With its hash: comparisons with dictionary-encoded strings skip the bytes.
-        ScalarValue::Utf8(s) => format!("make_str_h(\"{}\", {}, {:#x}u)", escape_c(s.as_bytes()), s.len(), gpusql_common::str_hash32(s.as_bytes())),
+        ScalarValue::Utf8(s) => format!(
+            "make_str_h(\"{}\", {}, {:#x}u)",
+            escape_c(s.as_bytes()),
+            s.len(),
+            gpusql_common::str_hash32(s.as_bytes())
+        ),
     }
 }
 

@@ -71,7 +71,6 @@ pub fn format_date(days: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-
 pub const MICROS_PER_SECOND: i64 = 1_000_000;
 pub const MICROS_PER_MINUTE: i64 = 60 * MICROS_PER_SECOND;
 pub const MICROS_PER_HOUR: i64 = 60 * MICROS_PER_MINUTE;
@@ -147,7 +146,8 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
 /// only where it is not zero, without trailing zeros (`2024-01-05 10:30:00.5`).
 pub fn format_timestamp(us: i64) -> String {
     let (days, t) = split_timestamp(us);
-    let (h, m, s, f) = (t / MICROS_PER_HOUR, t / MICROS_PER_MINUTE % 60, t / MICROS_PER_SECOND % 60, t % MICROS_PER_SECOND);
+    let (h, m, s, f) =
+        (t / MICROS_PER_HOUR, t / MICROS_PER_MINUTE % 60, t / MICROS_PER_SECOND % 60, t % MICROS_PER_SECOND);
     let mut out = format!("{} {h:02}:{m:02}:{s:02}", format_date(days));
     if f != 0 {
         out.push_str(format!(".{f:06}").trim_end_matches('0'));
@@ -385,7 +385,20 @@ mod tests {
         assert_eq!(format_timestamp(ts("2024-01-05 10:30:00")), "2024-01-05 10:30:00");
         assert_eq!(format_timestamp(ts("2024-01-05 10:30:00.5")), "2024-01-05 10:30:00.5");
         assert_eq!(format_timestamp(ts("2024-01-05 10:30:00.000120")), "2024-01-05 10:30:00.00012");
-        for bad in ["", "abc", "2024-01-05 25:00:00", "2024-01-05 24:00:01", "2024-02-30 10:00:00", "2024-01-05 10", "2024-01-05 10:30:60", "2024-01-05 10:30:00+02", "2024-01-05 10:30:00 UTC", "2024-01-05 +1:30:00", "2024-01-05 10:3a:00", "99999999-01-01"] {
+        for bad in [
+            "",
+            "abc",
+            "2024-01-05 25:00:00",
+            "2024-01-05 24:00:01",
+            "2024-02-30 10:00:00",
+            "2024-01-05 10",
+            "2024-01-05 10:30:60",
+            "2024-01-05 10:30:00+02",
+            "2024-01-05 10:30:00 UTC",
+            "2024-01-05 +1:30:00",
+            "2024-01-05 10:3a:00",
+            "99999999-01-01",
+        ] {
             assert_eq!(parse_timestamp(bad), None, "{bad}");
         }
         // Before 1970: the day is floored, the time of day stays positive.
@@ -436,8 +449,20 @@ mod tests {
         assert_eq!(trunc_timestamp(TruncUnit::Second, i64::MAX), Some(i64::MAX - 775_807));
         let t = ts("1969-05-05 10:30:10.5");
         let f = |field| timestamp_part(field, t);
-        assert_eq!([f(DateField::Year), f(DateField::Quarter), f(DateField::Month), f(DateField::Day)], [1969, 2, 5, 5]);
-        assert_eq!([f(DateField::Hour), f(DateField::Minute), f(DateField::Second), f(DateField::Millisecond), f(DateField::Microsecond)], [10, 30, 10, 10500, 10_500_000]);
+        assert_eq!(
+            [f(DateField::Year), f(DateField::Quarter), f(DateField::Month), f(DateField::Day)],
+            [1969, 2, 5, 5]
+        );
+        assert_eq!(
+            [
+                f(DateField::Hour),
+                f(DateField::Minute),
+                f(DateField::Second),
+                f(DateField::Millisecond),
+                f(DateField::Microsecond)
+            ],
+            [10, 30, 10, 10500, 10_500_000]
+        );
         assert_eq!([f(DateField::DayOfWeek), f(DateField::DayOfYear)], [1, 125]);
         assert_eq!(epoch_seconds(t), -20784589.5);
         assert_eq!(day_of_week(parse_date("2024-05-05").unwrap()), 0);

@@ -121,11 +121,13 @@ impl FileScan {
             args.push(format!("escape = {}", ch(e)));
         }
         if let Some(cols) = &c.columns {
-            let list: Vec<String> = cols.iter().map(|(n, t)| format!("{}: {}", quote(n), quote(&t.to_string()))).collect();
+            let list: Vec<String> =
+                cols.iter().map(|(n, t)| format!("{}: {}", quote(n), quote(&t.to_string()))).collect();
             args.push(format!("columns = {{{}}}", list.join(", ")));
         }
         if !c.types.is_empty() {
-            let list: Vec<String> = c.types.iter().map(|(n, t)| format!("{}: {}", quote(n), quote(&t.to_string()))).collect();
+            let list: Vec<String> =
+                c.types.iter().map(|(n, t)| format!("{}: {}", quote(n), quote(&t.to_string()))).collect();
             args.push(format!("types = {{{}}}", list.join(", ")));
         }
         if let Some(n) = &c.null_strings {

@@ -2,19 +2,19 @@
 //! Kept free of heavy dependencies (only arrow's type enum for conversions).
 
 pub mod datatype;
+pub mod date;
 pub mod error;
 pub mod files;
 pub mod scalar;
-pub mod date;
 pub mod schema;
 pub mod string_hash;
 
 pub use datatype::DataType;
 pub use error::{Error, Result};
-pub use scalar::ScalarValue;
-pub use string_hash::str_hash32;
 pub use files::{Compression, CsvOptions, FileFormat, FileScan, WriteOptions};
+pub use scalar::ScalarValue;
 pub use schema::{
-    Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest, ReplicaSummary, SampleRows, Schema, TableInfo, TableSample, TableStatistics,
-    ViewInfo, ONE_ROW_TABLE, one_row_schema,
+    one_row_schema, Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest,
+    ReplicaSummary, SampleRows, Schema, TableInfo, TableSample, TableStatistics, ViewInfo, ONE_ROW_TABLE,
 };
+pub use string_hash::str_hash32;

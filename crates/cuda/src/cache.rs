@@ -84,10 +84,7 @@ impl Hasher for SourceHasher {
 
 impl std::fmt::Debug for KernelCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KernelCache")
-            .field("dir", &self.dir)
-            .field("modules", &self.memory_len())
-            .finish()
+        f.debug_struct("KernelCache").field("dir", &self.dir).field("modules", &self.memory_len()).finish()
     }
 }
 
@@ -138,9 +135,7 @@ impl KernelCache {
         if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").and_then(abs) {
             return Some(xdg.join("gpusql/kernels"));
         }
-        std::env::var_os("HOME")
-            .and_then(abs)
-            .map(|h| h.join(".cache/gpusql/kernels"))
+        std::env::var_os("HOME").and_then(abs).map(|h| h.join(".cache/gpusql/kernels"))
     }
 
     /// The disk directory in use, if any.
@@ -163,12 +158,7 @@ impl KernelCache {
     /// Hex sha256 identifying a compiled kernel.
     pub fn key(source: &str, arch: &str, nvrtc_version: (i32, i32)) -> String {
         let mut h = Sha256::new();
-        for part in [
-            CACHE_FORMAT,
-            arch,
-            &format!("{nvrtc_version:?}"),
-            &NVRTC_OPTIONS.join(" "),
-        ] {
+        for part in [CACHE_FORMAT, arch, &format!("{nvrtc_version:?}"), &NVRTC_OPTIONS.join(" ")] {
             h.update(part.as_bytes());
             h.update([0u8]);
         }
@@ -249,12 +239,7 @@ impl KernelCache {
     /// The CUBIN for `key`: from disk, else compiled with NVRTC and stored.
     /// Returns the bytes, `Disk` or `Miss`, and the NVRTC time in ms.
     /// Needs no GPU.
-    pub fn cubin(
-        &self,
-        key: &str,
-        source: &str,
-        arch: &str,
-    ) -> Result<(Vec<u8>, CacheHit, f64), CudaError> {
+    pub fn cubin(&self, key: &str, source: &str, arch: &str) -> Result<(Vec<u8>, CacheHit, f64), CudaError> {
         if let Some(bytes) = self.read_cubin(key) {
             return Ok((bytes, CacheHit::Disk, 0.0));
         }
@@ -292,10 +277,7 @@ mod tests {
         let key = KernelCache::key("x", "sm_90", (13, 0));
         assert!(cache.read_cubin(&key).is_none());
         cache.write_cubin(&key, b"\x7fELFpayload");
-        assert_eq!(
-            cache.read_cubin(&key).as_deref(),
-            Some(&b"\x7fELFpayload"[..])
-        );
+        assert_eq!(cache.read_cubin(&key).as_deref(), Some(&b"\x7fELFpayload"[..]));
         cache.write_cubin(&key, b"garbage");
         assert!(cache.read_cubin(&key).is_none(), "non-ELF file is ignored");
         assert!(!dir.join(format!("{key}.cubin")).exists(), "and removed");
@@ -317,28 +299,19 @@ mod tests {
     #[test]
     fn cubin_compiles_then_hits_disk() {
         if crate::libs::ensure_nvrtc_loaded().is_err() {
-            assert!(
-                std::env::var("GPUSQL_REQUIRE_NVRTC").map_or(true, |v| v != "1"),
-                "NVRTC required"
-            );
+            assert!(std::env::var("GPUSQL_REQUIRE_NVRTC").map_or(true, |v| v != "1"), "NVRTC required");
             println!("skipped: no NVRTC");
             return;
         }
         let dir = temp_dir("compile");
         let cache = KernelCache::new(Some(dir.clone()));
         let src = "extern \"C\" __global__ void k(int* p) { p[threadIdx.x] = 1; }";
-        let Ok(version) = crate::compile::nvrtc_version() else {
-            panic!("nvrtc version")
-        };
+        let Ok(version) = crate::compile::nvrtc_version() else { panic!("nvrtc version") };
         let key = KernelCache::key(src, "sm_90", version);
-        let (a, hit_a, ms) = cache
-            .cubin(&key, src, "sm_90")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (a, hit_a, ms) = cache.cubin(&key, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(hit_a, CacheHit::Miss);
         assert!(ms > 0.0);
-        let (b, hit_b, _) = cache
-            .cubin(&key, src, "sm_90")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (b, hit_b, _) = cache.cubin(&key, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(hit_b, CacheHit::Disk);
         assert_eq!(a, b);
         let _ = std::fs::remove_dir_all(&dir);

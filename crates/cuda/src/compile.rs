@@ -36,8 +36,7 @@ pub fn nvrtc_version() -> Result<(i32, i32), CudaError> {
             let (mut major, mut minor) = (0, 0);
             // SAFETY: NVRTC is loaded (checked above); plain out-parameters.
             let rc = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-            rc.result()
-                .map_err(|e| CudaError::Unavailable(format!("nvrtcVersion failed: {e:?}")))?;
+            rc.result().map_err(|e| CudaError::Unavailable(format!("nvrtcVersion failed: {e:?}")))?;
             Ok((major, minor))
         })
         .clone()
@@ -57,18 +56,13 @@ pub fn compile_cubin(src: &str, arch: &str) -> Result<Vec<u8>, CudaError> {
         });
     }
     libs::ensure_nvrtc_loaded()?;
-    let c_src = CString::new(src).map_err(|_| CudaError::Nvrtc {
-        msg: "kernel source contains a NUL byte".into(),
-        log: String::new(),
-    })?;
+    let c_src = CString::new(src)
+        .map_err(|_| CudaError::Nvrtc { msg: "kernel source contains a NUL byte".into(), log: String::new() })?;
     let c_name = CString::new(PROGRAM_NAME).unwrap_or_default();
-    let prog =
-        Program(
-            nvrtc::create_program(&c_src, Some(&c_name)).map_err(|e| CudaError::Nvrtc {
-                msg: format!("nvrtcCreateProgram failed: {e:?}"),
-                log: String::new(),
-            })?,
-        );
+    let prog = Program(
+        nvrtc::create_program(&c_src, Some(&c_name))
+            .map_err(|e| CudaError::Nvrtc { msg: format!("nvrtcCreateProgram failed: {e:?}"), log: String::new() })?,
+    );
 
     let mut options = vec![format!("--gpu-architecture={arch}")];
     options.extend(NVRTC_OPTIONS.iter().map(|s| s.to_string()));
@@ -78,11 +72,7 @@ pub fn compile_cubin(src: &str, arch: &str) -> Result<Vec<u8>, CudaError> {
     let log = prog.log();
     if let Err(e) = compiled {
         let msg = if e.0 == sys::nvrtcResult::NVRTC_ERROR_COMPILATION {
-            let n = log
-                .lines()
-                .filter(|l| l.contains("): error"))
-                .count()
-                .max(1);
+            let n = log.lines().filter(|l| l.contains("): error")).count().max(1);
             format!("{arch}, {n} error(s)\n{}", error_excerpt(src, &log))
         } else {
             format!("{:?} (options: {})", e.0, options.join(" "))
@@ -114,14 +104,9 @@ impl Program {
         };
         let mut size = 0usize;
         // SAFETY: live, successfully compiled program; buffer sized as NVRTC asks.
-        unsafe { sys::nvrtcGetCUBINSize(self.0, &mut size) }
-            .result()
-            .map_err(|e| fail("nvrtcGetCUBINSize", e.0))?;
+        unsafe { sys::nvrtcGetCUBINSize(self.0, &mut size) }.result().map_err(|e| fail("nvrtcGetCUBINSize", e.0))?;
         if size == 0 {
-            return Err(fail(
-                "nvrtcGetCUBINSize (empty CUBIN)",
-                sys::nvrtcResult::NVRTC_SUCCESS,
-            ));
+            return Err(fail("nvrtcGetCUBINSize (empty CUBIN)", sys::nvrtcResult::NVRTC_SUCCESS));
         }
         let mut buf = vec![0u8; size];
         // SAFETY: as above; buf has `size` bytes.
@@ -142,11 +127,7 @@ impl Drop for Program {
 }
 
 fn c_chars_to_string(raw: &[c_char]) -> String {
-    let bytes: Vec<u8> = raw
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
+    let bytes: Vec<u8> = raw.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -209,10 +190,7 @@ fn error_excerpt(src: &str, log: &str) -> String {
         }
     }
     if ranges.len() > MAX_REGIONS {
-        out.push_str(&format!(
-            "  ... ({} more error regions)\n",
-            ranges.len() - MAX_REGIONS
-        ));
+        out.push_str(&format!("  ... ({} more error regions)\n", ranges.len() - MAX_REGIONS));
     }
     out
 }
@@ -263,32 +241,21 @@ extern "C" __global__ void sum_i128(const long long* in, unsigned long long* out
         }
         let bad = "extern \"C\" __global__ void k(int* p) {\n    int a = 1;\n    p[0] = a + undefined_name;\n}\n";
         let err = compile_cubin(bad, "sm_90").expect_err("must not compile");
-        let CudaError::Nvrtc { msg, log } = &err else {
-            panic!("wrong error: {err}")
-        };
+        let CudaError::Nvrtc { msg, log } = &err else { panic!("wrong error: {err}") };
         assert!(log.contains("error"), "log: {log}");
         assert!(log.contains("undefined_name"), "log: {log}");
-        assert!(
-            msg.contains(">> 3 |     p[0] = a + undefined_name;"),
-            "msg: {msg}"
-        );
+        assert!(msg.contains(">> 3 |     p[0] = a + undefined_name;"), "msg: {msg}");
         println!("{err}");
     }
 
     #[test]
     fn rejects_virtual_arch() {
-        assert!(matches!(
-            compile_cubin(GOOD, "compute_90"),
-            Err(CudaError::Nvrtc { .. })
-        ));
+        assert!(matches!(compile_cubin(GOOD, "compute_90"), Err(CudaError::Nvrtc { .. })));
     }
 
     #[test]
     fn excerpt_marks_and_merges() {
-        let src = (1..=20)
-            .map(|i| format!("line{i}"))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let src = (1..=20).map(|i| format!("line{i}")).collect::<Vec<_>>().join("\n");
         let log = "gpusql_kernel.cu(5): error: bad\ngpusql_kernel.cu(7): error: worse\n\
                    gpusql_kernel.cu(18): warning: meh\n";
         assert_eq!(error_lines(log), vec![5, 7]);

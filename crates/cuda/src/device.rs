@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
-    DriverError, ValidAsZeroBits,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError,
+    ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -70,12 +70,7 @@ impl GpuDevice {
         guard("cuDeviceGetCount", || {
             CudaContext::device_count()
                 .map(|n| n.max(0) as usize)
-                .map_err(|e| {
-                    CudaError::Unavailable(format!(
-                        "CUDA driver init failed: {}",
-                        describe_driver_error(e)
-                    ))
-                })
+                .map_err(|e| CudaError::Unavailable(format!("CUDA driver init failed: {}", describe_driver_error(e))))
         })
     }
 
@@ -94,39 +89,28 @@ impl GpuDevice {
             return Err(CudaError::Unavailable("no CUDA device found".into()));
         }
         if ordinal >= count {
-            return Err(CudaError::Unavailable(format!(
-                "no CUDA device {ordinal} ({count} present)"
-            )));
+            return Err(CudaError::Unavailable(format!("no CUDA device {ordinal} ({count} present)")));
         }
-        guard("opening the device", move || {
-            Self::open_inner(ordinal, cache)
-        })
+        guard("opening the device", move || Self::open_inner(ordinal, cache))
     }
 
     fn open_inner(ordinal: usize, cache: KernelCache) -> Result<GpuDevice, CudaError> {
-        let unavailable = |what: &str, e: DriverError| {
-            CudaError::Unavailable(format!("{what}: {}", describe_driver_error(e)))
-        };
+        let unavailable =
+            |what: &str, e: DriverError| CudaError::Unavailable(format!("{what}: {}", describe_driver_error(e)));
         let start = Instant::now();
-        let ctx =
-            CudaContext::new(ordinal).map_err(|e| unavailable("creating a CUDA context", e))?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| unavailable("creating a CUDA context", e))?;
         let name = ctx.name().map_err(|e| unavailable("cuDeviceGetName", e))?;
-        let compute_capability = ctx
-            .compute_capability()
-            .map_err(|e| unavailable("compute capability", e))?;
-        let total_memory = ctx
-            .total_mem()
-            .map_err(|e| unavailable("cuDeviceTotalMem", e))?;
+        let compute_capability = ctx.compute_capability().map_err(|e| unavailable("compute capability", e))?;
+        let total_memory = ctx.total_mem().map_err(|e| unavailable("cuDeviceTotalMem", e))?;
         let sm_count = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| unavailable("SM count", e))?;
         let mut v = 0;
         // SAFETY: driver loaded and initialised (CudaContext::new succeeded).
-        let driver_version =
-            match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }.result() {
-                Ok(()) => (v / 1000, (v % 1000) / 10),
-                Err(_) => (0, 0),
-            };
+        let driver_version = match unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }.result() {
+            Ok(()) => (v / 1000, (v % 1000) / 10),
+            Err(_) => (0, 0),
+        };
         keep_freed_memory(&ctx);
         let stream = ctx.default_stream();
         let dev = GpuDevice {
@@ -144,7 +128,8 @@ impl GpuDevice {
             stager_pending: std::sync::Mutex::new(None),
         };
         let ctx = dev.ctx.clone();
-        *dev.stager_pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::spawn(move || Stager::new(&ctx)));
+        *dev.stager_pending.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(std::thread::spawn(move || Stager::new(&ctx)));
         tracing::info!(device = %dev.describe(), "opened GPU in {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
         Ok(dev)
     }
@@ -164,10 +149,7 @@ impl GpuDevice {
 
     /// The NVRTC target for this device, e.g. "sm_90".
     pub fn arch(&self) -> String {
-        format!(
-            "sm_{}{}",
-            self.compute_capability.0, self.compute_capability.1
-        )
+        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
     }
 
     pub fn sm_count(&self) -> u32 {
@@ -191,10 +173,7 @@ impl GpuDevice {
 
     /// Free device memory in bytes, or the driver's error.
     pub fn try_free_memory(&self) -> Result<usize, CudaError> {
-        self.ctx
-            .mem_get_info()
-            .map(|(free, _total)| free)
-            .map_err(|e| CudaError::driver("cuMemGetInfo", e))
+        self.ctx.mem_get_info().map(|(free, _total)| free).map_err(|e| CudaError::driver("cuMemGetInfo", e))
     }
 
     /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.19 GiB, driver CUDA 13.0)".
@@ -226,15 +205,9 @@ impl GpuDevice {
     /// `extern "C" __global__` function `entry`. The loaded module is kept in the
     /// memory cache, so asking again for any entry of the same source costs only a
     /// function lookup.
-    pub fn load_kernel(
-        &self,
-        source: &str,
-        entry: &str,
-    ) -> Result<(CudaFunction, CompileStats), CudaError> {
+    pub fn load_kernel(&self, source: &str, entry: &str) -> Result<(CudaFunction, CompileStats), CudaError> {
         if entry.contains('\0') {
-            return Err(CudaError::Driver(format!(
-                "kernel name {entry:?} contains a NUL byte"
-            )));
+            return Err(CudaError::Driver(format!("kernel name {entry:?} contains a NUL byte")));
         }
         let arch = self.arch();
         let key = self.cache.key_memo(source, &arch, nvrtc_version()?);
@@ -242,11 +215,7 @@ impl GpuDevice {
         let t = Instant::now();
         if let Some(module) = self.cache.get_module(&key) {
             let func = lookup_function(&module, entry)?;
-            let stats = CompileStats {
-                cache_hit: CacheHit::Memory,
-                compile_ms: 0.0,
-                load_ms: ms_since(t),
-            };
+            let stats = CompileStats { cache_hit: CacheHit::Memory, compile_ms: 0.0, load_ms: ms_since(t) };
             return Ok((func, stats));
         }
 
@@ -266,11 +235,7 @@ impl GpuDevice {
         };
         let module = self.cache.insert_module(&key, module);
         let func = lookup_function(&module, entry)?;
-        let stats = CompileStats {
-            cache_hit,
-            compile_ms,
-            load_ms: ms_since(t),
-        };
+        let stats = CompileStats { cache_hit, compile_ms, load_ms: ms_since(t) };
         tracing::debug!(entry, ?stats, "kernel loaded");
         Ok((func, stats))
     }
@@ -312,33 +277,24 @@ impl GpuDevice {
         if bytes <= free {
             Ok(())
         } else {
-            Err(CudaError::OutOfMemory {
-                what: what.to_string(),
-                requested: bytes,
-                free,
-            })
+            Err(CudaError::OutOfMemory { what: what.to_string(), requested: bytes, free })
         }
     }
 
     fn alloc_error(&self, op: &str, what: &str, bytes: usize, e: DriverError) -> CudaError {
         if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
-            CudaError::OutOfMemory {
-                what: what.to_string(),
-                requested: bytes,
-                free: self.free_memory(),
-            }
+            CudaError::OutOfMemory { what: what.to_string(), requested: bytes, free: self.free_memory() }
         } else {
             CudaError::driver(&format!("{op} for {what}"), e)
         }
     }
 
     fn byte_size<T>(&self, n: usize, what: &str) -> Result<usize, CudaError> {
-        n.checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| CudaError::OutOfMemory {
-                what: what.to_string(),
-                requested: usize::MAX,
-                free: self.free_memory(),
-            })
+        n.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| CudaError::OutOfMemory {
+            what: what.to_string(),
+            requested: usize::MAX,
+            free: self.free_memory(),
+        })
     }
 
     /// Allocates `n` zeroed elements. `what` names the buffer in error messages
@@ -362,7 +318,12 @@ impl GpuDevice {
     /// their bytes when asked. Uploads of at least STAGED_UPLOAD_BYTES are written by all
     /// cores into pinned staging buffers and copied on several streams at once
     /// (`staging`); smaller ones go through one pageable copy.
-    pub fn upload_pieces<T: DeviceRepr>(&self, len: usize, pieces: &[Piece], what: &str) -> Result<CudaSlice<T>, CudaError> {
+    pub fn upload_pieces<T: DeviceRepr>(
+        &self,
+        len: usize,
+        pieces: &[Piece],
+        what: &str,
+    ) -> Result<CudaSlice<T>, CudaError> {
         let size = std::mem::size_of::<T>().max(1);
         let n = len.div_ceil(size).max(16 / size).max(1);
         // SAFETY: every byte of [0, len) is written by the pieces before use.
@@ -443,14 +404,9 @@ impl GpuDevice {
     /// Copies a device buffer back to the host (waits for all queued work first,
     /// since the stream is in order).
     pub fn download<T: DeviceRepr>(&self, slice: &CudaSlice<T>) -> Result<Vec<T>, CudaError> {
-        let v = self
-            .stream
-            .clone_dtoh(slice)
-            .map_err(|e| CudaError::driver("download", e))?;
+        let v = self.stream.clone_dtoh(slice).map_err(|e| CudaError::driver("download", e))?;
         // The copy is queued on the stream; make sure it is complete before use.
-        self.stream
-            .synchronize()
-            .map_err(|e| CudaError::driver("download", e))?;
+        self.stream.synchronize().map_err(|e| CudaError::driver("download", e))?;
         Ok(v)
     }
 
@@ -465,35 +421,28 @@ impl GpuDevice {
     /// next `open` starts a fresh one. Call it once every `GpuDevice` of the device has
     /// been dropped (after a sticky fault, their frees fail harmlessly).
     pub fn reset_device(ordinal: usize) -> Result<(), CudaError> {
-        let dev = cudarc::driver::result::device::get(ordinal as i32).map_err(|e| CudaError::driver("cuDeviceGet", e))?;
+        let dev =
+            cudarc::driver::result::device::get(ordinal as i32).map_err(|e| CudaError::driver("cuDeviceGet", e))?;
         // SAFETY: a valid device handle; nothing of the old context is used afterwards.
-        unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(dev) }.result().map_err(|e| CudaError::driver("cuDevicePrimaryCtxReset", e))
+        unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(dev) }
+            .result()
+            .map_err(|e| CudaError::driver("cuDevicePrimaryCtxReset", e))
     }
 
     /// Waits for all queued work. Asynchronous kernel failures surface here.
     pub fn synchronize(&self) -> Result<(), CudaError> {
-        self.stream
-            .synchronize()
-            .map_err(|e| CudaError::driver("synchronize", e))
+        self.stream.synchronize().map_err(|e| CudaError::driver("synchronize", e))
     }
 
     /// Starts a GPU-side timer on the device stream.
     pub fn timer_start(&self) -> Result<GpuTimer, CudaError> {
         // new_event(None) would create an event with timing disabled.
         let event = || {
-            self.ctx
-                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| CudaError::driver("cuEventCreate", e))
+            self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| CudaError::driver("cuEventCreate", e))
         };
         let (start, end) = (event()?, event()?);
-        start
-            .record(&self.stream)
-            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
-        Ok(GpuTimer {
-            start,
-            end,
-            stream: self.stream.clone(),
-        })
+        start.record(&self.stream).map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        Ok(GpuTimer { start, end, stream: self.stream.clone() })
     }
 
     /// Device-to-device copy bandwidth in GB/s (10^9 bytes), counting bytes read and
@@ -513,9 +462,7 @@ impl GpuDevice {
         let src = self.alloc_zeros::<u32>(n, "bandwidth test source")?;
         let mut dst = self.alloc_zeros::<u32>(n, "bandwidth test destination")?;
         let copy = |dst: &mut CudaSlice<u32>| {
-            self.stream
-                .memcpy_dtod(&src, dst)
-                .map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))
+            self.stream.memcpy_dtod(&src, dst).map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))
         };
         copy(&mut dst)?;
         let mut times = Vec::with_capacity(5);
@@ -527,9 +474,7 @@ impl GpuDevice {
         times.sort_by(f64::total_cmp);
         let ms = times[times.len() / 2];
         if ms <= 0.0 {
-            return Err(CudaError::Driver(
-                "bandwidth test measured zero time".into(),
-            ));
+            return Err(CudaError::Driver("bandwidth test measured zero time".into()));
         }
         Ok(2.0 * size as f64 / (ms / 1e3) / 1e9)
     }
@@ -546,16 +491,9 @@ impl GpuTimer {
     /// Milliseconds of GPU time between `timer_start` and now on the stream.
     /// Blocks until the work queued in between has finished.
     pub fn stop(self) -> Result<f64, CudaError> {
-        self.end
-            .record(&self.stream)
-            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
-        self.end
-            .synchronize()
-            .map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
-        let ms = self
-            .start
-            .elapsed_ms(&self.end)
-            .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
+        self.end.record(&self.stream).map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        self.end.synchronize().map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
+        let ms = self.start.elapsed_ms(&self.end).map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
         Ok(ms as f64)
     }
 }
@@ -563,9 +501,7 @@ impl GpuTimer {
 fn lookup_function(module: &Arc<CudaModule>, entry: &str) -> Result<CudaFunction, CudaError> {
     module.load_function(entry).map_err(|e| {
         if e.0 == CUresult::CUDA_ERROR_NOT_FOUND {
-            CudaError::Driver(format!(
-                "kernel {entry:?} not found in module (is it extern \"C\" __global__?)"
-            ))
+            CudaError::Driver(format!("kernel {entry:?} not found in module (is it extern \"C\" __global__?)"))
         } else {
             CudaError::driver(&format!("cuModuleGetFunction({entry})"), e)
         }
@@ -589,42 +525,6 @@ fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, CudaError>) -> Result<T, C
                 .unwrap_or_else(|| "unknown panic".into());
             Err(CudaError::Unavailable(format!("{what}: {msg}")))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn open_without_gpu_is_unavailable_not_panic() {
-        match GpuDevice::open(0) {
-            Ok(dev) => println!("GPU present: {}", dev.describe()),
-            Err(e) => {
-                assert!(matches!(e, CudaError::Unavailable(_)), "{e}");
-                println!("no GPU: {e}");
-            }
-        }
-    }
-
-    #[test]
-    fn oom_message_names_what_and_sizes() {
-        let e = CudaError::OutOfMemory {
-            what: "lineitem.l_comment".into(),
-            requested: 1288490189,
-            free: 858993459,
-        };
-        assert_eq!(
-            e.to_string(),
-            "GPU out of memory: lineitem.l_comment needs 1.20 GiB, 0.80 GiB free"
-        );
-    }
-
-    #[test]
-    fn device_is_send_sync() {
-        fn check<T: Send + Sync>() {}
-        check::<GpuDevice>();
-        check::<GpuTimer>();
     }
 }
 
@@ -662,7 +562,9 @@ fn keep_freed_memory(ctx: &CudaContext) {
 /// bytes of it.
 fn trim_pool_to(ctx: &CudaContext, keep: usize) {
     // SAFETY: a pool handle from the driver; trimming never touches memory in use.
-    if let Err(e) = default_pool(ctx).and_then(|pool| unsafe { cudarc::driver::sys::cuMemPoolTrimTo(pool, keep).result() }) {
+    if let Err(e) =
+        default_pool(ctx).and_then(|pool| unsafe { cudarc::driver::sys::cuMemPoolTrimTo(pool, keep).result() })
+    {
         tracing::warn!(error = ?e, "could not trim the memory pool");
     }
 }
@@ -676,4 +578,33 @@ fn default_pool(ctx: &CudaContext) -> Result<cudarc::driver::sys::CUmemoryPool, 
     // SAFETY: `pool` outlives the call; the device handle is the context's.
     unsafe { cudarc::driver::sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) }.result()?;
     Ok(pool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_without_gpu_is_unavailable_not_panic() {
+        match GpuDevice::open(0) {
+            Ok(dev) => println!("GPU present: {}", dev.describe()),
+            Err(e) => {
+                assert!(matches!(e, CudaError::Unavailable(_)), "{e}");
+                println!("no GPU: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn oom_message_names_what_and_sizes() {
+        let e = CudaError::OutOfMemory { what: "lineitem.l_comment".into(), requested: 1288490189, free: 858993459 };
+        assert_eq!(e.to_string(), "GPU out of memory: lineitem.l_comment needs 1.20 GiB, 0.80 GiB free");
+    }
+
+    #[test]
+    fn device_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<GpuDevice>();
+        check::<GpuTimer>();
+    }
 }

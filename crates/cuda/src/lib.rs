@@ -22,8 +22,7 @@ pub use staging::{Piece, STAGING_BYTES};
 /// exactly the same types.
 pub use cudarc;
 pub use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
-    ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -48,11 +47,7 @@ pub enum CudaError {
     Driver(String),
     /// GPU memory exhausted; names what did not fit.
     #[error("GPU out of memory: {what} needs {} GiB, {} GiB free", gib(*.requested), gib(*.free))]
-    OutOfMemory {
-        what: String,
-        requested: usize,
-        free: usize,
-    },
+    OutOfMemory { what: String, requested: usize, free: usize },
 }
 
 impl CudaError {

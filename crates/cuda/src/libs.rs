@@ -68,7 +68,11 @@ pub fn ensure_nvrtc_loaded() -> Result<PathBuf, CudaError> {
                 tracing::debug!(path = %path.display(), "NVRTC loaded");
                 Ok(path)
             } else {
-                Err(not_found_message("NVRTC (libnvrtc.so.13)", &candidates, "set GPUSQL_NVRTC to the library file, set CUDA_HOME, or `pip install nvidia-cuda-nvrtc`"))
+                Err(not_found_message(
+                    "NVRTC (libnvrtc.so.13)",
+                    &candidates,
+                    "set GPUSQL_NVRTC to the library file, set CUDA_HOME, or `pip install nvidia-cuda-nvrtc`",
+                ))
             }
         })
         .clone()
@@ -90,8 +94,7 @@ pub fn ensure_driver_loaded() -> Result<PathBuf, CudaError> {
             }
             // SAFETY: only dlopens the candidate names; never panics.
             if unsafe { cudarc::driver::sys::is_culib_present() } {
-                let path =
-                    loaded.unwrap_or_else(|| PathBuf::from("libcuda.so (system library path)"));
+                let path = loaded.unwrap_or_else(|| PathBuf::from("libcuda.so (system library path)"));
                 tracing::debug!(path = %path.display(), "CUDA driver library loaded");
                 Ok(path)
             } else {
@@ -111,10 +114,7 @@ fn not_found_message(what: &str, tried: &[PathBuf], hint: &str) -> String {
         format!("{what} not found; {hint}")
     } else {
         let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
-        format!(
-            "{what} could not be loaded (tried {}); {hint}",
-            tried.join(", ")
-        )
+        format!("{what} could not be loaded (tried {}); {hint}", tried.join(", "))
     }
 }
 
@@ -202,27 +202,18 @@ fn push_existing(out: &mut Vec<PathBuf>, dirs: &[PathBuf], names: &[&str]) {
 }
 
 fn env_path(var: &str) -> Option<PathBuf> {
-    env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 /// Library directories of CUDA toolkits: `$CUDA_HOME`, `$CUDA_PATH`, then
 /// `/usr/local/cuda*` (newest version first).
 fn toolkit_lib_dirs() -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
-        .iter()
-        .filter_map(|v| env_path(v))
-        .collect();
+    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"].iter().filter_map(|v| env_path(v)).collect();
     let mut local: Vec<PathBuf> = std::fs::read_dir("/usr/local")
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(OsStr::to_str)
-                        .is_some_and(|n| n.starts_with("cuda"))
-                })
+                .filter(|p| p.file_name().and_then(OsStr::to_str).is_some_and(|n| n.starts_with("cuda")))
                 .collect()
         })
         .unwrap_or_default();
@@ -299,10 +290,7 @@ fn interpreter_site_dirs() -> &'static [PathBuf] {
     static SITES: OnceLock<Vec<PathBuf>> = OnceLock::new();
     SITES.get_or_init(|| {
         let out = Command::new("python3")
-            .args([
-                "-c",
-                "import site\nfor p in site.getsitepackages(): print(p)",
-            ])
+            .args(["-c", "import site\nfor p in site.getsitepackages(): print(p)"])
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output();

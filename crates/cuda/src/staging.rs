@@ -50,7 +50,8 @@ impl Stager {
             let stream = ctx.new_stream().map_err(|e| CudaError::driver("cuStreamCreate", e))?;
             let buffer = || -> Result<(PinnedHostSlice<u8>, CudaEvent), CudaError> {
                 // SAFETY: the bytes are written (fill) before they are copied.
-                let b = unsafe { ctx.alloc_pinned::<u8>(STAGING_BYTES) }.map_err(|e| CudaError::driver("cuMemHostAlloc (staging buffer)", e))?;
+                let b = unsafe { ctx.alloc_pinned::<u8>(STAGING_BYTES) }
+                    .map_err(|e| CudaError::driver("cuMemHostAlloc (staging buffer)", e))?;
                 let e = ctx.new_event(None).map_err(|e| CudaError::driver("cuEventCreate", e))?;
                 Ok((b, e))
             };
@@ -86,15 +87,24 @@ impl Stager {
                             (p.fill)(host);
                             // SAFETY: dst + offset .. + len lies in the caller's allocation, and
                             // `host` is pinned and not rewritten until `done` has passed.
-                            unsafe { cudarc::driver::result::memcpy_htod_async(dst + p.offset as u64, host, stream.cu_stream()) }
-                                .map_err(|e| CudaError::driver("cuMemcpyHtoDAsync", e))?;
+                            unsafe {
+                                cudarc::driver::result::memcpy_htod_async(
+                                    dst + p.offset as u64,
+                                    host,
+                                    stream.cu_stream(),
+                                )
+                            }
+                            .map_err(|e| CudaError::driver("cuMemcpyHtoDAsync", e))?;
                             done.record(stream).map_err(|e| CudaError::driver("cuEventRecord", e))?;
                         }
                         stream.synchronize().map_err(|e| CudaError::driver("upload", e))
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CudaError::Driver("upload worker panicked".into())))).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(CudaError::Driver("upload worker panicked".into()))))
+                .collect()
         });
         results.into_iter().collect()
     }

@@ -39,36 +39,23 @@ extern "C" __global__ void count(unsigned long long* total, unsigned int n) {
 #[test]
 fn kernels_run_and_cache() {
     let Some(dev) = device() else { return };
-    println!(
-        "{}  arch={} free={}",
-        dev.describe(),
-        dev.arch(),
-        dev.free_memory()
-    );
+    println!("{}  arch={} free={}", dev.describe(), dev.arch(), dev.free_memory());
     assert!(dev.arch().starts_with("sm_"));
     assert!(dev.sm_count() > 0);
     assert!(dev.total_memory() >= dev.free_memory());
 
-    let (f, s1) = dev
-        .load_kernel(KERNELS, "scale_add")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (f, s1) = dev.load_kernel(KERNELS, "scale_add").unwrap_or_else(|e| panic!("{e}"));
     println!("first load: {s1:?}");
     assert_ne!(s1.cache_hit, CacheHit::Memory);
-    let (g, s2) = dev
-        .load_kernel(KERNELS, "wide_mul")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (g, s2) = dev.load_kernel(KERNELS, "wide_mul").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s2.cache_hit, CacheHit::Memory);
     println!("second load: {s2:?}");
-    let (c, _) = dev
-        .load_kernel(KERNELS, "count")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (c, _) = dev.load_kernel(KERNELS, "count").unwrap_or_else(|e| panic!("{e}"));
 
     let n = 1_000_003u32;
     let host: Vec<i64> = (0..n as i64).map(|i| i - 500_000).collect();
     let input = dev.upload(&host, "input").unwrap_or_else(|e| panic!("{e}"));
-    let mut out = dev
-        .alloc_zeros::<i64>(n as usize, "output")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut out = dev.alloc_zeros::<i64>(n as usize, "output").unwrap_or_else(|e| panic!("{e}"));
     let k = 3i64;
     let timer = dev.timer_start().unwrap_or_else(|e| panic!("{e}"));
     let mut b = dev.stream().launch_builder(&f);
@@ -85,38 +72,25 @@ fn kernels_run_and_cache() {
     let bv: Vec<i64> = vec![i64::MAX, 9, -987_654_321_098];
     let da = dev.upload(&a, "a").unwrap_or_else(|e| panic!("{e}"));
     let db = dev.upload(&bv, "b").unwrap_or_else(|e| panic!("{e}"));
-    let mut dout = dev
-        .alloc_zeros::<i128>(3, "wide")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut dout = dev.alloc_zeros::<i128>(3, "wide").unwrap_or_else(|e| panic!("{e}"));
     let m = 3u32;
     let mut b = dev.stream().launch_builder(&g);
     b.arg(&da).arg(&db).arg(&mut dout).arg(&m);
     unsafe { b.launch(LaunchConfig::for_num_elems(m)) }.unwrap_or_else(|e| panic!("{e:?}"));
     let wide = dev.download(&dout).unwrap_or_else(|e| panic!("{e}"));
-    let want: Vec<i128> = a
-        .iter()
-        .zip(&bv)
-        .map(|(x, y)| *x as i128 * *y as i128)
-        .collect();
+    let want: Vec<i128> = a.iter().zip(&bv).map(|(x, y)| *x as i128 * *y as i128).collect();
     assert_eq!(wide, want);
 
-    let mut total = dev
-        .alloc_zeros::<u64>(1, "total")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut total = dev.alloc_zeros::<u64>(1, "total").unwrap_or_else(|e| panic!("{e}"));
     let mut b = dev.stream().launch_builder(&c);
     b.arg(&mut total).arg(&n);
     unsafe { b.launch(LaunchConfig::for_num_elems(n)) }.unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(
-        dev.download(&total).unwrap_or_else(|e| panic!("{e}")),
-        vec![n as u64]
-    );
+    assert_eq!(dev.download(&total).unwrap_or_else(|e| panic!("{e}")), vec![n as u64]);
 
     assert!(dev.allocated_bytes() >= n as usize * 16);
 
     // Missing entry point is an error, not a panic.
-    let err = dev
-        .load_kernel(KERNELS, "nope")
-        .expect_err("no such kernel");
+    let err = dev.load_kernel(KERNELS, "nope").expect_err("no such kernel");
     println!("{err}");
 
     // A second device object with the same disk directory skips NVRTC.
@@ -124,9 +98,7 @@ fn kernels_run_and_cache() {
     drop(dev);
     if let Some(dir) = dir {
         let dev2 = device_with_dir(dir.clone()).expect("device opens again");
-        let (_, s3) = dev2
-            .load_kernel(KERNELS, "count")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (_, s3) = dev2.load_kernel(KERNELS, "count").unwrap_or_else(|e| panic!("{e}"));
         println!("new process-like load: {s3:?}");
         assert_eq!(s3.cache_hit, CacheHit::Disk);
         let _ = std::fs::remove_dir_all(dir);
@@ -140,16 +112,11 @@ fn empty_buffers_work() {
     match dev.upload(&empty, "empty") {
         Ok(s) => {
             assert_eq!(s.len(), 0);
-            assert!(dev
-                .download(&s)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .is_empty());
+            assert!(dev.download(&s).unwrap_or_else(|e| panic!("{e}")).is_empty());
         }
         Err(e) => panic!("empty upload failed: {e}"),
     }
-    let z = dev
-        .alloc_zeros::<u64>(0, "empty zeros")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let z = dev.alloc_zeros::<u64>(0, "empty zeros").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(z.len(), 0);
     dev.synchronize().unwrap_or_else(|e| panic!("{e}"));
 }
@@ -158,27 +125,19 @@ fn empty_buffers_work() {
 fn out_of_memory_is_an_error() {
     let Some(dev) = device() else { return };
     let too_much = dev.total_memory() + (1 << 30);
-    let err = dev
-        .alloc_zeros::<u8>(too_much, "huge join table")
-        .expect_err("cannot fit");
+    let err = dev.alloc_zeros::<u8>(too_much, "huge join table").expect_err("cannot fit");
     println!("{err}");
     assert!(matches!(err, CudaError::OutOfMemory { .. }));
-    assert!(err
-        .to_string()
-        .starts_with("GPU out of memory: huge join table needs"));
+    assert!(err.to_string().starts_with("GPU out of memory: huge join table needs"));
     // The device is still fine afterwards.
-    let ok = dev
-        .alloc_zeros::<u8>(1 << 20, "small")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let ok = dev.alloc_zeros::<u8>(1 << 20, "small").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(ok.len(), 1 << 20);
 }
 
 #[test]
 fn copy_bandwidth() {
     let Some(dev) = device() else { return };
-    let gbs = dev
-        .measure_copy_bandwidth()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gbs = dev.measure_copy_bandwidth().unwrap_or_else(|e| panic!("{e}"));
     println!("device-to-device copy: {gbs:.0} GB/s (read+write)");
     assert!(gbs > 10.0);
 }

@@ -30,24 +30,19 @@ use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
 use rayon::prelude::*;
 use tpchgen::generators::{
-    CustomerGenerator, LineItemGenerator, NationGenerator, OrderGenerator, PartGenerator,
-    PartSuppGenerator, RegionGenerator, SupplierGenerator,
+    CustomerGenerator, LineItemGenerator, NationGenerator, OrderGenerator, PartGenerator, PartSuppGenerator,
+    RegionGenerator, SupplierGenerator,
 };
 use tpchgen_arrow::{
-    CustomerArrow, LineItemArrow, NationArrow, OrderArrow, PartArrow, PartSuppArrow, RegionArrow,
-    SupplierArrow,
+    CustomerArrow, LineItemArrow, NationArrow, OrderArrow, PartArrow, PartSuppArrow, RegionArrow, SupplierArrow,
 };
 
 pub mod ssb;
-pub use ssb::{
-    ssb, ssb_schema, ssb_sizes, ssb_with_progress, SsbSizes, ORDERS_PER_BATCH, SSB_DATE_ROWS,
-    SSB_TABLES,
-};
+pub use ssb::{ssb, ssb_schema, ssb_sizes, ssb_with_progress, SsbSizes, ORDERS_PER_BATCH, SSB_DATE_ROWS, SSB_TABLES};
 
 /// The eight TPC-H tables, in the order [`tpch`] returns them.
-pub const TPCH_TABLES: [&str; 8] = [
-    "nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem",
-];
+pub const TPCH_TABLES: [&str; 8] =
+    ["nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem"];
 
 /// Largest number of rows in one generated record batch.
 pub const BATCH_SIZE: usize = 65_536;
@@ -81,14 +76,8 @@ pub enum DatagenError {
         #[source]
         source: ArrowError,
     },
-    #[error(
-        "generating TPC-H table {table}: generator produced columns {got:?}, expected {expected:?}"
-    )]
-    SchemaMismatch {
-        table: String,
-        got: Vec<String>,
-        expected: Vec<String>,
-    },
+    #[error("generating TPC-H table {table}: generator produced columns {got:?}, expected {expected:?}")]
+    SchemaMismatch { table: String, got: Vec<String>, expected: Vec<String> },
     #[error("writing {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -181,28 +170,17 @@ impl Table {
 }
 
 fn fields(cols: &[(&str, DataType)]) -> SchemaRef {
-    Arc::new(Schema::new(
-        cols.iter()
-            .map(|(n, t)| Field::new(*n, t.clone(), false))
-            .collect::<Vec<_>>(),
-    ))
+    Arc::new(Schema::new(cols.iter().map(|(n, t)| Field::new(*n, t.clone(), false)).collect::<Vec<_>>()))
 }
 
 fn schema_of(table: Table) -> SchemaRef {
     use DataType::{Date32, Int32, Int64, Utf8};
     let dec = DataType::Decimal128(15, 2);
     match table {
-        Table::Nation => fields(&[
-            ("n_nationkey", Int64),
-            ("n_name", Utf8),
-            ("n_regionkey", Int64),
-            ("n_comment", Utf8),
-        ]),
-        Table::Region => fields(&[
-            ("r_regionkey", Int64),
-            ("r_name", Utf8),
-            ("r_comment", Utf8),
-        ]),
+        Table::Nation => {
+            fields(&[("n_nationkey", Int64), ("n_name", Utf8), ("n_regionkey", Int64), ("n_comment", Utf8)])
+        }
+        Table::Region => fields(&[("r_regionkey", Int64), ("r_name", Utf8), ("r_comment", Utf8)]),
         Table::Part => fields(&[
             ("p_partkey", Int64),
             ("p_name", Utf8),
@@ -294,50 +272,31 @@ type BatchIter = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
 /// The tpchgen-arrow batch iterator of one part (1-based) of `table`.
 fn part_iter(table: Table, sf: f64, part: i32, parts: i32) -> BatchIter {
     match table {
-        Table::Nation => Box::new(
-            NationArrow::new(NationGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::Region => Box::new(
-            RegionArrow::new(RegionGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::Part => Box::new(
-            PartArrow::new(PartGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::Supplier => Box::new(
-            SupplierArrow::new(SupplierGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::PartSupp => Box::new(
-            PartSuppArrow::new(PartSuppGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::Customer => Box::new(
-            CustomerArrow::new(CustomerGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::Orders => Box::new(
-            OrderArrow::new(OrderGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
-        Table::LineItem => Box::new(
-            LineItemArrow::new(LineItemGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE),
-        ),
+        Table::Nation => Box::new(NationArrow::new(NationGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE)),
+        Table::Region => Box::new(RegionArrow::new(RegionGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE)),
+        Table::Part => Box::new(PartArrow::new(PartGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE)),
+        Table::Supplier => {
+            Box::new(SupplierArrow::new(SupplierGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE))
+        }
+        Table::PartSupp => {
+            Box::new(PartSuppArrow::new(PartSuppGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE))
+        }
+        Table::Customer => {
+            Box::new(CustomerArrow::new(CustomerGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE))
+        }
+        Table::Orders => Box::new(OrderArrow::new(OrderGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE)),
+        Table::LineItem => {
+            Box::new(LineItemArrow::new(LineItemGenerator::new(sf, part, parts)).with_batch_size(BATCH_SIZE))
+        }
     }
 }
 
 /// Casts a tpchgen-arrow batch (Utf8View strings) to the target schema.
-fn convert_batch(
-    table: Table,
-    batch: RecordBatch,
-    target: &SchemaRef,
-) -> Result<RecordBatch, DatagenError> {
-    let arrow_err = |source| DatagenError::Arrow {
-        table: table.name().to_string(),
-        source,
-    };
+fn convert_batch(table: Table, batch: RecordBatch, target: &SchemaRef) -> Result<RecordBatch, DatagenError> {
+    let arrow_err = |source| DatagenError::Arrow { table: table.name().to_string(), source };
     let src = batch.schema();
     let names_match = src.fields().len() == target.fields().len()
-        && src
-            .fields()
-            .iter()
-            .zip(target.fields())
-            .all(|(a, b)| a.name() == b.name());
+        && src.fields().iter().zip(target.fields()).all(|(a, b)| a.name() == b.name());
     if !names_match {
         return Err(DatagenError::SchemaMismatch {
             table: table.name().to_string(),
@@ -346,10 +305,7 @@ fn convert_batch(
         });
     }
     // `safe: false`: a value that does not fit the target type is an error, not a NULL.
-    let opts = CastOptions {
-        safe: false,
-        ..Default::default()
-    };
+    let opts = CastOptions { safe: false, ..Default::default() };
     let cols = batch
         .columns()
         .iter()
@@ -378,10 +334,7 @@ fn generate(
         .map(|part| {
             let mut out = Vec::new();
             for batch in part_iter(table, sf, part, parts) {
-                let batch = batch.map_err(|source| DatagenError::Arrow {
-                    table: table.name().into(),
-                    source,
-                })?;
+                let batch = batch.map_err(|source| DatagenError::Arrow { table: table.name().into(), source })?;
                 let n = batch.num_rows();
                 out.push(convert_batch(table, batch, &schema)?);
                 let so_far = rows.fetch_add(n, Ordering::Relaxed) + n;
@@ -390,11 +343,7 @@ fn generate(
             Ok(out)
         })
         .collect::<Result<_, DatagenError>>()?;
-    Ok(GeneratedTable {
-        name: table.name().to_string(),
-        schema,
-        batches: per_part.into_iter().flatten().collect(),
-    })
+    Ok(GeneratedTable { name: table.name().to_string(), schema, batches: per_part.into_iter().flatten().collect() })
 }
 
 /// Generates one TPC-H table (`name` as in [`TPCH_TABLES`], case-insensitive).
@@ -426,10 +375,7 @@ pub fn tpch_with_progress(
     progress: &(dyn Fn(&str, usize) + Sync),
 ) -> Result<Vec<GeneratedTable>, DatagenError> {
     check_sf(sf)?;
-    TPCH_TABLES
-        .par_iter()
-        .map(|name| tpch_table_with_progress(name, sf, progress))
-        .collect()
+    TPCH_TABLES.par_iter().map(|name| tpch_table_with_progress(name, sf, progress)).collect()
 }
 
 /// Writes `<dir>/<name>.csv` for each table (creating `dir`): a header row, then one record
@@ -437,10 +383,7 @@ pub fn tpch_with_progress(
 /// break; quotes are doubled), `\n` line ends, decimals at their exact scale (`17.00`),
 /// dates `YYYY-MM-DD`, NULL as an empty field.
 pub fn write_csv_dir(tables: &[GeneratedTable], dir: &Path) -> Result<(), DatagenError> {
-    std::fs::create_dir_all(dir).map_err(|source| DatagenError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|source| DatagenError::Io { path: dir.to_path_buf(), source })?;
     for t in tables {
         write_csv_file(t, &dir.join(format!("{}.csv", t.name)))?;
     }
@@ -455,34 +398,20 @@ fn csv_bytes(batch: &RecordBatch, header: bool, path: &Path) -> Result<Vec<u8>, 
             .with_date_format("%Y-%m-%d".to_string())
             .with_null(String::new())
             .build(&mut buf);
-        w.write(batch).map_err(|source| DatagenError::Csv {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        w.write(batch).map_err(|source| DatagenError::Csv { path: path.to_path_buf(), source })?;
     }
     Ok(buf)
 }
 
 fn write_csv_file(t: &GeneratedTable, path: &Path) -> Result<(), DatagenError> {
-    let io_err = |source| DatagenError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io_err = |source| DatagenError::Io { path: path.to_path_buf(), source };
     let mut out = BufWriter::with_capacity(1 << 20, File::create(path).map_err(io_err)?);
     // Header alone, from an empty batch, so that an empty table still gets one.
-    out.write_all(&csv_bytes(
-        &RecordBatch::new_empty(Arc::clone(&t.schema)),
-        true,
-        path,
-    )?)
-    .map_err(io_err)?;
+    out.write_all(&csv_bytes(&RecordBatch::new_empty(Arc::clone(&t.schema)), true, path)?).map_err(io_err)?;
     // Format batches in parallel, a bounded window at a time, and write them in order.
     let window = rayon::current_num_threads().max(1) * 2;
     for chunk in t.batches.chunks(window) {
-        let bufs = chunk
-            .par_iter()
-            .map(|b| csv_bytes(b, false, path))
-            .collect::<Result<Vec<_>, _>>()?;
+        let bufs = chunk.par_iter().map(|b| csv_bytes(b, false, path)).collect::<Result<Vec<_>, _>>()?;
         for b in bufs {
             out.write_all(&b).map_err(io_err)?;
         }
@@ -501,10 +430,7 @@ mod tests {
     #[test]
     fn row_counts_sf001() {
         let tables = tpch(SF).unwrap();
-        let got: Vec<(String, usize)> = tables
-            .iter()
-            .map(|t| (t.name.clone(), t.num_rows()))
-            .collect();
+        let got: Vec<(String, usize)> = tables.iter().map(|t| (t.name.clone(), t.num_rows())).collect();
         let want = [
             ("nation", 25),
             ("region", 5),
@@ -528,10 +454,7 @@ mod tests {
                 let n = f.name().as_str();
                 let want = if n.ends_with("key") {
                     Int64
-                } else if matches!(
-                    n,
-                    "l_linenumber" | "p_size" | "ps_availqty" | "o_shippriority"
-                ) {
+                } else if matches!(n, "l_linenumber" | "p_size" | "ps_availqty" | "o_shippriority") {
                     Int32
                 } else if matches!(
                     n,
@@ -577,16 +500,10 @@ mod tests {
     #[test]
     fn parts_do_not_change_data() {
         let noop = |_: &str, _: usize| {};
-        for table in [
-            Table::LineItem,
-            Table::PartSupp,
-            Table::Orders,
-            Table::Supplier,
-        ] {
+        for table in [Table::LineItem, Table::PartSupp, Table::Orders, Table::Supplier] {
             let one = generate(table, SF, 1, &noop).unwrap();
             let many = generate(table, SF, 7, &noop).unwrap();
-            let cat =
-                |t: &GeneratedTable| arrow::compute::concat_batches(&t.schema, &t.batches).unwrap();
+            let cat = |t: &GeneratedTable| arrow::compute::concat_batches(&t.schema, &t.batches).unwrap();
             assert_eq!(cat(&one), cat(&many), "table {:?}", table);
         }
     }
@@ -595,22 +512,14 @@ mod tests {
     fn known_values() {
         let li = tpch_table("lineitem", SF).unwrap();
         let b = &li.batches[0];
-        let fmt = arrow::util::display::ArrayFormatter::try_new(
-            b.column(4).as_ref(),
-            &Default::default(),
-        )
-        .unwrap();
+        let fmt = arrow::util::display::ArrayFormatter::try_new(b.column(4).as_ref(), &Default::default()).unwrap();
         assert_eq!(fmt.value(0).to_string(), "17.00");
         let flag = b.column(8).as_any().downcast_ref::<StringArray>().unwrap();
         assert_eq!(flag.value(0), "N");
         // Fixed-width CHAR columns come unpadded. (Addresses and comments are random text
         // that may legitimately end in a space.)
         let nation = tpch_table("nation", SF).unwrap();
-        let names = nation.batches[0]
-            .column(1)
-            .as_any()
-            .downcast_ref::<StringArray>()
-            .unwrap();
+        let names = nation.batches[0].column(1).as_any().downcast_ref::<StringArray>().unwrap();
         assert_eq!(names.value(0), "ALGERIA");
         for t in tpch(SF).unwrap() {
             for b in &t.batches {
@@ -624,12 +533,7 @@ mod tests {
                     let s = c.as_any().downcast_ref::<StringArray>().unwrap();
                     assert_eq!(s.null_count(), 0);
                     for v in s.iter().flatten() {
-                        assert!(
-                            !v.ends_with(' '),
-                            "{}.{} = {v:?} is padded",
-                            t.name,
-                            f.name()
-                        );
+                        assert!(!v.ends_with(' '), "{}.{} = {v:?} is padded", t.name, f.name());
                     }
                 }
             }
@@ -637,7 +541,9 @@ mod tests {
     }
 
     /// The progress callback's last report per table equals the table's rows.
-    pub(crate) fn assert_progress_reaches_rows(generate: &dyn Fn(&(dyn Fn(&str, usize) + Sync)) -> Vec<GeneratedTable>) {
+    pub(crate) fn assert_progress_reaches_rows(
+        generate: &dyn Fn(&(dyn Fn(&str, usize) + Sync)) -> Vec<GeneratedTable>,
+    ) {
         let max = std::sync::Mutex::new(std::collections::HashMap::<String, usize>::new());
         let tables = generate(&|name, rows| {
             let mut m = max.lock().unwrap();
@@ -659,25 +565,16 @@ mod tests {
     fn rejects_bad_input() {
         for sf in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(matches!(tpch(sf), Err(DatagenError::InvalidScaleFactor(_))));
-            assert!(matches!(
-                tpch_table("nation", sf),
-                Err(DatagenError::InvalidScaleFactor(_))
-            ));
+            assert!(matches!(tpch_table("nation", sf), Err(DatagenError::InvalidScaleFactor(_))));
         }
-        assert!(matches!(
-            tpch_table("nope", 1.0),
-            Err(DatagenError::UnknownTable(_))
-        ));
+        assert!(matches!(tpch_table("nope", 1.0), Err(DatagenError::UnknownTable(_))));
         assert_eq!(tpch_table("LineItem", 0.001).unwrap().name, "lineitem");
     }
 
     #[test]
     fn csv_output() {
         let dir = std::env::temp_dir().join(format!("gpusql-datagen-test-{}", std::process::id()));
-        let tables = vec![
-            tpch_table("region", SF).unwrap(),
-            tpch_table("orders", SF).unwrap(),
-        ];
+        let tables = vec![tpch_table("region", SF).unwrap(), tpch_table("orders", SF).unwrap()];
         write_csv_dir(&tables, &dir).unwrap();
         let region = std::fs::read_to_string(dir.join("region.csv")).unwrap();
         let mut lines = region.lines();
@@ -700,11 +597,7 @@ mod tests {
             Some("2,781,O,38426.09,1996-12-01,1-URGENT,Clerk#000000880,0,\" foxes. pending accounts at the pending, silent asymptot\"")
         );
         // An empty table still gets its header.
-        let empty = GeneratedTable {
-            name: "empty".into(),
-            schema: tpch_schema("nation").unwrap(),
-            batches: vec![],
-        };
+        let empty = GeneratedTable { name: "empty".into(), schema: tpch_schema("nation").unwrap(), batches: vec![] };
         write_csv_dir(&[empty], &dir).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.join("empty.csv")).unwrap(),

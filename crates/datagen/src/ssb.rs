@@ -106,11 +106,7 @@ pub fn ssb_sizes(sf: f64) -> Result<SsbSizes, DatagenError> {
         return Err(DatagenError::InvalidScaleFactor(sf));
     }
     let scaled = |base: f64| ((base * sf).round() as u64).max(1);
-    let part = if sf >= 1.0 {
-        (PARTS_BASE * (1.0 + sf.log2()).floor()) as u64
-    } else {
-        scaled(PARTS_BASE)
-    };
+    let part = if sf >= 1.0 { (PARTS_BASE * (1.0 + sf.log2()).floor()) as u64 } else { scaled(PARTS_BASE) };
     let sizes = SsbSizes {
         orders: scaled(ORDERS_PER_SF),
         customer: scaled(CUSTOMERS_PER_SF),
@@ -139,10 +135,7 @@ pub fn ssb_with_progress(
 ) -> Result<Vec<GeneratedTable>, DatagenError> {
     let sizes = ssb_sizes(sf)?;
     let cal = Calendar::new();
-    SSB_TABLES
-        .par_iter()
-        .map(|&name| generate_table(name, &sizes, &cal, progress))
-        .collect()
+    SSB_TABLES.par_iter().map(|&name| generate_table(name, &sizes, &cal, progress)).collect()
 }
 
 /// The Arrow schema of SSB table `name` (as in [`SSB_TABLES`]), or `None` for another name.
@@ -219,11 +212,7 @@ pub fn ssb_schema(name: &str) -> Option<SchemaRef> {
         ],
         _ => return None,
     };
-    Some(Arc::new(Schema::new(
-        cols.iter()
-            .map(|(n, t)| Field::new(*n, t.clone(), false))
-            .collect::<Vec<_>>(),
-    )))
+    Some(Arc::new(Schema::new(cols.iter().map(|(n, t)| Field::new(*n, t.clone(), false)).collect::<Vec<_>>())))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -260,13 +249,7 @@ const NATIONS: [(&str, usize); 25] = [
 
 const REGIONS: [&str; 5] = ["AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"];
 
-const SEGMENTS: [&str; 5] = [
-    "AUTOMOBILE",
-    "BUILDING",
-    "FURNITURE",
-    "MACHINERY",
-    "HOUSEHOLD",
-];
+const SEGMENTS: [&str; 5] = ["AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY", "HOUSEHOLD"];
 
 const PRIORITIES: [&str; 5] = ["1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"];
 
@@ -295,8 +278,7 @@ const COLORS: [&str; 92] = [
 ];
 
 /// Characters of the random address strings (64 of them, like dbgen's v-strings).
-const ADDRESS_CHARS: &[u8; 64] =
-    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,.";
+const ADDRESS_CHARS: &[u8; 64] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,.";
 
 const MONTHS: [&str; 12] = [
     "January",
@@ -313,38 +295,15 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 
-const WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
+const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// dbgen's selling seasons, checked in this order: (name, first month, last month).
-const SEASONS: [(&str, u32, u32); 5] = [
-    ("Christmas", 11, 12),
-    ("Summer", 5, 8),
-    ("Winter", 1, 3),
-    ("Spring", 4, 4),
-    ("Fall", 9, 10),
-];
+const SEASONS: [(&str, u32, u32); 5] =
+    [("Christmas", 11, 12), ("Summer", 5, 8), ("Winter", 1, 3), ("Spring", 4, 4), ("Fall", 9, 10)];
 
 /// dbgen's holidays (month, day).
-const HOLIDAYS: [(u32, u32); 10] = [
-    (12, 24),
-    (1, 1),
-    (2, 20),
-    (4, 20),
-    (5, 20),
-    (7, 20),
-    (8, 20),
-    (9, 20),
-    (10, 20),
-    (11, 20),
-];
+const HOLIDAYS: [(u32, u32); 10] =
+    [(12, 24), (1, 1), (2, 20), (4, 20), (5, 20), (7, 20), (8, 20), (9, 20), (10, 20), (11, 20)];
 
 // ---------------------------------------------------------------------------------------
 // Random numbers
@@ -365,9 +324,7 @@ struct Rng(u64);
 impl Rng {
     #[inline]
     fn new(stream: u64, row: u64) -> Rng {
-        Rng(mix64(
-            SEED ^ mix64(stream.wrapping_mul(GOLDEN) ^ row.wrapping_mul(0xd1b5_4a32_d192_ed03)),
-        ))
+        Rng(mix64(SEED ^ mix64(stream.wrapping_mul(GOLDEN) ^ row.wrapping_mul(0xd1b5_4a32_d192_ed03))))
     }
 
     #[inline]
@@ -412,10 +369,7 @@ impl StrCol {
     fn with_capacity(rows: usize, avg_len: usize) -> StrCol {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0);
-        StrCol {
-            offsets,
-            bytes: Vec::with_capacity(rows * avg_len),
-        }
+        StrCol { offsets, bytes: Vec::with_capacity(rows * avg_len) }
     }
 
     #[inline]
@@ -432,11 +386,7 @@ impl StrCol {
 
     fn finish(self) -> ArrayRef {
         let offsets = OffsetBuffer::new(ScalarBuffer::from(self.offsets));
-        Arc::new(StringArray::new(
-            offsets,
-            Buffer::from_vec(self.bytes),
-            None,
-        ))
+        Arc::new(StringArray::new(offsets, Buffer::from_vec(self.bytes), None))
     }
 }
 
@@ -445,10 +395,8 @@ fn int_col(v: Vec<i32>) -> ArrayRef {
 }
 
 fn batch(name: &str, schema: &SchemaRef, cols: Vec<ArrayRef>) -> Result<RecordBatch, DatagenError> {
-    RecordBatch::try_new(Arc::clone(schema), cols).map_err(|source| DatagenError::Arrow {
-        table: name.to_string(),
-        source,
-    })
+    RecordBatch::try_new(Arc::clone(schema), cols)
+        .map_err(|source| DatagenError::Arrow { table: name.to_string(), source })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -552,11 +500,7 @@ fn generate_table(
             Ok(rb)
         })
         .collect::<Result<Vec<_>, DatagenError>>()?;
-    Ok(GeneratedTable {
-        name: name.to_string(),
-        schema,
-        batches,
-    })
+    Ok(GeneratedTable { name: name.to_string(), schema, batches })
 }
 
 /// The lineorder rows of orders `first ..= last`.
@@ -566,10 +510,8 @@ fn lineorder_cols(first: u64, last: u64, sizes: &SsbSizes, cal: &Calendar) -> Ve
     let orders = (last - first + 1) as f64;
     let cap = (4.0 * orders + 10.0 * orders.sqrt()) as usize + 64;
     let v = || Vec::<i32>::with_capacity(cap);
-    let (mut okey, mut lnum, mut cust, mut part, mut supp, mut odate) =
-        (v(), v(), v(), v(), v(), v());
-    let (mut shipprio, mut qty, mut eprice, mut ototal, mut disc, mut rev) =
-        (v(), v(), v(), v(), v(), v());
+    let (mut okey, mut lnum, mut cust, mut part, mut supp, mut odate) = (v(), v(), v(), v(), v(), v());
+    let (mut shipprio, mut qty, mut eprice, mut ototal, mut disc, mut rev) = (v(), v(), v(), v(), v(), v());
     let (mut scost, mut tax, mut cdate) = (v(), v(), v());
     // Average lengths 8.4 and 4.3 bytes.
     let mut prio = StrCol::with_capacity(cap, 9);
@@ -656,8 +598,7 @@ fn push_city(col: &mut StrCol, nation: &str, digit: u64) {
     let n = nation.as_bytes();
     let prefix = &n[..n.len().min(9)];
     col.bytes.extend_from_slice(prefix);
-    col.bytes
-        .extend(std::iter::repeat_n(b' ', 9 - prefix.len()));
+    col.bytes.extend(std::iter::repeat_n(b' ', 9 - prefix.len()));
     col.bytes.push(b'0' + digit as u8);
     col.end_value();
 }
@@ -769,12 +710,7 @@ fn part_cols(first: u64, last: u64) -> Vec<ArrayRef> {
             c2 = r.below(nc);
         }
         color.push(COLORS[c0 as usize]);
-        write!(
-            name.bytes,
-            "{} {}",
-            COLORS[c1 as usize], COLORS[c2 as usize]
-        )
-        .expect("write to Vec");
+        write!(name.bytes, "{} {}", COLORS[c1 as usize], COLORS[c2 as usize]).expect("write to Vec");
         name.end_value();
         let m = r.range(1, 5);
         let c = r.range(1, 5);
@@ -811,8 +747,7 @@ fn date_cols(first: u64, last: u64) -> Vec<ArrayRef> {
     let n = (last - first + 1) as usize;
     let v = || Vec::<i32>::with_capacity(n);
     let (mut datekey, mut year, mut yearmonthnum, mut daynuminweek) = (v(), v(), v(), v());
-    let (mut daynuminmonth, mut daynuminyear, mut monthnuminyear, mut weeknuminyear) =
-        (v(), v(), v(), v());
+    let (mut daynuminmonth, mut daynuminyear, mut monthnuminyear, mut weeknuminyear) = (v(), v(), v(), v());
     let (mut lastdayinweek, mut lastdayinmonth, mut holiday, mut weekday) = (v(), v(), v(), v());
     let mut date = StrCol::with_capacity(n, 16);
     let mut dayofweek = StrCol::with_capacity(n, 8);
@@ -841,10 +776,7 @@ fn date_cols(first: u64, last: u64) -> Vec<ArrayRef> {
         monthnuminyear.push(m as i32);
         // dbgen: day-of-year / 7 + 1 (1 .. 53).
         weeknuminyear.push(doy / 7 + 1);
-        let s = SEASONS
-            .iter()
-            .find(|(_, lo, hi)| (*lo..=*hi).contains(&m))
-            .map_or("", |s| s.0);
+        let s = SEASONS.iter().find(|(_, lo, hi)| (*lo..=*hi).contains(&m)).map_or("", |s| s.0);
         season.push(s);
         lastdayinweek.push((wd == 6) as i32);
         lastdayinmonth.push((d == days_in_month(y, m)) as i32);
@@ -893,10 +825,7 @@ mod tests {
     /// One whole column as i32 values.
     fn ints(t: &GeneratedTable, col: &str) -> Vec<i32> {
         let i = t.schema.index_of(col).unwrap();
-        t.batches
-            .iter()
-            .flat_map(|b| b.column(i).as_primitive::<Int32Type>().values().to_vec())
-            .collect()
+        t.batches.iter().flat_map(|b| b.column(i).as_primitive::<Int32Type>().values().to_vec()).collect()
     }
 
     fn strs(t: &GeneratedTable, col: &str) -> Vec<String> {
@@ -905,49 +834,29 @@ mod tests {
             .iter()
             .flat_map(|b| {
                 let a = b.column(i).as_string::<i32>();
-                (0..a.len())
-                    .map(|k| a.value(k).to_string())
-                    .collect::<Vec<_>>()
+                (0..a.len()).map(|k| a.value(k).to_string()).collect::<Vec<_>>()
             })
             .collect()
     }
 
     fn counts(tables: &[GeneratedTable]) -> Vec<(String, usize)> {
-        tables
-            .iter()
-            .map(|t| (t.name.clone(), t.num_rows()))
-            .collect()
+        tables.iter().map(|t| (t.name.clone(), t.num_rows())).collect()
     }
 
     #[test]
     fn sizes() {
         let s = ssb_sizes(1.0).unwrap();
-        assert_eq!(
-            (s.orders, s.customer, s.supplier, s.part, s.date),
-            (1_500_000, 30_000, 2_000, 200_000, 2556)
-        );
+        assert_eq!((s.orders, s.customer, s.supplier, s.part, s.date), (1_500_000, 30_000, 2_000, 200_000, 2556));
         let s = ssb_sizes(20.0).unwrap();
-        assert_eq!(
-            (s.orders, s.customer, s.supplier, s.part),
-            (30_000_000, 600_000, 40_000, 1_000_000)
-        );
+        assert_eq!((s.orders, s.customer, s.supplier, s.part), (30_000_000, 600_000, 40_000, 1_000_000));
         assert_eq!(ssb_sizes(2.0).unwrap().part, 400_000);
         assert_eq!(ssb_sizes(100.0).unwrap().part, 1_400_000);
         let s = ssb_sizes(0.01).unwrap();
-        assert_eq!(
-            (s.orders, s.customer, s.supplier, s.part),
-            (15_000, 300, 20, 2_000)
-        );
+        assert_eq!((s.orders, s.customer, s.supplier, s.part), (15_000, 300, 20, 2_000));
         let s = ssb_sizes(1e-9).unwrap();
-        assert_eq!(
-            (s.orders, s.customer, s.supplier, s.part, s.date),
-            (1, 1, 1, 1, 2556)
-        );
+        assert_eq!((s.orders, s.customer, s.supplier, s.part, s.date), (1, 1, 1, 1, 2556));
         assert!(ssb_sizes(357.0).is_ok());
-        assert!(matches!(
-            ssb_sizes(358.0),
-            Err(DatagenError::ScaleFactorTooLarge(_))
-        ));
+        assert!(matches!(ssb_sizes(358.0), Err(DatagenError::ScaleFactorTooLarge(_))));
         for sf in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(matches!(ssb(sf), Err(DatagenError::InvalidScaleFactor(_))));
         }
@@ -971,13 +880,7 @@ mod tests {
         // 15,000 orders of 4 lines on average (standard deviation ≈ 245 rows).
         let lo = got[0].1;
         assert!((58_500..=61_500).contains(&lo), "lineorder rows {lo}");
-        assert_eq!(
-            ints(&tables[0], "lo_orderkey")
-                .iter()
-                .collect::<HashSet<_>>()
-                .len(),
-            15_000
-        );
+        assert_eq!(ints(&tables[0], "lo_orderkey").iter().collect::<HashSet<_>>().len(), 15_000);
     }
 
     #[test]
@@ -1046,9 +949,7 @@ mod tests {
         let parts = ints(lo, "lo_partkey");
         assert!(parts.iter().all(|&p| p >= 1 && p <= sizes.part as i32));
         let custs = ints(lo, "lo_custkey");
-        assert!(custs
-            .iter()
-            .all(|&c| c >= 1 && c <= sizes.customer as i32 && c % 3 != 0));
+        assert!(custs.iter().all(|&c| c >= 1 && c <= sizes.customer as i32 && c % 3 != 0));
         let odate = ints(lo, "lo_orderdate");
         let cdate = ints(lo, "lo_commitdate");
         assert!(odate.iter().all(|d| dk.contains(d)));
@@ -1075,41 +976,19 @@ mod tests {
         let cat = strs(part, "p_category");
         let brand = strs(part, "p_brand1");
         for k in 0..mfgr.len() {
-            assert!(
-                cat[k].starts_with(&mfgr[k]) && cat[k].len() == 7,
-                "{}",
-                cat[k]
-            );
-            assert!(
-                brand[k].starts_with(&cat[k]) && brand[k].len() == 9,
-                "{}",
-                brand[k]
-            );
+            assert!(cat[k].starts_with(&mfgr[k]) && cat[k].len() == 7, "{}", cat[k]);
+            assert!(brand[k].starts_with(&cat[k]) && brand[k].len() == 9, "{}", brand[k]);
             let b: u32 = brand[k][7..].parse().unwrap();
             assert!((1..=40).contains(&b));
         }
         assert_eq!(mfgr.iter().collect::<HashSet<_>>().len(), 5);
         assert_eq!(cat.iter().collect::<HashSet<_>>().len(), 25);
         assert_eq!(brand.iter().collect::<HashSet<_>>().len(), 1000);
-        assert_eq!(
-            strs(part, "p_type").iter().collect::<HashSet<_>>().len(),
-            150
-        );
-        assert_eq!(
-            strs(part, "p_container")
-                .iter()
-                .collect::<HashSet<_>>()
-                .len(),
-            40
-        );
-        assert!(strs(part, "p_name")
-            .iter()
-            .all(|n| n.split(' ').count() == 2));
+        assert_eq!(strs(part, "p_type").iter().collect::<HashSet<_>>().len(), 150);
+        assert_eq!(strs(part, "p_container").iter().collect::<HashSet<_>>().len(), 40);
+        assert!(strs(part, "p_name").iter().all(|n| n.split(' ').count() == 2));
         let size = ints(part, "p_size");
-        assert_eq!(
-            (*size.iter().min().unwrap(), *size.iter().max().unwrap()),
-            (1, 50)
-        );
+        assert_eq!((*size.iter().min().unwrap(), *size.iter().max().unwrap()), (1, 50));
 
         let cust = table(&tables, "customer");
         let city = strs(cust, "c_city");
@@ -1126,13 +1005,8 @@ mod tests {
         assert!(city.iter().any(|c| c == "UNITED KI1" || c == "UNITED KI5"));
         assert_eq!(strs(cust, "c_name")[0], "Customer#000000001");
         let phone = strs(cust, "c_phone");
-        assert!(phone
-            .iter()
-            .all(|p| p.len() == 15 && p.as_bytes()[2] == b'-'));
-        assert_eq!(
-            strs(table(&tables, "supplier"), "s_name")[0],
-            "Supplier#000000001"
-        );
+        assert!(phone.iter().all(|p| p.len() == 15 && p.as_bytes()[2] == b'-'));
+        assert_eq!(strs(table(&tables, "supplier"), "s_name")[0], "Supplier#000000001");
     }
 
     #[test]
@@ -1189,10 +1063,7 @@ mod tests {
     fn deterministic_and_thread_independent() {
         let a = ssb(0.02).unwrap();
         let b = ssb(0.02).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let c = pool.install(|| ssb(0.02)).unwrap();
         for ((x, y), z) in a.iter().zip(&b).zip(&c) {
             assert_eq!(x.batches, y.batches, "{}", x.name);
@@ -1212,14 +1083,9 @@ mod tests {
     fn q11_selectivity() {
         let tables = ssb(0.1).unwrap();
         let lo = table(&tables, "lineorder");
-        let (date, disc, qty) = (
-            ints(lo, "lo_orderdate"),
-            ints(lo, "lo_discount"),
-            ints(lo, "lo_quantity"),
-        );
-        let hits = (0..date.len())
-            .filter(|&k| date[k] / 10_000 == 1993 && (1..=3).contains(&disc[k]) && qty[k] < 25)
-            .count();
+        let (date, disc, qty) = (ints(lo, "lo_orderdate"), ints(lo, "lo_discount"), ints(lo, "lo_quantity"));
+        let hits =
+            (0..date.len()).filter(|&k| date[k] / 10_000 == 1993 && (1..=3).contains(&disc[k]) && qty[k] < 25).count();
         let sel = hits as f64 / date.len() as f64;
         assert!((0.015..=0.025).contains(&sel), "Q1.1 selectivity {sel}");
     }

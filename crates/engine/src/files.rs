@@ -69,13 +69,16 @@ impl Engine {
         for p in paths {
             let Some((name, scan)) = table_of(&p) else { continue };
             if tables.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
-                out.errors.push(format!("{}: another entry of the folder is table '{name}' already (left out)", p.display()));
+                out.errors
+                    .push(format!("{}: another entry of the folder is table '{name}' already (left out)", p.display()));
                 continue;
             }
             tables.push((name, scan));
         }
         let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
-        self.tables.check_names(&names, if_exists).map_err(|e| Error::plan(format!("opening {}: {e}", dir.display())))?;
+        self.tables
+            .check_names(&names, if_exists)
+            .map_err(|e| Error::plan(format!("opening {}: {e}", dir.display())))?;
         for (name, scan) in tables {
             match self.register_files(&name, &scan, if_exists) {
                 Ok(()) => out.tables.push(name),
@@ -95,7 +98,10 @@ fn table_of(p: &Path) -> Option<(String, FileScan)> {
     }
     let path = p.to_str()?.to_string();
     if p.is_dir() {
-        let formats: Vec<FileFormat> = std::fs::read_dir(p).ok()?.filter_map(|e| e.ok()?.path().to_str().and_then(FileFormat::from_path)).collect();
+        let formats: Vec<FileFormat> = std::fs::read_dir(p)
+            .ok()?
+            .filter_map(|e| e.ok()?.path().to_str().and_then(FileFormat::from_path))
+            .collect();
         let first = *formats.first()?;
         if formats.iter().any(|f| *f != first) {
             return None;

@@ -10,19 +10,22 @@
 mod files;
 
 pub use files::OpenedDirectory;
-/// Writing query results and tables to files (what COPY … TO does).
-pub use gpusql_storage::files::write::{write_batches, FileWriter, ROW_GROUP_ROWS};
 pub use gpusql_common::WriteOptions;
 pub use gpusql_common::{CsvOptions, FileFormat, FileScan};
+/// Writing query results and tables to files (what COPY … TO does).
+pub use gpusql_storage::files::write::{write_batches, FileWriter, ROW_GROUP_ROWS};
 
 use arrow::record_batch::RecordBatch;
+use gpusql_common::Catalog;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::GpuExecutor;
-use gpusql_plan::config::Selectivity;
-use gpusql_plan::{create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan, SessionConfig};
 pub use gpusql_exec::gpu::ProbeVariant;
+use gpusql_plan::config::Selectivity;
 pub use gpusql_plan::MultiMatch;
-use gpusql_common::Catalog;
+use gpusql_plan::{
+    create_physical_plan_with, encode_string_columns, optimizer, place_replicated_tables, LogicalPlan, PhysicalPlan,
+    SessionConfig,
+};
 use gpusql_sql::{BoundStatement, ObjectKind};
 pub use gpusql_storage::IfExists;
 use gpusql_storage::TableStore;
@@ -86,11 +89,21 @@ struct GpuSlot {
 
 impl GpuSlot {
     fn ready(gpu: Option<GpuExecutor>) -> GpuSlot {
-        GpuSlot { ready: OnceLock::from(gpu), opening: Mutex::new(None), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
+        GpuSlot {
+            ready: OnceLock::from(gpu),
+            opening: Mutex::new(None),
+            notice: OnceLock::new(),
+            notice_shown: AtomicBool::new(false),
+        }
     }
 
     fn opening(config: SessionConfig) -> GpuSlot {
-        GpuSlot { ready: OnceLock::new(), opening: Mutex::new(Some(std::thread::spawn(move || open_gpu(config)))), notice: OnceLock::new(), notice_shown: AtomicBool::new(false) }
+        GpuSlot {
+            ready: OnceLock::new(),
+            opening: Mutex::new(Some(std::thread::spawn(move || open_gpu(config)))),
+            notice: OnceLock::new(),
+            notice_shown: AtomicBool::new(false),
+        }
     }
 
     /// The GPU executor (waiting for it to open), or None on the CPU backend.
@@ -130,7 +143,9 @@ impl Engine {
         }
         let gpu = match choice {
             BackendChoice::Cpu => GpuSlot::ready(None),
-            BackendChoice::Gpu => GpuSlot::ready(Some(open_gpu(config.clone()).map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?)),
+            BackendChoice::Gpu => {
+                GpuSlot::ready(Some(open_gpu(config.clone()).map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?))
+            }
             BackendChoice::Auto => GpuSlot::opening(config.clone()),
         };
         let mut tables = TableStore::default();
@@ -225,7 +240,12 @@ impl Engine {
         self.load_tpch_with_progress(sf, IfExists::Fail, &|_, _| {})
     }
 
-    pub fn load_tpch_with_progress(&mut self, sf: f64, if_exists: IfExists, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+    pub fn load_tpch_with_progress(
+        &mut self,
+        sf: f64,
+        if_exists: IfExists,
+        progress: &(dyn Fn(&str, usize) + Sync),
+    ) -> Result<()> {
         self.tables.check_names(&gpusql_datagen::TPCH_TABLES, if_exists)?;
         for t in gpusql_datagen::tpch_with_progress(sf, progress)? {
             self.register_batches_with(&t.name, &t.batches, if_exists)?;
@@ -241,7 +261,12 @@ impl Engine {
         self.load_ssb_with_progress(sf, IfExists::Fail, &|_, _| {})
     }
 
-    pub fn load_ssb_with_progress(&mut self, sf: f64, if_exists: IfExists, progress: &(dyn Fn(&str, usize) + Sync)) -> Result<()> {
+    pub fn load_ssb_with_progress(
+        &mut self,
+        sf: f64,
+        if_exists: IfExists,
+        progress: &(dyn Fn(&str, usize) + Sync),
+    ) -> Result<()> {
         self.tables.check_names(&gpusql_datagen::SSB_TABLES, if_exists)?;
         // Each table's batches are dropped once registered (registering concatenates them).
         for t in gpusql_datagen::ssb_with_progress(sf, progress)? {
@@ -295,7 +320,9 @@ impl Engine {
         for name in self.tables.names() {
             if let Some(t) = self.tables.get(&name) {
                 for c in 0..t.schema.len() {
-                    let dictionary = self.config.dictionary_strings && t.schema.fields[c].ty == DataType::Utf8 && t.string_dictionary(c).is_some();
+                    let dictionary = self.config.dictionary_strings
+                        && t.schema.fields[c].ty == DataType::Utf8
+                        && t.string_dictionary(c).is_some();
                     if dictionary {
                         g.store.dictionary(&g.dev, &t, c, &mut stats)?;
                     } else {
@@ -359,7 +386,8 @@ impl Engine {
             }
             BoundStatement::CreateTable { name, columns, if_not_exists, replace } => {
                 if self.make_room(&name, if_not_exists, replace)? {
-                    let fields = columns.into_iter().map(|c| gpusql_common::Field::new(c.name, c.ty, c.nullable)).collect();
+                    let fields =
+                        columns.into_iter().map(|c| gpusql_common::Field::new(c.name, c.ty, c.nullable)).collect();
                     self.tables.create_table(&name, fields)?;
                 }
                 Ok(Output::Done("CREATE TABLE".into()))
@@ -369,7 +397,9 @@ impl Engine {
                     return Ok(Output::Done("CREATE TABLE".into()));
                 }
                 // (Like DuckDB's, the new table's columns have no NOT NULL constraints.)
-                let schema = gpusql_common::Schema::new(plan.schema().fields.into_iter().map(|f| gpusql_common::Field { nullable: true, ..f }).collect());
+                let schema = gpusql_common::Schema::new(
+                    plan.schema().fields.into_iter().map(|f| gpusql_common::Field { nullable: true, ..f }).collect(),
+                );
                 let (batches, _) = self.run_query(plan)?;
                 let n = self.tables.create_table_as(&name, schema, &batches)?;
                 Ok(Output::Done(format!("CREATE TABLE ({n} rows)")))
@@ -381,8 +411,12 @@ impl Engine {
             BoundStatement::Drop { kind, names, if_exists } => {
                 for name in &names {
                     let dropped = match kind {
-                        ObjectKind::Table if self.tables.view(name).is_some() => return Err(Error::plan(format!("'{name}' is a view (DROP VIEW {name})"))),
-                        ObjectKind::View if self.tables.table(name).is_some() => return Err(Error::plan(format!("'{name}' is a table (DROP TABLE {name})"))),
+                        ObjectKind::Table if self.tables.view(name).is_some() => {
+                            return Err(Error::plan(format!("'{name}' is a view (DROP VIEW {name})")))
+                        }
+                        ObjectKind::View if self.tables.table(name).is_some() => {
+                            return Err(Error::plan(format!("'{name}' is a table (DROP TABLE {name})")))
+                        }
                         ObjectKind::Table => self.drop_table(name),
                         ObjectKind::View => self.tables.drop_view(name),
                     };
@@ -406,7 +440,8 @@ impl Engine {
                     Some(n) => string_batch(&[n.as_str()], &[vec![Some(self.config.get(&n)?.as_str())]])?,
                     None => {
                         let settings = SessionConfig::SETTINGS;
-                        let values: Vec<String> = settings.iter().map(|s| self.config.get(s.name).unwrap_or_default()).collect();
+                        let values: Vec<String> =
+                            settings.iter().map(|s| self.config.get(s.name).unwrap_or_default()).collect();
                         let envs: Vec<String> = settings.iter().map(|s| s.env_var()).collect();
                         string_batch(
                             &["name", "value", "values", "environment", "description"],
@@ -444,7 +479,10 @@ impl Engine {
                 let types = columns.iter().map(|c| Some(c.1.as_str())).collect();
                 let nulls = columns.iter().map(|c| Some(if c.2 { "YES" } else { "NO" })).collect();
                 let none = vec![None; columns.len()];
-                let batch = string_batch(&["column_name", "column_type", "null", "key", "default", "extra"], &[names, types, nulls, none.clone(), none.clone(), none])?;
+                let batch = string_batch(
+                    &["column_name", "column_type", "null", "key", "default", "extra"],
+                    &[names, types, nulls, none.clone(), none.clone(), none],
+                )?;
                 Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
             }
             BoundStatement::CopyFrom { table, scan } => {
@@ -453,7 +491,12 @@ impl Engine {
             }
             BoundStatement::CopyTo { plan, path, options } => {
                 let (batches, schema) = self.run_query(plan)?;
-                let n = gpusql_storage::files::write::write_batches(std::path::Path::new(&path), &options, schema, &batches)?;
+                let n = gpusql_storage::files::write::write_batches(
+                    std::path::Path::new(&path),
+                    &options,
+                    schema,
+                    &batches,
+                )?;
                 Ok(Output::Done(format!("COPY {n}")))
             }
         }
@@ -556,7 +599,12 @@ impl Engine {
         on_statement_stack(|| -> Result<Vec<(String, String)>> {
             let plan = self.plan_here(sql)?;
             let mut sources = vec![];
-            let forms = [(ProbeVariant::RepeatedKeys, 0), (ProbeVariant::UniqueShared, 0), (ProbeVariant::UniqueDirect, 0), (ProbeVariant::RepeatedKeys, u64::MAX)];
+            let forms = [
+                (ProbeVariant::RepeatedKeys, 0),
+                (ProbeVariant::UniqueShared, 0),
+                (ProbeVariant::UniqueDirect, 0),
+                (ProbeVariant::RepeatedKeys, u64::MAX),
+            ];
             for (v, rows) in forms {
                 for s in GpuExecutor::sources_for_rows(&plan, v, rows)? {
                     if !sources.contains(&s) {
@@ -653,14 +701,20 @@ fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
 
 /// A batch of text columns (SHOW TABLES, DESCRIBE).
 fn string_batch(names: &[&str], columns: &[Vec<Option<&str>>]) -> Result<RecordBatch> {
-    let fields: Vec<arrow::datatypes::Field> = names.iter().map(|n| arrow::datatypes::Field::new(*n, arrow::datatypes::DataType::Utf8, true)).collect();
-    let arrays: Vec<arrow::array::ArrayRef> = columns.iter().map(|c| std::sync::Arc::new(arrow::array::StringArray::from(c.clone())) as arrow::array::ArrayRef).collect();
+    let fields: Vec<arrow::datatypes::Field> =
+        names.iter().map(|n| arrow::datatypes::Field::new(*n, arrow::datatypes::DataType::Utf8, true)).collect();
+    let arrays: Vec<arrow::array::ArrayRef> = columns
+        .iter()
+        .map(|c| std::sync::Arc::new(arrow::array::StringArray::from(c.clone())) as arrow::array::ArrayRef)
+        .collect();
     Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), arrays)?)
 }
 
 /// Compiles the fixed result-assembly kernels (gathers, string copies) with NVRTC.
 pub fn compile_util_module(arch: &str) -> Result<()> {
-    gpusql_cuda::compile_cubin(&gpusql_codegen::sort::util_module(), arch).map(|_| ()).map_err(|e| Error::Gpu(e.to_string()))
+    gpusql_cuda::compile_cubin(gpusql_codegen::sort::util_module(), arch)
+        .map(|_| ())
+        .map_err(|e| Error::Gpu(e.to_string()))
 }
 
 /// Generated sources without the shared prelude (for display).

@@ -14,7 +14,11 @@ const BOUND: Duration = Duration::from_secs(15);
 
 /// Table `t` of `rows` rows: k = i % keys, v = i, s = 's<i>'.
 fn engine(rows: i64, keys: i64) -> Engine {
-    let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, false), Field::new("v", DataType::Int64, false), Field::new("s", DataType::Utf8, false)]));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Int64, false),
+        Field::new("v", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, false),
+    ]));
     let k = Int64Array::from_iter_values((0..rows).map(|i| i % keys));
     let v = Int64Array::from_iter_values(0..rows);
     let s = StringArray::from_iter_values((0..rows).map(|i| format!("s{i}")));
@@ -29,7 +33,11 @@ fn ints(e: &mut Engine, sql: &str) -> Vec<Vec<i64>> {
     let mut rows = vec![];
     for b in batches {
         for r in 0..b.num_rows() {
-            rows.push((0..b.num_columns()).map(|c| b.column(c).as_any().downcast_ref::<Int64Array>().expect("BIGINT").value(r)).collect());
+            rows.push(
+                (0..b.num_columns())
+                    .map(|c| b.column(c).as_any().downcast_ref::<Int64Array>().expect("BIGINT").value(r))
+                    .collect(),
+            );
         }
     }
     rows
@@ -50,9 +58,15 @@ fn long_in_lists_are_searched_not_scanned() {
     let list: Vec<String> = (0..50_000).map(|i| (i * 2).to_string()).collect();
     let start = Instant::now();
     assert_eq!(ints(&mut e, &format!("SELECT count(*) FROM t WHERE v IN ({})", list.join(", "))), vec![vec![50_000]]);
-    assert_eq!(ints(&mut e, &format!("SELECT count(*) FROM t WHERE v NOT IN ({}, NULL)", list.join(", "))), vec![vec![0]]);
+    assert_eq!(
+        ints(&mut e, &format!("SELECT count(*) FROM t WHERE v NOT IN ({}, NULL)", list.join(", "))),
+        vec![vec![0]]
+    );
     let strings: Vec<String> = (0..5_000).map(|i| format!("'s{}'", i * 3)).collect();
-    assert_eq!(ints(&mut e, &format!("SELECT count(*) FROM t WHERE s NOT IN ({})", strings.join(", "))), vec![vec![95_000]]);
+    assert_eq!(
+        ints(&mut e, &format!("SELECT count(*) FROM t WHERE s NOT IN ({})", strings.join(", "))),
+        vec![vec![95_000]]
+    );
     assert!(start.elapsed() < BOUND, "took {:?}", start.elapsed());
 }
 
@@ -63,9 +77,18 @@ fn joins_stream_into_their_sink() {
     let mut e = engine(12_000, 4);
     let start = Instant::now();
     assert_eq!(ints(&mut e, "SELECT count(*) FROM t a JOIN t b ON a.k = b.k"), vec![vec![36_000_000]]);
-    assert_eq!(ints(&mut e, "SELECT a.k, count(*), CAST(sum(a.v) AS BIGINT) FROM t a JOIN t b ON a.k = b.k GROUP BY a.k ORDER BY a.k"), (0..4).map(|k| vec![k, 9_000_000, 3000 * (0..3000).map(|i| i * 4 + k).sum::<i64>()]).collect::<Vec<_>>());
+    assert_eq!(
+        ints(
+            &mut e,
+            "SELECT a.k, count(*), CAST(sum(a.v) AS BIGINT) FROM t a JOIN t b ON a.k = b.k GROUP BY a.k ORDER BY a.k"
+        ),
+        (0..4).map(|k| vec![k, 9_000_000, 3000 * (0..3000).map(|i| i * 4 + k).sum::<i64>()]).collect::<Vec<_>>()
+    );
     assert_eq!(ints(&mut e, "SELECT a.v, b.v FROM t a JOIN t b ON a.k = b.k LIMIT 5").len(), 5);
-    assert_eq!(ints(&mut e, "SELECT count(*) FROM (SELECT a.v FROM t a JOIN t b ON a.k = b.k LIMIT 7) x"), vec![vec![7]]);
+    assert_eq!(
+        ints(&mut e, "SELECT count(*) FROM (SELECT a.v FROM t a JOIN t b ON a.k = b.k LIMIT 7) x"),
+        vec![vec![7]]
+    );
     assert!(start.elapsed() < BOUND, "took {:?}", start.elapsed());
     if let Some(peak) = peak_rss() {
         assert!(peak < 1 << 30, "peak resident memory {} MiB", peak >> 20);
@@ -78,7 +101,8 @@ fn joins_stream_into_their_sink() {
 fn top_n_over_a_join_keeps_the_first_n_in_order() {
     let mut e = engine(1_000, 4);
     let got = ints(&mut e, "SELECT a.v, b.v FROM t a JOIN t b ON a.k = b.k ORDER BY a.v + b.v DESC, a.v LIMIT 2000");
-    let mut all: Vec<Vec<i64>> = (0..1000).flat_map(|a| (0..1000).filter(move |b| a % 4 == b % 4).map(move |b| vec![a, b])).collect();
+    let mut all: Vec<Vec<i64>> =
+        (0..1000).flat_map(|a| (0..1000).filter(move |b| a % 4 == b % 4).map(move |b| vec![a, b])).collect();
     all.sort_by_key(|r| (-(r[0] + r[1]), r[0]));
     assert_eq!(got.len(), 2000);
     // (Rows of equal keys in any order.)

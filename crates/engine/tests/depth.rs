@@ -35,7 +35,10 @@ fn kernels_compile(e: &Engine, sql: &str) {
     assert!(!e.cuda_sources(sql).unwrap().is_empty());
     match e.compile_kernels(sql, "sm_90") {
         Ok(_) => {}
-        Err(gpusql::Error::Gpu(m)) if m.contains("NVRTC") && m.contains("not found") && std::env::var("GPUSQL_REQUIRE_NVRTC").as_deref() != Ok("1") => {}
+        Err(gpusql::Error::Gpu(m))
+            if m.contains("NVRTC")
+                && m.contains("not found")
+                && std::env::var("GPUSQL_REQUIRE_NVRTC").as_deref() != Ok("1") => {}
         Err(err) => panic!("{err}"),
     }
 }
@@ -88,7 +91,8 @@ fn deeper_expressions_and_long_chains_are_refused() {
             assert!(err.contains("nested too deeply (the limit is 1000 levels)"), "{err}");
         }
         // The position, where it is known: the first term of the part beyond the limit.
-        let err = e.sql(&format!("select 1 from t\nwhere {}", vec!["x = 1"; 3000].join(" or "))).unwrap_err().to_string();
+        let err =
+            e.sql(&format!("select 1 from t\nwhere {}", vec!["x = 1"; 3000].join(" or "))).unwrap_err().to_string();
         assert!(err.starts_with("syntax error at line 2, column 7: expression nested too deeply"), "{err}");
         let err = e.sql(&format!("select {}", nested("(", "1", ")", 100_000))).unwrap_err().to_string();
         assert!(err.starts_with("syntax error at line 1, column "), "{err}");

@@ -30,8 +30,13 @@ fn row_groups_outside_a_filter_are_skipped() {
     let mut e = engine();
     let d = temp_dir("prune");
     let p = d.display();
-    for (name, cond) in [("a", "l_shipdate < date '1994-01-01'"), ("b", "l_shipdate >= date '1994-01-01' AND l_shipdate < date '1996-01-01'"), ("c", "l_shipdate >= date '1996-01-01'")] {
-        e.sql(&format!("COPY (SELECT l_orderkey, l_shipdate FROM lineitem WHERE {cond}) TO '{p}/{name}.parquet'")).unwrap();
+    for (name, cond) in [
+        ("a", "l_shipdate < date '1994-01-01'"),
+        ("b", "l_shipdate >= date '1994-01-01' AND l_shipdate < date '1996-01-01'"),
+        ("c", "l_shipdate >= date '1996-01-01'"),
+    ] {
+        e.sql(&format!("COPY (SELECT l_orderkey, l_shipdate FROM lineitem WHERE {cond}) TO '{p}/{name}.parquet'"))
+            .unwrap();
     }
     let q = format!("SELECT count(*) FROM read_parquet('{p}/*.parquet') WHERE l_shipdate >= date '1997-01-01'");
     let plan = e.execute(&format!("EXPLAIN {q}")).unwrap();
@@ -69,7 +74,11 @@ fn register_files_and_open_a_folder() {
     assert!(db.tables().get("nation").is_none());
     let opened = db.open_directory_with(&d, IfExists::Replace).unwrap();
     assert_eq!(opened.tables, ["nation", "nation_z", "orders", "parts"]);
-    assert!(opened.errors.iter().any(|m| m.contains("broken.parquet") && m.contains("not a readable Parquet file")), "{:?}", opened.errors);
+    assert!(
+        opened.errors.iter().any(|m| m.contains("broken.parquet") && m.contains("not a readable Parquet file")),
+        "{:?}",
+        opened.errors
+    );
     assert_eq!(count(&mut db, "SELECT count(*) FROM nation"), 25);
     assert_eq!(count(&mut db, "SELECT count(*) FROM nation_z WHERE n_regionkey = 1"), 5);
     assert_eq!(count(&mut db, "SELECT count(*) FROM parts"), 5);

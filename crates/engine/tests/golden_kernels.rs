@@ -80,19 +80,37 @@ fn generated_kernels_match_their_golden_text() {
         }
         let expected = std::fs::read_to_string(&golden).unwrap_or_default();
         if actual != expected {
-            let line = actual.lines().zip(expected.lines()).position(|(a, b)| a != b).unwrap_or_else(|| actual.lines().count().min(expected.lines().count()));
+            let line = actual
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| actual.lines().count().min(expected.lines().count()));
             let show = |t: &str| t.lines().nth(line).unwrap_or("(end of text)").to_string();
-            failures.push(format!("{}: differs at line {}:\n  now:    {}\n  golden: {}", golden.display(), line + 1, show(&actual), show(&expected)));
+            failures.push(format!(
+                "{}: differs at line {}:\n  now:    {}\n  golden: {}",
+                golden.display(),
+                line + 1,
+                show(&actual),
+                show(&expected)
+            ));
         }
     }
-    assert!(failures.is_empty(), "generated CUDA changed (review the diff, then GPUSQL_BLESS=1 to accept it):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "generated CUDA changed (review the diff, then GPUSQL_BLESS=1 to accept it):\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Every TPC-H and SSB query's kernels, in every probe form, one file per query.
 fn dump_all(tpch: &Engine, ssb: &Engine, out: &Path) {
     std::fs::create_dir_all(out).unwrap();
     for (e, dir) in [(tpch, "tpch"), (ssb, "ssb")] {
-        for f in std::fs::read_dir(repo().join(dir)).unwrap().map(|f| f.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "sql")) {
+        for f in std::fs::read_dir(repo().join(dir))
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+        {
             let sql = std::fs::read_to_string(&f).unwrap();
             let text = kernels_text(e.all_cuda_sources(&sql).unwrap_or_else(|err| panic!("{}: {err}", f.display())));
             std::fs::write(out.join(format!("{dir}_{}.cu", f.file_stem().unwrap().to_string_lossy())), text).unwrap();

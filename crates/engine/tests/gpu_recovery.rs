@@ -21,7 +21,9 @@ fn a_kernel_fault_does_not_poison_the_engine() {
         }
     };
     e.load_tpch(0.01).unwrap();
-    let count = |e: &mut Engine| e.sql("SELECT count(*) FROM lineitem WHERE l_quantity > 10").map(|b| format!("{:?}", b[0].column(0)));
+    let count = |e: &mut Engine| {
+        e.sql("SELECT count(*) FROM lineitem WHERE l_quantity > 10").map(|b| format!("{:?}", b[0].column(0)))
+    };
     let before = count(&mut e).unwrap();
     {
         let dev = e.gpu_device().unwrap().clone();

@@ -16,10 +16,16 @@ fn early_key_bitmaps_in_ssb_q31() {
     let sql = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ssb/q3.1.sql")).unwrap();
     let sources = e.cuda_sources_for(&sql, ProbeVariant::UniqueShared).unwrap();
     let probe = sources.iter().map(|(_, s)| s).find(|s| s.contains("Scan lineorder")).expect("the lineorder pipeline");
-    let early = probe.lines().find(|l| l.contains("with the key bitmaps of the later probes")).unwrap_or_else(|| panic!("no early bitmap test:\n{probe}"));
+    let early = probe
+        .lines()
+        .find(|l| l.contains("with the key bitmaps of the later probes"))
+        .unwrap_or_else(|| panic!("no early bitmap test:\n{probe}"));
     assert!(early.contains("lo_custkey") && !early.contains("lo_orderdate"), "{early}");
     assert_eq!(probe.matches("// ---- LaneRefill").count(), 2, "{probe}");
-    assert!(probe.contains("left out, HashProbe #") && probe.contains("key bitmap was tested before an earlier refill"), "{probe}");
+    assert!(
+        probe.contains("left out, HashProbe #") && probe.contains("key bitmap was tested before an earlier refill"),
+        "{probe}"
+    );
     // Both keys come from prefetch registers; three bitmap tests in all (date's in its lookup).
     assert!(probe.contains("= pf0_cur_;") && probe.contains("= pf1_cur_;"), "{probe}");
     assert_eq!(probe.matches("_bitmap[bd_ >> 5]").count(), 3, "{probe}");
@@ -41,7 +47,11 @@ fn group_cache_where_many_rows_reach_the_aggregation() {
         sources.into_iter().map(|(_, s)| s).find(|s| s.contains("Scan lineorder")).expect("the lineorder pipeline")
     };
     let q31 = lineorder_kernel("q3.1");
-    assert!(q31.contains("a per-block cache of the groups its rows found") && q31.contains("ld_acquire_cta(&gc_gid_[gcs_])"), "{q31}");
+    assert!(
+        q31.contains("a per-block cache of the groups its rows found")
+            && q31.contains("ld_acquire_cta(&gc_gid_[gcs_])"),
+        "{q31}"
+    );
     let q32 = lineorder_kernel("q3.2");
     assert!(!q32.contains("gc_gid_"), "{q32}");
 }
@@ -60,7 +70,11 @@ fn long_in_lists_are_kernel_buffers_not_source() {
     let kernel = sources.iter().map(|(_, s)| s).find(|s| s.contains("Scan t")).expect("the scan of t");
     let body = &kernel[gpusql_codegen_prelude_len(kernel)..];
     assert!(body.len() < 20_000, "{} bytes of kernel source:\n{}", body.len(), &body[..body.len().min(4000)]);
-    assert!(body.contains("in_sorted(inset0_values, inset0_len, ") && body.contains("in_sorted_str(inset1_offsets, inset1_bytes, inset1_len, "), "{body}");
+    assert!(
+        body.contains("in_sorted(inset0_values, inset0_len, ")
+            && body.contains("in_sorted_str(inset1_offsets, inset1_bytes, inset1_len, "),
+        "{body}"
+    );
     // EXPLAIN names a few values and the count.
     let text = match &e.execute(&format!("EXPLAIN {sql}")).unwrap()[0] {
         gpusql::Output::Explain(t) => t.clone(),

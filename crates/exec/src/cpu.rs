@@ -6,7 +6,9 @@ use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{DataType, Error, Result, ScalarValue, Schema};
 use gpusql_plan::eval::eval;
-use gpusql_plan::{AggState, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc};
+use gpusql_plan::{
+    AggState, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc,
+};
 use gpusql_storage::convert::{build_array, value_at};
 use gpusql_storage::TableStore;
 use std::cmp::Ordering;
@@ -60,14 +62,18 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBa
             Stage::Slice { input, output, columns, skip, fetch, schema } => {
                 let all = inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default();
                 let end = fetch.map_or(all.len(), |f| (skip + f).min(all.len()));
-                let rows = all[(*skip).min(end)..end].iter().map(|r| columns.iter().map(|c| r[*c].clone()).collect()).collect();
+                let rows = all[(*skip).min(end)..end]
+                    .iter()
+                    .map(|r| columns.iter().map(|c| r[*c].clone()).collect())
+                    .collect();
                 inter.insert(*output, Rows::new(schema, rows));
             }
         }
     }
     let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
     let batches = to_batches(plan, &result)?;
-    let stats = ExecStats { backend: "cpu".into(), total_ms: start.elapsed().as_secs_f64() * 1e3, ..Default::default() };
+    let stats =
+        ExecStats { backend: "cpu".into(), total_ms: start.elapsed().as_secs_f64() * 1e3, ..Default::default() };
     Ok((batches, stats))
 }
 
@@ -75,7 +81,8 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBa
 /// or a top-N sort).
 fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
     let mut uses: Vec<(usize, Needed)> = vec![];
-    let first = |skip: usize, fetch: Option<usize>| fetch.map_or(Needed::All, |f| Needed::First(skip.saturating_add(f)));
+    let first =
+        |skip: usize, fetch: Option<usize>| fetch.map_or(Needed::All, |f| Needed::First(skip.saturating_add(f)));
     uses.push((plan.result, first(plan.skip, plan.fetch)));
     for stage in &plan.stages {
         match stage {
@@ -89,13 +96,22 @@ fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
                     }
                 }
             }
-            Stage::Sort { input, keys, limit, .. } => uses.push((*input, limit.map_or(Needed::All, |n| Needed::Smallest(n, keys.clone())))),
+            Stage::Sort { input, keys, limit, .. } => {
+                uses.push((*input, limit.map_or(Needed::All, |n| Needed::Smallest(n, keys.clone()))))
+            }
             Stage::Slice { input, skip, fetch, .. } => uses.push((*input, first(*skip, *fetch))),
         }
     }
     let mut needed: HashMap<usize, Needed> = HashMap::new();
     for (id, n) in uses {
-        needed.entry(id).and_modify(|m| if *m != n { *m = Needed::All }).or_insert(n);
+        needed
+            .entry(id)
+            .and_modify(|m| {
+                if *m != n {
+                    *m = Needed::All
+                }
+            })
+            .or_insert(n);
     }
     needed
 }
@@ -118,7 +134,12 @@ fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
 }
 
 /// Calls `f` with each row of the source, in order, until it returns false.
-fn for_each_source_row(source: &Source, tables: &TableStore, inter: &HashMap<usize, Rows>, f: &mut dyn FnMut(&[ScalarValue]) -> Result<bool>) -> Result<()> {
+fn for_each_source_row(
+    source: &Source,
+    tables: &TableStore,
+    inter: &HashMap<usize, Rows>,
+    f: &mut dyn FnMut(&[ScalarValue]) -> Result<bool>,
+) -> Result<()> {
     match source {
         Source::Table { table, columns, schema, kept } => {
             let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
@@ -216,7 +237,9 @@ fn reads_columns(ops: &[PipelineOp], sink: &Sink, cols: std::ops::Range<usize>) 
         }
     }
     match sink {
-        Sink::Aggregate { keys, states, .. } => keys.iter().chain(states.iter().filter_map(|s| s.arg.as_ref())).any(reads),
+        Sink::Aggregate { keys, states, .. } => {
+            keys.iter().chain(states.iter().filter_map(|s| s.arg.as_ref())).any(reads)
+        }
         Sink::Materialize { .. } | Sink::HashBuild { .. } => true,
     }
 }
@@ -246,7 +269,8 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
             let b = flow.inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
             let k = Key(keys.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?);
             // NULL keys match nothing.
-            let matches: &[usize] = if k.0.iter().any(|v| v.is_null()) { &[] } else { b.index.get(&k).map_or(&[], |m| m.as_slice()) };
+            let matches: &[usize] =
+                if k.0.iter().any(|v| v.is_null()) { &[] } else { b.index.get(&k).map_or(&[], |m| m.as_slice()) };
             // The probe row followed by a build row (one buffer, refilled per match).
             let mut joined: Row = Vec::with_capacity(row.len() + b.schema.len());
             joined.extend_from_slice(row);
@@ -309,9 +333,16 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
 /// A sink's state while its pipeline runs.
 enum SinkState<'a> {
     /// Rows in arrival order; `needed` says how many readers use (see `Needed`).
-    Materialize { rows: Vec<Row>, needed: Needed },
+    Materialize {
+        rows: Vec<Row>,
+        needed: Needed,
+    },
     Aggregate(Groups<'a>),
-    HashBuild { keys: &'a [Expr], rows: Vec<Row>, index: HashMap<Key, Vec<usize>> },
+    HashBuild {
+        keys: &'a [Expr],
+        rows: Vec<Row>,
+        index: HashMap<Key, Vec<usize>>,
+    },
 }
 
 impl<'a> SinkState<'a> {
@@ -369,7 +400,9 @@ impl<'a> SinkState<'a> {
         Ok(match (self, sink) {
             (SinkState::Materialize { rows, .. }, Sink::Materialize { schema, .. }) => Rows::new(schema, rows),
             (SinkState::Aggregate(groups), Sink::Aggregate { schema, .. }) => Rows::new(schema, groups.finish()),
-            (SinkState::HashBuild { rows, index, .. }, Sink::HashBuild { schema, .. }) => Rows { schema: schema.clone(), rows, index },
+            (SinkState::HashBuild { rows, index, .. }, Sink::HashBuild { schema, .. }) => {
+                Rows { schema: schema.clone(), rows, index }
+            }
             _ => return Err(Error::exec("sink state of another kind")),
         })
     }
@@ -538,9 +571,17 @@ fn to_batches(plan: &PhysicalPlan, result: &Rows) -> Result<Vec<RecordBatch>> {
     let end = plan.fetch.map_or(result.rows.len(), |f| (plan.skip + f).min(result.rows.len()));
     let rows = &result.rows[plan.skip.min(end)..end];
     let schema = Arc::new(ArrowSchema::new(
-        plan.columns.iter().zip(&plan.names).map(|(c, name)| ArrowField::new(name, result.schema.fields[*c].ty.to_arrow(), result.schema.fields[*c].nullable)).collect::<Vec<_>>(),
+        plan.columns
+            .iter()
+            .zip(&plan.names)
+            .map(|(c, name)| {
+                ArrowField::new(name, result.schema.fields[*c].ty.to_arrow(), result.schema.fields[*c].nullable)
+            })
+            .collect::<Vec<_>>(),
     ));
-    let string_bytes = |r: &Row| -> Vec<usize> { plan.columns.iter().map(|c| if let ScalarValue::Utf8(s) = &r[*c] { s.len() } else { 0 }).collect() };
+    let string_bytes = |r: &Row| -> Vec<usize> {
+        plan.columns.iter().map(|c| if let ScalarValue::Utf8(s) = &r[*c] { s.len() } else { 0 }).collect()
+    };
     let mut batches = vec![];
     let mut start = 0;
     loop {
@@ -562,7 +603,11 @@ fn to_batches(plan: &PhysicalPlan, result: &Rows) -> Result<Vec<RecordBatch>> {
             let values: Vec<ScalarValue> = part.iter().map(|r| r[*c].clone()).collect();
             arrays.push(build_array(&f.ty, &values)?);
         }
-        batches.push(RecordBatch::try_new_with_options(schema.clone(), arrays, &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(part.len())))?);
+        batches.push(RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(part.len())),
+        )?);
         start = end;
         if start >= rows.len() {
             return Ok(batches);

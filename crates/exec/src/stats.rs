@@ -42,12 +42,17 @@ pub struct ExecStats {
 
 impl ExecStats {
     pub fn summary(&self) -> String {
-        let placement = if self.placement_ms >= 0.05 { format!(", placement {:.1} ms", self.placement_ms) } else { String::new() };
+        let placement =
+            if self.placement_ms >= 0.05 { format!(", placement {:.1} ms", self.placement_ms) } else { String::new() };
         if self.kernels.is_empty() {
             return format!("{}: total {:.2} ms{placement}", self.backend, self.total_ms);
         }
         let decode = if self.decode_ms >= 0.05 { format!(", decode {:.1} ms", self.decode_ms) } else { String::new() };
-        let rate = if self.upload_ms > 0.0 && self.upload_bytes > 0 { format!(", {:.1} GB/s", self.upload_bytes as f64 / (self.upload_ms * 1e6)) } else { String::new() };
+        let rate = if self.upload_ms > 0.0 && self.upload_bytes > 0 {
+            format!(", {:.1} GB/s", self.upload_bytes as f64 / (self.upload_ms * 1e6))
+        } else {
+            String::new()
+        };
         format!(
             "{}: kernels {:.3} ms, compile {:.1} ms{decode}, upload {:.1} ms ({:.1} MB{rate}), download {:.2} ms{placement}, total {:.1} ms",
             self.backend,

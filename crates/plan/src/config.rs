@@ -160,11 +160,17 @@ fn name_of<T: PartialEq>(v: &T, words: &[(&'static str, T)]) -> String {
     words.iter().find(|(_, x)| x == v).map_or_else(String::new, |(w, _)| w.to_string())
 }
 
-const ON_OFF: &[(&str, bool)] = &[("on", true), ("off", false), ("true", true), ("false", false), ("1", true), ("0", false)];
+const ON_OFF: &[(&str, bool)] =
+    &[("on", true), ("off", false), ("true", true), ("false", false), ("1", true), ("0", false)];
 const MULTI_MATCH: &[(&str, MultiMatch)] = &[("push-down", MultiMatch::PushDown), ("per-lane", MultiMatch::PerLane)];
-const FILTER_ORDER: &[(&str, FilterOrder)] = &[("ranked", FilterOrder::Ranked), ("written", FilterOrder::Written), ("optimized", FilterOrder::Optimized)];
-const REPLICATED: &[(&str, ReplicatedTables)] =
-    &[("on", ReplicatedTables::On), ("all", ReplicatedTables::All), ("single", ReplicatedTables::Single), ("off", ReplicatedTables::Off)];
+const FILTER_ORDER: &[(&str, FilterOrder)] =
+    &[("ranked", FilterOrder::Ranked), ("written", FilterOrder::Written), ("optimized", FilterOrder::Optimized)];
+const REPLICATED: &[(&str, ReplicatedTables)] = &[
+    ("on", ReplicatedTables::On),
+    ("all", ReplicatedTables::All),
+    ("single", ReplicatedTables::Single),
+    ("off", ReplicatedTables::Off),
+];
 const SELECTIVITY: &[(&str, Selectivity)] = &[("sampled", Selectivity::Sampled), ("guessed", Selectivity::Guessed)];
 
 /// A setting whose values are words: parsed and shown through its word table.

@@ -41,11 +41,15 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
     };
     Ok(match (from, to) {
         (_, DataType::Float64) => S::Float64(v.as_f64(from).ok_or_else(|| bad_cast(from, to))?),
-        (DataType::Int32 | DataType::Int64 | DataType::Date, DataType::Int32 | DataType::Int64 | DataType::Date) => int_out(v.as_i128().unwrap_or(0), to)?,
+        (DataType::Int32 | DataType::Int64 | DataType::Date, DataType::Int32 | DataType::Int64 | DataType::Date) => {
+            int_out(v.as_i128().unwrap_or(0), to)?
+        }
         (DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }, DataType::Decimal { scale, .. }) => {
             S::Decimal(rescale(v.as_i128().unwrap_or(0), from.scale(), *scale)?)
         }
-        (DataType::Decimal { scale, .. }, DataType::Int32 | DataType::Int64) => int_out(rescale(v.as_i128().unwrap_or(0), *scale, 0)?, to)?,
+        (DataType::Decimal { scale, .. }, DataType::Int32 | DataType::Int64) => {
+            int_out(rescale(v.as_i128().unwrap_or(0), *scale, 0)?, to)?
+        }
         (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) => {
             let S::Float64(f) = v else { return Err(bad_cast(from, to)) };
             let scaled = (f * 10f64.powi(to.scale() as i32)).round();
@@ -59,7 +63,9 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         }
         (DataType::Boolean, DataType::Int32 | DataType::Int64) => int_out(v.as_i128().unwrap_or(0), to)?,
         // Midnight of the date; the day of a timestamp (floored: before 1970 too).
-        (DataType::Date, DataType::Timestamp) => S::Timestamp(date::timestamp_from_date(v.as_i128().unwrap_or(0) as i64).ok_or_else(|| overflow("TIMESTAMP"))?),
+        (DataType::Date, DataType::Timestamp) => S::Timestamp(
+            date::timestamp_from_date(v.as_i128().unwrap_or(0) as i64).ok_or_else(|| overflow("TIMESTAMP"))?,
+        ),
         (DataType::Timestamp, DataType::Date) => {
             let (day, _) = date::split_timestamp(v.as_i128().unwrap_or(0) as i64);
             S::Date(i32::try_from(day).map_err(|_| overflow("DATE"))?)
@@ -81,9 +87,9 @@ pub fn parse_datetime(text: &str, ty: &DataType) -> std::result::Result<ScalarVa
             .and_then(|d| i32::try_from(d).ok())
             .map(ScalarValue::Date)
             .ok_or_else(|| format!("invalid DATE '{text}' (expected YYYY-MM-DD)")),
-        _ => date::parse_timestamp(text)
-            .map(ScalarValue::Timestamp)
-            .ok_or_else(|| format!("invalid TIMESTAMP '{text}' (expected YYYY-MM-DD[ HH:MM[:SS[.ffffff]]], no time zone)")),
+        _ => date::parse_timestamp(text).map(ScalarValue::Timestamp).ok_or_else(|| {
+            format!("invalid TIMESTAMP '{text}' (expected YYYY-MM-DD[ HH:MM[:SS[.ffffff]]], no time zone)")
+        }),
     }
 }
 
@@ -224,12 +230,16 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
                     _ => day as i64,
                 })
             }
-            S::Date(d) => extract_timestamp(*field, date::timestamp_from_date(d as i64).ok_or_else(|| overflow("TIMESTAMP"))?),
+            S::Date(d) => {
+                extract_timestamp(*field, date::timestamp_from_date(d as i64).ok_or_else(|| overflow("TIMESTAMP"))?)
+            }
             S::Timestamp(t) => extract_timestamp(*field, t),
             _ => S::Null,
         },
         Expr::TimestampAdd { expr, months, days, micros } => match eval(expr, row)? {
-            S::Timestamp(t) => S::Timestamp(date::add_interval(t, *months, *days, *micros).ok_or_else(|| overflow("TIMESTAMP"))?),
+            S::Timestamp(t) => {
+                S::Timestamp(date::add_interval(t, *months, *days, *micros).ok_or_else(|| overflow("TIMESTAMP"))?)
+            }
             _ => S::Null,
         },
         Expr::DateTrunc { unit, expr } => match eval(expr, row)? {

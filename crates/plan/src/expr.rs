@@ -2,8 +2,8 @@
 //! node knows its result type. The binder inserts explicit casts, so operators see operands
 //! of one type (decimals at a common scale) and both backends stay simple.
 
-pub use gpusql_common::date::{DateField, TruncUnit};
 use crate::literal_set::LiteralSet;
+pub use gpusql_common::date::{DateField, TruncUnit};
 use gpusql_common::{DataType, ScalarValue};
 use std::fmt;
 use std::sync::Arc;
@@ -54,50 +54,107 @@ impl BinaryOp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     /// Column `index` of the input; `name` only for display.
-    Column { index: usize, name: String, ty: DataType, nullable: bool },
-    Literal { value: ScalarValue, ty: DataType },
+    Column {
+        index: usize,
+        name: String,
+        ty: DataType,
+        nullable: bool,
+    },
+    Literal {
+        value: ScalarValue,
+        ty: DataType,
+    },
     /// Operands have the same type for comparisons, + and - (the binder casts them);
     /// for * on decimals the scales add.
-    Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr>, ty: DataType },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        ty: DataType,
+    },
     Not(Box<Expr>),
     Negate(Box<Expr>),
     /// ABS of a number (one node: a CASE would repeat its argument, and nested calls
     /// would grow exponentially).
     Abs(Box<Expr>),
-    IsNull { expr: Box<Expr>, negated: bool },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
     /// Conversions between numeric types (decimal rescale included) and to DOUBLE.
-    Cast { expr: Box<Expr>, ty: DataType },
+    Cast {
+        expr: Box<Expr>,
+        ty: DataType,
+    },
     /// Searched CASE; branches are evaluated lazily (a division in an untaken branch
     /// raises no error).
-    Case { branches: Vec<(Expr, Expr)>, else_expr: Option<Box<Expr>>, ty: DataType },
-    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
+    Case {
+        branches: Vec<(Expr, Expr)>,
+        else_expr: Option<Box<Expr>>,
+        ty: DataType,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
     /// `expr [NOT] IN (literals…)` of a long list, its items one sorted set (constant
     /// folding makes it from an `InList`; same NULL rules).
-    InSet { expr: Box<Expr>, set: Arc<LiteralSet>, negated: bool },
+    InSet {
+        expr: Box<Expr>,
+        set: Arc<LiteralSet>,
+        negated: bool,
+    },
     /// DATE plus an interval of months and days (either may be negative).
-    DateAdd { date: Box<Expr>, months: i32, days: i32 },
+    DateAdd {
+        date: Box<Expr>,
+        months: i32,
+        days: i32,
+    },
     /// TIMESTAMP plus an interval of months, days and microseconds (each may be negative;
     /// `date::add_interval`); an error outside the TIMESTAMP range.
-    TimestampAdd { expr: Box<Expr>, months: i32, days: i32, micros: i64 },
+    TimestampAdd {
+        expr: Box<Expr>,
+        months: i32,
+        days: i32,
+        micros: i64,
+    },
     /// date_trunc(unit, TIMESTAMP) as TIMESTAMP (a DATE argument is cast to TIMESTAMP by the
     /// binder, as DuckDB's result is a TIMESTAMP too).
-    DateTrunc { unit: TruncUnit, expr: Box<Expr> },
+    DateTrunc {
+        unit: TruncUnit,
+        expr: Box<Expr>,
+    },
     /// `expr [NOT] LIKE pattern`: the pattern compiled to bytes and wildcards.
-    Like { expr: Box<Expr>, pattern: LikePattern, negated: bool },
+    Like {
+        expr: Box<Expr>,
+        pattern: LikePattern,
+        negated: bool,
+    },
     /// EXTRACT(field FROM date or timestamp) as BIGINT (epoch: DOUBLE). A DATE operand
     /// only with the fields of the day (`DateField::is_day_field`); the binder casts it to
     /// TIMESTAMP for the others.
-    Extract { field: DateField, expr: Box<Expr> },
+    Extract {
+        field: DateField,
+        expr: Box<Expr>,
+    },
     /// SUBSTRING(expr FROM start [FOR len]): 1-based, in characters (PostgreSQL rules for
     /// starts below 1).
-    Substring { expr: Box<Expr>, start: i64, len: Option<i64> },
+    Substring {
+        expr: Box<Expr>,
+        start: i64,
+        len: Option<i64>,
+    },
     /// LENGTH(expr): characters (UTF-8 code points) as BIGINT.
     Length(Box<Expr>),
     /// ROUND of a DOUBLE to `digits` (>= 0) decimal places, halves away from zero, as
     /// DuckDB: v = x * 10^digits, (v >= 0 ? floor(v + 0.5) : ceil(v - 0.5)) / 10^digits,
     /// each operation rounded on its own (no fused multiply-add). DECIMAL and integer
     /// ROUND are casts, bound as such.
-    RoundDouble { expr: Box<Expr>, digits: i32 },
+    RoundDouble {
+        expr: Box<Expr>,
+        digits: i32,
+    },
 }
 
 /// ROUND of a DOUBLE (see `Expr::RoundDouble`), shared by both backends' semantics.
@@ -139,7 +196,8 @@ impl LikePattern {
         let mut chars = text.chars();
         while let Some(c) = chars.next() {
             if Some(c) == escape {
-                let lit = chars.next().ok_or_else(|| format!("LIKE pattern '{text}' ends with its escape character"))?;
+                let lit =
+                    chars.next().ok_or_else(|| format!("LIKE pattern '{text}' ends with its escape character"))?;
                 items.extend(lit.to_string().bytes().map(LikeItem::Byte));
             } else if c == '%' {
                 if items.last() != Some(&LikeItem::Any) {
@@ -191,8 +249,14 @@ impl LikePattern {
 impl Expr {
     pub fn ty(&self) -> DataType {
         match self {
-            Expr::Column { ty, .. } | Expr::Literal { ty, .. } | Expr::Binary { ty, .. } | Expr::Cast { ty, .. } | Expr::Case { ty, .. } => *ty,
-            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::InSet { .. } | Expr::Like { .. } => DataType::Boolean,
+            Expr::Column { ty, .. }
+            | Expr::Literal { ty, .. }
+            | Expr::Binary { ty, .. }
+            | Expr::Cast { ty, .. }
+            | Expr::Case { ty, .. } => *ty,
+            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::InSet { .. } | Expr::Like { .. } => {
+                DataType::Boolean
+            }
             Expr::Extract { field: DateField::Epoch, .. } => DataType::Float64,
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,
@@ -210,7 +274,7 @@ impl Expr {
             Expr::Literal { value, .. } => value.is_null(),
             Expr::IsNull { .. } => false,
             Expr::Case { branches, else_expr, .. } => {
-                else_expr.as_ref().map_or(true, |e| e.nullable()) || branches.iter().any(|(_, t)| t.nullable())
+                else_expr.as_ref().is_none_or(|e| e.nullable()) || branches.iter().any(|(_, t)| t.nullable())
             }
             _ => self.children().iter().any(|c| c.nullable()),
         }
@@ -220,8 +284,16 @@ impl Expr {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
-            Expr::Not(e) | Expr::Negate(e) | Expr::Abs(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } | Expr::Like { expr: e, .. } => vec![e],
-            Expr::Extract { expr, .. } | Expr::Substring { expr, .. } | Expr::Length(expr) | Expr::RoundDouble { expr, .. } => vec![expr],
+            Expr::Not(e)
+            | Expr::Negate(e)
+            | Expr::Abs(e)
+            | Expr::IsNull { expr: e, .. }
+            | Expr::Cast { expr: e, .. }
+            | Expr::Like { expr: e, .. } => vec![e],
+            Expr::Extract { expr, .. }
+            | Expr::Substring { expr, .. }
+            | Expr::Length(expr)
+            | Expr::RoundDouble { expr, .. } => vec![expr],
             Expr::InSet { expr, .. } => vec![expr],
             Expr::TimestampAdd { expr, .. } | Expr::DateTrunc { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
@@ -247,7 +319,9 @@ impl Expr {
             Expr::IsNull { expr, negated } => Expr::IsNull { expr: t(expr), negated },
             Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
             Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
-            Expr::TimestampAdd { expr, months, days, micros } => Expr::TimestampAdd { expr: t(expr), months, days, micros },
+            Expr::TimestampAdd { expr, months, days, micros } => {
+                Expr::TimestampAdd { expr: t(expr), months, days, micros }
+            }
             Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: t(expr) },
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
             Expr::InSet { expr, set, negated } => Expr::InSet { expr: t(expr), set, negated },
@@ -260,11 +334,9 @@ impl Expr {
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
                 ty,
             },
-            Expr::InList { expr, list, negated } => Expr::InList {
-                expr: t(expr),
-                list: list.into_iter().map(|e| e.transform(f)).collect(),
-                negated,
-            },
+            Expr::InList { expr, list, negated } => {
+                Expr::InList { expr: t(expr), list: list.into_iter().map(|e| e.transform(f)).collect(), negated }
+            }
             leaf => leaf,
         };
         f(rebuilt)
@@ -329,7 +401,9 @@ impl fmt::Display for Expr {
             Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
             Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
             Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
-            Expr::TimestampAdd { expr, months, days, micros } => write!(f, "({expr} + {months} months {days} days {micros} us)"),
+            Expr::TimestampAdd { expr, months, days, micros } => {
+                write!(f, "({expr} + {months} months {days} days {micros} us)")
+            }
             Expr::DateTrunc { unit, expr } => write!(f, "date_trunc('{}', {expr})", unit.name()),
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {expr})"),
             Expr::Length(expr) => write!(f, "LENGTH({expr})"),

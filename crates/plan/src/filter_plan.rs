@@ -70,7 +70,8 @@ impl FilterPlan {
                 None => conds.push((cols, vec![t])),
             }
         }
-        let mut conds: Vec<Condition> = conds.into_iter().map(|(cols, terms)| Condition::new(cols, terms, schema, selectivity)).collect();
+        let mut conds: Vec<Condition> =
+            conds.into_iter().map(|(cols, terms)| Condition::new(cols, terms, schema, selectivity)).collect();
         conds.sort_by(|a, b| a.rank().total_cmp(&b.rank()));
         let mut groups = match order {
             FilterOrder::Ranked => conds.iter().flat_map(|c| c.terms.iter().map(|t| vec![t.clone()])).collect(),
@@ -88,7 +89,11 @@ impl fmt::Display for FilterPlan {
             .iter()
             .map(|g| {
                 let t: Vec<String> = g.iter().map(|e| e.to_string()).collect();
-                if g.len() == 1 { t.join("") } else { format!("[{}]", t.join(" & ")) }
+                if g.len() == 1 {
+                    t.join("")
+                } else {
+                    format!("[{}]", t.join(" & "))
+                }
             })
             .collect();
         write!(f, "{}", groups.join(" && "))
@@ -219,8 +224,13 @@ mod tests {
 
     #[test]
     fn selective_cheap_condition_runs_first_and_division_last() {
-        let schema = Schema::new(vec![Field::new("c0", DataType::Utf8, false), Field::new("c1", DataType::Int32, false)]);
-        let like = Expr::Like { expr: Box::new(col(0, DataType::Utf8)), pattern: crate::expr::LikePattern::new("%x%", None).unwrap(), negated: false };
+        let schema =
+            Schema::new(vec![Field::new("c0", DataType::Utf8, false), Field::new("c1", DataType::Int32, false)]);
+        let like = Expr::Like {
+            expr: Box::new(col(0, DataType::Utf8)),
+            pattern: crate::expr::LikePattern::new("%x%", None).unwrap(),
+            negated: false,
+        };
         let eq = cmp(BinaryOp::Eq, col(1, DataType::Int32), Expr::literal(ScalarValue::Int32(3), DataType::Int32));
         let div = cmp(
             BinaryOp::Gt,
@@ -232,6 +242,9 @@ mod tests {
         let order: Vec<&Expr> = plan.terms().collect();
         assert_eq!(order, vec![&eq, &like, &div], "{plan}");
         assert_eq!(plan.groups.last(), Some(&vec![div.clone()]));
-        assert_eq!(FilterPlan::plan(&written, &schema, FilterOrder::Written, &conjunction_selectivity).groups, vec![vec![div], vec![like], vec![eq]]);
+        assert_eq!(
+            FilterPlan::plan(&written, &schema, FilterOrder::Written, &conjunction_selectivity).groups,
+            vec![vec![div], vec![like], vec![eq]]
+        );
     }
 }

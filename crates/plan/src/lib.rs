@@ -14,11 +14,14 @@ pub mod planner;
 pub mod replicated;
 pub mod selectivity;
 
+pub use config::{SessionConfig, SettingInfo};
+pub use dictionary::encode_string_columns;
 pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern, TruncUnit};
 pub use literal_set::LiteralSet;
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
-pub use config::{SessionConfig, SettingInfo};
-pub use dictionary::encode_string_columns;
-pub use physical::{AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc};
-pub use replicated::{place_replicated_tables, ReplicatedTables};
+pub use physical::{
+    AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp,
+    ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc,
+};
 pub use planner::{create_physical_plan, create_physical_plan_with};
+pub use replicated::{place_replicated_tables, ReplicatedTables};

@@ -59,7 +59,15 @@ impl LiteralSet {
 /// Types whose equality is `ScalarValue::compare`'s on both backends. Not DOUBLE (its total
 /// order puts -0.0 before 0.0 and NaN apart, where SQL's = does not) nor BOOLEAN (two values).
 fn supported(ty: &DataType) -> bool {
-    matches!(ty, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. } | DataType::Date | DataType::Timestamp | DataType::Utf8)
+    matches!(
+        ty,
+        DataType::Int32
+            | DataType::Int64
+            | DataType::Decimal { .. }
+            | DataType::Date
+            | DataType::Timestamp
+            | DataType::Utf8
+    )
 }
 
 /// EXPLAIN shows a few items and the count, not the whole list.

@@ -2,8 +2,8 @@
 
 use crate::expr::Expr;
 use gpusql_common::{DataType, Field, Schema, TableSample, TableStatistics};
-use std::sync::Arc;
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AggFunc {
@@ -106,19 +106,48 @@ pub enum LogicalPlan {
     },
     /// Every row of `left` with every row of `right` (the binder's FROM list; the optimizer
     /// turns it into joins). Output: left columns, then right columns.
-    CrossJoin { left: Box<LogicalPlan>, right: Box<LogicalPlan> },
+    CrossJoin {
+        left: Box<LogicalPlan>,
+        right: Box<LogicalPlan>,
+    },
     /// Equi-join: `build` goes into a hash table, `probe` streams through it. Inner: probe
     /// columns, then build columns. Semi / anti: the probe rows with / without a match.
     /// `residual` (semi / anti only): a condition over the probe row followed by the build
     /// row that a key match must also satisfy to count (TPC-H Q21's `l2.l_suppkey <>
     /// l1.l_suppkey`).
-    Join { probe: Box<LogicalPlan>, build: Box<LogicalPlan>, probe_keys: Vec<Expr>, build_keys: Vec<Expr>, kind: JoinKind, residual: Option<Expr> },
-    Filter { input: Box<LogicalPlan>, predicate: Expr },
-    Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, names: Vec<String> },
+    Join {
+        probe: Box<LogicalPlan>,
+        build: Box<LogicalPlan>,
+        probe_keys: Vec<Expr>,
+        build_keys: Vec<Expr>,
+        kind: JoinKind,
+        residual: Option<Expr>,
+    },
+    Filter {
+        input: Box<LogicalPlan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<LogicalPlan>,
+        exprs: Vec<Expr>,
+        names: Vec<String>,
+    },
     /// Output: the group keys, then one column per aggregate.
-    Aggregate { input: Box<LogicalPlan>, group_by: Vec<Expr>, group_names: Vec<String>, aggs: Vec<AggExpr> },
-    Sort { input: Box<LogicalPlan>, keys: Vec<SortKey> },
-    Limit { input: Box<LogicalPlan>, skip: usize, fetch: Option<usize> },
+    Aggregate {
+        input: Box<LogicalPlan>,
+        group_by: Vec<Expr>,
+        group_names: Vec<String>,
+        aggs: Vec<AggExpr>,
+    },
+    Sort {
+        input: Box<LogicalPlan>,
+        keys: Vec<SortKey>,
+    },
+    Limit {
+        input: Box<LogicalPlan>,
+        skip: usize,
+        fetch: Option<usize>,
+    },
 }
 
 impl LogicalPlan {
@@ -127,7 +156,9 @@ impl LogicalPlan {
             LogicalPlan::Scan { table_schema, projection, .. } => {
                 Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect())
             }
-            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => input.schema(),
+            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => {
+                input.schema()
+            }
             LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
             LogicalPlan::Join { probe, kind: JoinKind::Mark, .. } => {
                 let mut f = probe.schema().fields;
@@ -147,8 +178,11 @@ impl LogicalPlan {
                 Schema::new(exprs.iter().zip(names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect())
             }
             LogicalPlan::Aggregate { group_by, group_names, aggs, .. } => {
-                let mut fields: Vec<Field> =
-                    group_by.iter().zip(group_names).map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable())).collect();
+                let mut fields: Vec<Field> = group_by
+                    .iter()
+                    .zip(group_names)
+                    .map(|(e, n)| Field::new(n.clone(), e.ty(), e.nullable()))
+                    .collect();
                 for a in aggs {
                     // COUNT is never NULL; the others are NULL over no (non-NULL) input.
                     fields.push(Field::new(a.to_string(), a.ty, a.func != AggFunc::Count));
@@ -167,7 +201,9 @@ impl LogicalPlan {
             LogicalPlan::Scan { table, .. } => table == gpusql_common::ONE_ROW_TABLE,
             LogicalPlan::CrossJoin { left, right } => left.yields_exactly_one_row() && right.yields_exactly_one_row(),
             LogicalPlan::Project { input, .. } | LogicalPlan::Sort { input, .. } => input.yields_exactly_one_row(),
-            LogicalPlan::Limit { input, skip: 0, fetch } => fetch.is_none_or(|f| f > 0) && input.yields_exactly_one_row(),
+            LogicalPlan::Limit { input, skip: 0, fetch } => {
+                fetch.is_none_or(|f| f > 0) && input.yields_exactly_one_row()
+            }
             _ => false,
         }
     }
@@ -211,7 +247,12 @@ impl LogicalPlan {
             LogicalPlan::Scan { table, table_schema, projection, chunks, statistics, .. } => {
                 let cols: Vec<&str> = projection.iter().map(|i| table_schema.fields[*i].name.as_str()).collect();
                 let pruned = match (chunks, statistics) {
-                    (Some(c), Some(s)) => format!(" (row groups: {} of {} read, {} skipped by statistics)", c.len(), s.chunks.len(), s.chunks.len() - c.len()),
+                    (Some(c), Some(s)) => format!(
+                        " (row groups: {} of {} read, {} skipped by statistics)",
+                        c.len(),
+                        s.chunks.len(),
+                        s.chunks.len() - c.len()
+                    ),
                     _ => String::new(),
                 };
                 writeln!(f, "{pad}Scan {table} [{}]{pruned}", cols.join(", "))?

@@ -50,7 +50,15 @@ pub enum PipelineOp {
     /// Semi / anti probes only keep or drop the row (no columns appended, one output per
     /// row whatever the number of matches); with a `residual` (over the probe row, then
     /// the build row) only matches that satisfy it count.
-    HashProbe { build: IntermediateId, keys: Vec<Expr>, build_schema: Schema, schema: Schema, multi_match: MultiMatch, kind: JoinKind, residual: Option<Expr> },
+    HashProbe {
+        build: IntermediateId,
+        keys: Vec<Expr>,
+        build_schema: Schema,
+        schema: Schema,
+        multi_match: MultiMatch,
+        kind: JoinKind,
+        residual: Option<Expr>,
+    },
     /// Lane Refill ([Funke & Teubner 2020] §4): a buffering operator that changes no rows, only
     /// which lane carries them. A warp whose active lanes (plus those it buffered) fall below
     /// `threshold` of 32 parks them in shared memory and starts over with fresh rows; otherwise
@@ -135,7 +143,9 @@ impl Sink {
     }
     pub fn schema(&self) -> &Schema {
         match self {
-            Sink::Materialize { schema, .. } | Sink::Aggregate { schema, .. } | Sink::HashBuild { schema, .. } => schema,
+            Sink::Materialize { schema, .. } | Sink::Aggregate { schema, .. } | Sink::HashBuild { schema, .. } => {
+                schema
+            }
         }
     }
 }
@@ -225,11 +235,7 @@ impl fmt::Display for ReplicatedTable {
 impl Pipeline {
     /// Schema of the rows reaching the sink.
     pub fn row_schema(&self) -> &Schema {
-        self.ops
-            .iter()
-            .rev()
-            .find_map(|op| op.schema())
-            .unwrap_or_else(|| self.source.schema())
+        self.ops.iter().rev().find_map(|op| op.schema()).unwrap_or_else(|| self.source.schema())
     }
 }
 
@@ -245,11 +251,24 @@ pub enum Stage {
     Pipeline(Pipeline),
     /// Orders intermediate `input` by `keys` into intermediate `output`. With `limit` (a
     /// LIMIT above it: offset + count) only that many first rows are needed: a top-N.
-    Sort { input: IntermediateId, output: IntermediateId, keys: Vec<SortColumn>, schema: Schema, limit: Option<usize> },
+    Sort {
+        input: IntermediateId,
+        output: IntermediateId,
+        keys: Vec<SortColumn>,
+        schema: Schema,
+        limit: Option<usize>,
+    },
     /// Rows [skip, skip + fetch) of intermediate `input` (in its sort order, if sorted),
     /// columns `columns`, gathered densely into `output` (`schema`): an ORDER BY / LIMIT
     /// subquery that later operators read.
-    Slice { input: IntermediateId, output: IntermediateId, columns: Vec<usize>, skip: usize, fetch: Option<usize>, schema: Schema },
+    Slice {
+        input: IntermediateId,
+        output: IntermediateId,
+        columns: Vec<usize>,
+        skip: usize,
+        fetch: Option<usize>,
+        schema: Schema,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -285,10 +304,20 @@ impl fmt::Display for Pipeline {
             Source::Table { table, schema, kept, .. } => {
                 writeln!(f, "  Scan {table} [{}]", schema_names(schema))?;
                 if let Some(k) = kept {
-                    writeln!(f, "    row groups: {} of {} read ({} skipped by min/max statistics)", k.chunks.len(), k.total, k.total - k.chunks.len())?;
+                    writeln!(
+                        f,
+                        "    row groups: {} of {} read ({} skipped by min/max statistics)",
+                        k.chunks.len(),
+                        k.total,
+                        k.total - k.chunks.len()
+                    )?;
                 }
                 if !self.dictionary_columns.is_empty() {
-                    let cols: Vec<String> = self.dictionary_columns.iter().map(|d| format!("{} ({} values)", schema.fields[d.source_column].name, d.values)).collect();
+                    let cols: Vec<String> = self
+                        .dictionary_columns
+                        .iter()
+                        .map(|d| format!("{} ({} values)", schema.fields[d.source_column].name, d.values))
+                        .collect();
                     writeln!(f, "    dictionary-encoded: {}", cols.join(", "))?;
                 }
             }
@@ -318,7 +347,7 @@ impl fmt::Display for Pipeline {
                 PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, .. } => {
                     let k: Vec<String> = keys.iter().map(|e| e.to_string()).collect();
                     if *kind == JoinKind::Left {
-                        write!(f, "  (left outer: rows without a match keep NULL build columns)\n")?;
+                        writeln!(f, "  (left outer: rows without a match keep NULL build columns)")?;
                     }
                     let how = match multi_match {
                         MultiMatch::PushDown => "push-down parallelism",
@@ -345,9 +374,19 @@ impl fmt::Display for Pipeline {
                 if keys.is_empty() {
                     writeln!(f, "  GlobalAggregate -> #{id} [{}] (block reduction)", s.join(", "))
                 } else if let Some(r) = self.replicated_aggregate() {
-                    writeln!(f, "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)\n    {r}", k.join(", "), s.join(", "))
+                    writeln!(
+                        f,
+                        "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)\n    {r}",
+                        k.join(", "),
+                        s.join(", ")
+                    )
                 } else {
-                    writeln!(f, "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)", k.join(", "), s.join(", "))
+                    writeln!(
+                        f,
+                        "  HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table)",
+                        k.join(", "),
+                        s.join(", ")
+                    )
                 }
             }
         }
@@ -362,7 +401,14 @@ impl fmt::Display for PhysicalPlan {
                 Stage::Sort { input, output, keys, limit, .. } => {
                     let k: Vec<String> = keys
                         .iter()
-                        .map(|k| format!("#{} {}{}", k.column, if k.asc { "ASC" } else { "DESC" }, if k.nulls_first { " NULLS FIRST" } else { "" }))
+                        .map(|k| {
+                            format!(
+                                "#{} {}{}",
+                                k.column,
+                                if k.asc { "ASC" } else { "DESC" },
+                                if k.nulls_first { " NULLS FIRST" } else { "" }
+                            )
+                        })
                         .collect();
                     match limit {
                         Some(n) => writeln!(f, "Sort #{input} -> #{output} by [{}] top {n} (rank sort up to 4096 rows; else bitonic chunks, halved by merging until {n} are left)", k.join(", "))?,

@@ -4,10 +4,10 @@
 
 use crate::config::SessionConfig;
 use crate::expr::{BinaryOp, Expr};
-use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::filter_plan::{FilterOrder, FilterPlan};
-use crate::selectivity::{estimate, sample_rows, sample_selectivity, Estimates};
+use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
 use crate::physical::*;
+use crate::selectivity::{estimate, sample_rows, sample_selectivity, Estimates};
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
 /// Where the plan built so far stands.
@@ -88,7 +88,8 @@ fn place_lane_refills(ops: &mut Vec<PipelineOp>, sink: &Sink) {
         if matches!(next, Some(PipelineOp::LaneRefill { .. })) {
             continue;
         }
-        let work_follows = sink_works || rest.iter().any(|o| matches!(o, PipelineOp::HashProbe { .. } | PipelineOp::Filter(_)));
+        let work_follows =
+            sink_works || rest.iter().any(|o| matches!(o, PipelineOp::HashProbe { .. } | PipelineOp::Filter(_)));
         if since <= LANE_REFILL_MAX_ACTIVITY && work_follows {
             ops.push(PipelineOp::LaneRefill { threshold: *threshold, activity: since });
             since = 1.0;
@@ -126,7 +127,14 @@ impl Planner {
         place_lane_refills(&mut ops, &sink);
         let id = self.next_pipeline;
         self.next_pipeline += 1;
-        self.stages.push(Stage::Pipeline(Pipeline { id, source, ops, sink, replicated: vec![], dictionary_columns: vec![] }));
+        self.stages.push(Stage::Pipeline(Pipeline {
+            id,
+            source,
+            ops,
+            sink,
+            replicated: vec![],
+            dictionary_columns: vec![],
+        }));
     }
 
     fn materialize(&mut self, source: Source, ops: Vec<PipelineOp>) -> (IntermediateId, Schema) {
@@ -147,7 +155,14 @@ impl Planner {
 
     /// Rows [skip, skip + fetch) of a finished intermediate, `columns` of it, as a new
     /// dense intermediate a pipeline scans.
-    fn slice(&mut self, id: IntermediateId, schema: &Schema, columns: Vec<usize>, skip: usize, fetch: Option<usize>) -> (Source, Vec<PipelineOp>) {
+    fn slice(
+        &mut self,
+        id: IntermediateId,
+        schema: &Schema,
+        columns: Vec<usize>,
+        skip: usize,
+        fetch: Option<usize>,
+    ) -> (Source, Vec<PipelineOp>) {
         let schema = Schema::new(columns.iter().map(|c| schema.fields[*c].clone()).collect());
         let output = self.intermediate();
         self.stages.push(Stage::Slice { input: id, output, columns, skip, fetch, schema: schema.clone() });
@@ -162,13 +177,19 @@ impl Planner {
                 let (bsource, bops) = self.open(build)?;
                 let build_schema = row_schema(&bsource, &bops).clone();
                 let id = self.intermediate();
-                self.push_pipeline(bsource, bops, Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() });
+                self.push_pipeline(
+                    bsource,
+                    bops,
+                    Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() },
+                );
                 let (source, mut ops) = self.open(probe)?;
                 let mut fields = row_schema(&source, &ops).fields.clone();
                 match kind {
                     JoinKind::Inner => fields.extend(build_schema.fields.iter().cloned()),
                     // Unmatched rows carry NULLs in the build columns.
-                    JoinKind::Left => fields.extend(build_schema.fields.iter().map(|f| Field::new(f.name.clone(), f.ty, true))),
+                    JoinKind::Left => {
+                        fields.extend(build_schema.fields.iter().map(|f| Field::new(f.name.clone(), f.ty, true)))
+                    }
                     JoinKind::Mark => fields.push(Field::new(crate::logical::MARK_COLUMN, DataType::Boolean, false)),
                     JoinKind::Semi | JoinKind::Anti => {}
                 }
@@ -195,7 +216,10 @@ impl Planner {
             }
             LogicalPlan::Scan { table, table_schema, projection, chunks, statistics, .. } => {
                 let schema = Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect());
-                let kept = chunks.as_ref().map(|c| KeptChunks { chunks: c.clone(), total: statistics.as_ref().map_or(c.len(), |s| s.chunks.len()) });
+                let kept = chunks.as_ref().map(|c| KeptChunks {
+                    chunks: c.clone(),
+                    total: statistics.as_ref().map_or(c.len(), |s| s.chunks.len()),
+                });
                 Ok(Built::Open {
                     source: Source::Table { table: table.clone(), columns: projection.clone(), schema, kept },
                     ops: vec![],
@@ -223,8 +247,10 @@ impl Planner {
                     // the order within a block of 256 rows; SQL leaves it open without an
                     // ORDER BY above).
                     Built::Done { id, schema: s, columns, skip, fetch } => {
-                        let picks: Option<Vec<usize>> =
-                            exprs.iter().map(|e| if let Expr::Column { index, .. } = e { Some(columns[*index]) } else { None }).collect();
+                        let picks: Option<Vec<usize>> = exprs
+                            .iter()
+                            .map(|e| if let Expr::Column { index, .. } = e { Some(columns[*index]) } else { None })
+                            .collect();
                         match picks {
                             Some(sel) => Ok(Built::Done { id, schema: s, columns: sel, skip, fetch }),
                             None => {
@@ -241,7 +267,11 @@ impl Planner {
                 let lowered = lower_aggregates(group_by, group_names, aggs);
                 let id = self.intermediate();
                 let agg_schema = lowered.state_schema.clone();
-                self.push_pipeline(source, ops, Sink::Aggregate { id, keys: group_by.clone(), states: lowered.states, schema: agg_schema.clone() });
+                self.push_pipeline(
+                    source,
+                    ops,
+                    Sink::Aggregate { id, keys: group_by.clone(), states: lowered.states, schema: agg_schema.clone() },
+                );
                 let out_schema = plan.schema();
                 Ok(Built::Open {
                     source: Source::Intermediate { id, schema: agg_schema },
@@ -276,7 +306,13 @@ impl Planner {
                 }
                 let (input_id, schema) = self.materialize(source, ops);
                 let output = self.intermediate();
-                self.stages.push(Stage::Sort { input: input_id, output, keys: sort_cols, schema: schema.clone(), limit: None });
+                self.stages.push(Stage::Sort {
+                    input: input_id,
+                    output,
+                    keys: sort_cols,
+                    schema: schema.clone(),
+                    limit: None,
+                });
                 Ok(Built::Done { id: output, schema, columns: (0..width).collect(), skip: 0, fetch: None })
             }
             LogicalPlan::Limit { input, skip, fetch } => {
@@ -310,8 +346,10 @@ impl Planner {
 /// into it (no second copy of the row in the kernel).
 fn push_project(ops: &mut Vec<PipelineOp>, exprs: Vec<Expr>, schema: Schema) {
     if let Some(PipelineOp::Project { exprs: prev, .. }) = ops.last() {
-        let picks: Option<Vec<Expr>> =
-            exprs.iter().map(|e| if let Expr::Column { index, .. } = e { Some(prev[*index].clone()) } else { None }).collect();
+        let picks: Option<Vec<Expr>> = exprs
+            .iter()
+            .map(|e| if let Expr::Column { index, .. } = e { Some(prev[*index].clone()) } else { None })
+            .collect();
         if let Some(merged) = picks {
             ops.pop();
             ops.push(PipelineOp::Project { exprs: merged, schema });
@@ -357,7 +395,8 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
             AggFunc::Count => count.unwrap_or_default(),
             AggFunc::Sum | AggFunc::Avg => {
                 let arg_ty = a.arg.as_ref().map(|e| e.ty()).unwrap_or(DataType::Int64);
-                let ty = if arg_ty == DataType::Float64 { DataType::Float64 } else { DataType::decimal(38, arg_ty.scale()) };
+                let ty =
+                    if arg_ty == DataType::Float64 { DataType::Float64 } else { DataType::decimal(38, arg_ty.scale()) };
                 add(AggState { func: StateFunc::Sum, arg: a.arg.clone(), ty })
             }
             AggFunc::Min | AggFunc::Max => {
@@ -400,14 +439,18 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
         let value = match p.count {
             None => strip_nullable(value),
             Some(count) => {
-            let is_empty = Expr::Binary {
-                op: BinaryOp::Eq,
-                left: Box::new(col(count)),
-                right: Box::new(Expr::literal(ScalarValue::Int64(0), DataType::Int64)),
-                ty: DataType::Boolean,
-            };
-            let ty = value.ty();
-            Expr::Case { branches: vec![(is_empty, Expr::literal(ScalarValue::Null, ty))], else_expr: Some(Box::new(value)), ty }
+                let is_empty = Expr::Binary {
+                    op: BinaryOp::Eq,
+                    left: Box::new(col(count)),
+                    right: Box::new(Expr::literal(ScalarValue::Int64(0), DataType::Int64)),
+                    ty: DataType::Boolean,
+                };
+                let ty = value.ty();
+                Expr::Case {
+                    branches: vec![(is_empty, Expr::literal(ScalarValue::Null, ty))],
+                    else_expr: Some(Box::new(value)),
+                    ty,
+                }
             }
         };
         finalize.push(value);
@@ -442,14 +485,24 @@ mod tests {
 
     fn sink(grouped: bool) -> Sink {
         let key = Expr::Literal { value: ScalarValue::Int64(1), ty: DataType::Int64 };
-        Sink::Aggregate { id: 0, keys: if grouped { vec![key] } else { vec![] }, states: vec![], schema: Schema::new(vec![]) }
+        Sink::Aggregate {
+            id: 0,
+            keys: if grouped { vec![key] } else { vec![] },
+            states: vec![],
+            schema: Schema::new(vec![]),
+        }
     }
 
     /// The kept Lane Refill operators (position, activity) after placing `ops`' marks.
     fn placed(ops: Vec<PipelineOp>, grouped: bool) -> Vec<(usize, f64)> {
         let mut ops = ops;
         place_lane_refills(&mut ops, &sink(grouped));
-        ops.iter().enumerate().filter_map(|(i, o)| if let PipelineOp::LaneRefill { activity, .. } = o { Some((i, *activity)) } else { None }).collect()
+        ops.iter()
+            .enumerate()
+            .filter_map(
+                |(i, o)| if let PipelineOp::LaneRefill { activity, .. } = o { Some((i, *activity)) } else { None },
+            )
+            .collect()
     }
 
     #[test]

@@ -85,7 +85,11 @@ fn state_bytes(s: &AggState) -> Option<usize> {
 /// The key column, if `keys` is a single NULL-free integer or date column of the source.
 fn key_column(keys: &[Expr], source_width: usize) -> Option<usize> {
     match keys {
-        [Expr::Column { index, ty: DataType::Int32 | DataType::Int64 | DataType::Date, nullable: false, .. }] if *index < source_width => Some(*index),
+        [Expr::Column { index, ty: DataType::Int32 | DataType::Int64 | DataType::Date, nullable: false, .. }]
+            if *index < source_width =>
+        {
+            Some(*index)
+        }
         _ => None,
     }
 }
@@ -105,24 +109,34 @@ pub fn place_replicated_tables(plan: &mut PhysicalPlan, catalog: &dyn ReplicaCat
         let refills = p.ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. }));
         let mut budget = SMEM_BYTES - if refills { LANE_REFILL_RESERVE } else { 0 };
         let mut chosen = vec![];
-        let mut ask = |user: ReplicaUser, column: usize, mode: ReplicaMode, slot_bytes: usize, limit: usize, budget: &mut usize| {
+        let mut ask = |user: ReplicaUser,
+                       column: usize,
+                       mode: ReplicaMode,
+                       slot_bytes: usize,
+                       limit: usize,
+                       budget: &mut usize| {
             let max_slots = limit.min(*budget) / slot_bytes / 32 * 32;
             if max_slots < 32 {
                 return false;
             }
-            let request = ReplicaRequest { column: columns[column], mode, max_slots, replicate: setting.replicates(mode) };
+            let request =
+                ReplicaRequest { column: columns[column], mode, max_slots, replicate: setting.replicates(mode) };
             let Some(summary) = catalog.replica(table, request) else { return false };
             *budget -= summary.slots * slot_bytes;
             chosen.push(ReplicatedTable { user, source_column: column, request, summary, slot_bytes });
             true
         };
         // The aggregation first (writes gain most), when every row stays in its lane.
-        let in_order = |ops: &[PipelineOp]| !ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. } | PipelineOp::Project { .. }));
+        let in_order = |ops: &[PipelineOp]| {
+            !ops.iter().any(|op| matches!(op, PipelineOp::LaneRefill { .. } | PipelineOp::Project { .. }))
+        };
         if let Sink::Aggregate { keys, states, .. } = &p.sink {
             let bytes: Option<usize> = states.iter().map(state_bytes).sum();
             let replicated = match (in_order(&p.ops), key_column(keys, width), bytes) {
                 // + 1 byte per slot: whether the block's rows touched it.
-                (true, Some(c), Some(bytes)) => ask(ReplicaUser::Aggregate, c, ReplicaMode::Write, bytes + 1, REPLICA_AGGREGATE_BYTES, &mut budget),
+                (true, Some(c), Some(bytes)) => {
+                    ask(ReplicaUser::Aggregate, c, ReplicaMode::Write, bytes + 1, REPLICA_AGGREGATE_BYTES, &mut budget)
+                }
                 _ => false,
             };
             if !keys.is_empty() && !replicated {

@@ -91,7 +91,9 @@ pub fn conjunction_selectivity(terms: &[Expr]) -> f64 {
 pub fn term_selectivity(e: &Expr) -> f64 {
     match e {
         Expr::Binary { op: BinaryOp::Eq, .. } => 0.1,
-        Expr::Binary { op: BinaryOp::Or, left, right, .. } => (term_selectivity(left) + term_selectivity(right)).min(1.0),
+        Expr::Binary { op: BinaryOp::Or, left, right, .. } => {
+            (term_selectivity(left) + term_selectivity(right)).min(1.0)
+        }
         Expr::Binary { op, .. } if op.is_comparison() => 0.33,
         Expr::InList { list, negated: false, .. } => (0.1 * list.len() as f64).min(0.5),
         Expr::InSet { set, negated: false, .. } => (0.1 * set.values.len() as f64).min(0.5),
@@ -151,14 +153,21 @@ mod tests {
     }
 
     fn lt(e: Expr, v: i64) -> Expr {
-        Expr::Binary { op: BinaryOp::Lt, left: Box::new(e), right: Box::new(Expr::Literal { value: ScalarValue::Int64(v), ty: DataType::Int64 }), ty: DataType::Boolean }
+        Expr::Binary {
+            op: BinaryOp::Lt,
+            left: Box::new(e),
+            right: Box::new(Expr::Literal { value: ScalarValue::Int64(v), ty: DataType::Int64 }),
+            ty: DataType::Boolean,
+        }
     }
 
     #[test]
     fn filters_over_a_sampled_scan_are_measured() {
         // Two columns, 100 rows: c0 = 0..99, c1 = 99..0; the scan reads only c1.
-        let rows: Vec<Vec<ScalarValue>> = (0..100).map(|i| vec![ScalarValue::Int64(i), ScalarValue::Int64(99 - i)]).collect();
-        let schema = Schema::new(vec![Field::new("c0", DataType::Int64, false), Field::new("c1", DataType::Int64, false)]);
+        let rows: Vec<Vec<ScalarValue>> =
+            (0..100).map(|i| vec![ScalarValue::Int64(i), ScalarValue::Int64(99 - i)]).collect();
+        let schema =
+            Schema::new(vec![Field::new("c0", DataType::Int64, false), Field::new("c1", DataType::Int64, false)]);
         let scan = LogicalPlan::Scan {
             table: "t".into(),
             table_schema: schema,

@@ -91,7 +91,9 @@ impl Scope {
             .fields
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.name.eq_ignore_ascii_case(name) && qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(q)))
+            .filter(|(_, f)| {
+                f.name.eq_ignore_ascii_case(name) && qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(q))
+            })
             .collect();
         let full = match qualifier {
             Some(q) => format!("{q}.{name}"),
@@ -99,10 +101,14 @@ impl Scope {
         };
         match matches.as_slice() {
             [(i, f)] => Ok(Expr::Column { index: *i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
-            [] => match self.unsupported.iter().find(|(q, n, _)| n.eq_ignore_ascii_case(name) && qualifier.is_none_or(|x| q.eq_ignore_ascii_case(x))) {
-                Some((_, n, t)) => Err(Error::not_supported(format!("column {n} of type {t}{}", position(span)))),
-                None => Err(Error::plan(format!("unknown column '{full}'{}", position(span)))),
-            },
+            [] => {
+                match self.unsupported.iter().find(|(q, n, _)| {
+                    n.eq_ignore_ascii_case(name) && qualifier.is_none_or(|x| q.eq_ignore_ascii_case(x))
+                }) {
+                    Some((_, n, t)) => Err(Error::not_supported(format!("column {n} of type {t}{}", position(span)))),
+                    None => Err(Error::plan(format!("unknown column '{full}'{}", position(span)))),
+                }
+            }
             _ => Err(Error::plan(format!("column reference '{full}' is ambiguous{}", position(span)))),
         }
     }
@@ -133,14 +139,24 @@ impl<'a> Context<'a> {
                         aggs.push(agg.clone());
                         aggs.len() - 1
                     });
-                    return Ok(Expr::Column { index: g.keys.len() + j, name: agg.to_string(), ty: agg.ty, nullable: agg.func != AggFunc::Count });
+                    return Ok(Expr::Column {
+                        index: g.keys.len() + j,
+                        name: agg.to_string(),
+                        ty: agg.ty,
+                        nullable: agg.func != AggFunc::Count,
+                    });
                 }
             }
             // A group key (matched after binding) becomes a reference to the key column.
             if !contains_aggregate(e) {
                 if let Ok(bound) = Context::Plain(g.base).bind(e) {
                     if let Some(k) = g.keys.iter().position(|k| *k == bound) {
-                        return Ok(Expr::Column { index: k, name: g.key_names[k].clone(), ty: bound.ty(), nullable: bound.nullable() });
+                        return Ok(Expr::Column {
+                            index: k,
+                            name: g.key_names[k].clone(),
+                            ty: bound.ty(),
+                            nullable: bound.nullable(),
+                        });
                     }
                     if let Expr::Column { name, .. } = &bound {
                         return Err(Error::plan(format!(
@@ -170,7 +186,9 @@ impl<'a> Context<'a> {
                 };
                 match &ts.data_type {
                     ast::DataType::Date => literal::date_literal(&text),
-                    ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => literal::timestamp_literal(&text),
+                    ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => {
+                        literal::timestamp_literal(&text)
+                    }
                     other => {
                         let ty = sql_type(other)?;
                         let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
@@ -187,9 +205,15 @@ impl<'a> Context<'a> {
                         Ok(Expr::Not(Box::new(cast(inner, DataType::Boolean))))
                     }
                     UnaryOperator::Minus => match inner {
-                        Expr::Literal { value: ScalarValue::Int32(v), .. } => Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32)),
-                        Expr::Literal { value: ScalarValue::Int64(v), .. } => Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64)),
-                        Expr::Literal { value: ScalarValue::Decimal(v), ty } => Ok(Expr::literal(ScalarValue::Decimal(-v), ty)),
+                        Expr::Literal { value: ScalarValue::Int32(v), .. } => {
+                            Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32))
+                        }
+                        Expr::Literal { value: ScalarValue::Int64(v), .. } => {
+                            Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64))
+                        }
+                        Expr::Literal { value: ScalarValue::Decimal(v), ty } => {
+                            Ok(Expr::literal(ScalarValue::Decimal(-v), ty))
+                        }
                         other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
                         other => Err(Error::plan(format!("cannot negate {}{}", other.ty(), position(e.span())))),
                     },
@@ -242,8 +266,9 @@ impl<'a> Context<'a> {
                     }
                     ty = Some(match ty {
                         None => t.ty(),
-                        Some(prev) => coerce::common_type(&prev, &t.ty())
-                            .ok_or_else(|| Error::plan(format!("CASE branches of types {prev} and {}{}", t.ty(), position(e.span()))))?,
+                        Some(prev) => coerce::common_type(&prev, &t.ty()).ok_or_else(|| {
+                            Error::plan(format!("CASE branches of types {prev} and {}{}", t.ty(), position(e.span())))
+                        })?,
                     });
                 }
                 let ty = ty.unwrap_or(DataType::Int32);
@@ -265,7 +290,11 @@ impl<'a> Context<'a> {
                 // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
                 // strings from dates, parses none; constant folding leaves CASE branches).
                 let constant_text = cols.is_empty()
-                    && matches!((from, ty), (DataType::Utf8, DataType::Date | DataType::Timestamp) | (DataType::Date | DataType::Timestamp, DataType::Utf8));
+                    && matches!(
+                        (from, ty),
+                        (DataType::Utf8, DataType::Date | DataType::Timestamp)
+                            | (DataType::Date | DataType::Timestamp, DataType::Utf8)
+                    );
                 match &inner {
                     Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
                         let s = s.clone();
@@ -279,19 +308,32 @@ impl<'a> Context<'a> {
                         })?;
                         Ok(Expr::literal(value, ty))
                     }
-                    _ if from == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && from != DataType::Utf8 => {
+                    _ if from == DataType::Utf8 && ty != DataType::Utf8
+                        || ty == DataType::Utf8 && from != DataType::Utf8 =>
+                    {
                         Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
                     }
                     // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
-                    _ if matches!((from, ty), (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)) => Ok(cast(inner, ty)),
+                    _ if matches!(
+                        (from, ty),
+                        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)
+                    ) =>
+                    {
+                        Ok(cast(inner, ty))
+                    }
                     _ if from != ty && matches!(from, DataType::Date | DataType::Timestamp) => {
                         Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
                     }
-                    _ if from != ty && ty == DataType::Timestamp => Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span())))),
+                    _ if from != ty && ty == DataType::Timestamp => {
+                        Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
+                    }
                     _ => Ok(cast(inner, ty)),
                 }
             }
-            A::Interval(_) => Err(Error::plan(format!("an interval can only be added to or subtracted from a DATE or TIMESTAMP{}", position(e.span())))),
+            A::Interval(_) => Err(Error::plan(format!(
+                "an interval can only be added to or subtracted from a DATE or TIMESTAMP{}",
+                position(e.span())
+            ))),
             A::Function(f) => {
                 if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
                     return self.bind(&rewritten?);
@@ -309,14 +351,24 @@ impl<'a> Context<'a> {
                     let (field, x) = args?;
                     let field = match self.bind(field)? {
                         Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-                        _ => return Err(Error::not_supported(format!("date_part with a field that is not a string literal{}", position(e.span())))),
+                        _ => {
+                            return Err(Error::not_supported(format!(
+                                "date_part with a field that is not a string literal{}",
+                                position(e.span())
+                            )))
+                        }
                     };
                     return self.bind_extract(&field, x, e);
                 }
                 if let Some(arg) = crate::functions::length_argument(f) {
                     let s = self.bind(arg?)?;
                     if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {
-                        return Err(Error::plan(format!("{} needs VARCHAR, got {}{}", f.name, s.ty(), position(e.span()))));
+                        return Err(Error::plan(format!(
+                            "{} needs VARCHAR, got {}{}",
+                            f.name,
+                            s.ty(),
+                            position(e.span())
+                        )));
                     }
                     return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
                 }
@@ -344,16 +396,27 @@ impl<'a> Context<'a> {
                 }
                 let text = match self.bind(pattern)? {
                     Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-                    _ => return Err(Error::not_supported(format!("LIKE with a pattern that is not a string literal{}", position(pattern.span())))),
+                    _ => {
+                        return Err(Error::not_supported(format!(
+                            "LIKE with a pattern that is not a string literal{}",
+                            position(pattern.span())
+                        )))
+                    }
                 };
                 let escape = match escape_char.as_deref() {
                     None => None,
                     Some(x) => match self.bind(x)? {
                         Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
-                        _ => return Err(Error::plan(format!("LIKE … ESCAPE needs a single character{}", position(x.span())))),
+                        _ => {
+                            return Err(Error::plan(format!(
+                                "LIKE … ESCAPE needs a single character{}",
+                                position(x.span())
+                            )))
+                        }
                     },
                 };
-                let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::plan(format!("{m}{}", position(e.span()))))?;
+                let pattern = gpusql_plan::LikePattern::new(&text, escape)
+                    .map_err(|m| Error::plan(format!("{m}{}", position(e.span()))))?;
                 Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated: *negated })
             }
             A::Extract { field, expr, .. } => {
@@ -374,7 +437,10 @@ impl<'a> Context<'a> {
                         None => Ok(None),
                         Some(x) => match self.bind(x)? {
                             Expr::Literal { value, ty } if ty.is_integer() => Ok(value.as_i128().map(|v| v as i64)),
-                            _ => Err(Error::not_supported(format!("SUBSTRING with non-constant positions{}", position(x.span())))),
+                            _ => Err(Error::not_supported(format!(
+                                "SUBSTRING with non-constant positions{}",
+                                position(x.span())
+                            ))),
                         },
                     }
                 };
@@ -398,7 +464,8 @@ impl<'a> Context<'a> {
     /// month and day; for the other fields it is seen as its midnight (DuckDB: hour 0).
     fn bind_extract(&self, field_name: &str, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
         let at = position(whole.span());
-        let field = gpusql_plan::DateField::parse(field_name).ok_or_else(|| Error::not_supported(format!("EXTRACT({field_name}){at}")))?;
+        let field = gpusql_plan::DateField::parse(field_name)
+            .ok_or_else(|| Error::not_supported(format!("EXTRACT({field_name}){at}")))?;
         let v = self.bind(x)?;
         let v = match v.ty() {
             _ if matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) => cast(v, DataType::Timestamp),
@@ -420,7 +487,9 @@ impl<'a> Context<'a> {
         };
         let unit = match self.bind(unit)? {
             Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-            Expr::Literal { value: ScalarValue::Null, .. } => return Ok(Expr::literal(ScalarValue::Null, DataType::Timestamp)),
+            Expr::Literal { value: ScalarValue::Null, .. } => {
+                return Ok(Expr::literal(ScalarValue::Null, DataType::Timestamp))
+            }
             _ => return Err(Error::not_supported(format!("date_trunc with a unit that is not a string literal{at}"))),
         };
         let unit = gpusql_plan::TruncUnit::parse(&unit).ok_or_else(|| {
@@ -445,11 +514,19 @@ impl<'a> Context<'a> {
             return match v.ty() {
                 // A TIMESTAMP (DuckDB's type), computed as a DATE where the interval has no
                 // time part: comparisons with dates then compare dates (coerce::comparison).
-                DataType::Date if iv.micros == 0 => Ok(cast(Expr::DateAdd { date: Box::new(v), months: iv.months, days: iv.days }, DataType::Timestamp)),
-                DataType::Date | DataType::Timestamp => {
-                    Ok(Expr::TimestampAdd { expr: Box::new(cast(v, DataType::Timestamp)), months: iv.months, days: iv.days, micros: iv.micros })
+                DataType::Date if iv.micros == 0 => {
+                    Ok(cast(Expr::DateAdd { date: Box::new(v), months: iv.months, days: iv.days }, DataType::Timestamp))
                 }
-                t => Err(Error::plan(format!("interval arithmetic needs a DATE or TIMESTAMP, got {t}{}", position(whole.span())))),
+                DataType::Date | DataType::Timestamp => Ok(Expr::TimestampAdd {
+                    expr: Box::new(cast(v, DataType::Timestamp)),
+                    months: iv.months,
+                    days: iv.days,
+                    micros: iv.micros,
+                }),
+                t => Err(Error::plan(format!(
+                    "interval arithmetic needs a DATE or TIMESTAMP, got {t}{}",
+                    position(whole.span())
+                ))),
             };
         }
         let l = self.bind(left)?;
@@ -519,8 +596,9 @@ impl<'a> Context<'a> {
             // is not a value of any type.
             return Err(Error::not_supported(format!("avg of TIMESTAMP{at}")));
         }
-        let ty = AggExpr::result_type(func, arg_ty.as_ref())
-            .ok_or_else(|| Error::plan(format!("{name} is not defined for {}{at}", arg_ty.map_or("*".into(), |t| t.to_string()))))?;
+        let ty = AggExpr::result_type(func, arg_ty.as_ref()).ok_or_else(|| {
+            Error::plan(format!("{name} is not defined for {}{at}", arg_ty.map_or("*".into(), |t| t.to_string())))
+        })?;
         if distinct && arg.is_none() {
             return Err(Error::plan(format!("count(DISTINCT *) is not valid SQL{at}")));
         }
@@ -565,7 +643,9 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
     Ok(match t {
         T::Int(_) | T::Integer(_) | T::Int4(_) | T::SmallInt(_) | T::TinyInt(_) | T::Int2(_) => DataType::Int32,
         T::BigInt(_) | T::Int8(_) | T::Int64 => DataType::Int64,
-        T::Double(_) | T::DoublePrecision | T::Float8 | T::Float(_) | T::Real | T::Float4 | T::Float64 => DataType::Float64,
+        T::Double(_) | T::DoublePrecision | T::Float8 | T::Float(_) | T::Real | T::Float4 | T::Float64 => {
+            DataType::Float64
+        }
         T::Decimal(info) | T::Numeric(info) | T::Dec(info) => {
             let (p, s) = match info {
                 ast::ExactNumberInfo::None => (18, 3),
@@ -578,11 +658,18 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
             DataType::decimal(p as u8, s as u8)
         }
         T::Date => DataType::Date,
-        T::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) | T::TimestampNtz(None) | T::Datetime(None) => DataType::Timestamp,
+        T::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone)
+        | T::TimestampNtz(None)
+        | T::Datetime(None) => DataType::Timestamp,
         T::Boolean | T::Bool => DataType::Boolean,
-        T::Varchar(_) | T::Char(_) | T::Character(_) | T::CharVarying(_) | T::CharacterVarying(_) | T::Text | T::String(_) | T::Nvarchar(_) => {
-            DataType::Utf8
-        }
+        T::Varchar(_)
+        | T::Char(_)
+        | T::Character(_)
+        | T::CharVarying(_)
+        | T::CharacterVarying(_)
+        | T::Text
+        | T::String(_)
+        | T::Nvarchar(_) => DataType::Utf8,
         other => return Err(Error::not_supported(format!("type {other}"))),
     })
 }

@@ -30,15 +30,26 @@ pub struct MarkSubquery {
 
 /// Replaces the IN / EXISTS subqueries of `e` (not those inside other subqueries) by
 /// their marks (`__mark<n>`), in the three-valued form above where NULLs are possible.
-pub fn extract(e: &mut ast::Expr, counter: &mut usize, scope: &Scope, catalog: &dyn Catalog) -> Result<Vec<MarkSubquery>> {
+pub fn extract(
+    e: &mut ast::Expr,
+    counter: &mut usize,
+    scope: &Scope,
+    catalog: &dyn Catalog,
+) -> Result<Vec<MarkSubquery>> {
     let mut found = vec![];
     crate::outside_subqueries::rewrite(e, |e| {
         let (condition, negated, guard) = match e {
-            ast::Expr::Exists { subquery, negated } => (ast::Expr::Exists { subquery: subquery.clone(), negated: false }, *negated, None),
+            ast::Expr::Exists { subquery, negated } => {
+                (ast::Expr::Exists { subquery: subquery.clone(), negated: false }, *negated, None)
+            }
             ast::Expr::InSubquery { expr, subquery, negated } => {
                 let (x_nullable, y_nullable) = in_key_nullability(expr, subquery, scope, catalog)?;
                 let guard = (x_nullable || y_nullable).then(|| (expr.clone(), subquery.clone()));
-                (ast::Expr::InSubquery { expr: expr.clone(), subquery: subquery.clone(), negated: false }, *negated, guard)
+                (
+                    ast::Expr::InSubquery { expr: expr.clone(), subquery: subquery.clone(), negated: false },
+                    *negated,
+                    guard,
+                )
             }
             _ => return Ok(None),
         };

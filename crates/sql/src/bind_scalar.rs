@@ -54,7 +54,9 @@ pub fn is_comparison_with_subquery(e: &ast::Expr) -> bool {
     use ast::BinaryOperator as B;
     let direct = |x: &ast::Expr| matches!(strip_nested(x), ast::Expr::Subquery(_));
     match strip_nested(e) {
-        ast::Expr::BinaryOp { left, op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq, right } => direct(left) || direct(right),
+        ast::Expr::BinaryOp { left, op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq, right } => {
+            direct(left) || direct(right)
+        }
         _ => false,
     }
 }
@@ -84,7 +86,10 @@ pub fn bind_scalar_subquery(
     let correlated = match bind_query(q, catalog) {
         Ok(plan) => {
             if plan.schema().len() != 1 {
-                return Err(Error::plan(format!("a scalar subquery must return one column, this one returns {}{at}", plan.schema().len())));
+                return Err(Error::plan(format!(
+                    "a scalar subquery must return one column, this one returns {}{at}",
+                    plan.schema().len()
+                )));
             }
             if !plan.yields_exactly_one_row() {
                 return Err(Error::not_supported(format!(
@@ -106,12 +111,23 @@ pub fn bind_scalar_subquery(
 
 /// `(SELECT agg(…) FROM … WHERE inner = outer AND …)` as `SELECT inner, agg(…) FROM … WHERE
 /// … GROUP BY inner`, joined on inner = outer.
-fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &OuterQuery, catalog: &dyn Catalog) -> Result<ScalarSubquery> {
+fn bind_correlated(
+    name: String,
+    q: &ast::Query,
+    outer: &Scope,
+    outer_query: &OuterQuery,
+    catalog: &dyn Catalog,
+) -> Result<ScalarSubquery> {
     let at = position(q.span());
     let unsupported = |what: &str| Error::not_supported(format!("{what} in a correlated scalar subquery{at}"));
     let ast::SetExpr::Select(select) = &*q.body else { return Err(unsupported("this query form")) };
     let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
-    if grouped || select.having.is_some() || select.distinct.is_some() || q.order_by.is_some() || q.limit_clause.is_some() {
+    if grouped
+        || select.having.is_some()
+        || select.distinct.is_some()
+        || q.order_by.is_some()
+        || q.limit_clause.is_some()
+    {
         return Err(unsupported("GROUP BY, HAVING, DISTINCT, ORDER BY or LIMIT"));
     }
     let item = match select.projection.as_slice() {
@@ -158,13 +174,20 @@ fn bind_correlated(name: String, q: &ast::Query, outer: &Scope, outer_query: &Ou
     if !crate::bind_expr::contains_aggregate(&item) {
         return Err(unsupported("a value that is not an aggregate (it could be several rows)"));
     }
-    if let Some(semi) = inner_keys.iter().zip(&outer_asts).find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog)) {
+    if let Some(semi) =
+        inner_keys.iter().zip(&outer_asts).find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog))
+    {
         local.push(semi);
     }
     let mut grouped = (**select).clone();
-    grouped.selection = local.into_iter().reduce(|a, b| ast::Expr::BinaryOp { left: Box::new(a), op: ast::BinaryOperator::And, right: Box::new(b) });
+    grouped.selection = local.into_iter().reduce(|a, b| ast::Expr::BinaryOp {
+        left: Box::new(a),
+        op: ast::BinaryOperator::And,
+        right: Box::new(b),
+    });
     grouped.group_by = ast::GroupByExpr::Expressions(inner_keys.clone(), vec![]);
-    grouped.projection = inner_keys.into_iter().map(ast::SelectItem::UnnamedExpr).chain([ast::SelectItem::UnnamedExpr(item)]).collect();
+    grouped.projection =
+        inner_keys.into_iter().map(ast::SelectItem::UnnamedExpr).chain([ast::SelectItem::UnnamedExpr(item)]).collect();
     let plan = bind_select(&grouped, &[], 0, None, catalog)?;
     let over_no_rows = match value_over_no_rows(&plan, outer_keys.len()) {
         Some(v) if v.is_null() => None,
@@ -184,7 +207,13 @@ fn value_over_no_rows(plan: &LogicalPlan, nkeys: usize) -> Option<ScalarValue> {
                 group_by
                     .iter()
                     .map(|_| ScalarValue::Null)
-                    .chain(aggs.iter().map(|a| if a.func == AggFunc::Count { ScalarValue::Int64(0) } else { ScalarValue::Null }))
+                    .chain(aggs.iter().map(|a| {
+                        if a.func == AggFunc::Count {
+                            ScalarValue::Int64(0)
+                        } else {
+                            ScalarValue::Null
+                        }
+                    }))
                     .collect(),
             ),
             LogicalPlan::Project { input, exprs, .. } => {
@@ -202,7 +231,13 @@ fn value_over_no_rows(plan: &LogicalPlan, nkeys: usize) -> Option<ScalarValue> {
 /// `t` is smaller than the largest table of the subquery's FROM (`inner_from`); None
 /// otherwise (a semi-join with all of t, or with a table as large as the subquery's, would
 /// cost more than it removes).
-pub fn magic_set(inner: &ast::Expr, outer: &ast::Expr, q: &OuterQuery, inner_from: &[ast::TableWithJoins], catalog: &dyn Catalog) -> Option<ast::Expr> {
+pub fn magic_set(
+    inner: &ast::Expr,
+    outer: &ast::Expr,
+    q: &OuterQuery,
+    inner_from: &[ast::TableWithJoins],
+    catalog: &dyn Catalog,
+) -> Option<ast::Expr> {
     if !matches!(outer, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) {
         return None;
     }
@@ -220,7 +255,17 @@ pub fn magic_set(inner: &ast::Expr, outer: &ast::Expr, q: &OuterQuery, inner_fro
             .unwrap_or(0);
         let qualifier = alias.as_ref().map_or_else(|| info.name.clone(), |a| a.name.value.clone());
         let scope = Scope {
-            fields: info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }).collect(),
+            fields: info
+                .schema
+                .fields
+                .iter()
+                .map(|f| ScopeField {
+                    qualifier: qualifier.clone(),
+                    name: f.name.clone(),
+                    ty: f.ty,
+                    nullable: f.nullable,
+                })
+                .collect(),
             unsupported: vec![],
         };
         if Context::Plain(&scope).bind(outer).is_err() {

@@ -1,7 +1,9 @@
 //! SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT into a logical plan:
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
-use crate::bind_expr::{contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE};
+use crate::bind_expr::{
+    contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE,
+};
 use crate::bind_mark;
 use crate::bind_scalar::{self, ScalarSubquery};
 use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition, not_in_null_guard};
@@ -19,7 +21,9 @@ pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> 
     }
     let select = match &*q.body {
         ast::SetExpr::Select(s) => s,
-        ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => return bind_query(inner, catalog),
+        ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+            return bind_query(inner, catalog)
+        }
         other => return Err(Error::not_supported(format!("query form {}", first_word(&other.to_string())))),
     };
     let order_by: Vec<ast::OrderByExpr> = match &q.order_by {
@@ -40,7 +44,9 @@ fn first_word(s: &str) -> String {
 fn const_usize(e: &ast::Expr, what: &str) -> Result<usize> {
     match e {
         ast::Expr::Value(v) => match &v.value {
-            ast::Value::Number(n, _) => n.parse().map_err(|_| Error::plan(format!("{what} must be a non-negative integer, got {n}"))),
+            ast::Value::Number(n, _) => {
+                n.parse().map_err(|_| Error::plan(format!("{what} must be a non-negative integer, got {n}")))
+            }
             other => Err(Error::plan(format!("{what} must be a non-negative integer, got {other}"))),
         },
         other => Err(Error::not_supported(format!("{what} expression {other}"))),
@@ -62,7 +68,9 @@ fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
             let skip = offset.as_ref().map(|o| const_usize(&o.value, "OFFSET")).transpose()?.unwrap_or(0);
             Ok((skip, fetch))
         }
-        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => Ok((const_usize(offset, "OFFSET")?, Some(const_usize(limit, "LIMIT")?))),
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            Ok((const_usize(offset, "OFFSET")?, Some(const_usize(limit, "LIMIT")?)))
+        }
     }
 }
 
@@ -73,7 +81,14 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         if *lateral {
             return Err(Error::not_supported(format!("LATERAL subqueries{}", position(factor.span()))));
         }
-        return bind_derived(subquery, alias_name(alias.as_ref()), alias_columns(alias.as_ref()), catalog, scope, factor);
+        return bind_derived(
+            subquery,
+            alias_name(alias.as_ref()),
+            alias_columns(alias.as_ref()),
+            catalog,
+            scope,
+            factor,
+        );
     }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
         return Err(Error::not_supported(format!("this kind of FROM item{}", position(factor.span()))));
@@ -89,7 +104,9 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         (catalog.open_files(&scan).map_err(at)?, function.to_ascii_lowercase())
     } else if let Some(path) = quoted_path(name) {
         let scan = crate::table_function::path_scan(path, span)?;
-        let stem = std::path::Path::new(path).file_stem().map_or("file".to_string(), |s| s.to_string_lossy().split('.').next().unwrap_or("file").to_string());
+        let stem = std::path::Path::new(path)
+            .file_stem()
+            .map_or("file".to_string(), |s| s.to_string_lossy().split('.').next().unwrap_or("file").to_string());
         (catalog.open_files(&scan).map_err(at)?, stem)
     } else {
         let table_name = name.to_string();
@@ -109,11 +126,17 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
     }
     let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or(default_qualifier);
     if scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!("table name '{qualifier}' specified more than once (use an alias){}", position(span))));
+        return Err(Error::plan(format!(
+            "table name '{qualifier}' specified more than once (use an alias){}",
+            position(span)
+        )));
     }
-    scope.fields.extend(
-        info.schema.fields.iter().map(|f| ScopeField { qualifier: qualifier.clone(), name: f.name.clone(), ty: f.ty, nullable: f.nullable }),
-    );
+    scope.fields.extend(info.schema.fields.iter().map(|f| ScopeField {
+        qualifier: qualifier.clone(),
+        name: f.name.clone(),
+        ty: f.ty,
+        nullable: f.nullable,
+    }));
     scope.unsupported.extend(info.unsupported.iter().map(|(n, t)| (qualifier.clone(), n.clone(), t.clone())));
     let n = info.schema.len();
     Ok(LogicalPlan::Scan {
@@ -150,13 +173,21 @@ thread_local! {
 }
 
 /// A view in FROM: its query bound like a subquery named after the view (or the alias).
-fn bind_view(view: &gpusql_common::ViewInfo, alias: Option<&ast::TableAlias>, catalog: &dyn Catalog, scope: &mut Scope, factor: &ast::TableFactor) -> Result<LogicalPlan> {
+fn bind_view(
+    view: &gpusql_common::ViewInfo,
+    alias: Option<&ast::TableAlias>,
+    catalog: &dyn Catalog,
+    scope: &mut Scope,
+    factor: &ast::TableFactor,
+) -> Result<LogicalPlan> {
     let key = view.name.to_ascii_lowercase();
     if VIEWS.with(|v| v.borrow().contains(&key)) {
         return Err(Error::plan(format!("view '{}' refers to itself{}", view.name, position(factor.span()))));
     }
     let stmts = crate::parse(&view.sql)?;
-    let [ast::Statement::Query(q)] = stmts.as_slice() else { return Err(Error::exec(format!("view '{}' does not hold one query", view.name))) };
+    let [ast::Statement::Query(q)] = stmts.as_slice() else {
+        return Err(Error::exec(format!("view '{}' does not hold one query", view.name)));
+    };
     let qualifier = alias.map_or_else(|| view.name.clone(), |a| a.name.value.clone());
     VIEWS.with(|v| v.borrow_mut().push(key));
     let plan = bind_derived(q, qualifier, alias_columns(alias), catalog, scope, factor);
@@ -170,7 +201,14 @@ fn bind_view(view: &gpusql_common::ViewInfo, alias: Option<&ast::TableAlias>, ca
 /// A subquery in FROM: its result is a relation named `qualifier` (columns renamed by
 /// `AS t(a, b, …)`). It is planned like a table: an aggregate or filter inside it runs in
 /// its own pipelines, and the outer query joins it like any other input.
-fn bind_derived(subquery: &ast::Query, qualifier: String, renames: Vec<String>, catalog: &dyn Catalog, scope: &mut Scope, factor: &ast::TableFactor) -> Result<LogicalPlan> {
+fn bind_derived(
+    subquery: &ast::Query,
+    qualifier: String,
+    renames: Vec<String>,
+    catalog: &dyn Catalog,
+    scope: &mut Scope,
+    factor: &ast::TableFactor,
+) -> Result<LogicalPlan> {
     let plan = bind_query(subquery, catalog).map_err(|e| match e {
         Error::Plan(m) if m.contains("unknown column") => {
             Error::not_supported(format!("correlated subqueries in FROM{} ({m})", position(factor.span())))
@@ -178,11 +216,19 @@ fn bind_derived(subquery: &ast::Query, qualifier: String, renames: Vec<String>, 
         other => other,
     })?;
     if !qualifier.is_empty() && scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!("table name '{qualifier}' specified more than once{}", position(factor.span()))));
+        return Err(Error::plan(format!(
+            "table name '{qualifier}' specified more than once{}",
+            position(factor.span())
+        )));
     }
     let schema = plan.schema();
     if renames.len() > schema.len() {
-        return Err(Error::plan(format!("{} column names for a subquery of {} columns{}", renames.len(), schema.len(), position(factor.span()))));
+        return Err(Error::plan(format!(
+            "{} column names for a subquery of {} columns{}",
+            renames.len(),
+            schema.len(),
+            position(factor.span())
+        )));
     }
     for (i, f) in schema.fields.iter().enumerate() {
         let name = renames.get(i).cloned().unwrap_or_else(|| f.name.clone());
@@ -240,7 +286,12 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                     item = cross(item, t);
                 }
                 (ast::JoinConstraint::None, None) => item = cross(item, t),
-                _ => return Err(Error::not_supported(format!("JOIN … USING / NATURAL JOIN{}", position(j.relation.span())))),
+                _ => {
+                    return Err(Error::not_supported(format!(
+                        "JOIN … USING / NATURAL JOIN{}",
+                        position(j.relation.span())
+                    )))
+                }
             }
         }
         plan = Some(match plan.take() {
@@ -257,7 +308,14 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
 /// the outer join (dropping a RIGHT JOIN's NULL-extended rows) and leave a cross join under
 /// it that the join planner never sees. Conditions that reach outside the item's columns
 /// [item_start, right_start) or hold subqueries stay for WHERE (and its errors).
-fn filter_inner_joins(item: LogicalPlan, on: &mut Vec<ast::Expr>, item_on: usize, scope: &Scope, item_start: usize, right_start: usize) -> Result<LogicalPlan> {
+fn filter_inner_joins(
+    item: LogicalPlan,
+    on: &mut Vec<ast::Expr>,
+    item_on: usize,
+    scope: &Scope,
+    item_start: usize,
+    right_start: usize,
+) -> Result<LogicalPlan> {
     // Names bind as they did where the condition was written, before the next table.
     let before = Scope { fields: scope.fields[..right_start].to_vec(), unsupported: scope.unsupported.clone() };
     let mut terms = vec![];
@@ -276,10 +334,17 @@ fn filter_inner_joins(item: LogicalPlan, on: &mut Vec<ast::Expr>, item_on: usize
         require_bool(&bound, "JOIN … ON")?;
         terms.push(bound.remap_columns(&|c| c - item_start));
     }
-    Ok(match terms.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
-        Some(p) => LogicalPlan::Filter { input: Box::new(item), predicate: p },
-        None => item,
-    })
+    Ok(
+        match terms.into_iter().reduce(|a, b| Expr::Binary {
+            op: gpusql_plan::BinaryOp::And,
+            left: Box::new(a),
+            right: Box::new(b),
+            ty: DataType::Boolean,
+        }) {
+            Some(p) => LogicalPlan::Filter { input: Box::new(item), predicate: p },
+            None => item,
+        },
+    )
 }
 
 /// The side of an outer join whose rows all stay.
@@ -326,14 +391,17 @@ fn bind_outer_join(
     let build_is_right = preserved == Preserved::Left;
     let (probe_start, build_start) = if build_is_right { (item_start, right_start) } else { (right_start, item_start) };
     let what = if build_is_right { "LEFT" } else { "RIGHT" };
-    let unsupported = |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}{}", position(t.span())));
+    let unsupported =
+        |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}{}", position(t.span())));
     for t in &terms {
         let bound = Context::Plain(scope).bind(t)?;
         if side(&bound) == Some(build_is_right) {
             filters.push(bound.remap_columns(&|c| c - build_start));
             continue;
         }
-        let Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } = bound else { return Err(unsupported(t)) };
+        let Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } = bound else {
+            return Err(unsupported(t));
+        };
         let (l, r) = match (side(&a), side(&b)) {
             (Some(false), Some(true)) => (*a, *b),
             (Some(true), Some(false)) => (*b, *a),
@@ -346,15 +414,31 @@ fn bind_outer_join(
     if probe_keys.is_empty() {
         return Err(Error::not_supported(format!("{what} JOIN without an equality between its two sides")));
     }
-    let (probe, build, nullable) = if build_is_right { (left, right, right_start..scope.fields.len()) } else { (right, left, item_start..right_start) };
+    let (probe, build, nullable) = if build_is_right {
+        (left, right, right_start..scope.fields.len())
+    } else {
+        (right, left, item_start..right_start)
+    };
     for f in &mut scope.fields[nullable] {
         f.nullable = true;
     }
-    let build = match filters.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+    let build = match filters.into_iter().reduce(|a, b| Expr::Binary {
+        op: gpusql_plan::BinaryOp::And,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: DataType::Boolean,
+    }) {
         Some(p) => LogicalPlan::Filter { input: Box::new(build), predicate: p },
         None => build,
     };
-    let join = LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left, residual: None };
+    let join = LogicalPlan::Join {
+        probe: Box::new(probe),
+        build: Box::new(build),
+        probe_keys,
+        build_keys,
+        kind: gpusql_plan::JoinKind::Left,
+        residual: None,
+    };
     if build_is_right {
         return Ok(join);
     }
@@ -408,10 +492,15 @@ pub(crate) fn bind_select(
             ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
             ast::SelectItem::Wildcard(_) => {
                 if let Some((q, n, t)) = scope.unsupported.first() {
-                    return Err(Error::not_supported(format!("column {q}.{n} of type {t} (select the other columns by name)")));
+                    return Err(Error::not_supported(format!(
+                        "column {q}.{n} of type {t} (select the other columns by name)"
+                    )));
                 }
                 for f in &scope.fields[..from_width] {
-                    let id = ast::Expr::CompoundIdentifier(vec![ast::Ident::new(f.qualifier.clone()), ast::Ident::new(f.name.clone())]);
+                    let id = ast::Expr::CompoundIdentifier(vec![
+                        ast::Ident::new(f.qualifier.clone()),
+                        ast::Ident::new(f.name.clone()),
+                    ]);
                     items.push((id, f.name.clone()));
                 }
             }
@@ -498,10 +587,13 @@ pub(crate) fn bind_select(
     let mut conditions = vec![];
     let mut post_aggregate = vec![];
     let mut left_joined = vec![];
-    for (name, q, inner_join_ok) in where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false))) {
+    for (name, q, inner_join_ok) in
+        where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false)))
+    {
         // A value the grouping keys or WHERE read is joined to the FROM list; others
         // (aggregated select items, HAVING, ORDER BY) to the groups.
-        let after_aggregation = is_agg && !name_in(&name, &where_terms) && !name_in(&name, &key_asts) && !bind_mark::is_guard(&q);
+        let after_aggregation =
+            is_agg && !name_in(&name, &where_terms) && !name_in(&name, &key_asts) && !bind_mark::is_guard(&q);
         let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
         let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, !after_aggregation)?;
         if after_aggregation {
@@ -533,9 +625,15 @@ pub(crate) fn bind_select(
     let mut mark_joins = vec![];
     for m in &marks {
         mark_joins.push(bind_mark::bind(m, &scope, &outer, catalog)?);
-        scope.fields.push(ScopeField { qualifier: String::new(), name: m.name.clone(), ty: DataType::Boolean, nullable: false });
+        scope.fields.push(ScopeField {
+            qualifier: String::new(),
+            name: m.name.clone(),
+            ty: DataType::Boolean,
+            nullable: false,
+        });
     }
-    let left_joined: Vec<(ScalarSubquery, Expr)> = left_joined.into_iter().map(|s| scalar_left_join_value(&mut scope, s)).collect();
+    let left_joined: Vec<(ScalarSubquery, Expr)> =
+        left_joined.into_iter().map(|s| scalar_left_join_value(&mut scope, s)).collect();
     let mut after_left_joins = vec![];
     let plain = Context::Plain(&scope);
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
@@ -556,19 +654,43 @@ pub(crate) fn bind_select(
             conditions.push(pred);
         }
     }
-    if let Some(pred) = conditions.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+    if let Some(pred) = conditions.into_iter().reduce(|a, b| Expr::Binary {
+        op: gpusql_plan::BinaryOp::And,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: DataType::Boolean,
+    }) {
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
     for j in subquery_joins {
-        plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
+        plan = LogicalPlan::Join {
+            probe: Box::new(plan),
+            build: Box::new(j.build),
+            probe_keys: j.probe_keys,
+            build_keys: j.build_keys,
+            kind: j.kind,
+            residual: j.residual,
+        };
     }
     for j in mark_joins {
-        plan = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
+        plan = LogicalPlan::Join {
+            probe: Box::new(plan),
+            build: Box::new(j.build),
+            probe_keys: j.probe_keys,
+            build_keys: j.build_keys,
+            kind: j.kind,
+            residual: j.residual,
+        };
     }
     for (s, value) in left_joined {
         plan = scalar_left_join(plan, s, value)?;
     }
-    if let Some(pred) = after_left_joins.into_iter().reduce(|a, b| Expr::Binary { op: gpusql_plan::BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }) {
+    if let Some(pred) = after_left_joins.into_iter().reduce(|a, b| Expr::Binary {
+        op: gpusql_plan::BinaryOp::And,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: DataType::Boolean,
+    }) {
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
 
@@ -578,7 +700,10 @@ pub(crate) fn bind_select(
         let mut key_names = vec![];
         for g in &key_asts {
             if contains_aggregate(g) {
-                return Err(Error::plan(format!("aggregate functions are not allowed in GROUP BY{}", position(g.span()))));
+                return Err(Error::plan(format!(
+                    "aggregate functions are not allowed in GROUP BY{}",
+                    position(g.span())
+                )));
             }
             let k = plain.bind(g)?;
             if !keys.contains(&k) {
@@ -586,10 +711,13 @@ pub(crate) fn bind_select(
                 keys.push(k);
             }
         }
-        let post = post_aggregate.iter().map(|s| {
-            let f = s.plan.schema().fields[0].clone();
-            (s.name.clone(), f.ty, f.nullable)
-        }).collect();
+        let post = post_aggregate
+            .iter()
+            .map(|s| {
+                let f = s.plan.schema().fields[0].clone();
+                (s.name.clone(), f.ty, f.nullable)
+            })
+            .collect();
         agg_ctx = AggContext { base: &scope, keys, key_names, aggs: RefCell::new(vec![]), post };
         Context::Grouped(&agg_ctx)
     } else {
@@ -601,9 +729,10 @@ pub(crate) fn bind_select(
     for (e, n) in &items {
         // A mark outside an aggregate of a grouped select list is not a group key.
         exprs.push(ctx.bind(e).map_err(|err| match err {
-            Error::Plan(m) if m.contains("'__mark") => {
-                Error::not_supported(format!("IN / EXISTS subqueries outside aggregates in a grouped select list{}", position(e.span())))
-            }
+            Error::Plan(m) if m.contains("'__mark") => Error::not_supported(format!(
+                "IN / EXISTS subqueries outside aggregates in a grouped select list{}",
+                position(e.span())
+            )),
             other => other,
         })?);
         names.push(n.clone());
@@ -622,7 +751,10 @@ pub(crate) fn bind_select(
         let nulls_first = o.options.nulls_first.unwrap_or(false);
         let index = if let Some(pos) = positional(&o.expr) {
             if pos == 0 || pos > visible {
-                return Err(Error::plan(format!("ORDER BY position {pos} is not in the select list{}", position(o.expr.span()))));
+                return Err(Error::plan(format!(
+                    "ORDER BY position {pos} is not in the select list{}",
+                    position(o.expr.span())
+                )));
             }
             pos - 1
         } else if let Some(i) = match &o.expr {
@@ -636,7 +768,9 @@ pub(crate) fn bind_select(
                 Some(i) => i,
                 None => {
                     if distinct {
-                        return Err(Error::plan("for SELECT DISTINCT, ORDER BY expressions must appear in the select list"));
+                        return Err(Error::plan(
+                            "for SELECT DISTINCT, ORDER BY expressions must appear in the select list",
+                        ));
                     }
                     exprs.push(k);
                     names.push(format!("__order{}", exprs.len()));
@@ -645,7 +779,11 @@ pub(crate) fn bind_select(
             }
         };
         let e = &exprs[index];
-        keys.push(SortKey { expr: Expr::Column { index, name: names[index].clone(), ty: e.ty(), nullable: e.nullable() }, asc, nulls_first });
+        keys.push(SortKey {
+            expr: Expr::Column { index, name: names[index].clone(), ty: e.ty(), nullable: e.nullable() },
+            asc,
+            nulls_first,
+        });
     }
 
     if let Context::Grouped(g) = &ctx {
@@ -674,7 +812,12 @@ pub(crate) fn bind_select(
     if out_schema_len > visible {
         let schema = plan.schema();
         let exprs = (0..visible)
-            .map(|i| Expr::Column { index: i, name: names[i].clone(), ty: schema.fields[i].ty, nullable: schema.fields[i].nullable })
+            .map(|i| Expr::Column {
+                index: i,
+                name: names[i].clone(),
+                ty: schema.fields[i].ty,
+                nullable: schema.fields[i].nullable,
+            })
             .collect();
         plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names[..visible].to_vec() };
     }
@@ -705,11 +848,14 @@ fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs:
     let mut slot = vec![0; aggs.len()];
     let mut width = 0;
     for (b, arg) in args.iter().enumerate() {
-        let mine: Vec<usize> = (0..aggs.len()).filter(|i| if aggs[*i].distinct { aggs[*i].arg.as_ref() == Some(*arg) } else { b == 0 }).collect();
+        let mine: Vec<usize> = (0..aggs.len())
+            .filter(|i| if aggs[*i].distinct { aggs[*i].arg.as_ref() == Some(*arg) } else { b == 0 })
+            .collect();
         for (j, i) in mine.iter().enumerate() {
             slot[*i] = width + k + j;
         }
-        let branch = distinct_aggregate_plan(input.clone(), keys, key_names, mine.iter().map(|i| aggs[*i].clone()).collect())?;
+        let branch =
+            distinct_aggregate_plan(input.clone(), keys, key_names, mine.iter().map(|i| aggs[*i].clone()).collect())?;
         let branch_width = branch.schema().len();
         plan = Some(match plan {
             None => branch,
@@ -717,20 +863,37 @@ fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs:
             Some(p) if k == 0 => LogicalPlan::CrossJoin { left: Box::new(p), right: Box::new(branch) },
             Some(p) => {
                 let (probe, build) = (p.schema(), branch.schema());
-                let col = |s: &gpusql_common::Schema, i: usize| Expr::Column { index: i, name: s.fields[i].name.clone(), ty: s.fields[i].ty, nullable: s.fields[i].nullable };
+                let col = |s: &gpusql_common::Schema, i: usize| Expr::Column {
+                    index: i,
+                    name: s.fields[i].name.clone(),
+                    ty: s.fields[i].ty,
+                    nullable: s.fields[i].nullable,
+                };
                 let (mut probe_keys, mut build_keys) = (vec![], vec![]);
                 for i in 0..k {
                     probe_keys.extend(group_join_keys(col(&probe, i)));
                     build_keys.extend(group_join_keys(col(&build, i)));
                 }
-                LogicalPlan::Join { probe: Box::new(p), build: Box::new(branch), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Inner, residual: None }
+                LogicalPlan::Join {
+                    probe: Box::new(p),
+                    build: Box::new(branch),
+                    probe_keys,
+                    build_keys,
+                    kind: gpusql_plan::JoinKind::Inner,
+                    residual: None,
+                }
             }
         });
         width += branch_width;
     }
     let plan = plan.ok_or_else(|| Error::plan("aggregate planning"))?;
     let schema = plan.schema();
-    let col = |i: usize| Expr::Column { index: i, name: schema.fields[i].name.clone(), ty: schema.fields[i].ty, nullable: schema.fields[i].nullable };
+    let col = |i: usize| Expr::Column {
+        index: i,
+        name: schema.fields[i].name.clone(),
+        ty: schema.fields[i].ty,
+        nullable: schema.fields[i].nullable,
+    };
     let exprs = (0..k).chain(slot).map(col).collect();
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
@@ -762,18 +925,31 @@ fn group_join_keys(k: Expr) -> Vec<Expr> {
         DataType::Timestamp => ScalarValue::Timestamp(0),
         DataType::Utf8 | DataType::Boolean => ScalarValue::Utf8(String::new()),
     };
-    let flag = Expr::Case { branches: vec![(is_null(), int(1))], else_expr: Some(Box::new(int(0))), ty: DataType::Int32 };
-    let value = Expr::Case { branches: vec![(is_null(), Expr::Literal { value: zero, ty })], else_expr: Some(Box::new(k)), ty };
+    let flag =
+        Expr::Case { branches: vec![(is_null(), int(1))], else_expr: Some(Box::new(int(0))), ty: DataType::Int32 };
+    let value =
+        Expr::Case { branches: vec![(is_null(), Expr::Literal { value: zero, ty })], else_expr: Some(Box::new(k)), ty };
     vec![flag, value]
 }
 
 /// COUNT(DISTINCT x) of at most one argument `x` (see `aggregate_plan`).
-fn distinct_aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+fn distinct_aggregate_plan(
+    input: LogicalPlan,
+    keys: &[Expr],
+    key_names: &[String],
+    aggs: Vec<AggExpr>,
+) -> Result<LogicalPlan> {
     let Some(x) = aggs.iter().find(|a| a.distinct).and_then(|a| a.arg.clone()) else {
-        return Ok(LogicalPlan::Aggregate { input: Box::new(input), group_by: keys.to_vec(), group_names: key_names.to_vec(), aggs });
+        return Ok(LogicalPlan::Aggregate {
+            input: Box::new(input),
+            group_by: keys.to_vec(),
+            group_names: key_names.to_vec(),
+            aggs,
+        });
     };
     let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
-        let ty = AggExpr::result_type(func, Some(&arg.ty())).ok_or_else(|| Error::plan(format!("{} is not defined for {}", func.name(), arg.ty())))?;
+        let ty = AggExpr::result_type(func, Some(&arg.ty()))
+            .ok_or_else(|| Error::plan(format!("{} is not defined for {}", func.name(), arg.ty())))?;
         Ok(AggExpr { func, arg: Some(arg), ty, distinct: false })
     };
     // Partial states over the (keys, x) groups.
@@ -793,9 +969,19 @@ fn distinct_aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[Strin
     inner_keys.push(x);
     let mut inner_names = key_names.to_vec();
     inner_names.push("__distinct".into());
-    let inner = LogicalPlan::Aggregate { input: Box::new(input), group_by: inner_keys, group_names: inner_names, aggs: partials };
+    let inner = LogicalPlan::Aggregate {
+        input: Box::new(input),
+        group_by: inner_keys,
+        group_names: inner_names,
+        aggs: partials,
+    };
     let schema = inner.schema();
-    let col = |s: &gpusql_common::Schema, i: usize| Expr::Column { index: i, name: s.fields[i].name.clone(), ty: s.fields[i].ty, nullable: s.fields[i].nullable };
+    let col = |s: &gpusql_common::Schema, i: usize| Expr::Column {
+        index: i,
+        name: s.fields[i].name.clone(),
+        ty: s.fields[i].ty,
+        nullable: s.fields[i].nullable,
+    };
     // Combine per key; `slots` remembers where each original aggregate's parts land.
     let mut outer_aggs = vec![];
     let mut slots = vec![];
@@ -803,7 +989,12 @@ fn distinct_aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[Strin
     for a in &aggs {
         let start = outer_aggs.len();
         if a.distinct {
-            outer_aggs.push(AggExpr { func: AggFunc::Count, arg: Some(col(&schema, k)), ty: DataType::Int64, distinct: false });
+            outer_aggs.push(AggExpr {
+                func: AggFunc::Count,
+                arg: Some(col(&schema, k)),
+                ty: DataType::Int64,
+                distinct: false,
+            });
         } else {
             let parts = if a.func == AggFunc::Avg { 2 } else { 1 };
             for _ in 0..parts {
@@ -817,7 +1008,12 @@ fn distinct_aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[Strin
         }
         slots.push(start);
     }
-    let outer = LogicalPlan::Aggregate { input: Box::new(inner), group_by: (0..k).map(|i| col(&schema, i)).collect(), group_names: key_names.to_vec(), aggs: outer_aggs };
+    let outer = LogicalPlan::Aggregate {
+        input: Box::new(inner),
+        group_by: (0..k).map(|i| col(&schema, i)).collect(),
+        group_names: key_names.to_vec(),
+        aggs: outer_aggs,
+    };
     let out = outer.schema();
     let mut exprs: Vec<Expr> = (0..k).map(|i| col(&out, i)).collect();
     let mut names = key_names.to_vec();
@@ -825,7 +1021,10 @@ fn distinct_aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[Strin
         let c = col(&out, k + start);
         exprs.push(match a.func {
             AggFunc::Count if !a.distinct => Expr::Case {
-                branches: vec![(Expr::IsNull { expr: Box::new(c.clone()), negated: false }, Expr::Literal { value: ScalarValue::Int64(0), ty: DataType::Int64 })],
+                branches: vec![(
+                    Expr::IsNull { expr: Box::new(c.clone()), negated: false },
+                    Expr::Literal { value: ScalarValue::Int64(0), ty: DataType::Int64 },
+                )],
                 else_expr: Some(Box::new(c)),
                 ty: DataType::Int64,
             },
@@ -909,15 +1108,22 @@ fn scalar_left_join_value(scope: &mut Scope, s: ScalarSubquery) -> (ScalarSubque
     let base = scope.fields.len();
     let schema = s.plan.schema();
     let nkeys = s.outer_keys.len();
-    let col = |i: usize| Expr::Column { index: base + i, name: schema.fields[i].name.clone(), ty: schema.fields[i].ty, nullable: true };
-    let empty = s.over_no_rows.clone().unwrap_or(Expr::Literal { value: ScalarValue::Null, ty: schema.fields[nkeys].ty });
+    let col = |i: usize| Expr::Column {
+        index: base + i,
+        name: schema.fields[i].name.clone(),
+        ty: schema.fields[i].ty,
+        nullable: true,
+    };
+    let empty =
+        s.over_no_rows.clone().unwrap_or(Expr::Literal { value: ScalarValue::Null, ty: schema.fields[nkeys].ty });
     let value = Expr::Case {
         branches: vec![(Expr::IsNull { expr: Box::new(col(0)), negated: false }, empty)],
         else_expr: Some(Box::new(col(nkeys))),
         ty: schema.fields[nkeys].ty,
     };
     for (i, f) in schema.fields.iter().enumerate() {
-        let (name, nullable) = if i == nkeys { (s.name.clone(), value.nullable()) } else { (format!("{}_key{i}", s.name), true) };
+        let (name, nullable) =
+            if i == nkeys { (s.name.clone(), value.nullable()) } else { (format!("{}_key{i}", s.name), true) };
         scope.fields.push(ScopeField { qualifier: String::new(), name, ty: f.ty, nullable });
     }
     (s, value)
@@ -937,7 +1143,14 @@ fn scalar_left_join(plan: LogicalPlan, s: ScalarSubquery, value: Expr) -> Result
         probe_keys.push(p);
         build_keys.push(b);
     }
-    let join = LogicalPlan::Join { probe: Box::new(plan), build: Box::new(s.plan), probe_keys, build_keys, kind: gpusql_plan::JoinKind::Left, residual: None };
+    let join = LogicalPlan::Join {
+        probe: Box::new(plan),
+        build: Box::new(s.plan),
+        probe_keys,
+        build_keys,
+        kind: gpusql_plan::JoinKind::Left,
+        residual: None,
+    };
     let schema = join.schema();
     let mut exprs: Vec<Expr> = schema
         .fields

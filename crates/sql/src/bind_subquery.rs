@@ -6,6 +6,7 @@
 //!   key match counts only where it holds. As for correlated scalar subqueries, a build
 //!   side larger than the filtered outer table it is correlated with is first semi-joined
 //!   with that table's keys (a magic set: TPC-H Q4 builds on ~1/30 of lineitem).
+//!
 //! `x NOT IN (SELECT y …)` is the anti join only where neither side can be NULL. Otherwise
 //! SQL's three-valued logic makes it TRUE only when the subquery is empty, or when x is not
 //! NULL and no y is NULL (and x matches none); the binder adds that as a guard conjunct
@@ -43,7 +44,12 @@ pub fn is_subquery_condition(e: &ast::Expr) -> bool {
     }
 }
 
-pub fn bind_subquery_condition(e: &ast::Expr, outer: &Scope, outer_query: &OuterQuery, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+pub fn bind_subquery_condition(
+    e: &ast::Expr,
+    outer: &Scope,
+    outer_query: &OuterQuery,
+    catalog: &dyn Catalog,
+) -> Result<SubqueryJoin> {
     match e {
         ast::Expr::Nested(inner) => bind_subquery_condition(inner, outer, outer_query, catalog),
         ast::Expr::InSubquery { expr, subquery, negated } => bind_in(expr, subquery, *negated, outer, catalog),
@@ -52,7 +58,13 @@ pub fn bind_subquery_condition(e: &ast::Expr, outer: &Scope, outer_query: &Outer
     }
 }
 
-fn bind_in(expr: &ast::Expr, subquery: &ast::Query, negated: bool, outer: &Scope, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+fn bind_in(
+    expr: &ast::Expr,
+    subquery: &ast::Query,
+    negated: bool,
+    outer: &Scope,
+    catalog: &dyn Catalog,
+) -> Result<SubqueryJoin> {
     let probe = Context::Plain(outer).bind(expr)?;
     let build = bind_query(subquery, catalog).map_err(|e| match e {
         Error::Plan(m) if m.contains("unknown column") => {
@@ -64,11 +76,22 @@ fn bind_in(expr: &ast::Expr, subquery: &ast::Query, negated: bool, outer: &Scope
         return Err(Error::plan(format!("the subquery of IN must return one column{}", position(subquery.span()))));
     }
     let (p, b, _) = coerce::unify(probe, column(&build, 0), "compare (IN)")?;
-    Ok(SubqueryJoin { build, probe_keys: vec![p], build_keys: vec![b], kind: if negated { JoinKind::Anti } else { JoinKind::Semi }, residual: None })
+    Ok(SubqueryJoin {
+        build,
+        probe_keys: vec![p],
+        build_keys: vec![b],
+        kind: if negated { JoinKind::Anti } else { JoinKind::Semi },
+        residual: None,
+    })
 }
 
 /// Whether x and y of `x IN (SELECT y …)` can be NULL.
-pub fn in_key_nullability(expr: &ast::Expr, subquery: &ast::Query, outer: &Scope, catalog: &dyn Catalog) -> Result<(bool, bool)> {
+pub fn in_key_nullability(
+    expr: &ast::Expr,
+    subquery: &ast::Query,
+    outer: &Scope,
+    catalog: &dyn Catalog,
+) -> Result<(bool, bool)> {
     let join = bind_in(expr, subquery, false, outer, catalog)?;
     Ok((join.probe_keys[0].nullable(), join.build_keys[0].nullable()))
 }
@@ -101,12 +124,20 @@ fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
             conjuncts(left, out);
             conjuncts(right, out);
         }
-        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => conjuncts(inner, out),
+        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => {
+            conjuncts(inner, out)
+        }
         other => out.push(other.clone()),
     }
 }
 
-fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query: &OuterQuery, catalog: &dyn Catalog) -> Result<SubqueryJoin> {
+fn bind_exists(
+    subquery: &ast::Query,
+    negated: bool,
+    outer: &Scope,
+    outer_query: &OuterQuery,
+    catalog: &dyn Catalog,
+) -> Result<SubqueryJoin> {
     let at = position(subquery.span());
     let ast::SetExpr::Select(select) = &*subquery.body else {
         return Err(Error::not_supported(format!("this EXISTS subquery{at}")));
@@ -123,15 +154,24 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
     let mut filters = vec![];
     let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);
     // Conditions over both sides bind against the outer columns followed by the inner ones.
-    let both = Scope { fields: outer.fields.iter().chain(&inner.fields).cloned().collect(), unsupported: outer.unsupported.iter().chain(&inner.unsupported).cloned().collect() };
+    let both = Scope {
+        fields: outer.fields.iter().chain(&inner.fields).cloned().collect(),
+        unsupported: outer.unsupported.iter().chain(&inner.unsupported).cloned().collect(),
+    };
     let mut nested = vec![];
     for t in &terms {
         // The subquery's own IN / EXISTS conditions: semi / anti joins on its rows.
         if is_subquery_condition(t) {
             let own = OuterQuery { from: &select.from, where_terms: &[] };
             let j = bind_subquery_condition(t, &inner, &own, catalog)?;
-            if j.kind == JoinKind::Anti && matches!(strip_nested(t), ast::Expr::InSubquery { .. }) && (j.probe_keys[0].nullable() || j.build_keys[0].nullable()) {
-                return Err(Error::not_supported(format!("NOT IN over values that can be NULL inside EXISTS{}", position(t.span()))));
+            if j.kind == JoinKind::Anti
+                && matches!(strip_nested(t), ast::Expr::InSubquery { .. })
+                && (j.probe_keys[0].nullable() || j.build_keys[0].nullable())
+            {
+                return Err(Error::not_supported(format!(
+                    "NOT IN over values that can be NULL inside EXISTS{}",
+                    position(t.span())
+                )));
             }
             nested.push(j);
             continue;
@@ -144,7 +184,11 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
         let correlated = match t {
             ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
                 let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(Expr, Expr, (ast::Expr, ast::Expr))> {
-                    Some((Context::Plain(&inner).bind(i).ok()?, Context::Plain(outer).bind(o).ok()?, (i.clone(), o.clone())))
+                    Some((
+                        Context::Plain(&inner).bind(i).ok()?,
+                        Context::Plain(outer).bind(o).ok()?,
+                        (i.clone(), o.clone()),
+                    ))
                 };
                 pair(left, right).or_else(|| pair(right, left))
             }
@@ -153,9 +197,14 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
         let Some((b, p, asts)) = correlated else {
             match Context::Plain(&both).bind(t) {
                 Ok(r) if r.ty() == DataType::Boolean => residual.push(r),
-                Ok(_) => return Err(Error::plan(format!("EXISTS condition {t} must be BOOLEAN{}", position(t.span())))),
+                Ok(_) => {
+                    return Err(Error::plan(format!("EXISTS condition {t} must be BOOLEAN{}", position(t.span()))))
+                }
                 Err(e) => {
-                    return Err(Error::not_supported(format!("correlated condition {t} in EXISTS{} ({e})", position(t.span()))))
+                    return Err(Error::not_supported(format!(
+                        "correlated condition {t} in EXISTS{} ({e})",
+                        position(t.span())
+                    )))
                 }
             }
             continue;
@@ -166,7 +215,11 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
         build_keys.push(b);
     }
     if probe_keys.is_empty() {
-        let what = if residual.is_empty() { "uncorrelated EXISTS" } else { "EXISTS correlated without an inner = outer equality" };
+        let what = if residual.is_empty() {
+            "uncorrelated EXISTS"
+        } else {
+            "EXISTS correlated without an inner = outer equality"
+        };
         return Err(Error::not_supported(format!("{what}{at}")));
     }
     let and = |a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean };
@@ -175,13 +228,27 @@ fn bind_exists(subquery: &ast::Query, negated: bool, outer: &Scope, outer_query:
         None => plan,
     };
     for j in nested {
-        build = LogicalPlan::Join { probe: Box::new(build), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: j.kind, residual: j.residual };
+        build = LogicalPlan::Join {
+            probe: Box::new(build),
+            build: Box::new(j.build),
+            probe_keys: j.probe_keys,
+            build_keys: j.build_keys,
+            kind: j.kind,
+            residual: j.residual,
+        };
     }
     if let Some(ast::Expr::InSubquery { expr, subquery, .. }) =
         key_asts.iter().find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog))
     {
         let j = bind_in(&expr, &subquery, false, &inner, catalog)?;
-        build = LogicalPlan::Join { probe: Box::new(build), build: Box::new(j.build), probe_keys: j.probe_keys, build_keys: j.build_keys, kind: JoinKind::Semi, residual: None };
+        build = LogicalPlan::Join {
+            probe: Box::new(build),
+            build: Box::new(j.build),
+            probe_keys: j.probe_keys,
+            build_keys: j.build_keys,
+            kind: JoinKind::Semi,
+            residual: None,
+        };
     }
     let kind = if negated { JoinKind::Anti } else { JoinKind::Semi };
     Ok(SubqueryJoin { build, probe_keys, build_keys, kind, residual: residual.into_iter().reduce(and) })

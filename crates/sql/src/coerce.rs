@@ -68,10 +68,14 @@ pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
 fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
     match (&e, other.ty()) {
         (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Date) => {
-            let d = date::parse_date(s.as_str()).and_then(|d| i32::try_from(d).ok()).ok_or_else(|| Error::plan(format!("invalid date '{s}'")))?;
+            let d = date::parse_date(s.as_str())
+                .and_then(|d| i32::try_from(d).ok())
+                .ok_or_else(|| Error::plan(format!("invalid date '{s}'")))?;
             Ok(Expr::literal(ScalarValue::Date(d), DataType::Date))
         }
-        (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Timestamp) => crate::literal::timestamp_literal(s),
+        (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Timestamp) => {
+            crate::literal::timestamp_literal(s)
+        }
         _ => Ok(e),
     }
 }
@@ -103,7 +107,12 @@ pub fn logical(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
             return Err(Error::plan(format!("{} expects BOOLEAN operands, got {}", op.symbol(), e.ty())));
         }
     }
-    Ok(Expr::Binary { op, left: Box::new(cast(l, DataType::Boolean)), right: Box::new(cast(r, DataType::Boolean)), ty: DataType::Boolean })
+    Ok(Expr::Binary {
+        op,
+        left: Box::new(cast(l, DataType::Boolean)),
+        right: Box::new(cast(r, DataType::Boolean)),
+        ty: DataType::Boolean,
+    })
 }
 
 fn bin(op: BinaryOp, l: Expr, r: Expr, ty: DataType) -> Expr {
@@ -116,8 +125,12 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     let err = || Error::plan(format!("operator {} is not defined for {lt} and {rt}", op.symbol()));
     // Dates: date ± days, date - date.
     match (op, lt, rt) {
-        (BinaryOp::Add, Date, Int32 | Int64) => return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(r)),
-        (BinaryOp::Add, Int32 | Int64, Date) => return Ok(Expr::DateAdd { date: Box::new(r), months: 0, days: 0 }.with_days(l)),
+        (BinaryOp::Add, Date, Int32 | Int64) => {
+            return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(r))
+        }
+        (BinaryOp::Add, Int32 | Int64, Date) => {
+            return Ok(Expr::DateAdd { date: Box::new(r), months: 0, days: 0 }.with_days(l))
+        }
         (BinaryOp::Sub, Date, Int32 | Int64) => {
             let neg = Expr::Negate(Box::new(cast(r, Int32)));
             return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(neg));
@@ -179,7 +192,8 @@ impl WithDays for Expr {
             }
             (Expr::DateAdd { date, .. }, days) => {
                 // Fallback keeps exact semantics through integer arithmetic on day numbers.
-                let sum = bin(BinaryOp::Add, cast(*date, DataType::Int64), cast(days, DataType::Int64), DataType::Int64);
+                let sum =
+                    bin(BinaryOp::Add, cast(*date, DataType::Int64), cast(days, DataType::Int64), DataType::Int64);
                 Expr::Cast { expr: Box::new(sum), ty: DataType::Date }
             }
             (other, _) => other,

@@ -44,9 +44,15 @@ pub fn bind_copy(
     }
     let format = match format.or_else(|| FileFormat::from_path(filename)) {
         Some(f) => f,
-        None => return Err(Error::plan(format!("COPY: cannot tell the format of '{filename}' from its extension (add FORMAT csv, parquet or arrow)"))),
+        None => {
+            return Err(Error::plan(format!(
+                "COPY: cannot tell the format of '{filename}' from its extension (add FORMAT csv, parquet or arrow)"
+            )))
+        }
     };
-    if format != FileFormat::Csv && (header.is_some() || delimiter.is_some() || quote.is_some() || escape.is_some() || null.is_some()) {
+    if format != FileFormat::Csv
+        && (header.is_some() || delimiter.is_some() || quote.is_some() || escape.is_some() || null.is_some())
+    {
         return Err(Error::plan("COPY: HEADER, DELIMITER, QUOTE, ESCAPE and NULL are options of the CSV format"));
     }
     if to {
@@ -56,9 +62,15 @@ pub fn bind_copy(
         let plan = match source {
             CopySource::Query(q) => bind_query(q, catalog)?,
             CopySource::Table { table_name, columns } => {
-                let cols = if columns.is_empty() { "*".to_string() } else { columns.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ") };
+                let cols = if columns.is_empty() {
+                    "*".to_string()
+                } else {
+                    columns.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+                };
                 let stmts = crate::parse(&format!("SELECT {cols} FROM {table_name}"))?;
-                let [ast::Statement::Query(q)] = stmts.as_slice() else { return Err(Error::exec("COPY: query expected")) };
+                let [ast::Statement::Query(q)] = stmts.as_slice() else {
+                    return Err(Error::exec("COPY: query expected"));
+                };
                 bind_query(q, catalog)?
             }
         };
@@ -74,7 +86,9 @@ pub fn bind_copy(
         return Err(Error::not_supported("COPY FROM into a list of columns"));
     }
     let name = table_name.to_string();
-    let info = catalog.table(&name).ok_or_else(|| Error::plan(format!("unknown table '{name}'{}", position(table_name.span()))))?;
+    let info = catalog
+        .table(&name)
+        .ok_or_else(|| Error::plan(format!("unknown table '{name}'{}", position(table_name.span()))))?;
     let mut scan = FileScan::new(format, vec![filename.clone()]);
     if format == FileFormat::Csv {
         // The table's columns: nothing to detect but the delimiter (PostgreSQL's and

@@ -40,7 +40,8 @@ impl VisitorMut for Substitute<'_> {
     fn post_visit_table_factor(&mut self, factor: &mut ast::TableFactor) -> ControlFlow<()> {
         let ast::TableFactor::Table { name, alias, args: None, .. } = factor else { return ControlFlow::Continue(()) };
         let [ast::ObjectNamePart::Identifier(id)] = name.0.as_slice() else { return ControlFlow::Continue(()) };
-        let Some((cte_alias, body)) = self.ctes.iter().find(|(a, _)| a.name.value.eq_ignore_ascii_case(&id.value)) else {
+        let Some((cte_alias, body)) = self.ctes.iter().find(|(a, _)| a.name.value.eq_ignore_ascii_case(&id.value))
+        else {
             return ControlFlow::Continue(());
         };
         // `FROM cte AS x` renames the relation; the CTE's column list still names its columns.
@@ -51,7 +52,12 @@ impl VisitorMut for Substitute<'_> {
                 a.columns = given.columns.clone();
             }
         }
-        *factor = ast::TableFactor::Derived { lateral: false, subquery: Box::new(body.clone()), alias: Some(a), sample: None };
+        *factor = ast::TableFactor::Derived {
+            lateral: false,
+            subquery: Box::new(body.clone()),
+            alias: Some(a),
+            sample: None,
+        };
         ControlFlow::Continue(())
     }
 }

@@ -51,10 +51,18 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
         let schema = plan.schema();
         for (i, f) in schema.fields.iter().enumerate() {
             if schema.fields[..i].iter().any(|g| g.name.eq_ignore_ascii_case(&f.name)) {
-                return Err(Error::plan(format!("CREATE TABLE {name} AS: column name '{}' appears twice (name the columns with AS)", f.name)));
+                return Err(Error::plan(format!(
+                    "CREATE TABLE {name} AS: column name '{}' appears twice (name the columns with AS)",
+                    f.name
+                )));
             }
         }
-        return Ok(BoundStatement::CreateTableAs { name, plan, if_not_exists: ct.if_not_exists, replace: ct.or_replace });
+        return Ok(BoundStatement::CreateTableAs {
+            name,
+            plan,
+            if_not_exists: ct.if_not_exists,
+            replace: ct.or_replace,
+        });
     }
     let mut columns = vec![];
     for c in &ct.columns {
@@ -116,7 +124,8 @@ pub fn bind_describe_table(name: &ast::ObjectName, catalog: &dyn Catalog) -> Res
 }
 
 pub fn describe(schema: &Schema, unsupported: &[(String, String)]) -> BoundStatement {
-    let mut columns: Vec<(String, String, bool)> = schema.fields.iter().map(|f| (f.name.clone(), f.ty.to_string(), f.nullable)).collect();
+    let mut columns: Vec<(String, String, bool)> =
+        schema.fields.iter().map(|f| (f.name.clone(), f.ty.to_string(), f.nullable)).collect();
     columns.extend(unsupported.iter().map(|(n, t)| (n.clone(), format!("{t} (not supported)"), true)));
     BoundStatement::Describe { columns }
 }
@@ -153,11 +162,20 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
         for (v, &t) in row.iter().zip(&targets) {
             let field = &info.schema.fields[t];
             let bound = ctx.bind(v)?;
-            let value = if let (ScalarValue::Utf8(s), DataType::Date | DataType::Timestamp) = (literal_value(&bound), field.ty) {
+            let value = if let (ScalarValue::Utf8(s), DataType::Date | DataType::Timestamp) =
+                (literal_value(&bound), field.ty)
+            {
                 crate::literal::datetime_literal(&s, field.ty).map(|e| literal_value(&e))?
             } else {
-                if !crate::coerce::assignable(&bound.ty(), &field.ty) && !matches!(literal_value(&bound), ScalarValue::Null) {
-                    return Err(Error::plan(format!("cannot insert {} into column {} of type {}", bound.ty(), field.name, field.ty)));
+                if !crate::coerce::assignable(&bound.ty(), &field.ty)
+                    && !matches!(literal_value(&bound), ScalarValue::Null)
+                {
+                    return Err(Error::plan(format!(
+                        "cannot insert {} into column {} of type {}",
+                        bound.ty(),
+                        field.name,
+                        field.ty
+                    )));
                 }
                 eval(&cast(bound, field.ty), &[])?
             };
@@ -173,7 +191,13 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
 
 /// INSERT INTO t [(cols)] <query>: the query's columns cast to the target columns' types,
 /// NULL for the columns not listed.
-fn bind_insert_query(source: &ast::Query, table: &str, schema: &Schema, targets: &[usize], catalog: &dyn Catalog) -> Result<BoundStatement> {
+fn bind_insert_query(
+    source: &ast::Query,
+    table: &str,
+    schema: &Schema,
+    targets: &[usize],
+    catalog: &dyn Catalog,
+) -> Result<BoundStatement> {
     let plan = bind_query(source, catalog)?;
     let out = plan.schema();
     if out.len() != targets.len() {
@@ -185,17 +209,31 @@ fn bind_insert_query(source: &ast::Query, table: &str, schema: &Schema, targets:
             Some(j) => {
                 let src = &out.fields[j];
                 if !crate::coerce::assignable(&src.ty, &field.ty) {
-                    return Err(Error::plan(format!("cannot insert {} into column {} of type {}", src.ty, field.name, field.ty)));
+                    return Err(Error::plan(format!(
+                        "cannot insert {} into column {} of type {}",
+                        src.ty, field.name, field.ty
+                    )));
                 }
                 // (A NULL into a NOT NULL column is an error when the rows are stored.)
-                exprs.push(cast(Expr::Column { index: j, name: src.name.clone(), ty: src.ty, nullable: src.nullable }, field.ty));
+                exprs.push(cast(
+                    Expr::Column { index: j, name: src.name.clone(), ty: src.ty, nullable: src.nullable },
+                    field.ty,
+                ));
             }
-            None if !field.nullable => return Err(Error::plan(format!("NULL value in NOT NULL column {} (not given by the INSERT)", field.name))),
+            None if !field.nullable => {
+                return Err(Error::plan(format!(
+                    "NULL value in NOT NULL column {} (not given by the INSERT)",
+                    field.name
+                )))
+            }
             None => exprs.push(Expr::Literal { value: ScalarValue::Null, ty: field.ty }),
         }
     }
     let names = schema.fields.iter().map(|f| f.name.clone()).collect();
-    Ok(BoundStatement::InsertQuery { table: table.to_string(), plan: LogicalPlan::Project { input: Box::new(plan), exprs, names } })
+    Ok(BoundStatement::InsertQuery {
+        table: table.to_string(),
+        plan: LogicalPlan::Project { input: Box::new(plan), exprs, names },
+    })
 }
 
 fn literal_value(e: &gpusql_plan::Expr) -> ScalarValue {

@@ -147,23 +147,25 @@ pub fn dispose(stmts: Vec<ast::Statement>) {
     while let Some(piece) = pieces.pop() {
         match piece {
             Piece::Expr(mut e) => {
-                let _ = VisitMut::visit(&mut e, &mut Detach { depth: 0, pieces: &mut pieces });
+                let _ = VisitMut::visit(&mut *e, &mut Detach { depth: 0, pieces: &mut pieces });
             }
-            Piece::Set(ast::SetExpr::SetOperation { left, right, .. }) => {
-                pieces.push(Piece::Set(*left));
-                pieces.push(Piece::Set(*right));
-            }
-            Piece::Set(mut s) => {
-                let _ = VisitMut::visit(&mut s, &mut Detach { depth: 0, pieces: &mut pieces });
-            }
+            Piece::Set(s) => match *s {
+                ast::SetExpr::SetOperation { left, right, .. } => {
+                    pieces.push(Piece::Set(left));
+                    pieces.push(Piece::Set(right));
+                }
+                mut s => {
+                    let _ = VisitMut::visit(&mut s, &mut Detach { depth: 0, pieces: &mut pieces });
+                }
+            },
         }
     }
 }
 
 /// A part of a syntax tree waiting to be taken apart.
 enum Piece {
-    Expr(ast::Expr),
-    Set(ast::SetExpr),
+    Expr(Box<ast::Expr>),
+    Set(Box<ast::SetExpr>),
 }
 
 /// Depth below which [`Detach`] moves subtrees out.
@@ -180,7 +182,7 @@ impl VisitorMut for Detach<'_> {
     fn pre_visit_query(&mut self, q: &mut ast::Query) -> ControlFlow<()> {
         if matches!(*q.body, ast::SetExpr::SetOperation { .. }) {
             let empty = ast::SetExpr::Values(ast::Values { explicit_row: false, value_keyword: false, rows: vec![] });
-            self.pieces.push(Piece::Set(std::mem::replace(&mut *q.body, empty)));
+            self.pieces.push(Piece::Set(Box::new(std::mem::replace(&mut *q.body, empty))));
         }
         ControlFlow::Continue(())
     }
@@ -188,7 +190,7 @@ impl VisitorMut for Detach<'_> {
     fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
         self.depth += 1;
         if self.depth > DETACH_DEPTH {
-            self.pieces.push(Piece::Expr(std::mem::replace(e, ast::Expr::value(ast::Value::Null))));
+            self.pieces.push(Piece::Expr(Box::new(std::mem::replace(e, ast::Expr::value(ast::Value::Null)))));
         }
         ControlFlow::Continue(())
     }
@@ -217,7 +219,9 @@ mod tests {
     #[test]
     fn long_chains_are_refused_without_deep_recursion() {
         on_small_stack(|| {
-            for sql in [chain("or", 100_000), chain("and", 7_000), format!("select {} from t", vec!["1"; 100_000].join("+"))] {
+            for sql in
+                [chain("or", 100_000), chain("and", 7_000), format!("select {} from t", vec!["1"; 100_000].join("+"))]
+            {
                 let err = crate::parse(&sql).unwrap_err().to_string();
                 assert!(err.contains("nested too deeply"), "{err}");
             }

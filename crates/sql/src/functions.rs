@@ -16,13 +16,16 @@ use sqlparser::ast::{self, Spanned};
 /// recursion-limit failures into other parses, caught by the end-of-input check.)
 pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
     let dialect = sqlparser::dialect::GenericDialect {};
-    let parsed = sqlparser::parser::Parser::new(&dialect).with_recursion_limit(20).try_with_sql(sql).and_then(|mut p| {
-        let e = p.parse_expr()?;
-        p.expect_token(&sqlparser::tokenizer::Token::EOF)?;
-        Ok(e)
-    });
+    let parsed =
+        sqlparser::parser::Parser::new(&dialect).with_recursion_limit(20).try_with_sql(sql).and_then(|mut p| {
+            let e = p.parse_expr()?;
+            p.expect_token(&sqlparser::tokenizer::Token::EOF)?;
+            Ok(e)
+        });
     // The text was printed from a parsed expression: what does not parse back is too deep.
-    parsed.map_err(|_| Error::not_supported(format!("COALESCE, NULLIF or date functions nested this deeply{}", position(at.span()))))
+    parsed.map_err(|_| {
+        Error::not_supported(format!("COALESCE, NULLIF or date functions nested this deeply{}", position(at.span())))
+    })
 }
 
 fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
@@ -53,7 +56,11 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
         ("coalesce", []) => return wrong("at least one argument"),
         ("coalesce", [rest @ .., last]) => {
             let whens: String = rest.iter().map(|x| format!(" WHEN ({x}) IS NOT NULL THEN ({x})")).collect();
-            if whens.is_empty() { format!("({last})") } else { format!("CASE{whens} ELSE ({last}) END") }
+            if whens.is_empty() {
+                format!("({last})")
+            } else {
+                format!("CASE{whens} ELSE ({last}) END")
+            }
         }
         ("nullif", [x, y]) => format!("CASE WHEN ({x}) = ({y}) THEN NULL ELSE ({x}) END"),
         (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
@@ -131,7 +138,9 @@ pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
     let at = position(f.span());
     let digits = |d: &ast::Expr| -> Result<i32> {
         let text = d.to_string();
-        text.parse::<i32>().map_err(|_| Error::not_supported(format!("ROUND with digits that are not an integer literal ({text}){at}")))
+        text.parse::<i32>().map_err(|_| {
+            Error::not_supported(format!("ROUND with digits that are not an integer literal ({text}){at}"))
+        })
     };
     Some(match args(f).as_deref() {
         Some([x]) => Ok((*x, 0)),
@@ -148,7 +157,9 @@ pub fn bind_round(x: Expr, digits: i32, at: &ast::Expr) -> Result<Expr> {
     match x.ty() {
         _ if digits < 0 => unsupported("to negative digits"),
         DataType::Float64 => Ok(Expr::RoundDouble { expr: Box::new(x), digits }),
-        DataType::Decimal { precision, scale } if (digits as u8) < scale => Ok(crate::coerce::cast(x, DataType::Decimal { precision, scale: digits as u8 })),
+        DataType::Decimal { precision, scale } if (digits as u8) < scale => {
+            Ok(crate::coerce::cast(x, DataType::Decimal { precision, scale: digits as u8 }))
+        }
         DataType::Decimal { .. } | DataType::Int32 | DataType::Int64 => Ok(x),
         t => unsupported(&format!("of {t}")),
     }

@@ -31,31 +31,70 @@ use sqlparser::parser::{Parser, ParserError};
 pub enum BoundStatement {
     Query(LogicalPlan),
     /// EXPLAIN [VERBOSE] <query>: VERBOSE also shows the generated CUDA source.
-    Explain { plan: LogicalPlan, verbose: bool },
-    CreateTable { name: String, columns: Vec<ColumnDef>, if_not_exists: bool, replace: bool },
+    Explain {
+        plan: LogicalPlan,
+        verbose: bool,
+    },
+    CreateTable {
+        name: String,
+        columns: Vec<ColumnDef>,
+        if_not_exists: bool,
+        replace: bool,
+    },
     /// CREATE TABLE … AS <query>: the query's result becomes the table.
-    CreateTableAs { name: String, plan: LogicalPlan, if_not_exists: bool, replace: bool },
-    CreateView { view: ViewInfo, replace: bool },
-    Drop { kind: ObjectKind, names: Vec<String>, if_exists: bool },
+    CreateTableAs {
+        name: String,
+        plan: LogicalPlan,
+        if_not_exists: bool,
+        replace: bool,
+    },
+    CreateView {
+        view: ViewInfo,
+        replace: bool,
+    },
+    Drop {
+        kind: ObjectKind,
+        names: Vec<String>,
+        if_exists: bool,
+    },
     Insert(InsertRows),
     /// INSERT INTO t [(cols)] <query>: `plan` yields every column of `table`, in order,
     /// of its types (the binder adds the casts and the NULLs of unlisted columns).
-    InsertQuery { table: String, plan: LogicalPlan },
+    InsertQuery {
+        table: String,
+        plan: LogicalPlan,
+    },
     /// SHOW TABLES: the tables and views by name.
     ShowTables,
     /// DESCRIBE t / DESCRIBE <query>: each column's name, type and nullability.
-    Describe { columns: Vec<(String, String, bool)> },
+    Describe {
+        columns: Vec<(String, String, bool)>,
+    },
     /// COPY t FROM 'file': the file's rows appended to `table` (its columns by position).
-    CopyFrom { table: String, scan: FileScan },
+    CopyFrom {
+        table: String,
+        scan: FileScan,
+    },
     /// COPY t / (query) TO 'file'.
-    CopyTo { plan: LogicalPlan, path: String, options: WriteOptions },
+    CopyTo {
+        plan: LogicalPlan,
+        path: String,
+        options: WriteOptions,
+    },
     /// SET <name> = <value>: a session setting of the engine (the value as written:
     /// identifier, string or number text).
-    Set { name: String, value: String },
+    Set {
+        name: String,
+        value: String,
+    },
     /// RESET <name>, or RESET ALL (None).
-    Reset { name: Option<String> },
+    Reset {
+        name: Option<String>,
+    },
     /// SHOW <name>, or SHOW ALL (None): settings with their values and docs.
-    ShowSetting { name: Option<String> },
+    ShowSetting {
+        name: Option<String>,
+    },
 }
 
 /// Splits a script into statements and parses them; errors carry line and column.
@@ -63,7 +102,10 @@ pub enum BoundStatement {
 /// passes may recurse over what this returns (given the stack `depth` documents).
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = GenericDialect {};
-    let mut parser = Parser::new(&dialect).with_recursion_limit(depth::PARSER_RECURSION_LIMIT).try_with_sql(sql).map_err(|e| syntax_error(e, sql))?;
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(depth::PARSER_RECURSION_LIMIT)
+        .try_with_sql(sql)
+        .map_err(|e| syntax_error(e, sql))?;
     let stmts = match parser.parse_statements() {
         Ok(s) => s,
         Err(ParserError::RecursionLimitExceeded) => {
@@ -109,7 +151,11 @@ fn syntax_error(e: ParserError, sql: &str) -> Error {
 pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundStatement> {
     match stmt {
         Statement::Query(q) => Ok(BoundStatement::Query(bind_query(q, catalog)?)),
-        Statement::Explain { describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc, statement, .. } => match &**statement {
+        Statement::Explain {
+            describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc,
+            statement,
+            ..
+        } => match &**statement {
             Statement::Query(q) => Ok(ddl::describe(&bind_query(q, catalog)?.schema(), &[])),
             other => Err(Error::not_supported(format!("DESCRIBE of {}", statement_kind(other)))),
         },
@@ -127,15 +173,21 @@ pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundSt
         Statement::Drop { object_type, if_exists, names, .. } => ddl::bind_drop(object_type, *if_exists, names),
         Statement::Insert(ins) => ddl::bind_insert(ins, catalog),
         Statement::ShowTables { .. } => Ok(BoundStatement::ShowTables),
-        Statement::ExplainTable { describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc, table_name, .. } => {
-            ddl::bind_describe_table(table_name, catalog)
+        Statement::ExplainTable {
+            describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc,
+            table_name,
+            ..
+        } => ddl::bind_describe_table(table_name, catalog),
+        Statement::Copy { source, to, target, options, legacy_options, .. } => {
+            copy::bind_copy(source, *to, target, options, legacy_options, catalog)
         }
-        Statement::Copy { source, to, target, options, legacy_options, .. } => copy::bind_copy(source, *to, target, options, legacy_options, catalog),
         Statement::Set(sqlparser::ast::Set::SingleAssignment { variable, values, .. }) => {
             let [value] = values.as_slice() else { return Err(Error::not_supported("SET with several values")) };
             let value = match value {
                 sqlparser::ast::Expr::Value(v) => match &v.value {
-                    sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::DoubleQuotedString(s) => s.clone(),
+                    sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::DoubleQuotedString(s) => {
+                        s.clone()
+                    }
                     other => other.to_string(),
                 },
                 sqlparser::ast::Expr::Identifier(i) => i.value.clone(),
@@ -147,7 +199,9 @@ pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundSt
         }
         Statement::Reset(r) => match &r.reset {
             sqlparser::ast::Reset::ALL => Ok(BoundStatement::Reset { name: None }),
-            sqlparser::ast::Reset::ConfigurationParameter(p) => Ok(BoundStatement::Reset { name: Some(p.to_string().to_ascii_lowercase()) }),
+            sqlparser::ast::Reset::ConfigurationParameter(p) => {
+                Ok(BoundStatement::Reset { name: Some(p.to_string().to_ascii_lowercase()) })
+            }
             sqlparser::ast::Reset::SessionAuthorization => Err(Error::not_supported("RESET SESSION AUTHORIZATION")),
         },
         Statement::ShowVariable { variable } => {

@@ -31,7 +31,9 @@ pub fn number(text: &str) -> Result<Expr> {
 pub fn value(v: &Value) -> Result<Expr> {
     match v {
         Value::Number(n, _) => number(n),
-        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Ok(Expr::literal(ScalarValue::Utf8(s.clone()), DataType::Utf8)),
+        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+            Ok(Expr::literal(ScalarValue::Utf8(s.clone()), DataType::Utf8))
+        }
         Value::Boolean(b) => Ok(Expr::literal(ScalarValue::Boolean(*b), DataType::Boolean)),
         Value::Null => Ok(Expr::literal(ScalarValue::Null, DataType::Int32)),
         other => Err(Error::not_supported(format!("literal {other}"))),
@@ -39,7 +41,8 @@ pub fn value(v: &Value) -> Result<Expr> {
 }
 
 pub fn date_literal(text: &str) -> Result<Expr> {
-    let d = date::parse_date(text).ok_or_else(|| Error::plan(format!("invalid date '{text}' (expected YYYY-MM-DD)")))?;
+    let d =
+        date::parse_date(text).ok_or_else(|| Error::plan(format!("invalid date '{text}' (expected YYYY-MM-DD)")))?;
     let d = i32::try_from(d).map_err(|_| Error::plan(format!("date '{text}' out of range")))?;
     Ok(Expr::literal(ScalarValue::Date(d), DataType::Date))
 }
@@ -70,7 +73,11 @@ pub struct Interval {
 impl Interval {
     pub fn negate(self) -> Result<Interval> {
         let err = || Error::plan("interval out of range");
-        Ok(Interval { months: self.months.checked_neg().ok_or_else(err)?, days: self.days.checked_neg().ok_or_else(err)?, micros: self.micros.checked_neg().ok_or_else(err)? })
+        Ok(Interval {
+            months: self.months.checked_neg().ok_or_else(err)?,
+            days: self.days.checked_neg().ok_or_else(err)?,
+            micros: self.micros.checked_neg().ok_or_else(err)?,
+        })
     }
 
     /// Adds `amount` of `unit` (a DuckDB unit name, singular or plural or abbreviated).
@@ -100,7 +107,10 @@ impl Interval {
 
 /// Splits `12hours` into ("12", "hours"); the amount may have a sign.
 fn split_amount(word: &str) -> (&str, &str) {
-    let digits = word.char_indices().find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+')))).map_or(word.len(), |(i, _)| i);
+    let digits = word
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
+        .map_or(word.len(), |(i, _)| i);
     word.split_at(digits)
 }
 
@@ -112,7 +122,8 @@ fn time_of_interval(word: &str) -> Option<i64> {
     };
     // The same fields as a timestamp's time of day, but hours may exceed 24.
     let (hms, frac) = t.split_once('.').map_or((t, None), |(a, b)| (a, Some(b)));
-    let num = |x: &str| if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) { x.parse::<i64>().ok() } else { None };
+    let num =
+        |x: &str| if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) { x.parse::<i64>().ok() } else { None };
     let parts: Vec<&str> = hms.split(':').collect();
     let (h, m, s) = match parts.as_slice() {
         [h, m] if frac.is_none() => (num(h)?, num(m)?, 0),
@@ -122,7 +133,8 @@ fn time_of_interval(word: &str) -> Option<i64> {
     if m > 59 || s > 59 {
         return None;
     }
-    let mut us = h.checked_mul(date::MICROS_PER_HOUR)?.checked_add(m * date::MICROS_PER_MINUTE + s * date::MICROS_PER_SECOND)?;
+    let mut us =
+        h.checked_mul(date::MICROS_PER_HOUR)?.checked_add(m * date::MICROS_PER_MINUTE + s * date::MICROS_PER_SECOND)?;
     if let Some(f) = frac {
         if !f.bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -173,7 +185,11 @@ pub fn interval(iv: &ast::Interval) -> Result<Interval> {
         }
         let (amount, unit) = split_amount(word);
         let amount: i64 = amount.parse().map_err(|_| invalid())?;
-        let unit = if unit.is_empty() { words.next().ok_or_else(|| Error::not_supported(format!("interval '{text}' without a unit")))? } else { unit };
+        let unit = if unit.is_empty() {
+            words.next().ok_or_else(|| Error::not_supported(format!("interval '{text}' without a unit")))?
+        } else {
+            unit
+        };
         out.add(amount, unit, &text)?;
     }
     Ok(out)
@@ -184,7 +200,11 @@ mod tests {
     use super::*;
 
     fn iv(sql: &str) -> Result<Interval> {
-        let e = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {}).try_with_sql(sql).unwrap().parse_expr().unwrap();
+        let e = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
+            .try_with_sql(sql)
+            .unwrap()
+            .parse_expr()
+            .unwrap();
         match e {
             ast::Expr::Interval(i) => interval(&i),
             other => panic!("not an interval: {other}"),

@@ -11,7 +11,10 @@ use sqlparser::ast::{self, Spanned};
 /// The scan `FROM 'path'` asks for: the format by the file's extension.
 pub fn path_scan(path: &str, span: sqlparser::tokenizer::Span) -> Result<FileScan> {
     let format = FileFormat::from_path(path).ok_or_else(|| {
-        Error::plan(format!("cannot tell the format of '{path}' from its extension{} (use read_parquet, read_csv or read_arrow)", position(span)))
+        Error::plan(format!(
+            "cannot tell the format of '{path}' from its extension{} (use read_parquet, read_csv or read_arrow)",
+            position(span)
+        ))
     })?;
     Ok(FileScan::new(format, vec![path.to_string()]))
 }
@@ -36,13 +39,23 @@ pub fn function_scan(name: &str, args: &[ast::FunctionArg], span: sqlparser::tok
                     other => return Err(Error::plan(format!("{name}: unexpected argument {other}{}", position(span)))),
                 };
                 if paths.is_some() {
-                    return Err(Error::plan(format!("{name}: one file argument (a path, a glob or a list of paths) expected{}", position(span))));
+                    return Err(Error::plan(format!(
+                        "{name}: one file argument (a path, a glob or a list of paths) expected{}",
+                        position(span)
+                    )));
                 }
-                paths = Some(path_list(value).ok_or_else(|| Error::plan(format!("{name}: the files must be a string or a list of strings, not {value}{}", position(span))))?);
+                paths = Some(path_list(value).ok_or_else(|| {
+                    Error::plan(format!(
+                        "{name}: the files must be a string or a list of strings, not {value}{}",
+                        position(span)
+                    ))
+                })?);
             }
         }
     }
-    scan.paths = paths.ok_or_else(|| Error::plan(format!("{name}: which files? (e.g. {name}('data/*.{}')){}", extension(format), position(span))))?;
+    scan.paths = paths.ok_or_else(|| {
+        Error::plan(format!("{name}: which files? (e.g. {name}('data/*.{}')){}", extension(format), position(span)))
+    })?;
     if scan.paths.is_empty() {
         return Err(Error::plan(format!("{name}: the list of files is empty{}", position(span))));
     }
@@ -60,8 +73,14 @@ fn extension(f: FileFormat) -> &'static str {
 /// `name = value` or `name := value`.
 fn named(a: &ast::FunctionArg) -> Option<(String, &ast::Expr)> {
     match a {
-        ast::FunctionArg::Named { name, arg: ast::FunctionArgExpr::Expr(e), .. } => Some((name.value.to_ascii_lowercase(), e)),
-        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right })) => match &**left {
+        ast::FunctionArg::Named { name, arg: ast::FunctionArgExpr::Expr(e), .. } => {
+            Some((name.value.to_ascii_lowercase(), e))
+        }
+        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Eq,
+            right,
+        })) => match &**left {
             ast::Expr::Identifier(i) => Some((i.value.to_ascii_lowercase(), right)),
             _ => None,
         },
@@ -91,14 +110,27 @@ fn set_option(scan: &mut FileScan, function: &str, opt: &str, value: &ast::Expr)
     let csv = &mut scan.csv;
     match (scan.format, opt) {
         (FileFormat::Csv, "header") => csv.header = Some(boolean(value).ok_or_else(|| bad("true or false"))?),
-        (FileFormat::Csv, "delim" | "sep" | "delimiter") => csv.delimiter = Some(one_byte(value).ok_or_else(|| bad("one character"))?),
+        (FileFormat::Csv, "delim" | "sep" | "delimiter") => {
+            csv.delimiter = Some(one_byte(value).ok_or_else(|| bad("one character"))?)
+        }
         (FileFormat::Csv, "quote") => csv.quote = Some(one_byte(value).ok_or_else(|| bad("one character"))?),
         (FileFormat::Csv, "escape") => csv.escape = Some(one_byte(value).ok_or_else(|| bad("one character"))?),
-        (FileFormat::Csv, "columns") => csv.columns = Some(type_dict(value).ok_or_else(|| bad("a struct of column names and types, e.g. {'a': 'INTEGER'}"))??),
-        (FileFormat::Csv, "types" | "dtypes" | "column_types") => csv.types = type_dict(value).ok_or_else(|| bad("a struct of column names and types"))??,
+        (FileFormat::Csv, "columns") => {
+            csv.columns = Some(
+                type_dict(value).ok_or_else(|| bad("a struct of column names and types, e.g. {'a': 'INTEGER'}"))??,
+            )
+        }
+        (FileFormat::Csv, "types" | "dtypes" | "column_types") => {
+            csv.types = type_dict(value).ok_or_else(|| bad("a struct of column names and types"))??
+        }
         (FileFormat::Csv, "nullstr" | "null") => {
             csv.null_strings = Some(match value {
-                ast::Expr::Array(a) => a.elem.iter().map(string).collect::<Option<_>>().ok_or_else(|| bad("a string or a list of strings"))?,
+                ast::Expr::Array(a) => a
+                    .elem
+                    .iter()
+                    .map(string)
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| bad("a string or a list of strings"))?,
                 v => vec![string(v).ok_or_else(|| bad("a string or a list of strings"))?],
             })
         }
@@ -111,7 +143,11 @@ fn set_option(scan: &mut FileScan, function: &str, opt: &str, value: &ast::Expr)
             }
         }
         (FileFormat::Csv, "compression") => {
-            csv.compression = match string(value).ok_or_else(|| bad("'gzip', 'zstd', 'none' or 'auto'"))?.to_ascii_lowercase().as_str() {
+            csv.compression = match string(value)
+                .ok_or_else(|| bad("'gzip', 'zstd', 'none' or 'auto'"))?
+                .to_ascii_lowercase()
+                .as_str()
+            {
                 "gzip" | "gz" => Some(Compression::Gzip),
                 "zstd" | "zst" => Some(Compression::Zstd),
                 "none" | "uncompressed" => Some(Compression::None),
@@ -178,7 +214,9 @@ fn type_dict(e: &ast::Expr) -> Option<Result<Vec<(String, DataType)>>> {
         fields
             .iter()
             .map(|f| {
-                let ty = string(&f.value).ok_or_else(|| Error::plan(format!("the type of column {} must be a string such as 'INTEGER'", f.key.value)))?;
+                let ty = string(&f.value).ok_or_else(|| {
+                    Error::plan(format!("the type of column {} must be a string such as 'INTEGER'", f.key.value))
+                })?;
                 Ok((f.key.value.clone(), parse_type(&ty, e.span())?))
             })
             .collect(),
@@ -188,7 +226,9 @@ fn type_dict(e: &ast::Expr) -> Option<Result<Vec<(String, DataType)>>> {
 /// A type name as SQL spells it ('DECIMAL(15,2)', 'VARCHAR').
 pub fn parse_type(text: &str, span: sqlparser::tokenizer::Span) -> Result<DataType> {
     let dialect = sqlparser::dialect::GenericDialect {};
-    let mut p = sqlparser::parser::Parser::new(&dialect).try_with_sql(text).map_err(|e| Error::plan(format!("type '{text}': {e}")))?;
+    let mut p = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .map_err(|e| Error::plan(format!("type '{text}': {e}")))?;
     let t = p.parse_data_type().map_err(|_| Error::plan(format!("unknown type '{text}'{}", position(span))))?;
     sql_type(&t)
 }
@@ -226,7 +266,10 @@ mod tests {
     #[test]
     fn bad_options_are_errors() {
         assert!(scan("read_csv('f.csv', header = 'maybe')").unwrap_err().to_string().contains("true or false"));
-        assert!(scan("read_parquet('f.parquet', hive_partitioning = true)").unwrap_err().to_string().contains("not supported"));
+        assert!(scan("read_parquet('f.parquet', hive_partitioning = true)")
+            .unwrap_err()
+            .to_string()
+            .contains("not supported"));
         assert!(scan("read_csv(header = true)").unwrap_err().to_string().contains("which files"));
         assert!(scan("read_csv('f.csv', columns = {'a': 'NOTATYPE'})").is_err());
     }

@@ -11,5 +11,10 @@ fn main() {
     let start = std::time::Instant::now();
     t.load(&cols, None).expect("decode");
     let ms = start.elapsed().as_secs_f64() * 1e3;
-    println!("decoded {} columns of {} rows in {ms:.0} ms ({:.0} M values/s)", cols.len(), t.rows, (cols.len() * t.rows) as f64 / ms / 1e3);
+    println!(
+        "decoded {} columns of {} rows in {ms:.0} ms ({:.0} M values/s)",
+        cols.len(),
+        t.rows,
+        (cols.len() * t.rows) as f64 / ms / 1e3
+    );
 }

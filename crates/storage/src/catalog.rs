@@ -7,8 +7,8 @@ use crate::host::HostTable;
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{
-    one_row_schema, Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, ReplicaCatalog, ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo,
-    TableSample, ViewInfo, ONE_ROW_TABLE,
+    one_row_schema, Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, ReplicaCatalog, ReplicaRequest,
+    ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample, ViewInfo, ONE_ROW_TABLE,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +34,8 @@ pub struct TableStore {
 impl Default for TableStore {
     fn default() -> Self {
         let one: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![1]));
-        let one_row = HostTable::in_memory(ONE_ROW_TABLE.to_string(), one_row_schema(), vec![vec![one]], 1).expect("the one-row table matches its schema");
+        let one_row = HostTable::in_memory(ONE_ROW_TABLE.to_string(), one_row_schema(), vec![vec![one]], 1)
+            .expect("the one-row table matches its schema");
         TableStore {
             tables: BTreeMap::new(),
             views: BTreeMap::new(),
@@ -102,7 +103,10 @@ impl TableStore {
                 fields.iter().enumerate().map(|(i, f)| normalize_array(b.column(i), &f.ty)).collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
-        let fields = fields.into_iter().map(|f| Field { nullable: f.nullable || chunks.iter().any(|c| c.iter().any(|a| a.null_count() > 0)), ..f }).collect();
+        let fields = fields
+            .into_iter()
+            .map(|f| Field { nullable: f.nullable || chunks.iter().any(|c| c.iter().any(|a| a.null_count() > 0)), ..f })
+            .collect();
         let t = HostTable::in_memory(name.to_string(), Schema::new(fields), chunks, self.bump())?;
         self.tables.insert(key(name), Arc::new(t));
         Ok(())
@@ -127,11 +131,14 @@ impl TableStore {
         if let Some(v) = names.iter().find(|n| self.views.contains_key(&key(n))) {
             return Err(Error::plan(format!("a view named '{v}' already exists")));
         }
-        let taken: Vec<String> = names.iter().filter(|n| self.tables.contains_key(&key(n))).map(|n| format!("'{n}'")).collect();
+        let taken: Vec<String> =
+            names.iter().filter(|n| self.tables.contains_key(&key(n))).map(|n| format!("'{n}'")).collect();
         match (if_exists, taken.as_slice()) {
             (IfExists::Replace, _) | (_, []) => Ok(()),
             (IfExists::Fail, [one]) => Err(Error::plan(format!("table {one} already exists"))),
-            (IfExists::Fail, [rest @ .., last]) => Err(Error::plan(format!("tables {} and {last} already exist", rest.join(", ")))),
+            (IfExists::Fail, [rest @ .., last]) => {
+                Err(Error::plan(format!("tables {} and {last} already exist", rest.join(", "))))
+            }
         }
     }
 
@@ -160,7 +167,13 @@ impl TableStore {
     /// Appends rows (values already of the column types).
     pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>]) -> Result<usize> {
         let t = self.get_table(name)?;
-        let chunk = t.schema.fields.iter().enumerate().map(|(i, f)| build_array(&f.ty, &rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>())).collect::<Result<Vec<_>>>()?;
+        let chunk = t
+            .schema
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| build_array(&f.ty, &rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>()))
+            .collect::<Result<Vec<_>>>()?;
         self.append(&t, vec![chunk])?;
         Ok(rows.len())
     }
@@ -192,7 +205,9 @@ impl TableStore {
         let new = match merge {
             Some(k) => {
                 // The table without its last chunk, plus that chunk and the new ones as one.
-                let mut kept: Vec<Vec<ArrayRef>> = (0..k).map(|j| (0..t.schema.len()).map(|c| t.chunk(c, j).cloned()).collect::<Result<_>>()).collect::<Result<_>>()?;
+                let mut kept: Vec<Vec<ArrayRef>> = (0..k)
+                    .map(|j| (0..t.schema.len()).map(|c| t.chunk(c, j).cloned()).collect::<Result<_>>())
+                    .collect::<Result<_>>()?;
                 let mut merged = vec![];
                 for c in 0..t.schema.len() {
                     let mut parts: Vec<&dyn arrow::array::Array> = vec![t.chunk(c, k)?.as_ref()];
@@ -214,13 +229,23 @@ impl TableStore {
         let target = self.get_table(name)?;
         let (_, src) = files::open(scan, scan.display(), 0)?;
         if src.schema.len() != target.schema.len() {
-            return Err(Error::plan(format!("COPY {name}: the files have {} columns, the table {}", src.schema.len(), target.schema.len())));
+            return Err(Error::plan(format!(
+                "COPY {name}: the files have {} columns, the table {}",
+                src.schema.len(),
+                target.schema.len()
+            )));
         }
         let columns: Vec<usize> = (0..src.schema.len()).collect();
         src.load(&columns, None)?;
         let mut chunks = vec![];
         for k in 0..src.chunks() {
-            let chunk = target.schema.fields.iter().enumerate().map(|(c, f)| normalize_array(src.chunk(c, k)?, &f.ty)).collect::<Result<Vec<_>>>()?;
+            let chunk = target
+                .schema
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(c, f)| normalize_array(src.chunk(c, k)?, &f.ty))
+                .collect::<Result<Vec<_>>>()?;
             chunks.push(chunk);
         }
         let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
@@ -274,8 +299,9 @@ fn fields_of(table: &str, schema: &arrow::datatypes::Schema) -> Result<Vec<Field
         .fields()
         .iter()
         .map(|f| {
-            let ty = DataType::from_arrow(f.data_type())
-                .ok_or_else(|| Error::not_supported(format!("column {}.{} of Arrow type {}", table, f.name(), f.data_type())))?;
+            let ty = DataType::from_arrow(f.data_type()).ok_or_else(|| {
+                Error::not_supported(format!("column {}.{} of Arrow type {}", table, f.name(), f.data_type()))
+            })?;
             Ok(Field::new(f.name().clone(), ty, f.is_nullable()))
         })
         .collect()
@@ -288,7 +314,11 @@ fn batch_chunks(schema: &Schema, batches: &[RecordBatch]) -> Result<Vec<Vec<Arra
         .filter(|b| b.num_rows() > 0)
         .map(|b| {
             if b.num_columns() != schema.len() {
-                return Err(Error::plan(format!("{} columns given for {} table columns", b.num_columns(), schema.len())));
+                return Err(Error::plan(format!(
+                    "{} columns given for {} table columns",
+                    b.num_columns(),
+                    schema.len()
+                )));
             }
             schema.fields.iter().enumerate().map(|(i, f)| normalize_array(b.column(i), &f.ty)).collect()
         })

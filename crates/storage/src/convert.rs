@@ -13,7 +13,8 @@ pub fn normalize_array(a: &ArrayRef, ty: &DataType) -> Result<ArrayRef> {
     }
     // A value that does not convert is an error, never a silent NULL.
     let opts = arrow::compute::CastOptions { safe: false, ..Default::default() };
-    arrow::compute::cast_with_options(a, &target, &opts).map_err(|e| Error::exec(format!("cannot convert {} to {ty}: {e}", a.data_type())))
+    arrow::compute::cast_with_options(a, &target, &opts)
+        .map_err(|e| Error::exec(format!("cannot convert {} to {ty}: {e}", a.data_type())))
 }
 
 /// Value of row `i` of an array stored for type `ty`.
@@ -22,14 +23,24 @@ pub fn value_at(a: &dyn Array, ty: &DataType, i: usize) -> ScalarValue {
         return ScalarValue::Null;
     }
     match ty {
-        DataType::Boolean => ScalarValue::Boolean(a.as_any().downcast_ref::<BooleanArray>().map_or(false, |x| x.value(i))),
+        DataType::Boolean => {
+            ScalarValue::Boolean(a.as_any().downcast_ref::<BooleanArray>().is_some_and(|x| x.value(i)))
+        }
         DataType::Int32 => ScalarValue::Int32(a.as_any().downcast_ref::<Int32Array>().map_or(0, |x| x.value(i))),
         DataType::Int64 => ScalarValue::Int64(a.as_any().downcast_ref::<Int64Array>().map_or(0, |x| x.value(i))),
-        DataType::Float64 => ScalarValue::Float64(a.as_any().downcast_ref::<Float64Array>().map_or(0.0, |x| x.value(i))),
-        DataType::Decimal { .. } => ScalarValue::Decimal(a.as_any().downcast_ref::<Decimal128Array>().map_or(0, |x| x.value(i))),
+        DataType::Float64 => {
+            ScalarValue::Float64(a.as_any().downcast_ref::<Float64Array>().map_or(0.0, |x| x.value(i)))
+        }
+        DataType::Decimal { .. } => {
+            ScalarValue::Decimal(a.as_any().downcast_ref::<Decimal128Array>().map_or(0, |x| x.value(i)))
+        }
         DataType::Date => ScalarValue::Date(a.as_any().downcast_ref::<Date32Array>().map_or(0, |x| x.value(i))),
-        DataType::Timestamp => ScalarValue::Timestamp(a.as_any().downcast_ref::<TimestampMicrosecondArray>().map_or(0, |x| x.value(i))),
-        DataType::Utf8 => ScalarValue::Utf8(a.as_any().downcast_ref::<StringArray>().map_or(String::new(), |x| x.value(i).to_string())),
+        DataType::Timestamp => {
+            ScalarValue::Timestamp(a.as_any().downcast_ref::<TimestampMicrosecondArray>().map_or(0, |x| x.value(i)))
+        }
+        DataType::Utf8 => ScalarValue::Utf8(
+            a.as_any().downcast_ref::<StringArray>().map_or(String::new(), |x| x.value(i).to_string()),
+        ),
     }
 }
 
@@ -43,7 +54,9 @@ pub fn stored_value_at(a: &dyn Array, ty: &DataType, i: usize) -> ScalarValue {
     if let Some(d) = a.as_any().downcast_ref::<DictionaryArray<arrow::datatypes::Int32Type>>() {
         let k = d.keys().value(i);
         return match d.values().as_any().downcast_ref::<StringArray>() {
-            Some(v) if (k as usize) < v.len() && v.is_valid(k as usize) => ScalarValue::Utf8(v.value(k as usize).to_string()),
+            Some(v) if (k as usize) < v.len() && v.is_valid(k as usize) => {
+                ScalarValue::Utf8(v.value(k as usize).to_string())
+            }
             _ => ScalarValue::Null,
         };
     }
@@ -58,35 +71,85 @@ pub fn build_array(ty: &DataType, values: &[ScalarValue]) -> Result<ArrayRef> {
     let mismatch = |v: &ScalarValue| Error::exec(format!("value {v} is not of type {ty}"));
     Ok(match ty {
         DataType::Boolean => Arc::new(
-            values.iter().map(|v| match v { ScalarValue::Boolean(b) => Ok(Some(*b)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<BooleanArray>>()?,
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Boolean(b) => Ok(Some(*b)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<BooleanArray>>()?,
         ),
         DataType::Int32 => Arc::new(
-            values.iter().map(|v| match v { ScalarValue::Int32(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<Int32Array>>()?,
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Int32(x) => Ok(Some(*x)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<Int32Array>>()?,
         ),
         DataType::Int64 => Arc::new(
-            values.iter().map(|v| match v { ScalarValue::Int64(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<Int64Array>>()?,
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Int64(x) => Ok(Some(*x)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<Int64Array>>()?,
         ),
         DataType::Float64 => Arc::new(
-            values.iter().map(|v| match v { ScalarValue::Float64(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<Float64Array>>()?,
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Float64(x) => Ok(Some(*x)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<Float64Array>>()?,
         ),
         DataType::Date => Arc::new(
-            values.iter().map(|v| match v { ScalarValue::Date(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<Date32Array>>()?,
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Date(x) => Ok(Some(*x)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<Date32Array>>()?,
         ),
         DataType::Timestamp => Arc::new(
             values
                 .iter()
-                .map(|v| match v { ScalarValue::Timestamp(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) })
+                .map(|v| match v {
+                    ScalarValue::Timestamp(x) => Ok(Some(*x)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
                 .collect::<Result<TimestampMicrosecondArray>>()?,
         ),
         DataType::Decimal { precision, scale } => Arc::new(
             values
                 .iter()
-                .map(|v| match v { ScalarValue::Decimal(x) => Ok(Some(*x)), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) })
+                .map(|v| match v {
+                    ScalarValue::Decimal(x) => Ok(Some(*x)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
                 .collect::<Result<Decimal128Array>>()?
                 .with_precision_and_scale(*precision, *scale as i8)?,
         ),
         DataType::Utf8 => Arc::new(
-            values.iter().map(|v| match v { ScalarValue::Utf8(s) => Ok(Some(s.as_str())), ScalarValue::Null => Ok(None), o => Err(mismatch(o)) }).collect::<Result<StringArray>>()?,
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Utf8(s) => Ok(Some(s.as_str())),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<StringArray>>()?,
         ),
     })
 }
@@ -111,7 +174,8 @@ pub const PIVOT_MAX_LEN: usize = 256;
 /// strings longer than PIVOT_MAX_LEN, or padding that would more than double the bytes
 /// (pieces x 4 > 2 x the mean length + 8).
 pub fn pivot_strings(chunks: &[ArrayRef]) -> Option<PivotedStrings> {
-    let strings: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+    let strings: Vec<&StringArray> =
+        chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
     let rows: usize = strings.iter().map(|s| s.len()).sum();
     let len = |s: &StringArray, r: usize| (s.value_offsets()[r + 1] - s.value_offsets()[r]) as usize;
     let max_len = strings.iter().flat_map(|s| (0..s.len()).map(move |r| len(s, r))).max().unwrap_or(0);

@@ -87,7 +87,13 @@ pub struct UploadStats {
 
 impl DeviceStore {
     /// The GPU copy of `table`'s column `col`, uploading it if needed.
-    pub fn column(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceColumn>> {
+    pub fn column(
+        &self,
+        dev: &GpuDevice,
+        table: &HostTable,
+        col: usize,
+        stats: &mut UploadStats,
+    ) -> Result<Arc<DeviceColumn>> {
         cached(&self.columns, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
             let c = Arc::new(make_column(dev, table, col, None)?);
             let bytes = c.bytes;
@@ -98,11 +104,20 @@ impl DeviceStore {
     /// Whether the whole of column `col` is resident (a pruned scan then reads it
     /// instead of uploading its chunks again).
     pub fn is_resident(&self, table: &HostTable, col: usize) -> bool {
-        self.columns.lock().is_ok_and(|m| m.get(&(table.name.to_ascii_lowercase(), col)).is_some_and(|(v, _)| *v == table.version))
+        self.columns
+            .lock()
+            .is_ok_and(|m| m.get(&(table.name.to_ascii_lowercase(), col)).is_some_and(|(v, _)| *v == table.version))
     }
 
     /// Column `col` of chunks `chunks` only (a scan that row-group pruning narrowed).
-    pub fn column_chunks(&self, dev: &GpuDevice, table: &HostTable, col: usize, chunks: &[usize], stats: &mut UploadStats) -> Result<Arc<DeviceColumn>> {
+    pub fn column_chunks(
+        &self,
+        dev: &GpuDevice,
+        table: &HostTable,
+        col: usize,
+        chunks: &[usize],
+        stats: &mut UploadStats,
+    ) -> Result<Arc<DeviceColumn>> {
         let key = (table.name.to_ascii_lowercase(), col);
         let mut map = self.pruned.lock().map_err(|_| Error::exec("device store poisoned"))?;
         if let Some((v, sel, c)) = map.get(&key) {
@@ -123,7 +138,13 @@ impl DeviceStore {
 
     /// The Pivot-4 copy of string column `col`, built and uploaded on first use (LIKE
     /// over it), or None where the column's strings are too long or too uneven for it.
-    pub fn pivoted(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Option<Arc<DevicePivot>>> {
+    pub fn pivoted(
+        &self,
+        dev: &GpuDevice,
+        table: &HostTable,
+        col: usize,
+        stats: &mut UploadStats,
+    ) -> Result<Option<Arc<DevicePivot>>> {
         cached(&self.pivoted, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
             let chunks = table.column(col)?;
             let Some(p) = pivot_strings(&chunks) else { return Ok((None, 0)) };
@@ -136,7 +157,13 @@ impl DeviceStore {
 
     /// The replica placement `r` of `table` on the GPU, placed (on the host, see
     /// `HostTable::replica`) and uploaded on first use.
-    pub fn replica(&self, dev: &GpuDevice, table: &HostTable, r: ReplicaRequest, stats: &mut UploadStats) -> Result<Arc<DeviceReplica>> {
+    pub fn replica(
+        &self,
+        dev: &GpuDevice,
+        table: &HostTable,
+        r: ReplicaRequest,
+        stats: &mut UploadStats,
+    ) -> Result<Arc<DeviceReplica>> {
         cached(&self.replicas, (table.name.to_ascii_lowercase(), r), table.version, dev, stats, || {
             let col = r.column;
             let what = format!("replica placement of {}.{}", table.name, table.schema.fields[col].name);
@@ -146,7 +173,8 @@ impl DeviceStore {
                 DataType::Int64 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
                 _ => values.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect(),
             };
-            let codes: Vec<u16> = p.slot_code.iter().map(|&c| if c == crate::replica::HOLE { 0 } else { c as u16 }).collect();
+            let codes: Vec<u16> =
+                p.slot_code.iter().map(|&c| if c == crate::replica::HOLE { 0 } else { c as u16 }).collect();
             let row_slots = upload_padded(dev, &p.row_slot, &what)?;
             let slot_values = upload_padded(dev, &value_bytes, &what)?;
             let slot_codes = upload_padded(dev, &codes, &what)?;
@@ -157,11 +185,19 @@ impl DeviceStore {
 
     /// The dictionary encoding of string column `col` on the GPU, built (on the host,
     /// see `HostTable::string_dictionary`) and uploaded on first use.
-    pub fn dictionary(&self, dev: &GpuDevice, table: &HostTable, col: usize, stats: &mut UploadStats) -> Result<Arc<DeviceDictionary>> {
+    pub fn dictionary(
+        &self,
+        dev: &GpuDevice,
+        table: &HostTable,
+        col: usize,
+        stats: &mut UploadStats,
+    ) -> Result<Arc<DeviceDictionary>> {
         cached(&self.dictionaries, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
             let f = &table.schema.fields[col];
             let what = format!("dictionary of {}.{}", table.name, f.name);
-            let d = table.string_dictionary(col).ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
+            let d = table
+                .string_dictionary(col)
+                .ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
             let value_bytes = upload_padded(dev, &d.bytes, &what)?;
             let base = {
                 let (p, _sync) = value_bytes.device_ptr(dev.stream());
@@ -177,7 +213,8 @@ impl DeviceStore {
             let records = upload_padded(dev, &records, &what)?;
             let codes = upload_padded(dev, &d.codes, &what)?;
             let validity = if f.nullable {
-                let stored = (0..table.chunks()).map(|k| table.stored_chunk(col, k).cloned()).collect::<Result<Vec<_>>>()?;
+                let stored =
+                    (0..table.chunks()).map(|k| table.stored_chunk(col, k).cloned()).collect::<Result<Vec<_>>>()?;
                 Some(validity_bytes(&stored))
             } else {
                 None
@@ -194,7 +231,8 @@ impl DeviceStore {
     pub fn resident_bytes(&self) -> usize {
         let columns: usize = self.columns.lock().map(|m| m.values().map(|(_, c)| c.bytes).sum()).unwrap_or(0)
             + self.pruned.lock().map(|m| m.values().map(|(_, _, c)| c.bytes).sum()).unwrap_or(0);
-        let pivoted: usize = self.pivoted.lock().map(|m| m.values().filter_map(|(_, p)| p.as_ref().map(|p| p.bytes)).sum()).unwrap_or(0);
+        let pivoted: usize =
+            self.pivoted.lock().map(|m| m.values().filter_map(|(_, p)| p.as_ref().map(|p| p.bytes)).sum()).unwrap_or(0);
         let replicas: usize = self.replicas.lock().map(|m| m.values().map(|(_, r)| r.bytes).sum()).unwrap_or(0);
         let dictionaries: usize = self.dictionaries.lock().map(|m| m.values().map(|(_, d)| d.bytes).sum()).unwrap_or(0);
         columns + pivoted + replicas + dictionaries
@@ -207,33 +245,43 @@ impl DeviceStore {
         let mut freed = 0;
         let kept = |k: &(String, usize)| keep.contains(k);
         if let Ok(mut m) = self.columns.lock() {
-            m.retain(|k, (_, c)| kept(k) || {
-                freed += c.bytes;
-                false
+            m.retain(|k, (_, c)| {
+                kept(k) || {
+                    freed += c.bytes;
+                    false
+                }
             });
         }
         if let Ok(mut m) = self.pruned.lock() {
-            m.retain(|k, (_, _, c)| kept(k) || {
-                freed += c.bytes;
-                false
+            m.retain(|k, (_, _, c)| {
+                kept(k) || {
+                    freed += c.bytes;
+                    false
+                }
             });
         }
         if let Ok(mut m) = self.pivoted.lock() {
-            m.retain(|k, (_, p)| kept(k) || {
-                freed += p.as_ref().map_or(0, |p| p.bytes);
-                false
+            m.retain(|k, (_, p)| {
+                kept(k) || {
+                    freed += p.as_ref().map_or(0, |p| p.bytes);
+                    false
+                }
             });
         }
         if let Ok(mut m) = self.replicas.lock() {
-            m.retain(|(t, r), (_, x)| kept(&(t.clone(), r.column)) || {
-                freed += x.bytes;
-                false
+            m.retain(|(t, r), (_, x)| {
+                kept(&(t.clone(), r.column)) || {
+                    freed += x.bytes;
+                    false
+                }
             });
         }
         if let Ok(mut m) = self.dictionaries.lock() {
-            m.retain(|k, (_, d)| kept(k) || {
-                freed += d.bytes;
-                false
+            m.retain(|k, (_, d)| {
+                kept(k) || {
+                    freed += d.bytes;
+                    false
+                }
             });
         }
         freed
@@ -314,7 +362,13 @@ fn make_column(dev: &GpuDevice, table: &HostTable, col: usize, chunks: ChunkSele
     use rayon::prelude::*;
     let arrays: Vec<arrow::array::ArrayRef> = chunks
         .par_iter()
-        .map(|&k| if matches!(f.ty, DataType::Decimal { .. }) { table.stored_chunk(col, k).cloned() } else { table.chunk_once(col, k) })
+        .map(|&k| {
+            if matches!(f.ty, DataType::Decimal { .. }) {
+                table.stored_chunk(col, k).cloned()
+            } else {
+                table.chunk_once(col, k)
+            }
+        })
         .collect::<Result<_>>()?;
     let what = format!("column {}.{}", table.name, f.name);
     let u = upload_column(dev, &arrays, &f.ty, f.nullable, &what)?;

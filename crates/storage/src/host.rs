@@ -94,7 +94,12 @@ impl HostTable {
         let t = HostTable::empty(name, schema, &rows, None, version);
         for (k, chunk) in chunks.into_iter().enumerate() {
             if chunk.len() != t.schema.len() {
-                return Err(Error::exec(format!("table {}: chunk {k} has {} columns, not {}", t.name, chunk.len(), t.schema.len())));
+                return Err(Error::exec(format!(
+                    "table {}: chunk {k} has {} columns, not {}",
+                    t.name,
+                    chunk.len(),
+                    t.schema.len()
+                )));
             }
             for (c, a) in chunk.into_iter().enumerate() {
                 t.check_array(c, k, &a)?;
@@ -105,11 +110,23 @@ impl HostTable {
     }
 
     /// A table whose chunks of `chunk_rows` rows are decoded from `source` on first use.
-    pub fn from_source(name: String, schema: Schema, chunk_rows: &[usize], source: Arc<dyn ChunkSource>, version: u64) -> HostTable {
+    pub fn from_source(
+        name: String,
+        schema: Schema,
+        chunk_rows: &[usize],
+        source: Arc<dyn ChunkSource>,
+        version: u64,
+    ) -> HostTable {
         HostTable::empty(name, schema, chunk_rows, Some(source), version)
     }
 
-    fn empty(name: String, schema: Schema, chunk_rows: &[usize], source: Option<Arc<dyn ChunkSource>>, version: u64) -> HostTable {
+    fn empty(
+        name: String,
+        schema: Schema,
+        chunk_rows: &[usize],
+        source: Option<Arc<dyn ChunkSource>>,
+        version: u64,
+    ) -> HostTable {
         let mut starts = Vec::with_capacity(chunk_rows.len() + 1);
         let mut rows = 0;
         for r in chunk_rows {
@@ -170,7 +187,8 @@ impl HostTable {
 
     fn check_array(&self, c: usize, k: usize, a: &ArrayRef) -> Result<()> {
         let f = &self.schema.fields[c];
-        if a.len() != self.chunk_rows(k) || (a.data_type() != &f.ty.to_arrow() && !is_stored_form(&f.ty, a.data_type())) {
+        if a.len() != self.chunk_rows(k) || (a.data_type() != &f.ty.to_arrow() && !is_stored_form(&f.ty, a.data_type()))
+        {
             return Err(Error::exec(format!(
                 "table {}: column {} chunk {k} holds {} values of type {}, expected {} of {}",
                 self.name,
@@ -221,7 +239,8 @@ impl HostTable {
         let mut todo: Vec<(usize, Vec<usize>)> = chunks
             .iter()
             .filter_map(|&k| {
-                let missing: Vec<usize> = columns.iter().copied().filter(|&c| self.data[c][k].get().is_none()).collect();
+                let missing: Vec<usize> =
+                    columns.iter().copied().filter(|&c| self.data[c][k].get().is_none()).collect();
                 (!missing.is_empty()).then_some((k, missing))
             })
             .collect();
@@ -242,7 +261,12 @@ impl HostTable {
             }
             Ok(())
         })?;
-        tracing::info!("{}: decoded {} column chunks in {:.0} ms", self.name, todo.iter().map(|t| t.1.len()).sum::<usize>(), start.elapsed().as_secs_f64() * 1e3);
+        tracing::info!(
+            "{}: decoded {} column chunks in {:.0} ms",
+            self.name,
+            todo.iter().map(|t| t.1.len()).sum::<usize>(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
         Ok(())
     }
 
@@ -302,7 +326,10 @@ impl HostTable {
         memo(&self.replicas, r, || {
             let start = std::time::Instant::now();
             let (col, mode) = (r.column, r.mode);
-            let p = Arc::new(self.dictionary(col, r.max_slots).map(|(values, codes)| place(&codes, values, mode, r.max_slots, r.replicate))?);
+            let p = Arc::new(
+                self.dictionary(col, r.max_slots)
+                    .map(|(values, codes)| place(&codes, values, mode, r.max_slots, r.replicate))?,
+            );
             tracing::info!(
                 "replica placement of {}.{} ({mode:?}): {} values, {} copies in {} slots, {:.0} ms",
                 self.name,
@@ -336,19 +363,28 @@ impl HostTable {
                 }
             }
             self.load(&[col], None).ok()?;
-            let stored: Vec<ArrayRef> = (0..self.chunks()).map(|k| self.stored_chunk(col, k).cloned()).collect::<Result<_>>().ok()?;
+            let stored: Vec<ArrayRef> =
+                (0..self.chunks()).map(|k| self.stored_chunk(col, k).cloned()).collect::<Result<_>>().ok()?;
             let merged = !stored.is_empty() && stored.iter().all(|a| is_string_dictionary(a.data_type()));
             let d = if merged {
                 // Every chunk kept its file's dictionary: merge those.
-                let dicts: Vec<&arrow::array::DictionaryArray<arrow::datatypes::Int32Type>> = stored.iter().map(|a| a.as_any().downcast_ref()).collect::<Option<_>>()?;
+                let dicts: Vec<&arrow::array::DictionaryArray<arrow::datatypes::Int32Type>> =
+                    stored.iter().map(|a| a.as_any().downcast_ref()).collect::<Option<_>>()?;
                 Arc::new(string_dictionary::merge(&dicts, MAX_DICTIONARY_VALUES)?)
             } else {
                 let chunks = self.column(col).ok()?;
-                let arrays: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+                let arrays: Vec<&StringArray> =
+                    chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
                 Arc::new(string_dictionary::build(&arrays, MAX_DICTIONARY_VALUES)?)
             };
             let how = if merged { "merged from the files' dictionaries" } else { "built" };
-            tracing::info!("string dictionary of {}.{}: {} values, {how} in {:.0} ms", self.name, self.schema.fields[col].name, d.len(), start.elapsed().as_secs_f64() * 1e3);
+            tracing::info!(
+                "string dictionary of {}.{}: {} values, {how} in {:.0} ms",
+                self.name,
+                self.schema.fields[col].name,
+                d.len(),
+                start.elapsed().as_secs_f64() * 1e3
+            );
             Some(d)
         })
     }
@@ -383,11 +419,17 @@ impl HostTable {
             [IntSlice::I32(v)] => dictionary(v, max_values),
             [IntSlice::I64(v)] => dictionary(v, max_values),
             _ if matches!(slices[0], IntSlice::I32(_)) => {
-                let all: Vec<i32> = slices.iter().flat_map(|s| if let IntSlice::I32(v) = s { v.iter().copied() } else { [].iter().copied() }).collect();
+                let all: Vec<i32> = slices
+                    .iter()
+                    .flat_map(|s| if let IntSlice::I32(v) = s { v.iter().copied() } else { [].iter().copied() })
+                    .collect();
                 dictionary(&all, max_values)
             }
             _ => {
-                let all: Vec<i64> = slices.iter().flat_map(|s| if let IntSlice::I64(v) = s { v.iter().copied() } else { [].iter().copied() }).collect();
+                let all: Vec<i64> = slices
+                    .iter()
+                    .flat_map(|s| if let IntSlice::I64(v) = s { v.iter().copied() } else { [].iter().copied() })
+                    .collect();
                 dictionary(&all, max_values)
             }
         }
@@ -464,7 +506,9 @@ pub fn is_string_dictionary(t: &arrow::datatypes::DataType) -> bool {
 pub fn is_stored_form(ty: &DataType, t: &arrow::datatypes::DataType) -> bool {
     match ty {
         DataType::Utf8 => is_string_dictionary(t),
-        DataType::Decimal { precision, scale } => *precision <= 18 && *t == arrow::datatypes::DataType::Decimal64(*precision, *scale as i8),
+        DataType::Decimal { precision, scale } => {
+            *precision <= 18 && *t == arrow::datatypes::DataType::Decimal64(*precision, *scale as i8)
+        }
         _ => false,
     }
 }
@@ -482,7 +526,11 @@ fn int_slice<'a>(a: &'a dyn Array, ty: &DataType) -> Option<IntSlice<'a>> {
 
 /// What `cache` holds for `key`, computed by `make` the first time (None while its lock
 /// is poisoned, as if nothing could be computed).
-fn memo<K: Eq + std::hash::Hash, V: Clone>(cache: &Mutex<HashMap<K, Option<V>>>, key: K, make: impl FnOnce() -> Option<V>) -> Option<V> {
+fn memo<K: Eq + std::hash::Hash, V: Clone>(
+    cache: &Mutex<HashMap<K, Option<V>>>,
+    key: K,
+    make: impl FnOnce() -> Option<V>,
+) -> Option<V> {
     let mut cache = cache.lock().ok()?;
     if let Some(v) = cache.get(&key) {
         return v.clone();

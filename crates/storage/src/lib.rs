@@ -12,6 +12,6 @@ pub mod replica;
 pub mod string_dictionary;
 pub mod upload;
 
-pub use device::{DeviceColumn, DeviceStore};
 pub use catalog::{IfExists, TableStore};
+pub use device::{DeviceColumn, DeviceStore};
 pub use host::{ChunkSource, FilesInfo, HostTable};

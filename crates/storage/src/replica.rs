@@ -246,7 +246,15 @@ impl CopySet<'_> {
 
 /// Assigns one tile's rows (`codes`) to slots, writing `out`. `avoid` is scratch (a bit
 /// per slot, all clear) for the write window, `clear` all clear bits of the same size.
-fn assign_tile(codes: &[u16], mode: ReplicaMode, copies: &mut CopySet, avoid: &mut [u64], clear: &[u64], rotate: usize, out: &mut [u16]) {
+fn assign_tile(
+    codes: &[u16],
+    mode: ReplicaMode,
+    copies: &mut CopySet,
+    avoid: &mut [u64],
+    clear: &[u64],
+    rotate: usize,
+    out: &mut [u16],
+) {
     let mut used: Vec<u16> = vec![];
     for (c, (chunk, out)) in codes.chunks(BANKS).zip(out.chunks_mut(BANKS)).enumerate() {
         // Items: rows (writes) or distinct values (reads).
@@ -303,7 +311,13 @@ fn assign_tile(codes: &[u16], mode: ReplicaMode, copies: &mut CopySet, avoid: &m
 
 /// Places the rows `codes` (of `values` distinct values) into at most `max_slots` slots;
 /// without `replicate`, one copy per value (rows only pick it).
-pub fn place(codes: &[u16], values: Vec<i64>, mode: ReplicaMode, max_slots: usize, replicate: bool) -> ReplicaPlacement {
+pub fn place(
+    codes: &[u16],
+    values: Vec<i64>,
+    mode: ReplicaMode,
+    max_slots: usize,
+    replicate: bool,
+) -> ReplicaPlacement {
     let max_slots = max_slots.min(1 << 16) / BANKS * BANKS;
     assert!(values.len() <= max_slots, "more values than slots");
     let mut copies = Copies::new(values.len(), max_slots);
@@ -390,12 +404,13 @@ mod tests {
         for (r, (&c, &s)) in codes.iter().zip(&p.row_slot).enumerate() {
             assert_eq!(p.slot_code[s as usize], c as u32, "row {r} maps to a slot of another value");
         }
-        assert!(p.slot_code.len() <= max_slots && p.slot_code.len() % BANKS == 0);
+        assert!(p.slot_code.len() <= max_slots && p.slot_code.len().is_multiple_of(BANKS));
         assert!((0..values).all(|c| p.slot_code[c] == c as u32), "a value's first copy is not at its code");
         assert!(p.copies <= (values * COPY_BUDGET).max((values * BANKS).min(max_slots)));
         // Each value's copies lie in distinct banks.
         for v in 0..values as u32 {
-            let banks: Vec<usize> = p.slot_code.iter().enumerate().filter(|(_, c)| **c == v).map(|(s, _)| s % BANKS).collect();
+            let banks: Vec<usize> =
+                p.slot_code.iter().enumerate().filter(|(_, c)| **c == v).map(|(s, _)| s % BANKS).collect();
             let mut dedup = banks.clone();
             dedup.dedup();
             assert_eq!(banks.len(), dedup.len());
@@ -405,7 +420,9 @@ mod tests {
 
     #[test]
     fn every_row_reads_its_own_value_and_conflicts_drop() {
-        for (z, mode) in [(0.0, ReplicaMode::Write), (1.0, ReplicaMode::Write), (0.0, ReplicaMode::Read), (1.0, ReplicaMode::Read)] {
+        for (z, mode) in
+            [(0.0, ReplicaMode::Write), (1.0, ReplicaMode::Write), (0.0, ReplicaMode::Read), (1.0, ReplicaMode::Read)]
+        {
             let codes = zipf(200_000, 1024, z, 7);
             let naive: Vec<u16> = codes.clone();
             let p = check(&codes, 1024, mode, 4096);

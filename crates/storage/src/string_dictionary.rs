@@ -8,10 +8,10 @@
 //! equal pointers mean equal strings, different known hashes mean different strings
 //! (Crystal and most GPU engines group SSB's string columns by such codes).
 
+use ahash::{AHashMap, AHashSet};
 use arrow::array::{Array, DictionaryArray, StringArray};
 use arrow::datatypes::Int32Type;
 use rayon::prelude::*;
-use ahash::{AHashMap, AHashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Most distinct values a dictionary holds (codes are 16-bit).
@@ -59,8 +59,11 @@ pub fn build(chunks: &[&StringArray], max_values: usize) -> Option<StringDiction
     }
     // Pieces of at most 64k rows of one chunk: (chunk, first row, end row).
     let piece = 1 << 16;
-    let pieces: Vec<(usize, usize, usize)> =
-        chunks.iter().enumerate().flat_map(|(c, a)| (0..a.len().div_ceil(piece)).map(move |p| (c, p * piece, ((p + 1) * piece).min(a.len())))).collect();
+    let pieces: Vec<(usize, usize, usize)> = chunks
+        .iter()
+        .enumerate()
+        .flat_map(|(c, a)| (0..a.len().div_ceil(piece)).map(move |p| (c, p * piece, ((p + 1) * piece).min(a.len()))))
+        .collect();
     // Distinct values per piece in parallel; any piece past the limit stops them all.
     let too_many = AtomicBool::new(false);
     let sets: Vec<AHashSet<&[u8]>> = pieces
@@ -134,7 +137,8 @@ pub fn has_too_many_values(a: &StringArray, limit: usize) -> bool {
 pub fn merge(chunks: &[&DictionaryArray<Int32Type>], max_values: usize) -> Option<StringDictionary> {
     let valid: usize = chunks.iter().map(|a| a.len() - a.null_count()).sum();
     let limit = max_values.min(MAX_DICTIONARY_VALUES).min(valid / 2);
-    let values: Vec<&StringArray> = chunks.iter().map(|a| a.values().as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
+    let values: Vec<&StringArray> =
+        chunks.iter().map(|a| a.values().as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
     let mut all: AHashSet<&[u8]> = AHashSet::new();
     for v in &values {
         for i in 0..v.len() {
@@ -163,7 +167,8 @@ pub fn merge(chunks: &[&DictionaryArray<Int32Type>], max_values: usize) -> Optio
     }
     parts.into_par_iter().zip(chunks.par_iter()).zip(values.par_iter()).for_each(|((out, a), v)| {
         // The chunk's key -> the merged code (0 for a NULL value, and a NULL row).
-        let map: Vec<u16> = (0..v.len()).map(|i| if v.is_valid(i) { index[v.value(i).as_bytes()] } else { 0 }).collect();
+        let map: Vec<u16> =
+            (0..v.len()).map(|i| if v.is_valid(i) { index[v.value(i).as_bytes()] } else { 0 }).collect();
         let keys = a.keys();
         for (o, &k) in out.iter_mut().zip(keys.values().iter()) {
             *o = map.get(k as usize).copied().unwrap_or(0);
@@ -183,7 +188,8 @@ mod tests {
 
     #[test]
     fn codes_give_back_every_row() {
-        let rows: Vec<Option<&str>> = (0..1000).map(|i| if i % 7 == 0 { None } else { Some(["ASIA", "EUROPE", "AMERICA", ""][i % 4]) }).collect();
+        let rows: Vec<Option<&str>> =
+            (0..1000).map(|i| if i % 7 == 0 { None } else { Some(["ASIA", "EUROPE", "AMERICA", ""][i % 4]) }).collect();
         let a = StringArray::from(rows.clone());
         let d = build(&[&a], MAX_DICTIONARY_VALUES).expect("4 values in 1000 rows");
         assert_eq!(d.len(), 4);

@@ -24,7 +24,13 @@ pub struct Uploaded {
 }
 
 /// Uploads `chunks` (arrays of `ty`'s Arrow type, in row order) as one column.
-pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullable: bool, what: &str) -> Result<Uploaded> {
+pub fn upload_column(
+    dev: &GpuDevice,
+    chunks: &[ArrayRef],
+    ty: &DataType,
+    nullable: bool,
+    what: &str,
+) -> Result<Uploaded> {
     let rows: usize = chunks.iter().map(|a| a.len()).sum();
     let mut starts = Vec::with_capacity(chunks.len());
     let mut at = 0;
@@ -37,7 +43,11 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
     let mut bytes = 0;
     let (values, offsets) = match ty {
         DataType::Utf8 => {
-            let strings: Vec<&StringArray> = chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>().ok_or_else(bad)?;
+            let strings: Vec<&StringArray> = chunks
+                .iter()
+                .map(|a| a.as_any().downcast_ref::<StringArray>())
+                .collect::<Option<_>>()
+                .ok_or_else(bad)?;
             // Each chunk's bytes start where the previous chunk's end.
             let mut base = Vec::with_capacity(strings.len());
             let mut total = 0usize;
@@ -51,7 +61,11 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
                 let o = s.value_offsets();
                 let data = &s.value_data()[o[0] as usize..o[s.len()] as usize];
                 for (off, len, first) in split(base[k], data.len(), 1) {
-                    pieces.push(Piece { offset: off, len, fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&data[first..first + len])) });
+                    pieces.push(Piece {
+                        offset: off,
+                        len,
+                        fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&data[first..first + len])),
+                    });
                 }
             }
             let values = dev.upload_pieces(total, &pieces, what).map_err(err)?;
@@ -62,7 +76,11 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
                     d.copy_from_slice(&((base[k] + (o[first + i] - o[0]) as usize) as i64).to_le_bytes());
                 }
             });
-            pieces.push(Piece { offset: rows * 8, len: 8, fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&(total as i64).to_le_bytes())) });
+            pieces.push(Piece {
+                offset: rows * 8,
+                len: 8,
+                fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&(total as i64).to_le_bytes())),
+            });
             let offsets = dev.upload_pieces((rows + 1) * 8, &pieces, what).map_err(err)?;
             bytes += total + (rows + 1) * 8;
             (values, Some(offsets))
@@ -77,23 +95,33 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
                         *d = b.value(first + i) as u8;
                     }
                 }),
-                DataType::Int32 => row_pieces(chunks, &starts, 4, |_, a, first, dst| copy_values(&a.as_primitive::<Int32Type>().values()[first..], dst)),
-                DataType::Date => row_pieces(chunks, &starts, 4, |_, a, first, dst| copy_values(&a.as_primitive::<Date32Type>().values()[first..], dst)),
-                DataType::Int64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<Int64Type>().values()[first..], dst)),
-                DataType::Timestamp => {
-                    row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<TimestampMicrosecondType>().values()[first..], dst))
-                }
-                DataType::Float64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| copy_values(&a.as_primitive::<Float64Type>().values()[first..], dst)),
-                DataType::Decimal { precision, .. } if *precision <= 18 => row_pieces(chunks, &starts, 8, |_, a, first, dst| {
-                    // Kept as the file's int64s (`Decimal64`): already the GPU layout.
-                    if let Some(d64) = a.as_any().downcast_ref::<Decimal64Array>() {
-                        return copy_values(&d64.values()[first..], dst);
-                    }
-                    let v = a.as_any().downcast_ref::<Decimal128Array>().expect("checked").values();
-                    for (i, d) in dst.chunks_exact_mut(8).enumerate() {
-                        d.copy_from_slice(&(v[first + i] as i64).to_le_bytes());
-                    }
+                DataType::Int32 => row_pieces(chunks, &starts, 4, |_, a, first, dst| {
+                    copy_values(&a.as_primitive::<Int32Type>().values()[first..], dst)
                 }),
+                DataType::Date => row_pieces(chunks, &starts, 4, |_, a, first, dst| {
+                    copy_values(&a.as_primitive::<Date32Type>().values()[first..], dst)
+                }),
+                DataType::Int64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| {
+                    copy_values(&a.as_primitive::<Int64Type>().values()[first..], dst)
+                }),
+                DataType::Timestamp => row_pieces(chunks, &starts, 8, |_, a, first, dst| {
+                    copy_values(&a.as_primitive::<TimestampMicrosecondType>().values()[first..], dst)
+                }),
+                DataType::Float64 => row_pieces(chunks, &starts, 8, |_, a, first, dst| {
+                    copy_values(&a.as_primitive::<Float64Type>().values()[first..], dst)
+                }),
+                DataType::Decimal { precision, .. } if *precision <= 18 => {
+                    row_pieces(chunks, &starts, 8, |_, a, first, dst| {
+                        // Kept as the file's int64s (`Decimal64`): already the GPU layout.
+                        if let Some(d64) = a.as_any().downcast_ref::<Decimal64Array>() {
+                            return copy_values(&d64.values()[first..], dst);
+                        }
+                        let v = a.as_any().downcast_ref::<Decimal128Array>().expect("checked").values();
+                        for (i, d) in dst.chunks_exact_mut(8).enumerate() {
+                            d.copy_from_slice(&(v[first + i] as i64).to_le_bytes());
+                        }
+                    })
+                }
                 DataType::Decimal { .. } => row_pieces(chunks, &starts, 16, |_, a, first, dst| {
                     copy_values(&a.as_any().downcast_ref::<Decimal128Array>().expect("checked").values()[first..], dst)
                 }),
@@ -121,9 +149,19 @@ pub fn upload_column(dev: &GpuDevice, chunks: &[ArrayRef], ty: &DataType, nullab
 }
 
 /// Uploads a host vector through the staging buffers.
-pub fn upload_slice<T: gpusql_cuda::DeviceRepr + Copy + Sync>(dev: &GpuDevice, v: &[T], what: &str) -> Result<CudaSlice<T>> {
+pub fn upload_slice<T: gpusql_cuda::DeviceRepr + Copy + Sync>(
+    dev: &GpuDevice,
+    v: &[T],
+    what: &str,
+) -> Result<CudaSlice<T>> {
     let bytes = as_bytes(v);
-    let pieces: Vec<Piece> = split(0, bytes.len(), 1).map(|(off, len, _)| Piece { offset: off, len, fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&bytes[off..off + len])) }).collect();
+    let pieces: Vec<Piece> = split(0, bytes.len(), 1)
+        .map(|(off, len, _)| Piece {
+            offset: off,
+            len,
+            fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&bytes[off..off + len])),
+        })
+        .collect();
     dev.upload_pieces(bytes.len(), &pieces, what).map_err(crate::device::cuda_error)
 }
 
@@ -148,7 +186,13 @@ pub fn gpu_width(ty: &DataType) -> usize {
 /// for a DECIMAL of up to 18 digits: see `HostTable::data`).
 fn check_types(chunks: &[ArrayRef], ty: &DataType) -> Option<()> {
     let want = ty.to_arrow();
-    chunks.iter().all(|a| a.data_type() == &want || (matches!(ty, DataType::Decimal { .. }) && crate::host::is_stored_form(ty, a.data_type()))).then_some(())
+    chunks
+        .iter()
+        .all(|a| {
+            a.data_type() == &want
+                || (matches!(ty, DataType::Decimal { .. }) && crate::host::is_stored_form(ty, a.data_type()))
+        })
+        .then_some(())
 }
 
 /// Pieces covering `width` bytes per row of every chunk: `convert(chunk index, chunk,

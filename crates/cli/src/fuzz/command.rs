@@ -97,16 +97,35 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             }
         };
         let exe = std::env::current_exe().ok();
-        let r = hostile::run(&mut engine, &schema, args.seed.wrapping_add(args.first), args.queries, exe.as_deref(), 20, Duration::from_secs(args.hang_secs), args.time_limit.map(Duration::from_secs));
+        let opts = hostile::CrashOptions {
+            seed: args.seed.wrapping_add(args.first),
+            count: args.queries,
+            shell: exe.as_deref(),
+            process_every: 20,
+            hang_after: Duration::from_secs(args.hang_secs),
+            time_limit: args.time_limit.map(Duration::from_secs),
+        };
+        let r = hostile::run(&mut engine, &schema, &opts);
         let v = json!({"crash": true, "inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell,
                        "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures});
-        (v, render_crash(&json!([{"inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell, "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures}])))
+        (
+            v,
+            render_crash(
+                &json!([{"inputs": r.inputs, "in_process": r.in_process, "through_shell": r.through_shell, "slowest_ms": r.slowest.as_secs_f64() * 1e3, "failures": r.failures}]),
+            ),
+        )
     } else {
         let opts = FuzzOptions {
             seed: args.seed,
             first: args.first,
             queries: args.queries,
-            duckdb: if args.duckdb { Some(true) } else if args.no_duckdb { Some(false) } else { None },
+            duckdb: if args.duckdb {
+                Some(true)
+            } else if args.no_duckdb {
+                Some(false)
+            } else {
+                None
+            },
             reduce_for: Duration::from_secs(args.reduce_secs),
             hang_after: Duration::from_secs(args.hang_secs),
             small_results: args.small_results,
@@ -166,7 +185,17 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
         let _ = std::fs::remove_file(&report);
         let _ = std::fs::remove_file(super::hang_file(&report));
         let mut cmd = Command::new(&exe);
-        cmd.args(["fuzz", "--backend", &args.backend, "--schema", &args.schema, "--sf", &args.sf.to_string(), "--seed", &args.seed.to_string()]);
+        cmd.args([
+            "fuzz",
+            "--backend",
+            &args.backend,
+            "--schema",
+            &args.schema,
+            "--sf",
+            &args.sf.to_string(),
+            "--seed",
+            &args.seed.to_string(),
+        ]);
         cmd.args(["--first", &first.to_string(), "--queries", &(end - first).to_string(), "--jobs", "1"]);
         cmd.args(["--reduce-secs", &args.reduce_secs.to_string(), "--hang-secs", &args.hang_secs.to_string()]);
         cmd.arg("--report").arg(&report);
@@ -177,7 +206,12 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
             }
             cmd.args(["--time-limit", &left.to_string()]);
         }
-        for (on, flag) in [(args.duckdb, "--duckdb"), (args.no_duckdb, "--no-duckdb"), (args.small_results, "--small-results"), (args.crash, "--crash")] {
+        for (on, flag) in [
+            (args.duckdb, "--duckdb"),
+            (args.no_duckdb, "--no-duckdb"),
+            (args.small_results, "--small-results"),
+            (args.crash, "--crash"),
+        ] {
             if on {
                 cmd.arg(flag);
             }
@@ -240,11 +274,20 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
             if args.crash {
                 match text {
                     Some(v) => crash_reports.push(v),
-                    None => dead.push(format!("job {} (inputs {}..{}) ended without a report ({status:?}): {}", job.k, job.first, job.end, log_tail(&log_of(job.k)))),
+                    None => dead.push(format!(
+                        "job {} (inputs {}..{}) ended without a report ({status:?}): {}",
+                        job.k,
+                        job.first,
+                        job.end,
+                        log_tail(&log_of(job.k))
+                    )),
                 }
                 continue;
             }
-            let r = text.as_ref().map(FuzzReport::from_json).unwrap_or(FuzzReport { next: job.first, ..FuzzReport::default() });
+            let r = text
+                .as_ref()
+                .map(FuzzReport::from_json)
+                .unwrap_or(FuzzReport { next: job.first, ..FuzzReport::default() });
             let stopped_at = r.next;
             merged.merge(r);
             // 0 and 1 are a finished run (1: with failures, or stopped by --time-limit).
@@ -252,14 +295,30 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
                 continue;
             }
             // Stopped inside query `stopped_at`: record it, go on after it.
-            let hang = std::fs::read_to_string(super::hang_file(&report)).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+            let hang = std::fs::read_to_string(super::hang_file(&report))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok());
             let sql = hang.as_ref().and_then(|h| h["sql"].as_str()).unwrap_or_default().to_string();
             merged.queries += 1;
             match hang.as_ref().and_then(|h| h["phase"].as_str()) {
                 Some("oracle") => merged.oracle_timeouts.push((stopped_at, sql)),
                 Some("reduce") => {} // the failure being reduced is in the checkpoint
-                Some(_) => merged.failures.push(super::Failure { seed: args.seed, index: stopped_at, class: "hang".into(), reduced: sql.clone(), sql, detail: format!("still running after {} s", args.hang_secs) }),
-                None => merged.failures.push(super::Failure { seed: args.seed, index: stopped_at, class: "process died".into(), sql: String::new(), reduced: String::new(), detail: format!("{status}: {}", log_tail(&log_of(job.k))) }),
+                Some(_) => merged.failures.push(super::Failure {
+                    seed: args.seed,
+                    index: stopped_at,
+                    class: "hang".into(),
+                    reduced: sql.clone(),
+                    sql,
+                    detail: format!("still running after {} s", args.hang_secs),
+                }),
+                None => merged.failures.push(super::Failure {
+                    seed: args.seed,
+                    index: stopped_at,
+                    class: "process died".into(),
+                    sql: String::new(),
+                    reduced: String::new(),
+                    detail: format!("{status}: {}", log_tail(&log_of(job.k))),
+                }),
             }
             if stopped_at + 1 < job.end {
                 still.extend(spawn(job.k, stopped_at + 1, job.end));
@@ -299,7 +358,11 @@ fn render_crash(reports: &Value) -> String {
     let all = reports.as_array().cloned().unwrap_or_default();
     let sum = |k: &str| all.iter().map(|v| v[k].as_u64().unwrap_or(0)).sum::<u64>();
     let slowest = all.iter().map(|v| v["slowest_ms"].as_f64().unwrap_or(0.0)).fold(0.0, f64::max);
-    let failures: Vec<String> = all.iter().flat_map(|v| v["failures"].as_array().cloned().unwrap_or_default()).map(|f| f.as_str().unwrap_or_default().to_string()).collect();
+    let failures: Vec<String> = all
+        .iter()
+        .flat_map(|v| v["failures"].as_array().cloned().unwrap_or_default())
+        .map(|f| f.as_str().unwrap_or_default().to_string())
+        .collect();
     let mut s = format!(
         "fuzz --crash: {} hostile inputs ({} in-process, {} through the shell), slowest {:.0} ms, {} FAILURES\n",
         sum("inputs"),

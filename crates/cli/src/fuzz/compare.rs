@@ -32,7 +32,10 @@ pub fn diff(a: &Rows, b: &Rows) -> Option<String> {
         let (mut a, mut b) = (a.clone(), b.clone());
         a.sort_by_cached_key(key);
         b.sort_by_cached_key(key);
-        let mismatch = a.iter().zip(&b).find(|(x, y)| !(x.len() == y.len() && x.iter().zip(*y).all(|(p, q)| p == q || floats_close(p, q))));
+        let mismatch = a
+            .iter()
+            .zip(&b)
+            .find(|(x, y)| !(x.len() == y.len() && x.iter().zip(*y).all(|(p, q)| p == q || floats_close(p, q))));
         match mismatch {
             None => return None,
             Some((x, y)) => first = first.or(Some(format!("row {x:?} vs {y:?}"))),
@@ -76,7 +79,16 @@ mod tests {
         assert!(diff(&rows(&[&["1"]]), &rows(&[&["1"], &["1"]])).is_some());
         assert!(diff(&rows(&[&["NULL"]]), &rows(&[&["0"]])).is_some());
         // Decimals that round alike are still told apart, whatever the other columns.
-        assert_eq!(diff(&rows(&[&["100898.76", "b"], &["100899.32", "a"]]), &rows(&[&["100899.32", "a"], &["100898.76", "b"]])), None);
-        assert_eq!(diff(&rows(&[&["0.30000000000000004", "x"], &["0.1", "y"]]), &rows(&[&["0.1", "y"], &["0.3", "x"]])), None);
+        assert_eq!(
+            diff(
+                &rows(&[&["100898.76", "b"], &["100899.32", "a"]]),
+                &rows(&[&["100899.32", "a"], &["100898.76", "b"]])
+            ),
+            None
+        );
+        assert_eq!(
+            diff(&rows(&[&["0.30000000000000004", "x"], &["0.1", "y"]]), &rows(&[&["0.1", "y"], &["0.3", "x"]])),
+            None
+        );
     }
 }

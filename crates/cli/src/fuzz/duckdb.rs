@@ -52,7 +52,14 @@ impl DuckDb {
             return Err(e.as_str().unwrap_or_default().to_string());
         }
         let rows = v["rows"].as_array().ok_or("DuckDB answer without rows")?;
-        Ok(rows.iter().map(|r| r.as_array().map(|c| c.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect()).unwrap_or_default()).collect())
+        Ok(rows
+            .iter()
+            .map(|r| {
+                r.as_array()
+                    .map(|c| c.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect())
+                    .unwrap_or_default()
+            })
+            .collect())
     }
 }
 

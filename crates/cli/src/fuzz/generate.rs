@@ -149,7 +149,7 @@ impl<'a> Generator<'a> {
     /// A SELECT; `single` asks for one output column of that type (IN / scalar subqueries).
     fn select(&mut self, single: Option<(Ty, bool)>) -> String {
         self.depth += 1;
-        let (from, scope) = self.from_clause();
+        let (from, scope) = self.join_clause();
         let mut sql = String::from("SELECT ");
         let mut conds = vec![];
         for _ in 0..self.rng.below(3) {
@@ -216,10 +216,13 @@ impl<'a> Generator<'a> {
             sql.push_str(&h);
         }
         // ORDER BY every output column, so that LIMIT keeps a determined multiset.
-        let limited = single.is_none() && self.depth == 1 && (self.rng.chance(0.3) || (self.small_results && !(aggregate && group_by.is_empty())));
+        let limited = single.is_none()
+            && self.depth == 1
+            && (self.rng.chance(0.3) || (self.small_results && !(aggregate && group_by.is_empty())));
         if limited || (single.is_none() && self.rng.chance(0.15)) {
-            let keys: Vec<String> =
-                (1..=outputs.len()).map(|i| format!("{i}{}", if self.rng.chance(0.3) { " DESC" } else { "" })).collect();
+            let keys: Vec<String> = (1..=outputs.len())
+                .map(|i| format!("{i}{}", if self.rng.chance(0.3) { " DESC" } else { "" }))
+                .collect();
             sql.push_str(" ORDER BY ");
             sql.push_str(&keys.join(", "));
             if limited {
@@ -235,9 +238,9 @@ impl<'a> Generator<'a> {
 
     /// FROM with 1-4 items joined along foreign keys (inner, left, or listed with the
     /// equality in WHERE, which the optimizer must turn into a join).
-    fn from_clause(&mut self) -> (String, Scope) {
+    fn join_clause(&mut self) -> (String, Scope) {
         let mut scope = Scope::default();
-        let first = self.from_item();
+        let first = self.join_item();
         let mut sql = first.0;
         scope.items.push(first.1);
         let joins = if self.depth > 1 { self.rng.below(2) } else { self.rng.below(4) };
@@ -247,7 +250,8 @@ impl<'a> Generator<'a> {
             // An edge from a table already in scope.
             let mut candidates = vec![];
             for item in &scope.items {
-                candidates.extend(self.edges_from(item).into_iter().filter(|(_, _, fans)| !*fans || scope.items.len() == 1));
+                candidates
+                    .extend(self.edges_from(item).into_iter().filter(|(_, _, fans)| !*fans || scope.items.len() == 1));
             }
             let Some((left_alias, (_, lc, rt, rc), _)) = self.rng.pick(&candidates).cloned() else { break };
             let alias = self.alias();
@@ -272,7 +276,7 @@ impl<'a> Generator<'a> {
     }
 
     /// A table, or (sometimes) a derived table over one.
-    fn from_item(&mut self) -> (String, Item) {
+    fn join_item(&mut self) -> (String, Item) {
         let t = self.rng.pick(&self.schema.tables).expect("a table").name.clone();
         let alias = self.alias();
         if self.depth == 1 && self.rng.chance(0.12) {
@@ -287,7 +291,11 @@ impl<'a> Generator<'a> {
             let list: Vec<String> = cols.iter().map(|c| c.sql.clone()).collect();
             let visible = cols
                 .iter()
-                .map(|c| Visible { sql: format!("{alias}.{}", c.sql.split('.').nth(1).unwrap_or(&c.sql)), ty: c.ty, samples: c.samples.clone() })
+                .map(|c| Visible {
+                    sql: format!("{alias}.{}", c.sql.split('.').nth(1).unwrap_or(&c.sql)),
+                    ty: c.ty,
+                    samples: c.samples.clone(),
+                })
                 .collect();
             let sql = format!("(SELECT {} FROM {t} AS {inner_alias} WHERE {cond}) AS {alias}", list.join(", "));
             // Keeps the table name so joins along its keys still apply where the key survived.
@@ -307,13 +315,17 @@ impl<'a> Generator<'a> {
 
     fn table_item(&self, table: &str, alias: &str) -> Item {
         let t = self.schema.table(table);
-        let columns =
-            t.columns.iter().map(|c| Visible { sql: format!("{alias}.{}", c.name), ty: c.ty, samples: c.samples.clone() }).collect();
+        let columns = t
+            .columns
+            .iter()
+            .map(|c| Visible { sql: format!("{alias}.{}", c.name), ty: c.ty, samples: c.samples.clone() })
+            .collect();
         Item { alias: alias.into(), table: Some(table.into()), columns }
     }
 
     fn any_type(&mut self, scope: &Scope) -> Ty {
-        let present: Vec<Ty> = [Ty::Int, Ty::Dec, Ty::Str, Ty::Date].into_iter().filter(|t| !scope.of_type(*t).is_empty()).collect();
+        let present: Vec<Ty> =
+            [Ty::Int, Ty::Dec, Ty::Str, Ty::Date].into_iter().filter(|t| !scope.of_type(*t).is_empty()).collect();
         self.rng.pick(&present).copied().unwrap_or(Ty::Int)
     }
 
@@ -333,7 +345,12 @@ impl<'a> Generator<'a> {
             Ty::Dec => format!("{}.{:02}", self.rng.below(1000), self.rng.below(100)),
             Ty::Float => format!("{}.5", self.rng.below(100)),
             Ty::Str => "'x'".into(),
-            Ty::Date => format!("DATE '{}-{:02}-{:02}'", 1992 + self.rng.below(7), 1 + self.rng.below(12), 1 + self.rng.below(28)),
+            Ty::Date => format!(
+                "DATE '{}-{:02}-{:02}'",
+                1992 + self.rng.below(7),
+                1 + self.rng.below(12),
+                1 + self.rng.below(28)
+            ),
             Ty::Bool => "TRUE".into(),
         }
     }
@@ -370,7 +387,12 @@ impl<'a> Generator<'a> {
                 let op = if self.rng.chance(0.5) { "+" } else { "-" };
                 format!("({} {op} INTERVAL '{}' {unit})", self.expr(scope, Ty::Date, b), 1 + self.rng.below(40))
             }
-            (_, 4) => format!("CASE WHEN {} THEN {} ELSE {} END", self.predicate(scope, b, false), self.expr(scope, ty, b), self.expr(scope, ty, b)),
+            (_, 4) => format!(
+                "CASE WHEN {} THEN {} ELSE {} END",
+                self.predicate(scope, b, false),
+                self.expr(scope, ty, b),
+                self.expr(scope, ty, b)
+            ),
             (_, 5) => format!("COALESCE({}, {})", self.expr(scope, ty, b), self.literal(scope, ty)),
             _ => leaf(self, scope),
         }
@@ -484,7 +506,9 @@ impl<'a> Generator<'a> {
         for item in &scope.items {
             candidates.extend(self.edges_from(item));
         }
-        let Some((outer, (_, oc, it, ic), _)) = self.rng.pick(&candidates).cloned() else { return self.compare(scope, 1) };
+        let Some((outer, (_, oc, it, ic), _)) = self.rng.pick(&candidates).cloned() else {
+            return self.compare(scope, 1);
+        };
         self.depth += 1;
         let alias = self.alias();
         let item = self.table_item(&it, &alias);

@@ -14,19 +14,119 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TOKENS: &[&str] = &[
-    "SELECT", "FROM", "WHERE", "GROUP", "BY", "ORDER", "HAVING", "LIMIT", "OFFSET", "JOIN", "LEFT", "RIGHT", "FULL", "OUTER", "INNER",
-    "CROSS", "ON", "USING", "AND", "OR", "NOT", "IN", "EXISTS", "BETWEEN", "LIKE", "IS", "NULL", "CASE", "WHEN", "THEN", "ELSE", "END",
-    "AS", "DISTINCT", "UNION", "ALL", "WITH", "INTERVAL", "DATE", "CAST", "EXTRACT", "SUBSTRING", "COUNT", "SUM", "AVG", "MIN", "MAX",
-    "(", ")", ",", ";", "*", "+", "-", "/", "%", "=", "<>", "<", ">", "<=", ">=", "||", ".", "'", "\"", "0", "1", "-1",
-    "9223372036854775807", "1e308", "0.000001", "'x'", "'1995-01-01'", "DATE '1995-13-45'", "lineitem", "orders", "customer", "nation",
-    "region", "l_orderkey", "o_orderdate", "c_name", "n_name", "*/", "/*", "--", "\n", "CREATE", "TABLE", "DROP", "INSERT", "INTO",
-    "VALUES", "COPY", "TO", "EXPLAIN", "SET", "DESCRIBE", "read_parquet('/nonexistent')", "'/dev/zero'", "é", "🦀", "\u{0}",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "GROUP",
+    "BY",
+    "ORDER",
+    "HAVING",
+    "LIMIT",
+    "OFFSET",
+    "JOIN",
+    "LEFT",
+    "RIGHT",
+    "FULL",
+    "OUTER",
+    "INNER",
+    "CROSS",
+    "ON",
+    "USING",
+    "AND",
+    "OR",
+    "NOT",
+    "IN",
+    "EXISTS",
+    "BETWEEN",
+    "LIKE",
+    "IS",
+    "NULL",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "AS",
+    "DISTINCT",
+    "UNION",
+    "ALL",
+    "WITH",
+    "INTERVAL",
+    "DATE",
+    "CAST",
+    "EXTRACT",
+    "SUBSTRING",
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "(",
+    ")",
+    ",",
+    ";",
+    "*",
+    "+",
+    "-",
+    "/",
+    "%",
+    "=",
+    "<>",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "||",
+    ".",
+    "'",
+    "\"",
+    "0",
+    "1",
+    "-1",
+    "9223372036854775807",
+    "1e308",
+    "0.000001",
+    "'x'",
+    "'1995-01-01'",
+    "DATE '1995-13-45'",
+    "lineitem",
+    "orders",
+    "customer",
+    "nation",
+    "region",
+    "l_orderkey",
+    "o_orderdate",
+    "c_name",
+    "n_name",
+    "*/",
+    "/*",
+    "--",
+    "\n",
+    "CREATE",
+    "TABLE",
+    "DROP",
+    "INSERT",
+    "INTO",
+    "VALUES",
+    "COPY",
+    "TO",
+    "EXPLAIN",
+    "SET",
+    "DESCRIBE",
+    "read_parquet('/nonexistent')",
+    "'/dev/zero'",
+    "é",
+    "🦀",
+    "\u{0}",
 ];
 
 /// One hostile input (bytes: some are not UTF-8).
 pub fn input(g: &mut Generator, rng: &mut Rng) -> Vec<u8> {
-    let deep = |open: &str, close: &str, inner: &str, n: usize| format!("SELECT {}{inner}{} FROM region", open.repeat(n), close.repeat(n));
-    let chain = |term: &str, op: &str, n: usize| format!("SELECT count(*) FROM region WHERE {}", vec![term; n].join(op));
+    let deep = |open: &str, close: &str, inner: &str, n: usize| {
+        format!("SELECT {}{inner}{} FROM region", open.repeat(n), close.repeat(n))
+    };
+    let chain =
+        |term: &str, op: &str, n: usize| format!("SELECT count(*) FROM region WHERE {}", vec![term; n].join(op));
     let depths = [48, 200, 999, 1000, 1001, 5000, 100_000];
     let lengths = [1000, 3000, 7000, 100_000];
     let text = match rng.below(16) {
@@ -59,13 +159,22 @@ pub fn input(g: &mut Generator, rng: &mut Rng) -> Vec<u8> {
                 _ => format!("SELECT l_shipdate + INTERVAL '{n}' DAY FROM lineitem LIMIT 1"),
             }
         }
-        7 => format!("SELECT count(*) FROM customer WHERE c_name = '{}'", "x".repeat(*rng.pick(&[1000, 100_000, 1_000_000]).unwrap_or(&1000))),
+        7 => format!(
+            "SELECT count(*) FROM customer WHERE c_name = '{}'",
+            "x".repeat(*rng.pick(&[1000, 100_000, 1_000_000]).unwrap_or(&1000))
+        ),
         8 => {
             let n = *rng.pick(&[1000, 10_000, 100_000]).unwrap_or(&1000);
             if rng.chance(0.5) {
-                format!("SELECT count(*) FROM lineitem WHERE l_orderkey IN ({})", (0..n).map(|i| (i * 7).to_string()).collect::<Vec<_>>().join(","))
+                format!(
+                    "SELECT count(*) FROM lineitem WHERE l_orderkey IN ({})",
+                    (0..n).map(|i| (i * 7).to_string()).collect::<Vec<_>>().join(",")
+                )
             } else {
-                format!("SELECT count(*) FROM lineitem WHERE l_comment NOT IN ({})", (0..n).map(|i| format!("'c{i}'")).collect::<Vec<_>>().join(","))
+                format!(
+                    "SELECT count(*) FROM lineitem WHERE l_comment NOT IN ({})",
+                    (0..n).map(|i| format!("'c{i}'")).collect::<Vec<_>>().join(",")
+                )
             }
         }
         9 => {
@@ -88,7 +197,10 @@ pub fn input(g: &mut Generator, rng: &mut Rng) -> Vec<u8> {
         }
         11 => {
             let n = *rng.pick(&[10, 50, 200, 1000]).unwrap_or(&10);
-            format!("SELECT count(*) FROM region WHERE r_regionkey IN {}", "(SELECT r_regionkey FROM region WHERE r_regionkey IN ".repeat(n) + "(1)" + &")".repeat(n))
+            format!(
+                "SELECT count(*) FROM region WHERE r_regionkey IN {}",
+                "(SELECT r_regionkey FROM region WHERE r_regionkey IN ".repeat(n) + "(1)" + &")".repeat(n)
+            )
         }
         12 => {
             let q = g.query();
@@ -103,7 +215,10 @@ pub fn input(g: &mut Generator, rng: &mut Rng) -> Vec<u8> {
             // Invalid UTF-8 inside a query.
             let mut b = g.query().into_bytes();
             let at = rng.below(b.len() + 1);
-            let bad: &[u8] = rng.pick(&[&[0xff][..], &[0xc3, 0x28], &[0xe2, 0x82], &[0xf0, 0x28, 0x8c, 0x28], &[0x80]]).copied().unwrap_or(&[0xff]);
+            let bad: &[u8] = rng
+                .pick(&[&[0xff][..], &[0xc3, 0x28], &[0xe2, 0x82], &[0xf0, 0x28, 0x8c, 0x28], &[0x80]])
+                .copied()
+                .unwrap_or(&[0xff]);
             b.splice(at..at, bad.iter().copied());
             return b;
         }
@@ -119,15 +234,32 @@ pub struct CrashReport {
     pub failures: Vec<String>,
 }
 
-/// Feeds `count` hostile inputs to `engine` (and every `process_every`-th one, and every
-/// input that is not UTF-8, to the `gpusql` binary `shell` reading standard input).
-pub fn run(engine: &mut Engine, schema: &SchemaInfo, seed: u64, count: u64, shell: Option<&std::path::Path>, process_every: u64, hang_after: Duration, time_limit: Option<Duration>) -> CrashReport {
+/// How a crash run goes.
+#[derive(Clone, Copy)]
+pub struct CrashOptions<'a> {
+    pub seed: u64,
+    /// Hostile inputs to feed.
+    pub count: u64,
+    /// The `gpusql` binary that every `process_every`-th input, and every input that is
+    /// not UTF-8, is also piped to (its shell reading standard input).
+    pub shell: Option<&'a std::path::Path>,
+    pub process_every: u64,
+    /// An input running longer than this is a hang.
+    pub hang_after: Duration,
+    /// Stop feeding inputs after this long.
+    pub time_limit: Option<Duration>,
+}
+
+/// Feeds hostile inputs to `engine` (and some to the shell: `CrashOptions`).
+pub fn run(engine: &mut Engine, schema: &SchemaInfo, opts: &CrashOptions<'_>) -> CrashReport {
+    let CrashOptions { seed, count, shell, process_every, hang_after, time_limit } = *opts;
     let start = Instant::now();
     super::quiet_panics();
     let watchdog = super::Watchdog::start(hang_after, None);
     let mut rng = Rng::new(seed);
     let mut g = Generator::new(schema, seed ^ 0x5eed);
-    let mut report = CrashReport { inputs: 0, in_process: 0, through_shell: 0, slowest: Duration::ZERO, failures: vec![] };
+    let mut report =
+        CrashReport { inputs: 0, in_process: 0, through_shell: 0, slowest: Duration::ZERO, failures: vec![] };
     for i in 0..count {
         if time_limit.is_some_and(|t| start.elapsed() > t) {
             break;
@@ -197,7 +329,9 @@ fn through_shell(exe: &std::path::Path, bytes: &[u8], limit: Duration) -> Option
     }
     match status.code() {
         None => Some(format!("shell killed by a signal ({status})")),
-        Some(0) if stderr.contains("Error") => Some(format!("shell printed an error but exited 0: {}", stderr.lines().next().unwrap_or_default())),
+        Some(0) if stderr.contains("Error") => {
+            Some(format!("shell printed an error but exited 0: {}", stderr.lines().next().unwrap_or_default()))
+        }
         Some(101) => Some("shell exit 101 (panic)".into()),
         _ => None,
     }

@@ -128,7 +128,10 @@ impl FuzzReport {
         top(&self.both_errors, "errors on both backends", &mut s);
         top(&self.duckdb_errors, "answered here, refused by DuckDB", &mut s);
         if !self.oracle_timeouts.is_empty() {
-            s.push_str(&format!("not checked: the CPU oracle ran past the hang limit on {} queries:\n", self.oracle_timeouts.len()));
+            s.push_str(&format!(
+                "not checked: the CPU oracle ran past the hang limit on {} queries:\n",
+                self.oracle_timeouts.len()
+            ));
             for (index, sql) in self.oracle_timeouts.iter().take(10) {
                 s.push_str(&format!("  [{index}] {sql}\n"));
             }
@@ -152,7 +155,11 @@ impl FuzzReport {
     }
 
     pub fn from_json(v: &Value) -> FuzzReport {
-        let counts = |k: &str| v[k].as_object().map(|m| m.iter().map(|(a, b)| (a.clone(), b.as_u64().unwrap_or(0))).collect()).unwrap_or_default();
+        let counts = |k: &str| {
+            v[k].as_object()
+                .map(|m| m.iter().map(|(a, b)| (a.clone(), b.as_u64().unwrap_or(0))).collect())
+                .unwrap_or_default()
+        };
         let text = |f: &Value, k: &str| f[k].as_str().unwrap_or_default().to_string();
         FuzzReport {
             queries: v["queries"].as_u64().unwrap_or(0),
@@ -166,7 +173,14 @@ impl FuzzReport {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|f| Failure { seed: f["seed"].as_u64().unwrap_or(0), index: f["index"].as_u64().unwrap_or(0), class: text(f, "class"), sql: text(f, "sql"), reduced: text(f, "reduced"), detail: text(f, "detail") })
+                .map(|f| Failure {
+                    seed: f["seed"].as_u64().unwrap_or(0),
+                    index: f["index"].as_u64().unwrap_or(0),
+                    class: text(f, "class"),
+                    sql: text(f, "sql"),
+                    reduced: text(f, "reduced"),
+                    detail: text(f, "detail"),
+                })
                 .collect(),
             next: v["next"].as_u64().unwrap_or(0),
         }
@@ -177,7 +191,11 @@ impl FuzzReport {
         self.queries += r.queries;
         self.answered += r.answered;
         self.checked_with_duckdb += r.checked_with_duckdb;
-        for (m, src) in [(&mut self.unsupported, r.unsupported), (&mut self.both_errors, r.both_errors), (&mut self.duckdb_errors, r.duckdb_errors)] {
+        for (m, src) in [
+            (&mut self.unsupported, r.unsupported),
+            (&mut self.both_errors, r.both_errors),
+            (&mut self.duckdb_errors, r.duckdb_errors),
+        ] {
             for (msg, n) in src {
                 *m.entry(msg).or_default() += n;
             }
@@ -262,7 +280,12 @@ static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 fn quiet_panics() {
     std::panic::set_hook(Box::new(|info| {
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        let msg = info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned()).unwrap_or_default();
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
         *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{msg}{at}"));
     }));
 }
@@ -310,8 +333,12 @@ fn judge(primary: &Outcome, oracle: &Outcome) -> Option<(String, String)> {
         (Outcome::Rows(a), Outcome::Rows(b)) => diff(a, b).map(|d| ("wrong answer".to_string(), d)),
         (Outcome::Error(a), Outcome::Error(b)) if error_shape(a) == error_shape(b) => None,
         (Outcome::Error(a), Outcome::Error(b)) => Some(("different errors".into(), format!("{a} | CPU: {b}"))),
-        (Outcome::Error(a), Outcome::Rows(_)) => Some((format!("error where the CPU answers: {}", error_shape(a)), a.clone())),
-        (Outcome::Rows(_), Outcome::Error(b)) => Some((format!("CPU error where the backend answers: {}", error_shape(b)), b.clone())),
+        (Outcome::Error(a), Outcome::Rows(_)) => {
+            Some((format!("error where the CPU answers: {}", error_shape(a)), a.clone()))
+        }
+        (Outcome::Rows(_), Outcome::Error(b)) => {
+            Some((format!("CPU error where the backend answers: {}", error_shape(b)), b.clone()))
+        }
     }
 }
 
@@ -371,18 +398,30 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
                     Ok(theirs) => {
                         report.checked_with_duckdb += 1;
                         if let Some(detail) = diff(ours, &theirs) {
-                            let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| match (run_primary(engine, q), d.query(q)) {
+                            let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| match (
+                                run_primary(engine, q),
+                                d.query(q),
+                            ) {
                                 (Outcome::Rows(a), Ok(b)) => diff(&a, &b).is_some(),
                                 _ => false,
                             });
-                            report.failures.push(Failure { seed: opts.seed, index, class: "differs from DuckDB".into(), sql, reduced, detail });
+                            report.failures.push(Failure {
+                                seed: opts.seed,
+                                index,
+                                class: "differs from DuckDB".into(),
+                                sql,
+                                reduced,
+                                detail,
+                            });
                         }
                     }
                     Err(e) => *report.duckdb_errors.entry(error_shape(&e)).or_default() += 1,
                 }
             }
             (Outcome::Rows(_), None) => report.answered += 1,
-            (Outcome::Error(e), _) if e.starts_with("not supported") => *report.unsupported.entry(error_shape(e)).or_default() += 1,
+            (Outcome::Error(e), _) if e.starts_with("not supported") => {
+                *report.unsupported.entry(error_shape(e)).or_default() += 1
+            }
             (Outcome::Error(e), _) => *report.both_errors.entry(error_shape(e)).or_default() += 1,
             (Outcome::Panic(_), _) => {}
         }
@@ -465,7 +504,13 @@ impl Watchdog {
             std::thread::sleep(Duration::from_millis(250));
             if let Some(r) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
                 if r.since.elapsed() > limit {
-                    eprintln!("FAILURE [hang]: still running after {:.0} s ({}, query {}): {}", limit.as_secs_f64(), r.phase.name(), r.index, r.sql);
+                    eprintln!(
+                        "FAILURE [hang]: still running after {:.0} s ({}, query {}): {}",
+                        limit.as_secs_f64(),
+                        r.phase.name(),
+                        r.index,
+                        r.sql
+                    );
                     if let Some(path) = &hang_file {
                         let _ = std::fs::write(path, hang_json(r).to_string());
                     }
@@ -481,7 +526,8 @@ impl Watchdog {
     }
 
     fn begin_at(&self, index: u64, phase: Phase, sql: &str) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Running { since: Instant::now(), index, phase, sql: sql.to_string() });
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(Running { since: Instant::now(), index, phase, sql: sql.to_string() });
     }
 
     fn end(&self) {

@@ -4,7 +4,9 @@
 //! expression by one of its operands or a condition by TRUE, drop an IN-list element —
 //! and keep it when the query still fails in the same way.
 
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, Select, Value, VisitMut, VisitorMut};
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, Select, Value, VisitMut, VisitorMut,
+};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
@@ -134,7 +136,10 @@ fn operands(e: &Expr) -> Vec<Expr> {
         Expr::BinaryOp { left, right, .. } => vec![(**left).clone(), (**right).clone()],
         Expr::Nested(x) | Expr::UnaryOp { expr: x, .. } | Expr::IsNull(x) | Expr::IsNotNull(x) => vec![(**x).clone()],
         Expr::Cast { expr, .. } | Expr::Extract { expr, .. } | Expr::Substring { expr, .. } => vec![(**expr).clone()],
-        Expr::Between { expr, .. } | Expr::InList { expr, .. } | Expr::InSubquery { expr, .. } | Expr::Like { expr, .. } => vec![(**expr).clone()],
+        Expr::Between { expr, .. }
+        | Expr::InList { expr, .. }
+        | Expr::InSubquery { expr, .. }
+        | Expr::Like { expr, .. } => vec![(**expr).clone()],
         Expr::Case { conditions, else_result, .. } => {
             let mut v: Vec<Expr> = conditions.iter().map(|c| c.result.clone()).collect();
             v.extend(else_result.iter().map(|x| (**x).clone()));
@@ -162,7 +167,8 @@ mod tests {
     #[test]
     fn reduces_to_the_failing_part() {
         // "Fails" while the query mentions l_tax: everything else goes.
-        let sql = "SELECT a.l_orderkey, a.l_tax + 1 AS x FROM lineitem AS a JOIN orders AS o ON a.l_orderkey = o.o_orderkey \
+        let sql =
+            "SELECT a.l_orderkey, a.l_tax + 1 AS x FROM lineitem AS a JOIN orders AS o ON a.l_orderkey = o.o_orderkey \
                    WHERE a.l_quantity > 3 AND o.o_orderdate < DATE '1995-01-01' ORDER BY 1, 2 LIMIT 5";
         let small = reduce(sql, Duration::from_secs(30), &mut |q| q.contains("l_tax"));
         assert_eq!(small, "SELECT a.l_tax AS x FROM lineitem AS a");

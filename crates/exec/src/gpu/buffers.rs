@@ -1,8 +1,8 @@
 //! GPU buffers of a query: source columns, sink outputs, intermediates.
 
 use super::ptr;
-use gpusql_codegen::Part;
 use gpusql_codegen::types::c_type;
+use gpusql_codegen::Part;
 use gpusql_common::{DataType, Error, Result, Schema};
 use gpusql_cuda::{CudaSlice, GpuDevice};
 use gpusql_plan::{Sink, StateFunc};
@@ -173,11 +173,20 @@ impl SinkBuffers {
                     .iter()
                     .map(|f| column(f.ty, f.nullable, &format!("hash table #{id} column {}", f.name)))
                     .collect::<Result<_>>()?;
-                let group_keys =
-                    keys.iter().enumerate().map(|(i, k)| column(k.ty(), false, &format!("hash table #{id} key {i}"))).collect::<Result<_>>()?;
+                let group_keys = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| column(k.ty(), false, &format!("hash table #{id} key {i}")))
+                    .collect::<Result<_>>()?;
                 let n = (capacity * 2).next_power_of_two();
                 let what = format!("hash table #{id}");
-                let mut b = SinkBuffers::plain(outputs, vec![], Some(dev.alloc_zeros::<i32>(n, &what).map_err(cuda_error)?), n, count);
+                let mut b = SinkBuffers::plain(
+                    outputs,
+                    vec![],
+                    Some(dev.alloc_zeros::<i32>(n, &what).map_err(cuda_error)?),
+                    n,
+                    count,
+                );
                 b.group_keys = group_keys;
                 b.group_rows = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
                 b.row_group = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
@@ -209,8 +218,25 @@ impl SinkBuffers {
         }
     }
 
-    fn plain(outputs: Vec<OwnedColumn>, states: Vec<OwnedColumn>, slots: Option<CudaSlice<i32>>, slot_count: usize, count: CudaSlice<u64>) -> Self {
-        SinkBuffers { outputs, states, slots, slot_count, count, group_keys: vec![], group_rows: None, row_group: None, group_count: None, multi: None }
+    fn plain(
+        outputs: Vec<OwnedColumn>,
+        states: Vec<OwnedColumn>,
+        slots: Option<CudaSlice<i32>>,
+        slot_count: usize,
+        count: CudaSlice<u64>,
+    ) -> Self {
+        SinkBuffers {
+            outputs,
+            states,
+            slots,
+            slot_count,
+            count,
+            group_keys: vec![],
+            group_rows: None,
+            row_group: None,
+            group_count: None,
+            multi: None,
+        }
     }
 
     pub fn output_ptr(&self, column: usize, part: Part, dev: &GpuDevice) -> Result<u64> {

@@ -22,7 +22,14 @@ pub struct KeyRange {
 }
 
 /// `payload_read`: per payload column, whether a probe reads it (`payload_columns_read`).
-pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range: Option<KeyRange>, payload_read: &[bool], stat: &mut KernelStat) -> Result<BuiltTable> {
+pub fn finish_build(
+    ex: &GpuExecutor,
+    sink: SinkBuffers,
+    rows: usize,
+    key_range: Option<KeyRange>,
+    payload_read: &[bool],
+    stat: &mut KernelStat,
+) -> Result<BuiltTable> {
     let shared_memory = ex.config.shared_memory_probe_tables;
     let dev = &ex.dev;
     let missing = || Error::exec("hash build buffers missing");
@@ -39,7 +46,13 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
         let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
         if rows > 0 {
             let f = ex.util("assign_positions", stat)?;
-            let args = [Arg::U64(ptr(&row_group, dev)), Arg::U64(ptr(&offsets, dev)), Arg::U64(ptr(&fill, dev)), Arg::U64(ptr(&pos, dev)), Arg::U64(rows as u64)];
+            let args = [
+                Arg::U64(ptr(&row_group, dev)),
+                Arg::U64(ptr(&offsets, dev)),
+                Arg::U64(ptr(&fill, dev)),
+                Arg::U64(ptr(&pos, dev)),
+                Arg::U64(rows as u64),
+            ];
             q.push(f, &args, rows, Some(1024));
         }
         q.keep(fill);
@@ -54,7 +67,8 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
             continue;
         }
         let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, &mut q, stat)?;
-        let validity = c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, &mut q, stat)).transpose()?;
+        let validity =
+            c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, &mut q, stat)).transpose()?;
         payload.push(Some(OwnedColumn { ty: c.ty, values, validity }));
     }
     let slots = sink.slots.ok_or_else(missing)?;
@@ -84,14 +98,24 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
                 let out = dev.alloc_zeros::<u8>(n * size, "hash table entries").map_err(cuda_error)?;
                 if n == sink.slot_count {
                     let f = ex.util(&format!("copy_entries_{w}"), stat)?;
-                    let args = [Arg::U64(ptr(&slots, dev)), Arg::U64(ptr(&k.values, dev)), Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)];
+                    let args = [
+                        Arg::U64(ptr(&slots, dev)),
+                        Arg::U64(ptr(&k.values, dev)),
+                        Arg::U64(ptr(&out, dev)),
+                        Arg::U64(n as u64),
+                    ];
                     q.push(f, &args, n, Some(1024));
                 } else {
                     let fill = ex.util(&format!("fill_entries_{w}"), stat)?;
                     q.push(fill, &[Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)], n, Some(1024));
                     if groups > 0 {
                         let f = ex.util(&format!("make_entries_{w}"), stat)?;
-                        let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&out, dev)), Arg::U32((n - 1) as u32)];
+                        let args = [
+                            Arg::U64(ptr(&k.values, dev)),
+                            Arg::U64(groups as u64),
+                            Arg::U64(ptr(&out, dev)),
+                            Arg::U32((n - 1) as u32),
+                        ];
                         q.push(f, &args, groups, Some(1024));
                     }
                 }
@@ -102,19 +126,39 @@ pub fn finish_build(ex: &GpuExecutor, sink: SinkBuffers, rows: usize, key_range:
         _ => (None, 0),
     };
     let bitmap = match key_range {
-        Some(r) if ex.config.key_bitmaps && entries.is_some() => key_bitmap(ex, &sink.group_keys, groups, r, &mut q, stat)?,
+        Some(r) if ex.config.key_bitmaps && entries.is_some() => {
+            key_bitmap(ex, &sink.group_keys, groups, r, &mut q, stat)?
+        }
         _ => None,
     };
     stat.ms += ex.run_queue(q)?;
     // (`pos` and the sink's arrival-order payload are read by the queued launches: they
     // live until here.)
     drop((pos, sink.outputs));
-    Ok(BuiltTable { slots, slot_count: sink.slot_count, keys: sink.group_keys, offsets, counts, payload, multi, entries, entry_slots, direct, bitmap })
+    Ok(BuiltTable {
+        slots,
+        slot_count: sink.slot_count,
+        keys: sink.group_keys,
+        offsets,
+        counts,
+        payload,
+        multi,
+        entries,
+        entry_slots,
+        direct,
+        bitmap,
+    })
 }
 
 /// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned
 /// recursively); the launches are added to `q`.
-pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, q: &mut LaunchQueue, stat: &mut KernelStat) -> Result<CudaSlice<u32>> {
+pub fn exclusive_scan(
+    ex: &GpuExecutor,
+    input: &CudaSlice<u32>,
+    n: usize,
+    q: &mut LaunchQueue,
+    stat: &mut KernelStat,
+) -> Result<CudaSlice<u32>> {
     let out = ex.dev.alloc_zeros::<u32>(n.max(1), "prefix sum").map_err(cuda_error)?;
     if n == 0 {
         return Ok(out);
@@ -122,7 +166,17 @@ pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, q: &mu
     let blocks = n.div_ceil(256);
     let sums = ex.dev.alloc_zeros::<u32>(blocks, "prefix sum blocks").map_err(cuda_error)?;
     let f = ex.util("scan_blocks", stat)?;
-    q.push(f, &[Arg::U64(ptr(input, &ex.dev)), Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&sums, &ex.dev)), Arg::U64(n as u64)], n, None);
+    q.push(
+        f,
+        &[
+            Arg::U64(ptr(input, &ex.dev)),
+            Arg::U64(ptr(&out, &ex.dev)),
+            Arg::U64(ptr(&sums, &ex.dev)),
+            Arg::U64(n as u64),
+        ],
+        n,
+        None,
+    );
     if blocks > 1 {
         let block_offsets = exclusive_scan(ex, &sums, blocks, q, stat)?;
         let f = ex.util("add_block_offsets", stat)?;
@@ -134,11 +188,22 @@ pub fn exclusive_scan(ex: &GpuExecutor, input: &CudaSlice<u32>, n: usize, q: &mu
 }
 
 /// The smallest and largest of the `groups` keys (w bytes each), and the range's size.
-fn key_range(ex: &GpuExecutor, k: &OwnedColumn, w: usize, groups: usize, stat: &mut KernelStat) -> Result<([i64; 2], u128)> {
+fn key_range(
+    ex: &GpuExecutor,
+    k: &OwnedColumn,
+    w: usize,
+    groups: usize,
+    stat: &mut KernelStat,
+) -> Result<([i64; 2], u128)> {
     let dev = &ex.dev;
     let minmax = dev.upload(&[i64::MAX, i64::MIN], "key range").map_err(cuda_error)?;
     let f = ex.util(&format!("key_range_{w}"), stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&minmax, dev))], groups, Some(1024))?;
+    ex.launch_untimed(
+        &f,
+        &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(ptr(&minmax, dev))],
+        groups,
+        Some(1024),
+    )?;
     let mm = dev.download(&minmax).map_err(cuda_error)?;
     Ok(([mm[0], mm[1]], (mm[1] as i128 - mm[0] as i128 + 1) as u128))
 }
@@ -151,7 +216,14 @@ const BITMAP_MAX_BITS: u128 = 1 << 20;
 /// so the rows a filtered dimension drops never touch the hash table. Only where the
 /// build kept at most half its table's rows: probes of an unfiltered dimension (nearly
 /// all hit) would pay the extra load for nothing.
-fn key_bitmap(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, r: KeyRange, q: &mut LaunchQueue, stat: &mut KernelStat) -> Result<Option<KeyBitmap>> {
+fn key_bitmap(
+    ex: &GpuExecutor,
+    keys: &[OwnedColumn],
+    groups: usize,
+    r: KeyRange,
+    q: &mut LaunchQueue,
+    stat: &mut KernelStat,
+) -> Result<Option<KeyBitmap>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
     let range = (r.max as i128 - r.min as i128 + 1) as u128;
@@ -162,7 +234,12 @@ fn key_bitmap(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, r: KeyRange
     let bits = range as usize;
     let words = dev.alloc_zeros::<u32>(bits.div_ceil(32), "join key bitmap").map_err(cuda_error)?;
     let f = ex.util(&format!("key_bitmap_{}", size / 2), stat)?;
-    q.push(f, &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(r.min as u64), Arg::U64(ptr(&words, dev))], groups, Some(1024));
+    q.push(
+        f,
+        &[Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(r.min as u64), Arg::U64(ptr(&words, dev))],
+        groups,
+        Some(1024),
+    );
     Ok(Some(KeyBitmap { words, min: r.min, bits }))
 }
 
@@ -177,7 +254,13 @@ const DIRECT_MIN_DENSITY: u64 = 64;
 
 /// For a single integer key whose values are dense enough (range <= 64 x keys, at most
 /// 2^26), a table of group ids indexed by key - min: a probe is one 4-byte load, no hash.
-fn direct_table(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, q: &mut LaunchQueue, stat: &mut KernelStat) -> Result<Option<DirectTable>> {
+fn direct_table(
+    ex: &GpuExecutor,
+    keys: &[OwnedColumn],
+    groups: usize,
+    q: &mut LaunchQueue,
+    stat: &mut KernelStat,
+) -> Result<Option<DirectTable>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
     if groups == 0 {
@@ -194,7 +277,8 @@ fn direct_table(ex: &GpuExecutor, keys: &[OwnedColumn], groups: usize, q: &mut L
     let fill = ex.util("fill_minus_one", stat)?;
     q.push(fill, &[Arg::U64(ptr(&table, dev)), Arg::U64(n as u64)], n, Some(1024));
     let f = ex.util(&format!("direct_table_{w}"), stat)?;
-    let args = [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(mm[0] as u64), Arg::U64(ptr(&table, dev))];
+    let args =
+        [Arg::U64(ptr(&k.values, dev)), Arg::U64(groups as u64), Arg::U64(mm[0] as u64), Arg::U64(ptr(&table, dev))];
     q.push(f, &args, groups, Some(1024));
     Ok(Some(DirectTable { table, min: mm[0], slots: n }))
 }

@@ -13,7 +13,9 @@ use buffers::{Arg, BuiltTable, Column, Intermediate};
 use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
-use gpusql_cuda::{cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};
+use gpusql_cuda::{
+    cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg,
+};
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
 use gpusql_storage::device::{cuda_error, UploadStats};
 use gpusql_storage::{DeviceStore, TableStore};
@@ -91,7 +93,13 @@ impl GpuExecutor {
     }
 
     /// Launches `f` with arguments bound in order; returns kernel ms (CUDA events).
-    pub(crate) fn launch(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<f64> {
+    pub(crate) fn launch(
+        &self,
+        f: &CudaFunction,
+        args: &[Arg],
+        work_items: usize,
+        max_blocks: Option<u32>,
+    ) -> Result<f64> {
         let timer = self.dev.timer_start().map_err(cuda_error)?;
         self.launch_untimed(f, args, work_items, max_blocks)?;
         timer.stop().map_err(cuda_error)
@@ -122,7 +130,13 @@ impl GpuExecutor {
     }
 
     /// Queues a launch of `f` (no timing, no synchronization).
-    pub(crate) fn launch_untimed(&self, f: &CudaFunction, args: &[Arg], work_items: usize, max_blocks: Option<u32>) -> Result<()> {
+    pub(crate) fn launch_untimed(
+        &self,
+        f: &CudaFunction,
+        args: &[Arg],
+        work_items: usize,
+        max_blocks: Option<u32>,
+    ) -> Result<()> {
         if self.config.profile_launches {
             let timer = self.dev.timer_start().map_err(cuda_error)?;
             self.queue_launch(f, args, work_items, max_blocks)?;
@@ -175,7 +189,12 @@ impl GpuExecutor {
         let out = self.dev.alloc_zeros::<u8>((n * width).max(16), what).map_err(cuda_error)?;
         if n > 0 {
             let f = self.util(&format!("{kernel}_{width}"), stat)?;
-            let args = [Arg::U64(ptr(input, &self.dev)), Arg::U64(ptr(idx, &self.dev)), Arg::U64(ptr(&out, &self.dev)), Arg::U64(n as u64)];
+            let args = [
+                Arg::U64(ptr(input, &self.dev)),
+                Arg::U64(ptr(idx, &self.dev)),
+                Arg::U64(ptr(&out, &self.dev)),
+                Arg::U64(n as u64),
+            ];
             queue.push(f, &args, n, Some(1024));
         }
         Ok(out)
@@ -196,27 +215,40 @@ impl GpuExecutor {
 
     /// Runs a plan. Where it runs out of GPU memory with columns of other queries
     /// resident, those are given up (the columns this plan reads stay) and it runs again.
-    pub fn execute(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
+    pub fn execute(
+        &self,
+        plan: &PhysicalPlan,
+        tables: &TableStore,
+    ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         match self.execute_once(plan, tables) {
             Err(Error::OutOfMemory { .. }) => {
                 let keep: std::collections::HashSet<(String, usize)> = plan
                     .pipelines()
                     .filter_map(|p| match &p.source {
-                        Source::Table { table, columns, .. } => Some(columns.iter().map(move |c| (table.to_ascii_lowercase(), *c))),
+                        Source::Table { table, columns, .. } => {
+                            Some(columns.iter().map(move |c| (table.to_ascii_lowercase(), *c)))
+                        }
                         _ => None,
                     })
                     .flatten()
                     .collect();
                 let freed = self.store.evict_except(&keep);
                 self.dev.release_pool_memory(0);
-                tracing::info!("out of GPU memory: gave up {:.2} GB of other queries' resident columns, running again", freed as f64 / 1e9);
+                tracing::info!(
+                    "out of GPU memory: gave up {:.2} GB of other queries' resident columns, running again",
+                    freed as f64 / 1e9
+                );
                 self.execute_once(plan, tables)
             }
             other => other,
         }
     }
 
-    fn execute_once(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
+    fn execute_once(
+        &self,
+        plan: &PhysicalPlan,
+        tables: &TableStore,
+    ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
@@ -230,8 +262,12 @@ impl GpuExecutor {
                             inter.insert(p.sink.id(), rows);
                         }
                         Produced::Table(sink, rows, key_range) => {
-                            let read = gpusql_codegen::payload_columns_read(plan.pipelines(), p.sink.id(), p.sink.schema().len());
-                            let t = join::finish_build(self, sink, rows, key_range, &read, &mut stat)?;
+                            let read = gpusql_codegen::payload_columns_read(
+                                plan.pipelines(),
+                                p.sink.id(),
+                                p.sink.schema().len(),
+                            );
+                            let t = join::finish_build(self, *sink, rows, key_range, &read, &mut stat)?;
                             built.insert(p.sink.id(), t);
                         }
                     }
@@ -291,7 +327,9 @@ impl GpuExecutor {
         let mut out = vec![];
         for s in &plan.stages {
             match s {
-                Stage::Pipeline(p) => out.push((format!("pipeline_{}", p.id), generate_pipeline(p, &builds, rows)?.source)),
+                Stage::Pipeline(p) => {
+                    out.push((format!("pipeline_{}", p.id), generate_pipeline(p, &builds, rows)?.source))
+                }
                 Stage::Sort { input, keys, schema, .. } => {
                     out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
                 }
@@ -398,7 +436,10 @@ impl GpuExecutor {
         let read_cols = &spec.source_columns_read;
         stat.bytes_read = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
         // (+ the 2-byte slot per row of each replicated table the code reads)
-        stat.bytes_read += spec.params.iter().filter(|q| matches!(q, Param::Replica { part: ReplicaPart::RowSlots, .. })).count() * 2 * n;
+        stat.bytes_read +=
+            spec.params.iter().filter(|q| matches!(q, Param::Replica { part: ReplicaPart::RowSlots, .. })).count()
+                * 2
+                * n;
         if matches!(p.source, Source::Table { .. }) {
             stats.bytes_read += stat.bytes_read;
         }
@@ -418,7 +459,9 @@ impl GpuExecutor {
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
             if matches!(p.sink, Sink::Aggregate { .. } | Sink::HashBuild { .. }) && max_groups > i32::MAX as usize {
-                return Err(Error::not_supported(format!("hash tables of more than 2,147,483,647 groups or build rows on the GPU ({max_groups})")));
+                return Err(Error::not_supported(format!(
+                    "hash tables of more than 2,147,483,647 groups or build rows on the GPU ({max_groups})"
+                )));
             }
             // [code, n - the first row that found a group table full (u32; 0: none)]
             let err: CudaSlice<i32> = self.dev.alloc_zeros(2, "error flag").map_err(cuda_error)?;
@@ -446,9 +489,13 @@ impl GpuExecutor {
                         bind_build(t, *part, &self.dev)?
                     }
                     Param::InSet { index, part: InSetPart::Len } => Arg::U32(spec.in_sets[*index].values.len() as u32),
-                    Param::InSet { index, part } => Arg::U64(in_sets.get(&(*index, *part)).map_or(0, |b| ptr(b, &self.dev))),
+                    Param::InSet { index, part } => {
+                        Arg::U64(in_sets.get(&(*index, *part)).map_or(0, |b| ptr(b, &self.dev)))
+                    }
                     Param::Replica { index, part } => {
-                        let r = replicas.get(*index).ok_or_else(|| Error::exec(format!("replicated table {index} missing")))?;
+                        let r = replicas
+                            .get(*index)
+                            .ok_or_else(|| Error::exec(format!("replicated table {index} missing")))?;
                         match part {
                             ReplicaPart::RowSlots => Arg::U64(ptr(&r.row_slots, &self.dev)),
                             ReplicaPart::SlotValues => Arg::U64(ptr(&r.slot_values, &self.dev)),
@@ -481,7 +528,11 @@ impl GpuExecutor {
                     // at most 64x per step (exact for sorted keys, Q18's 15M groups in two
                     // steps; far too high for keys that keep repeating, Q15's 100k suppliers
                     // would have asked for 64M groups).
-                    let extrapolated = if full_at > 0 && full_at < n { max_groups.saturating_mul((n / full_at.max(1)).min(64)) } else { 0 };
+                    let extrapolated = if full_at > 0 && full_at < n {
+                        max_groups.saturating_mul((n / full_at.max(1)).min(64))
+                    } else {
+                        0
+                    };
                     max_groups = (max_groups * 4)
                         .max((count * 2).next_power_of_two())
                         .max(extrapolated.saturating_mul(5) / 4)
@@ -490,7 +541,9 @@ impl GpuExecutor {
                     tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
                     continue;
                 }
-                ERR_GROUPS_FULL => return Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id))),
+                ERR_GROUPS_FULL => {
+                    return Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
+                }
                 ERR_DIV_ZERO => return Err(Error::exec("division by zero")),
                 ERR_OVERFLOW => return Err(Error::exec("numeric value out of range")),
                 // The CPU backend's message (eval.rs).
@@ -511,13 +564,12 @@ impl GpuExecutor {
             };
             stat.rows_out = rows;
             if matches!(p.sink, Sink::HashBuild { .. }) {
-                return Ok((Produced::Table(sink, rows, build_key_range(p, tables)), stat));
+                return Ok((Produced::Table(Box::new(sink), rows, build_key_range(p, tables)), stat));
             }
             return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat));
         }
     }
 }
-
 
 /// Kernel launches gathered while their buffers are allocated and their kernels looked
 /// up, then submitted together (`GpuExecutor::run_queue`): the host's work between them
@@ -573,7 +625,7 @@ enum Produced {
     Rows(Intermediate),
     /// A hash build's raw buffers and row count, to be grouped by key, and what is known
     /// of its key before the build (for the key bitmap).
-    Table(buffers::SinkBuffers, usize, Option<join::KeyRange>),
+    Table(Box<buffers::SinkBuffers>, usize, Option<join::KeyRange>),
 }
 
 /// For a hash build whose single key is a column of the table it scans: that column's
@@ -581,7 +633,9 @@ enum Produced {
 /// reduction on the GPU and no wait for it).
 fn build_key_range(p: &Pipeline, tables: &TableStore) -> Option<join::KeyRange> {
     // (Not for a scan of some row groups: the range would cover every row group.)
-    let (Source::Table { table, columns, kept: None, .. }, Sink::HashBuild { keys, .. }) = (&p.source, &p.sink) else { return None };
+    let (Source::Table { table, columns, kept: None, .. }, Sink::HashBuild { keys, .. }) = (&p.source, &p.sink) else {
+        return None;
+    };
     let [gpusql_plan::Expr::Column { index, .. }] = keys.as_slice() else { return None };
     let t = tables.get(table)?;
     let (min, max) = t.column_range(columns[sink_source_column(p, columns.len(), *index)?])?;
@@ -596,9 +650,20 @@ fn sink_source_column(p: &Pipeline, source_columns: usize, index: usize) -> Opti
     for op in &p.ops {
         match op {
             PipelineOp::Project { exprs, .. } => {
-                map = exprs.iter().map(|e| if let gpusql_plan::Expr::Column { index, .. } = e { map.get(*index).copied().flatten() } else { None }).collect();
+                map = exprs
+                    .iter()
+                    .map(|e| {
+                        if let gpusql_plan::Expr::Column { index, .. } = e {
+                            map.get(*index).copied().flatten()
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
             }
-            PipelineOp::HashProbe { kind: JoinKind::Inner | JoinKind::Left, schema, .. } => map.resize(schema.len(), None),
+            PipelineOp::HashProbe { kind: JoinKind::Inner | JoinKind::Left, schema, .. } => {
+                map.resize(schema.len(), None)
+            }
             PipelineOp::HashProbe { .. } | PipelineOp::Filter(_) | PipelineOp::LaneRefill { .. } => {}
         }
     }
@@ -610,18 +675,31 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::Slots => Arg::U64(ptr(&t.slots, dev)),
         BuildPart::Mask => Arg::U32((t.probe_slots().max(1) - 1) as u32),
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
-        BuildPart::Offsets => Arg::U64(ptr(t.offsets.as_ref().ok_or_else(|| Error::exec("hash table offsets missing (unique keys)"))?, dev)),
+        BuildPart::Offsets => Arg::U64(ptr(
+            t.offsets.as_ref().ok_or_else(|| Error::exec("hash table offsets missing (unique keys)"))?,
+            dev,
+        )),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
-        BuildPart::Direct => Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev)),
-        BuildPart::Bitmap => Arg::U64(ptr(&t.bitmap.as_ref().ok_or_else(|| Error::exec("key bitmap missing"))?.words, dev)),
-        BuildPart::Entries => Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev)),
-        BuildPart::Payload { column, part } => match t.payload.get(column).ok_or_else(|| Error::exec("payload column missing"))? {
-            Some(c) => match part {
-                Part::Validity => Arg::U64(ptr(c.validity.as_ref().ok_or_else(|| Error::exec("payload validity missing"))?, dev)),
-                _ => Arg::U64(ptr(&c.values, dev)),
-            },
-            // Declared by the probe kernel but never loaded (`payload_columns_read`).
-            None => Arg::U64(0),
-        },
+        BuildPart::Direct => {
+            Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev))
+        }
+        BuildPart::Bitmap => {
+            Arg::U64(ptr(&t.bitmap.as_ref().ok_or_else(|| Error::exec("key bitmap missing"))?.words, dev))
+        }
+        BuildPart::Entries => {
+            Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev))
+        }
+        BuildPart::Payload { column, part } => {
+            match t.payload.get(column).ok_or_else(|| Error::exec("payload column missing"))? {
+                Some(c) => match part {
+                    Part::Validity => {
+                        Arg::U64(ptr(c.validity.as_ref().ok_or_else(|| Error::exec("payload validity missing"))?, dev))
+                    }
+                    _ => Arg::U64(ptr(&c.values, dev)),
+                },
+                // Declared by the probe kernel but never loaded (`payload_columns_read`).
+                None => Arg::U64(0),
+            }
+        }
     })
 }

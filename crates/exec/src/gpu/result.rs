@@ -17,14 +17,20 @@ use std::sync::Arc;
 
 /// The indices of rows [skip, skip + fetch) of `r` (through its sort permutation), on the
 /// GPU, and how many there are.
-fn row_indices(ex: &GpuExecutor, r: &Intermediate, skip: usize, fetch: Option<usize>) -> Result<(CudaSlice<u32>, usize)> {
+fn row_indices(
+    ex: &GpuExecutor,
+    r: &Intermediate,
+    skip: usize,
+    fetch: Option<usize>,
+) -> Result<(CudaSlice<u32>, usize)> {
     let end = fetch.map_or(r.rows, |f| (skip + f).min(r.rows));
     let start = skip.min(end);
     let m = end - start;
     check_rows_32(end, "returning")?;
     let idx = match &r.perm {
         Some(p) => {
-            let host: Vec<u32> = if m == 0 { vec![] } else { ex.dev.download(p).map_err(cuda_error)?[start..end].to_vec() };
+            let host: Vec<u32> =
+                if m == 0 { vec![] } else { ex.dev.download(p).map_err(cuda_error)?[start..end].to_vec() };
             upload_u32(ex, &host)?
         }
         None => upload_u32(ex, &(start as u32..end as u32).collect::<Vec<_>>())?,
@@ -34,7 +40,15 @@ fn row_indices(ex: &GpuExecutor, r: &Intermediate, skip: usize, fetch: Option<us
 
 /// Rows [skip, skip + fetch) of `r`, columns `columns`, gathered into a dense intermediate
 /// (a sorted / limited subquery that a later pipeline scans).
-pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize, fetch: Option<usize>, schema: &Schema, input: usize) -> Result<(Intermediate, KernelStat)> {
+pub fn slice(
+    ex: &GpuExecutor,
+    r: &Intermediate,
+    columns: &[usize],
+    skip: usize,
+    fetch: Option<usize>,
+    schema: &Schema,
+    input: usize,
+) -> Result<(Intermediate, KernelStat)> {
     let mut stat = KernelStat { name: format!("slice #{input}"), rows_in: r.rows, ..Default::default() };
     let (idx, m) = row_indices(ex, r, skip, fetch)?;
     let mut out = vec![];
@@ -42,7 +56,8 @@ pub fn slice(ex: &GpuExecutor, r: &Intermediate, columns: &[usize], skip: usize,
     for c in columns {
         let col = &r.columns[*c];
         let values = ex.permute(Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut q, &mut stat)?;
-        let validity = col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, &idx, m, &mut q, &mut stat)).transpose()?;
+        let validity =
+            col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, &idx, m, &mut q, &mut stat)).transpose()?;
         out.push(OwnedColumn { ty: col.ty, values, validity });
     }
     stat.ms += ex.run_queue(q)?;
@@ -81,10 +96,17 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
     }
     let schema = Arc::new(ArrowSchema::new(fields));
     let mut batches = vec![];
-    let strings: Vec<&[i64]> = columns.iter().filter_map(|c| if let Downloaded::Strings { offsets, .. } = c { Some(offsets.as_slice()) } else { None }).collect();
+    let strings: Vec<&[i64]> = columns
+        .iter()
+        .filter_map(|c| if let Downloaded::Strings { offsets, .. } = c { Some(offsets.as_slice()) } else { None })
+        .collect();
     for (start, end) in batch_ranges(&strings, m, i32::MAX as i64) {
         let arrays = columns.iter().map(|c| c.rows(start, end)).collect::<Result<Vec<_>>>()?;
-        batches.push(RecordBatch::try_new_with_options(schema.clone(), arrays, &RecordBatchOptions::new().with_row_count(Some(end - start)))?);
+        batches.push(RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(end - start)),
+        )?);
     }
     Ok((batches, stat))
 }
@@ -106,7 +128,11 @@ impl Downloaded {
                 let base = offsets[start];
                 let offs: Vec<i32> = offsets[start..=end].iter().map(|o| (o - base) as i32).collect();
                 let data = bytes[base as usize..offsets[end] as usize].to_vec();
-                Arc::new(StringArray::try_new(OffsetBuffer::new(offs.into()), data.into(), nulls.as_ref().map(|n| n.slice(start, end - start)))?)
+                Arc::new(StringArray::try_new(
+                    OffsetBuffer::new(offs.into()),
+                    data.into(),
+                    nulls.as_ref().map(|n| n.slice(start, end - start)),
+                )?)
             }
         })
     }
@@ -135,7 +161,9 @@ fn batch_ranges(strings: &[&[i64]], m: usize, limit: i64) -> Vec<(usize, usize)>
 /// Result rows, sort permutations and gathers index rows with 32 bits on the GPU.
 pub fn check_rows_32(rows: usize, what: &str) -> Result<()> {
     if rows > u32::MAX as usize {
-        return Err(gpusql_common::Error::not_supported(format!("{what} more than 4,294,967,295 rows of one result on the GPU ({rows})")));
+        return Err(gpusql_common::Error::not_supported(format!(
+            "{what} more than 4,294,967,295 rows of one result on the GPU ({rows})"
+        )));
     }
     Ok(())
 }
@@ -156,7 +184,14 @@ fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
         .collect()
 }
 
-fn to_host(ex: &GpuExecutor, ty: &DataType, values: CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<Downloaded> {
+fn to_host(
+    ex: &GpuExecutor,
+    ty: &DataType,
+    values: CudaSlice<u8>,
+    m: usize,
+    nulls: Option<NullBuffer>,
+    stat: &mut KernelStat,
+) -> Result<Downloaded> {
     if *ty == DataType::Utf8 {
         return strings(ex, &values, m, nulls, stat);
     }
@@ -169,8 +204,11 @@ fn to_host(ex: &GpuExecutor, ty: &DataType, values: CudaSlice<u8>, m: usize, nul
         DataType::Timestamp => Arc::new(TimestampMicrosecondArray::new(bytes_to::<i64>(&b, m).into(), nulls)),
         DataType::Float64 => Arc::new(Float64Array::new(bytes_to::<f64>(&b, m).into(), nulls)),
         DataType::Decimal { precision, scale } => {
-            let v: Vec<i128> =
-                if *precision <= 18 { bytes_to::<i64>(&b, m).into_iter().map(|x| x as i128).collect() } else { bytes_to::<i128>(&b, m) };
+            let v: Vec<i128> = if *precision <= 18 {
+                bytes_to::<i64>(&b, m).into_iter().map(|x| x as i128).collect()
+            } else {
+                bytes_to::<i128>(&b, m)
+            };
             Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(*precision, *scale as i8)?)
         }
         DataType::Utf8 => unreachable!(),
@@ -179,13 +217,24 @@ fn to_host(ex: &GpuExecutor, ty: &DataType, values: CudaSlice<u8>, m: usize, nul
 
 /// `Str` records -> one byte buffer (copied on the GPU) + offsets. NULL rows hold empty
 /// records (codegen initializes every string variable), so they copy nothing.
-fn strings(ex: &GpuExecutor, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullBuffer>, stat: &mut KernelStat) -> Result<Downloaded> {
+fn strings(
+    ex: &GpuExecutor,
+    recs: &CudaSlice<u8>,
+    m: usize,
+    nulls: Option<NullBuffer>,
+    stat: &mut KernelStat,
+) -> Result<Downloaded> {
     if m == 0 {
         return Ok(Downloaded::Strings { offsets: vec![0], bytes: vec![], nulls });
     }
     let lens_d = ex.dev.alloc_zeros::<u32>(m, "string lengths").map_err(cuda_error)?;
     let f = ex.util("string_lengths", stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&lens_d, &ex.dev)), Arg::U64(m as u64)], m, Some(1024))?;
+    ex.launch_untimed(
+        &f,
+        &[Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&lens_d, &ex.dev)), Arg::U64(m as u64)],
+        m,
+        Some(1024),
+    )?;
     let lens = ex.dev.download(&lens_d).map_err(cuda_error)?;
     let mut offsets = Vec::with_capacity(m + 1);
     let mut total: i64 = 0;
@@ -197,13 +246,17 @@ fn strings(ex: &GpuExecutor, recs: &CudaSlice<u8>, m: usize, nulls: Option<NullB
     let offs_d = ex.dev.upload(&offsets[..m], "string offsets").map_err(cuda_error)?;
     let bytes_d = ex.dev.alloc_zeros::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
     let f = ex.util("copy_strings", stat)?;
-    let args = [Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&offs_d, &ex.dev)), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
+    let args = [
+        Arg::U64(ptr(recs, &ex.dev)),
+        Arg::U64(ptr(&offs_d, &ex.dev)),
+        Arg::U64(ptr(&bytes_d, &ex.dev)),
+        Arg::U64(m as u64),
+    ];
     ex.launch_untimed(&f, &args, m, Some(1024))?;
     let mut bytes = ex.dev.download(&bytes_d).map_err(cuda_error)?;
     bytes.truncate(total as usize);
     Ok(Downloaded::Strings { offsets, bytes, nulls })
 }
-
 
 #[cfg(test)]
 mod tests {

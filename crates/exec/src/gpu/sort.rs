@@ -13,9 +13,16 @@ use gpusql_storage::device::cuda_error;
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;
 
-pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit: Option<usize>, input: usize) -> Result<(Intermediate, KernelStat)> {
+pub fn run(
+    ex: &GpuExecutor,
+    mut data: Intermediate,
+    keys: &[SortColumn],
+    limit: Option<usize>,
+    input: usize,
+) -> Result<(Intermediate, KernelStat)> {
     let spec = generate_sort(&data.schema, keys)?;
-    let mut stat = KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
+    let mut stat =
+        KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
     let n = data.rows;
     let npow2 = n.max(1).next_power_of_two();
     if npow2 > u32::MAX as usize / 2 {
@@ -27,14 +34,17 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit:
         let Param::Input { column, part } = q else { continue };
         let c = &data.columns[*column];
         key_args.push(Arg::U64(match part {
-            Part::Validity => ptr(c.validity.as_ref().ok_or_else(|| Error::exec("sort key validity missing"))?, &ex.dev),
+            Part::Validity => {
+                ptr(c.validity.as_ref().ok_or_else(|| Error::exec("sort key validity missing"))?, &ex.dev)
+            }
             _ => ptr(&c.values, &ex.dev),
         }));
         stat.bytes_read += n * super::value_width(&c.ty);
     }
     // One compare-exchange step over the first `len` entries (k = 0: all ascending).
     let step_args = |p: u64, len: usize, j: usize, k: usize| {
-        let mut args = vec![Arg::U64(p), Arg::U32(len as u32), Arg::U64(n as u64), Arg::U32(j as u32), Arg::U32(k as u32)];
+        let mut args =
+            vec![Arg::U64(p), Arg::U32(len as u32), Arg::U64(n as u64), Arg::U32(j as u32), Arg::U32(k as u32)];
         args.extend(key_args.iter().copied());
         args
     };
@@ -80,7 +90,17 @@ pub fn run(ex: &GpuExecutor, mut data: Intermediate, keys: &[SortColumn], limit:
         while len > c {
             ex.launch_untimed(&step, &step_args(ptr(&perm, &ex.dev), len, c, 0), len, None)?;
             let half = ex.dev.alloc_zeros::<u32>(len / 2, "sort permutation").map_err(cuda_error)?;
-            ex.launch_untimed(&keep, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U64(ptr(&half, &ex.dev)), Arg::U32(c as u32), Arg::U32((len / 2) as u32)], len / 2, None)?;
+            ex.launch_untimed(
+                &keep,
+                &[
+                    Arg::U64(ptr(&perm, &ex.dev)),
+                    Arg::U64(ptr(&half, &ex.dev)),
+                    Arg::U32(c as u32),
+                    Arg::U32((len / 2) as u32),
+                ],
+                len / 2,
+                None,
+            )?;
             perm = half;
             len /= 2;
             let mut j = c / 2;

@@ -37,14 +37,18 @@ pub fn fold(e: Expr) -> Result<Expr> {
     }
     // Fold the children that are constant; keep this node.
     Ok(match e {
-        Expr::Binary { op, left, right, ty } => Expr::Binary { op, left: Box::new(fold(*left)?), right: Box::new(fold(*right)?), ty },
+        Expr::Binary { op, left, right, ty } => {
+            Expr::Binary { op, left: Box::new(fold(*left)?), right: Box::new(fold(*right)?), ty }
+        }
         Expr::Not(x) => Expr::Not(Box::new(fold(*x)?)),
         Expr::Negate(x) => Expr::Negate(Box::new(fold(*x)?)),
         Expr::Abs(x) => Expr::Abs(Box::new(fold(*x)?)),
         Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(fold(*expr)?), negated },
         Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
         Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },
-        Expr::TimestampAdd { expr, months, days, micros } => Expr::TimestampAdd { expr: Box::new(fold(*expr)?), months, days, micros },
+        Expr::TimestampAdd { expr, months, days, micros } => {
+            Expr::TimestampAdd { expr: Box::new(fold(*expr)?), months, days, micros }
+        }
         Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: Box::new(fold(*expr)?) },
         Expr::Like { expr, pattern, negated } => Expr::Like { expr: Box::new(fold(*expr)?), pattern, negated },
         Expr::Extract { field, expr } => Expr::Extract { field, expr: Box::new(fold(*expr)?) },

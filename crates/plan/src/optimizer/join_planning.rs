@@ -13,6 +13,7 @@
 //!   is built (TPC-H Q18: orders shrinks from 15M rows to the 624 whose lineitems sum
 //!   above 300). On the probe side they stay after the joins, which usually drop rows
 //!   first.
+//!
 //! A projection on top restores the FROM-list column order the binder bound against.
 
 use super::OptimizerRule;
@@ -67,18 +68,31 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
                 cj => plan_joins(cj, None, semis)?,
             }
         }
-        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::CrossJoin { .. }) => plan_joins(*input, Some(predicate), vec![])?,
+        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::CrossJoin { .. }) => {
+            plan_joins(*input, Some(predicate), vec![])?
+        }
         cj @ LogicalPlan::CrossJoin { .. } => plan_joins(cj, None, vec![])?,
-        LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input: Box::new(rewrite(*input)?), predicate },
-        LogicalPlan::Project { input, exprs, names } => LogicalPlan::Project { input: Box::new(rewrite(*input)?), exprs, names },
+        LogicalPlan::Filter { input, predicate } => {
+            LogicalPlan::Filter { input: Box::new(rewrite(*input)?), predicate }
+        }
+        LogicalPlan::Project { input, exprs, names } => {
+            LogicalPlan::Project { input: Box::new(rewrite(*input)?), exprs, names }
+        }
         LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
             LogicalPlan::Aggregate { input: Box::new(rewrite(*input)?), group_by, group_names, aggs }
         }
         LogicalPlan::Sort { input, keys } => LogicalPlan::Sort { input: Box::new(rewrite(*input)?), keys },
-        LogicalPlan::Limit { input, skip, fetch } => LogicalPlan::Limit { input: Box::new(rewrite(*input)?), skip, fetch },
-        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
-            LogicalPlan::Join { probe: Box::new(rewrite(*probe)?), build: Box::new(rewrite(*build)?), probe_keys, build_keys, kind, residual }
+        LogicalPlan::Limit { input, skip, fetch } => {
+            LogicalPlan::Limit { input: Box::new(rewrite(*input)?), skip, fetch }
         }
+        LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => LogicalPlan::Join {
+            probe: Box::new(rewrite(*probe)?),
+            build: Box::new(rewrite(*build)?),
+            probe_keys,
+            build_keys,
+            kind,
+            residual,
+        },
         other => other,
     })
 }
@@ -109,11 +123,14 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     let mut rels = vec![];
     flatten(cross, &mut rels)?;
     let lens: Vec<usize> = rels.iter().map(|r| r.schema().len()).collect();
-    let offsets: Vec<usize> = lens.iter().scan(0, |acc, l| {
-        let o = *acc;
-        *acc += l;
-        Some(o)
-    }).collect();
+    let offsets: Vec<usize> = lens
+        .iter()
+        .scan(0, |acc, l| {
+            let o = *acc;
+            *acc += l;
+            Some(o)
+        })
+        .collect();
     let rel_of = |c: usize| offsets.iter().rposition(|o| *o <= c).unwrap_or(0);
     let local = |e: Expr, r: usize| e.remap_columns(&|c| c - offsets[r]);
 
@@ -121,7 +138,8 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     let mut pushed: Vec<Vec<Expr>> = vec![vec![]; rels.len()];
     let mut edges: Vec<Edge> = vec![];
     let mut residual: Vec<Expr> = vec![];
-    let terms: Vec<Expr> = predicate.map(|p| p.conjuncts()).unwrap_or_default().into_iter().flat_map(factor_or).collect();
+    let terms: Vec<Expr> =
+        predicate.map(|p| p.conjuncts()).unwrap_or_default().into_iter().flat_map(factor_or).collect();
     for term in terms {
         let mut cols = vec![];
         term.columns(&mut cols);
@@ -165,9 +183,16 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     let rels: Vec<LogicalPlan> = rels
         .into_iter()
         .zip(pushed)
-        .map(|(r, p)| match p.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean }) {
-            Some(pred) => LogicalPlan::Filter { input: Box::new(r), predicate: pred },
-            None => r,
+        .map(|(r, p)| {
+            match p.into_iter().reduce(|a, b| Expr::Binary {
+                op: BinaryOp::And,
+                left: Box::new(a),
+                right: Box::new(b),
+                ty: gpusql_common::DataType::Boolean,
+            }) {
+                Some(pred) => LogicalPlan::Filter { input: Box::new(r), predicate: pred },
+                None => r,
+            }
         })
         .collect();
     let est: Vec<(f64, f64)> = rels.iter().map(|r| estimate(r, Estimates::Guessed)).collect();
@@ -190,7 +215,9 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     // Projection pushdown runs before this rule, so a scan has only the columns used.
     let weight = |r: usize| est[r].0 * lens[r].max(1) as f64;
     let root = (0..rels.len())
-        .max_by(|a, b| (!single[*a], weight(*a)).partial_cmp(&(!single[*b], weight(*b))).unwrap_or(std::cmp::Ordering::Equal))
+        .max_by(|a, b| {
+            (!single[*a], weight(*a)).partial_cmp(&(!single[*b], weight(*b))).unwrap_or(std::cmp::Ordering::Equal)
+        })
         .unwrap_or(0);
     let mut slots: Vec<Option<LogicalPlan>> = rels.into_iter().map(Some).collect();
     // Semi/anti joins on one build-side table filter it before its hash table is built.
@@ -234,7 +261,8 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     let mut width = lens[root];
     let mut joined = vec![root];
     while joined.len() < lens.len() {
-        let connected = |r: usize| edges.iter().any(|e| (e.a == r && joined.contains(&e.b)) || (e.b == r && joined.contains(&e.a)));
+        let connected =
+            |r: usize| edges.iter().any(|e| (e.a == r && joined.contains(&e.b)) || (e.b == r && joined.contains(&e.a)));
         let open: Vec<usize> = (0..lens.len()).filter(|r| !joined.contains(r) && connected(*r)).collect();
         let most_selective = open.iter().map(|r| kept[*r]).fold(f64::INFINITY, f64::min);
         let candidate = open
@@ -243,12 +271,19 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
             .min_by(|a, b| est[*a].1.total_cmp(&est[*b].1).then(est[*a].0.total_cmp(&est[*b].0)));
         // A relation of exactly one row (an uncorrelated scalar subquery) joins every row
         // on a constant key, once nothing else can be joined.
-        let single = || (0..lens.len()).find(|r| !joined.contains(r) && slots[*r].as_ref().is_some_and(|p| p.yields_exactly_one_row()));
+        let single = || {
+            (0..lens.len())
+                .find(|r| !joined.contains(r) && slots[*r].as_ref().is_some_and(|p| p.yields_exactly_one_row()))
+        };
         let (next, constant_key) = match candidate {
             Some(next) => (next, false),
             None => match single() {
                 Some(next) => (next, true),
-                None => return Err(Error::not_supported("cross joins (tables in FROM without an equi-join condition between them)")),
+                None => {
+                    return Err(Error::not_supported(
+                        "cross joins (tables in FROM without an equi-join condition between them)",
+                    ))
+                }
             },
         };
         let mut probe_keys = vec![];
@@ -259,7 +294,8 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
             build_keys.push(zero);
         }
         for e in edges.iter_mut() {
-            let (mine, mine_expr, other, other_expr) = if e.b == next { (e.b, &e.b_expr, e.a, &e.a_expr) } else { (e.a, &e.a_expr, e.b, &e.b_expr) };
+            let (mine, mine_expr, other, other_expr) =
+                if e.b == next { (e.b, &e.b_expr, e.a, &e.a_expr) } else { (e.a, &e.a_expr, e.b, &e.b_expr) };
             if mine == next && joined.contains(&other) && !e.used {
                 e.used = true;
                 let at = position[other];
@@ -268,7 +304,14 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
             }
         }
         let build = slots[next].take().ok_or_else(|| Error::plan("join planning"))?;
-        current = LogicalPlan::Join { probe: Box::new(current), build: Box::new(build), probe_keys, build_keys, kind: JoinKind::Inner, residual: None };
+        current = LogicalPlan::Join {
+            probe: Box::new(current),
+            build: Box::new(build),
+            probe_keys,
+            build_keys,
+            kind: JoinKind::Inner,
+            residual: None,
+        };
         position[next] = width;
         width += lens[next];
         joined.push(next);
@@ -282,9 +325,19 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     for e in edges.iter().filter(|e| !e.used) {
         let l = e.a_expr.clone().remap_columns(&|c| c + position[e.a]);
         let r = e.b_expr.clone().remap_columns(&|c| c + position[e.b]);
-        residual.push(Expr::Binary { op: BinaryOp::Eq, left: Box::new(l), right: Box::new(r), ty: gpusql_common::DataType::Boolean });
+        residual.push(Expr::Binary {
+            op: BinaryOp::Eq,
+            left: Box::new(l),
+            right: Box::new(r),
+            ty: gpusql_common::DataType::Boolean,
+        });
     }
-    if let Some(pred) = residual.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean }) {
+    if let Some(pred) = residual.into_iter().reduce(|a, b| Expr::Binary {
+        op: BinaryOp::And,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: gpusql_common::DataType::Boolean,
+    }) {
         current = LogicalPlan::Filter { input: Box::new(current), predicate: pred };
     }
     // Back to the FROM-list column order.
@@ -309,9 +362,13 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
     Ok(plan)
 }
 
-
 fn and_all(terms: Vec<Expr>) -> Option<Expr> {
-    terms.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean })
+    terms.into_iter().reduce(|a, b| Expr::Binary {
+        op: BinaryOp::And,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: gpusql_common::DataType::Boolean,
+    })
 }
 
 fn disjuncts(e: Expr) -> Vec<Expr> {
@@ -344,7 +401,12 @@ fn implied_filter(term: &Expr, mine: &dyn Fn(usize) -> bool) -> Option<Expr> {
             .collect();
         branches.push(and_all(own)?);
     }
-    branches.into_iter().reduce(|a, b| Expr::Binary { op: BinaryOp::Or, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean })
+    branches.into_iter().reduce(|a, b| Expr::Binary {
+        op: BinaryOp::Or,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: gpusql_common::DataType::Boolean,
+    })
 }
 
 /// `(a AND b) OR (a AND c)` is `a AND (b OR c)`: conjuncts every branch of a disjunction
@@ -355,7 +417,8 @@ fn factor_or(term: Expr) -> Vec<Expr> {
         return vec![term];
     }
     let branches: Vec<Vec<Expr>> = disjuncts(term.clone()).into_iter().map(|d| d.conjuncts()).collect();
-    let common: Vec<Expr> = branches[0].iter().filter(|c| branches[1..].iter().all(|b| b.contains(c))).cloned().collect();
+    let common: Vec<Expr> =
+        branches[0].iter().filter(|c| branches[1..].iter().all(|b| b.contains(c))).cloned().collect();
     if common.is_empty() {
         return vec![term];
     }
@@ -367,8 +430,11 @@ fn factor_or(term: Expr) -> Vec<Expr> {
             None => return common,
         }
     }
-    let or = rest
-        .into_iter()
-        .reduce(|a, b| Expr::Binary { op: BinaryOp::Or, left: Box::new(a), right: Box::new(b), ty: gpusql_common::DataType::Boolean });
+    let or = rest.into_iter().reduce(|a, b| Expr::Binary {
+        op: BinaryOp::Or,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: gpusql_common::DataType::Boolean,
+    });
     common.into_iter().chain(or).collect()
 }

@@ -22,7 +22,13 @@ pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
     // Projection pushdown also runs first, so join planning weighs each table by the
     // columns the query reads of it. Row groups are pruned once join planning has put
     // each table's filters on its scan.
-    vec![Box::new(ConstantFolding), Box::new(ProjectionPushdown), Box::new(JoinPlanning), Box::new(RowGroupPruning), Box::new(ProjectionPushdown)]
+    vec![
+        Box::new(ConstantFolding),
+        Box::new(ProjectionPushdown),
+        Box::new(JoinPlanning),
+        Box::new(RowGroupPruning),
+        Box::new(ProjectionPushdown),
+    ]
 }
 
 pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
@@ -32,9 +38,11 @@ pub fn optimize(mut plan: LogicalPlan) -> Result<LogicalPlan> {
     Ok(plan)
 }
 
-
 /// Applies `f` to every expression of one plan node (not its inputs).
-pub(crate) fn map_node_exprs(plan: LogicalPlan, f: &mut dyn FnMut(crate::expr::Expr) -> Result<crate::expr::Expr>) -> Result<LogicalPlan> {
+pub(crate) fn map_node_exprs(
+    plan: LogicalPlan,
+    f: &mut dyn FnMut(crate::expr::Expr) -> Result<crate::expr::Expr>,
+) -> Result<LogicalPlan> {
     Ok(match plan {
         LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input, predicate: f(predicate)? },
         LogicalPlan::Project { input, exprs, names } => {
@@ -75,7 +83,10 @@ pub(crate) fn map_node_exprs(plan: LogicalPlan, f: &mut dyn FnMut(crate::expr::E
 }
 
 /// Rewrites every node bottom-up.
-pub(crate) fn map_plan(plan: LogicalPlan, f: &mut dyn FnMut(LogicalPlan) -> Result<LogicalPlan>) -> Result<LogicalPlan> {
+pub(crate) fn map_plan(
+    plan: LogicalPlan,
+    f: &mut dyn FnMut(LogicalPlan) -> Result<LogicalPlan>,
+) -> Result<LogicalPlan> {
     let mut child = |b: Box<LogicalPlan>| -> Result<Box<LogicalPlan>> { Ok(Box::new(map_plan(*b, f)?)) };
     let rebuilt = match plan {
         LogicalPlan::Filter { input, predicate } => LogicalPlan::Filter { input: child(input)?, predicate },

@@ -100,7 +100,17 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
                 JoinKind::Mark => pmap.into_iter().chain([Some(probe.schema().len())]).collect(),
                 JoinKind::Semi | JoinKind::Anti => pmap,
             };
-            (LogicalPlan::Join { probe: Box::new(probe), build: Box::new(build), probe_keys, build_keys, kind, residual }, map)
+            (
+                LogicalPlan::Join {
+                    probe: Box::new(probe),
+                    build: Box::new(build),
+                    probe_keys,
+                    build_keys,
+                    kind,
+                    residual,
+                },
+                map,
+            )
         }
         LogicalPlan::Project { input, exprs, names } => {
             // Only the outputs someone above reads are computed (the root asks for all).

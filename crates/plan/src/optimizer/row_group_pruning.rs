@@ -22,19 +22,39 @@ impl OptimizerRule for RowGroupPruning {
         map_plan(plan, &mut |node| {
             Ok(match node {
                 LogicalPlan::Filter { input, predicate } => match *input {
-                    LogicalPlan::Scan { table, table_schema, projection, rows, sample, statistics: Some(stats), chunks } => {
+                    LogicalPlan::Scan {
+                        table,
+                        table_schema,
+                        projection,
+                        rows,
+                        sample,
+                        statistics: Some(stats),
+                        chunks,
+                    } => {
                         let candidates: Vec<usize> = match &chunks {
                             Some(c) => c.to_vec(),
                             None => (0..stats.chunks.len()).collect(),
                         };
-                        let kept: Vec<usize> = candidates.iter().copied().filter(|&k| may_match(&predicate, &|i| stats.chunks[k].get(projection[i]))).collect();
+                        let kept: Vec<usize> = candidates
+                            .iter()
+                            .copied()
+                            .filter(|&k| may_match(&predicate, &|i| stats.chunks[k].get(projection[i])))
+                            .collect();
                         let (rows, chunks) = if kept.len() < stats.chunks.len() {
                             let rows = kept.iter().map(|&k| stats.chunks[k].first().map_or(0, |c| c.rows)).sum();
                             (rows, Some(Arc::new(kept)))
                         } else {
                             (rows, None)
                         };
-                        let scan = LogicalPlan::Scan { table, table_schema, projection, rows, sample, statistics: Some(stats), chunks };
+                        let scan = LogicalPlan::Scan {
+                            table,
+                            table_schema,
+                            projection,
+                            rows,
+                            sample,
+                            statistics: Some(stats),
+                            chunks,
+                        };
                         LogicalPlan::Filter { input: Box::new(scan), predicate }
                     }
                     other => LogicalPlan::Filter { input: Box::new(other), predicate },
@@ -52,8 +72,12 @@ fn may_match<'a>(e: &Expr, column: &dyn Fn(usize) -> Option<&'a ColumnStatistics
         Expr::Binary { op: BinaryOp::And, left, right, .. } => may_match(left, column) && may_match(right, column),
         Expr::Binary { op: BinaryOp::Or, left, right, .. } => may_match(left, column) || may_match(right, column),
         Expr::Binary { op, left, right, .. } if op.is_comparison() => match (&**left, &**right) {
-            (Expr::Column { index, ty, .. }, Expr::Literal { value, ty: lt }) if ty == lt => compare_may_match(column(*index), *op, value),
-            (Expr::Literal { value, ty: lt }, Expr::Column { index, ty, .. }) if ty == lt => compare_may_match(column(*index), flip(*op), value),
+            (Expr::Column { index, ty, .. }, Expr::Literal { value, ty: lt }) if ty == lt => {
+                compare_may_match(column(*index), *op, value)
+            }
+            (Expr::Literal { value, ty: lt }, Expr::Column { index, ty, .. }) if ty == lt => {
+                compare_may_match(column(*index), flip(*op), value)
+            }
             _ => true,
         },
         Expr::InList { expr, list, negated: false } => match &**expr {
@@ -130,12 +154,22 @@ mod tests {
     use gpusql_common::DataType;
 
     fn stats(min: i32, max: i32, nulls: usize) -> ColumnStatistics {
-        ColumnStatistics { min: Some(ScalarValue::Int32(min)), max: Some(ScalarValue::Int32(max)), nulls: Some(nulls), rows: 100 }
+        ColumnStatistics {
+            min: Some(ScalarValue::Int32(min)),
+            max: Some(ScalarValue::Int32(max)),
+            nulls: Some(nulls),
+            rows: 100,
+        }
     }
 
     fn cmp(op: BinaryOp, v: i32) -> Expr {
         let col = Expr::Column { index: 0, name: "x".into(), ty: DataType::Int32, nullable: true };
-        Expr::Binary { op, left: Box::new(col), right: Box::new(Expr::Literal { value: ScalarValue::Int32(v), ty: DataType::Int32 }), ty: DataType::Boolean }
+        Expr::Binary {
+            op,
+            left: Box::new(col),
+            right: Box::new(Expr::Literal { value: ScalarValue::Int32(v), ty: DataType::Int32 }),
+            ty: DataType::Boolean,
+        }
     }
 
     #[test]
@@ -148,9 +182,19 @@ mod tests {
         assert!(may_match(&cmp(BinaryOp::LtEq, 10), &col));
         assert!(!may_match(&cmp(BinaryOp::Gt, 20), &col));
         assert!(may_match(&cmp(BinaryOp::GtEq, 20), &col));
-        let either = Expr::Binary { op: BinaryOp::Or, left: Box::new(cmp(BinaryOp::Eq, 1)), right: Box::new(cmp(BinaryOp::Eq, 12)), ty: DataType::Boolean };
+        let either = Expr::Binary {
+            op: BinaryOp::Or,
+            left: Box::new(cmp(BinaryOp::Eq, 1)),
+            right: Box::new(cmp(BinaryOp::Eq, 12)),
+            ty: DataType::Boolean,
+        };
         assert!(may_match(&either, &col));
-        let both = Expr::Binary { op: BinaryOp::And, left: Box::new(cmp(BinaryOp::Gt, 1)), right: Box::new(cmp(BinaryOp::Lt, 5)), ty: DataType::Boolean };
+        let both = Expr::Binary {
+            op: BinaryOp::And,
+            left: Box::new(cmp(BinaryOp::Gt, 1)),
+            right: Box::new(cmp(BinaryOp::Lt, 5)),
+            ty: DataType::Boolean,
+        };
         assert!(!may_match(&both, &col));
         let no_nulls = Expr::IsNull { expr: Box::new(cmp(BinaryOp::Eq, 0).clone()), negated: false };
         assert!(may_match(&no_nulls, &col), "IS NULL of an expression: not judged");

@@ -28,8 +28,15 @@ pub fn open(paths: &[PathBuf], name: String, version: u64) -> Result<HostTable> 
         first.get_or_insert(cols);
     }
     let cols = first.ok_or_else(|| Error::Io("no files given".into()))?;
-    let fields: Vec<Field> =
-        cols.read.iter().enumerate().map(|(c, (_, f))| Field { nullable: f.nullable || chunks.iter().any(|ch| ch[c].null_count() > 0), ..f.clone() }).collect();
+    let fields: Vec<Field> = cols
+        .read
+        .iter()
+        .enumerate()
+        .map(|(c, (_, f))| Field {
+            nullable: f.nullable || chunks.iter().any(|ch| ch[c].null_count() > 0),
+            ..f.clone()
+        })
+        .collect();
     let mut t = HostTable::in_memory(name, Schema::new(fields), chunks, version)?;
     t.unsupported = cols.unsupported;
     Ok(t)

@@ -64,7 +64,11 @@ pub fn open(paths: &[PathBuf], opts: &CsvOptions, name: String, version: u64) ->
         chunks.extend(decode(path, rows, first_line, f, d, opts.ignore_errors)?);
     }
     let fields = fields.ok_or_else(|| Error::Io("no files given".into()))?;
-    let fields = fields.into_iter().enumerate().map(|(i, f)| Field { nullable: f.nullable || chunks.iter().any(|c| c[i].null_count() > 0), ..f }).collect();
+    let fields = fields
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| Field { nullable: f.nullable || chunks.iter().any(|c| c[i].null_count() > 0), ..f })
+        .collect();
     HostTable::in_memory(name, Schema::new(fields), chunks, version)
 }
 
@@ -136,10 +140,18 @@ fn settle_dialect(data: &[u8], opts: &CsvOptions) -> Result<Dialect> {
 /// numbers, dates or booleans; or, where every column is text, it has no empty field.
 fn detect_header(data: &[u8], d: &Dialect, sample: usize) -> bool {
     let (Some(first), rest) = split_first_line(data) else { return false };
-    let infer = |text: &[u8], n: usize| format(d).infer_schema(text, Some(n)).ok().filter(|(_, rows)| *rows > 0).map(|(s, _)| s);
+    let infer = |text: &[u8], n: usize| {
+        format(d).infer_schema(text, Some(n)).ok().filter(|(_, rows)| *rows > 0).map(|(s, _)| s)
+    };
     let (Some(head), Some(body)) = (infer(first, 1), infer(sample_prefix(rest, sample), sample)) else { return false };
-    let text = |t: &arrow::datatypes::DataType| matches!(t, arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null);
-    let typed_below = head.fields().iter().zip(body.fields()).any(|(h, b)| h.data_type() == &arrow::datatypes::DataType::Utf8 && !text(b.data_type()));
+    let text = |t: &arrow::datatypes::DataType| {
+        matches!(t, arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null)
+    };
+    let typed_below = head
+        .fields()
+        .iter()
+        .zip(body.fields())
+        .any(|(h, b)| h.data_type() == &arrow::datatypes::DataType::Utf8 && !text(b.data_type()));
     let all_text = body.fields().iter().all(|f| text(f.data_type()));
     typed_below || (all_text && !first.is_empty() && first.split(|&b| b == d.delimiter).all(|v| !v.is_empty()))
 }
@@ -188,7 +200,8 @@ fn infer_fields(path: &Path, header: Option<&[u8]>, rows: &[u8], d: &Dialect, op
         return Ok(cols.iter().map(|(n, t)| Field::new(n.clone(), *t, true)).collect());
     }
     let n = opts.sample_size.unwrap_or(SAMPLE_ROWS);
-    let (schema, _) = format(d).infer_schema(sample_prefix(rows, n), Some(n)).map_err(|e| io_error(path, format!("CSV: {e}")))?;
+    let (schema, _) =
+        format(d).infer_schema(sample_prefix(rows, n), Some(n)).map_err(|e| io_error(path, format!("CSV: {e}")))?;
     let names: Vec<String> = match header {
         Some(h) => header_names(h, d),
         None => (0..schema.fields().len()).map(|i| format!("column{i}")).collect(),
@@ -205,7 +218,8 @@ fn infer_fields(path: &Path, header: Option<&[u8]>, rows: &[u8], d: &Dialect, op
             k += 1;
             name = format!("{base}_{k}");
         }
-        let inferred = schema.fields().get(i).map(|f| f.data_type().clone()).unwrap_or(arrow::datatypes::DataType::Utf8);
+        let inferred =
+            schema.fields().get(i).map(|f| f.data_type().clone()).unwrap_or(arrow::datatypes::DataType::Utf8);
         let ty = match &inferred {
             arrow::datatypes::DataType::Int64 => DataType::Int64,
             arrow::datatypes::DataType::Float64 => DataType::Float64,
@@ -228,7 +242,13 @@ fn infer_fields(path: &Path, header: Option<&[u8]>, rows: &[u8], d: &Dialect, op
 
 /// The header line's fields (quotes removed).
 fn header_names(line: &[u8], d: &Dialect) -> Vec<String> {
-    let mut r = csv::ReaderBuilder::new().has_headers(false).delimiter(d.delimiter).quote(d.quote).escape(d.escape).flexible(true).from_reader(line);
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(d.delimiter)
+        .quote(d.quote)
+        .escape(d.escape)
+        .flexible(true)
+        .from_reader(line);
     let mut rec = csv::StringRecord::new();
     match r.read_record(&mut rec) {
         Ok(true) => rec.iter().map(|s| s.trim().to_string()).collect(),
@@ -241,27 +261,48 @@ fn check_header(path: &Path, header: Option<&[u8]>, d: &Dialect, fields: &[Field
     let Some(h) = header else { return Ok(()) };
     let names = header_names(h, d);
     if names.len() != fields.len() {
-        return Err(Error::Io(format!("{}: the header has {} columns, the table's first file {}", path.display(), names.len(), fields.len())));
+        return Err(Error::Io(format!(
+            "{}: the header has {} columns, the table's first file {}",
+            path.display(),
+            names.len(),
+            fields.len()
+        )));
     }
     Ok(())
 }
 
 fn arrow_schema(fields: &[Field]) -> SchemaRef {
-    Arc::new(ArrowSchema::new(fields.iter().map(|f| ArrowField::new(&f.name, f.ty.to_arrow(), true)).collect::<Vec<_>>()))
+    Arc::new(ArrowSchema::new(
+        fields.iter().map(|f| ArrowField::new(&f.name, f.ty.to_arrow(), true)).collect::<Vec<_>>(),
+    ))
 }
 
 /// The rows of one file as chunks of the table's types.
-fn decode(path: &Path, rows: &[u8], first_line: usize, fields: &[Field], d: &Dialect, ignore_errors: bool) -> Result<Vec<Vec<ArrayRef>>> {
+fn decode(
+    path: &Path,
+    rows: &[u8],
+    first_line: usize,
+    fields: &[Field],
+    d: &Dialect,
+    ignore_errors: bool,
+) -> Result<Vec<Vec<ArrayRef>>> {
     if ignore_errors {
         return records(path, rows, first_line, fields, d, true);
     }
     let schema = arrow_schema(fields);
     // Cut at line ends only where no field is quoted (a quoted field may hold one).
-    let parts: Vec<&[u8]> = if rows.len() >= PARALLEL_BYTES && !rows.contains(&d.quote) { split_at_lines(rows, rayon::current_num_threads() * 4) } else { vec![rows] };
+    let parts: Vec<&[u8]> = if rows.len() >= PARALLEL_BYTES && !rows.contains(&d.quote) {
+        split_at_lines(rows, rayon::current_num_threads() * 4)
+    } else {
+        vec![rows]
+    };
     let decoded: std::result::Result<Vec<Vec<RecordBatch>>, arrow::error::ArrowError> = parts
         .par_iter()
         .map(|part| {
-            let mut b = arrow::csv::ReaderBuilder::new(schema.clone()).with_header(false).with_format(format(d)).with_batch_size(CHUNK_ROWS);
+            let mut b = arrow::csv::ReaderBuilder::new(schema.clone())
+                .with_header(false)
+                .with_format(format(d))
+                .with_batch_size(CHUNK_ROWS);
             if let Some(e) = d.escape {
                 b = b.with_escape(e);
             }
@@ -269,7 +310,9 @@ fn decode(path: &Path, rows: &[u8], first_line: usize, fields: &[Field], d: &Dia
         })
         .collect();
     match decoded {
-        Ok(parts) => Ok(parts.into_iter().flatten().filter(|b| b.num_rows() > 0).map(|b| b.columns().to_vec()).collect()),
+        Ok(parts) => {
+            Ok(parts.into_iter().flatten().filter(|b| b.num_rows() > 0).map(|b| b.columns().to_vec()).collect())
+        }
         // Find the row and field at fault for a precise message (or, where the records
         // pass reads everything, report arrow-csv's own).
         Err(e) => match records(path, rows, first_line, fields, d, false) {
@@ -299,8 +342,21 @@ fn split_at_lines(data: &[u8], n: usize) -> Vec<&[u8]> {
 /// The rows read record by record (the `csv` crate) and converted column by column with
 /// arrow's casts: rows with the wrong number of fields or a value that does not convert
 /// are skipped (`skip`) or are the error.
-fn records(path: &Path, rows: &[u8], first_line: usize, fields: &[Field], d: &Dialect, skip: bool) -> Result<Vec<Vec<ArrayRef>>> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).delimiter(d.delimiter).quote(d.quote).escape(d.escape).flexible(true).from_reader(rows);
+fn records(
+    path: &Path,
+    rows: &[u8],
+    first_line: usize,
+    fields: &[Field],
+    d: &Dialect,
+    skip: bool,
+) -> Result<Vec<Vec<ArrayRef>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(d.delimiter)
+        .quote(d.quote)
+        .escape(d.escape)
+        .flexible(true)
+        .from_reader(rows);
     let mut out = vec![];
     let mut skipped = 0usize;
     let mut builders: Vec<StringBuilder> = fields.iter().map(|_| StringBuilder::new()).collect();
@@ -318,7 +374,14 @@ fn records(path: &Path, rows: &[u8], first_line: usize, fields: &[Field], d: &Di
                     skipped += 1;
                     continue;
                 }
-                return Err(io_error(path, format!("line {line}: {} fields, expected {} (ignore_errors = true skips such rows)", rec.len(), fields.len())));
+                return Err(io_error(
+                    path,
+                    format!(
+                        "line {line}: {} fields, expected {} (ignore_errors = true skips such rows)",
+                        rec.len(),
+                        fields.len()
+                    ),
+                ));
             }
             for (b, v) in builders.iter_mut().zip(rec.iter()) {
                 if d.null_strings.iter().any(|n| n == v) {
@@ -350,7 +413,13 @@ fn records(path: &Path, rows: &[u8], first_line: usize, fields: &[Field], d: &Di
 
 /// Text columns to the table's types; rows where a value does not convert are dropped
 /// (`skip`, returning how many) or the error.
-fn convert(path: &Path, texts: &[ArrayRef], lines: &[usize], fields: &[Field], skip: bool) -> Result<(Vec<ArrayRef>, usize)> {
+fn convert(
+    path: &Path,
+    texts: &[ArrayRef],
+    lines: &[usize],
+    fields: &[Field],
+    skip: bool,
+) -> Result<(Vec<ArrayRef>, usize)> {
     let opts = CastOptions { safe: true, ..Default::default() };
     let mut typed = vec![];
     let mut ok = vec![true; lines.len()];
@@ -360,10 +429,19 @@ fn convert(path: &Path, texts: &[ArrayRef], lines: &[usize], fields: &[Field], s
         for (r, good) in ok.iter_mut().enumerate() {
             if t.is_valid(r) && a.is_null(r) {
                 if !skip {
-                    let v = t.as_any().downcast_ref::<arrow::array::StringArray>().map_or(String::new(), |s| s.value(r).to_string());
+                    let v = t
+                        .as_any()
+                        .downcast_ref::<arrow::array::StringArray>()
+                        .map_or(String::new(), |s| s.value(r).to_string());
                     return Err(io_error(
                         path,
-                        format!("line {}, column {} ({}): cannot read '{v}' as {} (ignore_errors = true skips such rows)", lines[r], c + 1, f.name, f.ty),
+                        format!(
+                            "line {}, column {} ({}): cannot read '{v}' as {} (ignore_errors = true skips such rows)",
+                            lines[r],
+                            c + 1,
+                            f.name,
+                            f.ty
+                        ),
                     ));
                 }
                 *good = false;
@@ -376,7 +454,8 @@ fn convert(path: &Path, texts: &[ArrayRef], lines: &[usize], fields: &[Field], s
         return Ok((typed, 0));
     }
     let keep = BooleanArray::from(ok);
-    let kept = typed.iter().map(|a| arrow::compute::filter(a.as_ref(), &keep)).collect::<std::result::Result<Vec<_>, _>>()?;
+    let kept =
+        typed.iter().map(|a| arrow::compute::filter(a.as_ref(), &keep)).collect::<std::result::Result<Vec<_>, _>>()?;
     Ok((kept, bad))
 }
 

@@ -40,7 +40,13 @@ pub fn open(scan: &FileScan, name: String, version: u64) -> Result<(FileStamp, H
         FileFormat::Csv => csv::open(&paths, &scan.csv, name, version)?,
         FileFormat::Arrow => arrow_ipc::open(&paths, name, version)?,
     };
-    tracing::info!("opened {} ({} files, {} rows) in {:.0} ms", table.name, paths.len(), table.rows, start.elapsed().as_secs_f64() * 1e3);
+    tracing::info!(
+        "opened {} ({} files, {} rows) in {:.0} ms",
+        table.name,
+        paths.len(),
+        table.rows,
+        start.elapsed().as_secs_f64() * 1e3
+    );
     Ok((stamp, table))
 }
 
@@ -68,7 +74,10 @@ pub fn resolve(scan: &FileScan) -> Result<Vec<PathBuf>> {
                     .collect();
                 found.sort();
                 if found.is_empty() {
-                    return Err(Error::Io(format!("directory '{pattern}' holds no {} files", format_name(scan.format))));
+                    return Err(Error::Io(format!(
+                        "directory '{pattern}' holds no {} files",
+                        format_name(scan.format)
+                    )));
                 }
                 out.extend(found);
             } else if !p.exists() {
@@ -131,7 +140,13 @@ pub(crate) fn file_columns(schema: &arrow::datatypes::Schema) -> FileColumns {
 /// Fails where file `path`'s columns differ from the first file's (the parts of one
 /// table must agree on names and types).
 pub(crate) fn check_same_columns(first: &Path, a: &FileColumns, path: &Path, b: &FileColumns) -> Result<()> {
-    let names = |c: &FileColumns| c.read.iter().map(|(_, f)| f.name.to_ascii_lowercase()).chain(c.unsupported.iter().map(|(n, _)| n.to_ascii_lowercase())).collect::<Vec<_>>();
+    let names = |c: &FileColumns| {
+        c.read
+            .iter()
+            .map(|(_, f)| f.name.to_ascii_lowercase())
+            .chain(c.unsupported.iter().map(|(n, _)| n.to_ascii_lowercase()))
+            .collect::<Vec<_>>()
+    };
     if names(a) != names(b) {
         return Err(Error::Io(format!(
             "files of one table must have the same columns: '{}' has ({}), '{}' has ({})",

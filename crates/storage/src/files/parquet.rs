@@ -33,7 +33,8 @@ pub fn open(paths: &[PathBuf], name: String, version: u64) -> Result<HostTable> 
     for p in paths {
         let file = std::fs::File::open(p).map_err(|e| io_error(p, e))?;
         bytes += file.metadata().map_or(0, |m| m.len());
-        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| io_error(p, format!("not a readable Parquet file ({e})")))?;
+        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+            .map_err(|e| io_error(p, format!("not a readable Parquet file ({e})")))?;
         let cols = file_columns(meta.schema());
         match &first {
             None => first = Some(cols),
@@ -43,8 +44,13 @@ pub fn open(paths: &[PathBuf], name: String, version: u64) -> Result<HostTable> 
     }
     let cols = first.ok_or_else(|| Error::Io("no files given".into()))?;
     let descr = files[0].meta.parquet_schema();
-    let columns: Vec<(usize, Vec<usize>, DataType)> =
-        cols.read.iter().map(|(root, f)| (*root, (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == *root).collect(), f.ty)).collect();
+    let columns: Vec<(usize, Vec<usize>, DataType)> = cols
+        .read
+        .iter()
+        .map(|(root, f)| {
+            (*root, (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == *root).collect(), f.ty)
+        })
+        .collect();
     let mut chunks = vec![];
     let mut chunk_rows = vec![];
     for (i, f) in files.iter().enumerate() {
@@ -76,23 +82,35 @@ fn statistics(files: &[ParquetFile], cols: &FileColumns) -> Result<TableStatisti
     let mut chunks = vec![];
     for f in files {
         let groups = f.meta.metadata().row_groups();
-        let mut per_group: Vec<Vec<ColumnStatistics>> =
-            groups.iter().map(|rg| vec![ColumnStatistics { rows: rg.num_rows().max(0) as usize, ..Default::default() }; cols.read.len()]).collect();
+        let mut per_group: Vec<Vec<ColumnStatistics>> = groups
+            .iter()
+            .map(|rg| {
+                vec![ColumnStatistics { rows: rg.num_rows().max(0) as usize, ..Default::default() }; cols.read.len()]
+            })
+            .collect();
         for (c, (_, field)) in cols.read.iter().enumerate() {
             if field.ty == DataType::Float64 {
                 continue;
             }
-            let Ok(conv) = StatisticsConverter::try_new(&field.name, f.meta.schema(), f.meta.parquet_schema()) else { continue };
-            let bounds = |a: parquet::errors::Result<ArrayRef>| a.ok().and_then(|a| normalize_array(&a, &field.ty).ok());
+            let Ok(conv) = StatisticsConverter::try_new(&field.name, f.meta.schema(), f.meta.parquet_schema()) else {
+                continue;
+            };
+            let bounds =
+                |a: parquet::errors::Result<ArrayRef>| a.ok().and_then(|a| normalize_array(&a, &field.ty).ok());
             let mins = bounds(conv.row_group_mins(groups.iter()));
             let maxes = bounds(conv.row_group_maxes(groups.iter()));
             let nulls = conv.row_group_null_counts(groups.iter()).ok();
             for (g, s) in per_group.iter_mut().enumerate() {
                 let s = &mut s[c];
-                let at = |a: &Option<ArrayRef>| a.as_ref().filter(|a| a.len() == groups.len() && a.is_valid(g)).map(|a| value_at(a.as_ref(), &field.ty, g));
+                let at = |a: &Option<ArrayRef>| {
+                    a.as_ref()
+                        .filter(|a| a.len() == groups.len() && a.is_valid(g))
+                        .map(|a| value_at(a.as_ref(), &field.ty, g))
+                };
                 s.min = at(&mins);
                 s.max = at(&maxes);
-                s.nulls = nulls.as_ref().filter(|n| n.len() == groups.len() && n.is_valid(g)).map(|n| n.value(g) as usize);
+                s.nulls =
+                    nulls.as_ref().filter(|n| n.len() == groups.len() && n.is_valid(g)).map(|n| n.value(g) as usize);
             }
         }
         chunks.extend(per_group);
@@ -104,7 +122,9 @@ fn statistics(files: &[ParquetFile], cols: &FileColumns) -> Result<TableStatisti
 /// parquet crate documents for its page-encoding mask).
 fn all_dictionary_encoded(c: &parquet::file::metadata::ColumnChunkMetaData) -> bool {
     use parquet::basic::Encoding;
-    c.dictionary_page_offset().is_some() && c.page_encoding_stats_mask().is_some_and(|m| m.is_only(Encoding::PLAIN_DICTIONARY) || m.is_only(Encoding::RLE_DICTIONARY))
+    c.dictionary_page_offset().is_some()
+        && c.page_encoding_stats_mask()
+            .is_some_and(|m| m.is_only(Encoding::PLAIN_DICTIONARY) || m.is_only(Encoding::RLE_DICTIONARY))
 }
 
 impl ChunkSource for ParquetSource {
@@ -122,7 +142,10 @@ impl ChunkSource for ParquetSource {
         // arrays: decoding keeps the file's dictionary instead of copying each row's bytes.
         let dictionary_roots: Vec<usize> = columns
             .iter()
-            .filter(|&&c| self.columns[c].2 == DataType::Utf8 && self.columns[c].1.iter().all(|&l| all_dictionary_encoded(group.column(l))))
+            .filter(|&&c| {
+                self.columns[c].2 == DataType::Utf8
+                    && self.columns[c].1.iter().all(|&l| all_dictionary_encoded(group.column(l)))
+            })
             .map(|&c| self.columns[c].0)
             .collect();
         // DECIMALs of up to 18 digits stored as integers are read as `Decimal64`: the file's
@@ -133,7 +156,12 @@ impl ChunkSource for ParquetSource {
             .filter(|&&c| {
                 let (_, leaves, ty) = &self.columns[c];
                 matches!(ty, DataType::Decimal { precision, .. } if *precision <= 18)
-                    && leaves.iter().all(|&l| matches!(descr.column(l).physical_type(), parquet::basic::Type::INT64 | parquet::basic::Type::INT32))
+                    && leaves.iter().all(|&l| {
+                        matches!(
+                            descr.column(l).physical_type(),
+                            parquet::basic::Type::INT64 | parquet::basic::Type::INT32
+                        )
+                    })
             })
             .map(|&c| self.columns[c].0)
             .collect();
@@ -147,9 +175,12 @@ impl ChunkSource for ParquetSource {
                 .iter()
                 .enumerate()
                 .map(|(i, fd)| match fd.data_type() {
-                    arrow::datatypes::DataType::Utf8 if dictionary_roots.contains(&i) => Arc::new(fd.as_ref().clone().with_data_type(
-                        arrow::datatypes::DataType::Dictionary(Box::new(arrow::datatypes::DataType::Int32), Box::new(arrow::datatypes::DataType::Utf8)),
-                    )),
+                    arrow::datatypes::DataType::Utf8 if dictionary_roots.contains(&i) => {
+                        Arc::new(fd.as_ref().clone().with_data_type(arrow::datatypes::DataType::Dictionary(
+                            Box::new(arrow::datatypes::DataType::Int32),
+                            Box::new(arrow::datatypes::DataType::Utf8),
+                        )))
+                    }
                     arrow::datatypes::DataType::Decimal128(p, s) if decimal64_roots.contains(&i) => {
                         Arc::new(fd.as_ref().clone().with_data_type(arrow::datatypes::DataType::Decimal64(*p, *s)))
                     }
@@ -174,7 +205,8 @@ impl ChunkSource for ParquetSource {
                 let parts: Vec<ArrayRef> = batches.iter().map(|b| b.column(pos).clone()).collect();
                 let whole = match parts.as_slice() {
                     [one] => one.clone(),
-                    many => arrow::compute::concat(&many.iter().map(|a| a.as_ref()).collect::<Vec<_>>()).map_err(|e| fail(&e))?,
+                    many => arrow::compute::concat(&many.iter().map(|a| a.as_ref()).collect::<Vec<_>>())
+                        .map_err(|e| fail(&e))?,
                 };
                 if crate::host::is_stored_form(ty, whole.data_type()) {
                     return Ok(whole);
@@ -200,6 +232,10 @@ impl ChunkSource for ParquetSource {
     }
 
     fn describe(&self) -> FilesInfo {
-        FilesInfo { format: "Parquet", paths: self.files.iter().map(|f| f.path.display().to_string()).collect(), bytes: self.bytes }
+        FilesInfo {
+            format: "Parquet",
+            paths: self.files.iter().map(|f| f.path.display().to_string()).collect(),
+            bytes: self.bytes,
+        }
     }
 }

@@ -58,7 +58,10 @@ impl FileWriter {
                     .with_timestamp_format("%Y-%m-%d %H:%M:%S%.f".into())
                     .build(std::io::BufWriter::new(file)),
             ),
-            FileFormat::Arrow => Inner::Arrow(arrow::ipc::writer::FileWriter::try_new(std::io::BufWriter::new(file), &schema).map_err(|e| fail(&e))?),
+            FileFormat::Arrow => Inner::Arrow(
+                arrow::ipc::writer::FileWriter::try_new(std::io::BufWriter::new(file), &schema)
+                    .map_err(|e| fail(&e))?,
+            ),
         };
         Ok(FileWriter { inner: Some(inner), tmp, path: path.to_path_buf(), rows: 0 })
     }
