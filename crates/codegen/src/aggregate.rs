@@ -13,6 +13,7 @@ use crate::pipeline::PipelineGen;
 use crate::types::{c_max, c_min, c_size, c_type, helper_suffix};
 use crate::{InitKernel, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::Result;
+use gpusql_plan::replicated::GROUP_CACHE_BYTES;
 use gpusql_plan::{AggState, Expr, StateFunc};
 
 /// Warp-distinct-group count up to which lanes pre-combine values in the warp.
@@ -23,8 +24,6 @@ const WARP_COMBINE_MAX_GROUPS: u32 = 4;
 /// groups.
 const SMEM_STATE_BYTES: usize = 12 * 1024;
 
-/// Shared memory for a block's cache of groups it has found (see `emit_group_cache`).
-const GROUP_CACHE_BYTES: usize = 10 * 1024;
 /// The group cache is for aggregations that a good share of the rows reach (estimated):
 /// its shared memory comes out of the L1 cache the pipeline's probes use, which costs
 /// every row, while it saves only the rows that get to the aggregation.

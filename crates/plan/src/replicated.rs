@@ -49,11 +49,16 @@ impl ReplicatedTables {
 /// Static shared memory a block may have (48 KiB) less what the kernel's other buffers may
 /// take (counters, block reductions).
 const SMEM_BYTES: usize = 46 * 1024;
+/// Shared memory of a grouped aggregation's per-block cache of the groups it found (the
+/// code generator sizes the cache to fit).
+pub const GROUP_CACHE_BYTES: usize = 10 * 1024;
 /// Shared memory of a Lane Refill's buffers (8 KiB) and counters, and of a grouped
-/// aggregation's block-local states (12 KiB) and its warp-combine scratch, reserved for
-/// them when the pipeline has them.
+/// aggregation's block-local states (12 KiB), its warp-combine scratch and its group
+/// cache, reserved for them when the pipeline has them (without the cache's share, a
+/// fuzzed query with three replicated probe tables and a cached aggregation asked ptxas
+/// for 50 KiB).
 const LANE_REFILL_RESERVE: usize = 9 * 1024;
-const AGGREGATE_RESERVE: usize = 13 * 1024;
+const AGGREGATE_RESERVE: usize = 13 * 1024 + GROUP_CACHE_BYTES;
 /// Shared memory of one replicated group table: at most 26 KiB, so 8 blocks of 256
 /// threads still fit an SM (228 KiB; with 32 KiB tables 6 fit, and the uniform group-by
 /// measured 0.74x of the single-copy table's speed).
