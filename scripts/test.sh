@@ -19,6 +19,8 @@ for tool in "fmt rustfmt" "clippy clippy"; do
 done
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The embedding API without the data generators (feature `datagen`).
+cargo clippy -p gpusql --no-default-features --quiet -- -D warnings
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -234,12 +234,14 @@ impl Engine {
         Ok(())
     }
 
+    #[cfg(feature = "datagen")]
     /// Generates TPC-H at scale factor `sf` in-process and registers its 8 tables; where
     /// one of their names is taken, nothing is loaded and the error names them all.
     pub fn load_tpch(&mut self, sf: f64) -> Result<()> {
         self.load_tpch_with_progress(sf, IfExists::Fail, &|_, _| {})
     }
 
+    #[cfg(feature = "datagen")]
     pub fn load_tpch_with_progress(
         &mut self,
         sf: f64,
@@ -253,6 +255,7 @@ impl Engine {
         Ok(())
     }
 
+    #[cfg(feature = "datagen")]
     /// Generates the Star Schema Benchmark at scale factor `sf` in-process and registers
     /// its 5 tables (lineorder, customer, supplier, part, date); where one of their names
     /// is taken (TPC-H's customer, part and supplier), nothing is loaded and the error
@@ -261,6 +264,7 @@ impl Engine {
         self.load_ssb_with_progress(sf, IfExists::Fail, &|_, _| {})
     }
 
+    #[cfg(feature = "datagen")]
     pub fn load_ssb_with_progress(
         &mut self,
         sf: f64,
@@ -316,7 +320,7 @@ impl Engine {
     /// runs. Returns the bytes uploaded.
     pub fn warm_up_gpu(&self) -> Result<usize> {
         let Some(g) = self.gpu.get() else { return Ok(0) };
-        let mut stats = gpusql_storage::device::UploadStats::default();
+        let mut stats = gpusql_exec::gpu::device_store::UploadStats::default();
         for name in self.tables.names() {
             if let Some(t) = self.tables.get(&name) {
                 for c in 0..t.schema.len() {

@@ -214,3 +214,20 @@ pub fn pivot_strings(chunks: &[ArrayRef]) -> Option<PivotedStrings> {
     });
     Some(PivotedStrings { words, pieces: pieces as u32 })
 }
+
+/// Bytes per row of a fixed-width column on the GPU.
+pub fn gpu_width(ty: &DataType) -> usize {
+    match ty {
+        DataType::Boolean => 1,
+        DataType::Int32 | DataType::Date => 4,
+        DataType::Int64 | DataType::Float64 | DataType::Timestamp => 8,
+        DataType::Decimal { precision, .. } => {
+            if *precision <= 18 {
+                8
+            } else {
+                16
+            }
+        }
+        DataType::Utf8 => 8,
+    }
+}

@@ -1,12 +1,12 @@
 //! GPU buffers of a query: source columns, sink outputs, intermediates.
 
 use super::ptr;
+use crate::gpu::device_store::{cuda_error, DeviceColumn, DeviceDictionary};
 use gpusql_codegen::types::c_type;
 use gpusql_codegen::Part;
 use gpusql_common::{DataType, Error, Result, Schema};
 use gpusql_cuda::{CudaSlice, GpuDevice};
 use gpusql_plan::{Sink, StateFunc};
-use gpusql_storage::device::{cuda_error, DeviceColumn, DeviceDictionary};
 use std::sync::Arc;
 
 /// A kernel argument.

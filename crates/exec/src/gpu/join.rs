@@ -7,10 +7,10 @@
 
 use super::buffers::{value_width, Arg, BuiltTable, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
 use super::{ptr, GpuExecutor, LaunchQueue, Permute};
+use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use gpusql_common::{Error, Result};
 use gpusql_cuda::CudaSlice;
-use gpusql_storage::device::cuda_error;
 
 /// What is known of a build's key column before the build: its value range in the scanned
 /// table, and that table's rows.

@@ -4,12 +4,16 @@
 //! results are gathered on the GPU and downloaded into Arrow arrays.
 
 mod buffers;
+pub mod device_store;
 mod join;
 mod result;
 mod sort;
+mod upload;
 
+use crate::gpu::device_store::{cuda_error, UploadStats};
 use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
+use device_store::DeviceStore;
 use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
@@ -17,8 +21,7 @@ use gpusql_cuda::{
     cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg,
 };
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
-use gpusql_storage::device::{cuda_error, UploadStats};
-use gpusql_storage::{DeviceStore, TableStore};
+use gpusql_storage::TableStore;
 use std::collections::HashMap;
 use std::sync::Arc;
 

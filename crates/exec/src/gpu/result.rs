@@ -4,6 +4,7 @@
 
 use super::buffers::{value_width, Arg, Intermediate, OwnedColumn};
 use super::{ptr, GpuExecutor, LaunchQueue, Permute};
+use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use arrow::array::*;
 use arrow::buffer::{NullBuffer, OffsetBuffer};
@@ -12,7 +13,6 @@ use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use gpusql_common::{DataType, Result, Schema};
 use gpusql_cuda::CudaSlice;
 use gpusql_plan::PhysicalPlan;
-use gpusql_storage::device::cuda_error;
 use std::sync::Arc;
 
 /// The indices of rows [skip, skip + fetch) of `r` (through its sort permutation), on the

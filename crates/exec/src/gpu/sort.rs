@@ -3,12 +3,12 @@
 
 use super::buffers::{Arg, Intermediate};
 use super::{ptr, GpuExecutor, LaunchQueue};
+use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use gpusql_codegen::sort::{generate_sort, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
 use gpusql_plan::SortColumn;
-use gpusql_storage::device::cuda_error;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;

@@ -226,7 +226,7 @@ impl ChunkSource for ParquetSource {
                 let (_, leaves, ty) = &self.columns[c];
                 let stored: u64 = leaves.iter().map(|&l| rg.column(l).uncompressed_size().max(0) as u64).sum();
                 // Decoded: at least the fixed-width values (and string offsets).
-                stored.max(rows * crate::upload::gpu_width(ty) as u64)
+                stored.max(rows * crate::convert::gpu_width(ty) as u64)
             })
             .sum()
     }

@@ -38,7 +38,7 @@ pub fn upload_column(
         starts.push(at);
         at += a.len();
     }
-    let err = |e| crate::device::cuda_error(e);
+    let err = |e| super::device_store::cuda_error(e);
     let bad = || Error::exec(format!("{what}: column data does not match its type {ty}"));
     let mut bytes = 0;
     let (values, offsets) = match ty {
@@ -86,7 +86,7 @@ pub fn upload_column(
             (values, Some(offsets))
         }
         _ => {
-            let width = gpu_width(ty);
+            let width = gpusql_storage::convert::gpu_width(ty);
             check_types(chunks, ty).ok_or_else(bad)?;
             let pieces = match ty {
                 DataType::Boolean => row_pieces(chunks, &starts, 1, |_, a, first, dst| {
@@ -162,24 +162,7 @@ pub fn upload_slice<T: gpusql_cuda::DeviceRepr + Copy + Sync>(
             fill: Box::new(move |dst: &mut [u8]| dst.copy_from_slice(&bytes[off..off + len])),
         })
         .collect();
-    dev.upload_pieces(bytes.len(), &pieces, what).map_err(crate::device::cuda_error)
-}
-
-/// Bytes per row of a fixed-width column on the GPU.
-pub fn gpu_width(ty: &DataType) -> usize {
-    match ty {
-        DataType::Boolean => 1,
-        DataType::Int32 | DataType::Date => 4,
-        DataType::Int64 | DataType::Float64 | DataType::Timestamp => 8,
-        DataType::Decimal { precision, .. } => {
-            if *precision <= 18 {
-                8
-            } else {
-                16
-            }
-        }
-        DataType::Utf8 => 8,
-    }
+    dev.upload_pieces(bytes.len(), &pieces, what).map_err(super::device_store::cuda_error)
 }
 
 /// Whether every chunk is of the Arrow type the engine stores for `ty` (or `Decimal64`
@@ -190,7 +173,7 @@ fn check_types(chunks: &[ArrayRef], ty: &DataType) -> Option<()> {
         .iter()
         .all(|a| {
             a.data_type() == &want
-                || (matches!(ty, DataType::Decimal { .. }) && crate::host::is_stored_form(ty, a.data_type()))
+                || (matches!(ty, DataType::Decimal { .. }) && gpusql_storage::host::is_stored_form(ty, a.data_type()))
         })
         .then_some(())
 }

@@ -1,11 +1,11 @@
 //! GPU-resident columns: uploaded on first use, kept until the table changes.
 
-use crate::convert::{pivot_strings, validity_bytes};
-use crate::host::HostTable;
-use crate::upload::{upload_column, upload_slice};
+use super::upload::{upload_column, upload_slice};
 use gpusql_common::{DataType, Error, ReplicaRequest, Result};
 use gpusql_cuda::cudarc::driver::{DevicePtr, DeviceRepr};
 use gpusql_cuda::{CudaError, CudaSlice, GpuDevice};
+use gpusql_storage::convert::{pivot_strings, validity_bytes};
+use gpusql_storage::host::HostTable;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
@@ -174,7 +174,7 @@ impl DeviceStore {
                 _ => values.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect(),
             };
             let codes: Vec<u16> =
-                p.slot_code.iter().map(|&c| if c == crate::replica::HOLE { 0 } else { c as u16 }).collect();
+                p.slot_code.iter().map(|&c| if c == gpusql_storage::replica::HOLE { 0 } else { c as u16 }).collect();
             let row_slots = upload_padded(dev, &p.row_slot, &what)?;
             let slot_values = upload_padded(dev, &value_bytes, &what)?;
             let slot_codes = upload_padded(dev, &codes, &what)?;
