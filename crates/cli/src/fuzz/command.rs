@@ -163,60 +163,50 @@ struct Job {
     child: std::process::Child,
 }
 
-/// Runs `jobs` children of this binary over consecutive ranges of queries and merges their
-/// reports. A child stopped by its watchdog is started again after the query it stopped
-/// on (the query is a failure, or unchecked where only the CPU oracle was slow); a child
-/// that dies otherwise (abort, signal) is a failure naming its query and is resumed too.
-fn run_jobs(args: &FuzzArgs) -> ExitCode {
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let started = std::time::Instant::now();
-    let dir = std::env::temp_dir().join(format!("gpusql-fuzz-jobs-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let report_of = |k: u64| dir.join(format!("job{k}.json"));
-    let log_of = |k: u64| dir.join(format!("job{k}.log"));
-    let spawn = |k: u64, first: u64, end: u64| -> Option<Job> {
-        let report = report_of(k);
+/// The children of one `--jobs` run: where their reports and logs go, and how one starts.
+struct Jobs<'a> {
+    args: &'a FuzzArgs,
+    exe: PathBuf,
+    dir: PathBuf,
+    started: std::time::Instant,
+}
+
+impl Jobs<'_> {
+    fn report_of(&self, k: u64) -> PathBuf {
+        self.dir.join(format!("job{k}.json"))
+    }
+
+    fn log_of(&self, k: u64) -> PathBuf {
+        self.dir.join(format!("job{k}.log"))
+    }
+
+    /// Starts job `k` over queries `first..end` (None: out of time, or it did not start).
+    fn spawn(&self, k: u64, first: u64, end: u64) -> Option<Job> {
+        let args = self.args;
+        let report = self.report_of(k);
         let _ = std::fs::remove_file(&report);
         let _ = std::fs::remove_file(super::hang_file(&report));
-        let mut cmd = Command::new(&exe);
-        cmd.args([
-            "fuzz",
-            "--backend",
-            &args.backend,
-            "--schema",
-            &args.schema,
-            "--sf",
-            &args.sf.to_string(),
-            "--seed",
-            &args.seed.to_string(),
-        ]);
-        cmd.args(["--first", &first.to_string(), "--queries", &(end - first).to_string(), "--jobs", "1"]);
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(["fuzz", "--backend", &args.backend, "--schema", &args.schema, "--sf", &args.sf.to_string()]);
+        cmd.args(["--seed", &args.seed.to_string(), "--first", &first.to_string()]);
+        cmd.args(["--queries", &(end - first).to_string(), "--jobs", "1"]);
         cmd.args(["--reduce-secs", &args.reduce_secs.to_string(), "--hang-secs", &args.hang_secs.to_string()]);
         cmd.arg("--report").arg(&report);
         if let Some(t) = args.time_limit {
-            let left = t.saturating_sub(started.elapsed().as_secs());
+            let left = t.saturating_sub(self.started.elapsed().as_secs());
             if left == 0 {
                 return None;
             }
             cmd.args(["--time-limit", &left.to_string()]);
         }
-        for (on, flag) in [
+        let flags = [
             (args.duckdb, "--duckdb"),
             (args.no_duckdb, "--no-duckdb"),
             (args.small_results, "--small-results"),
             (args.crash, "--crash"),
-        ] {
-            if on {
-                cmd.arg(flag);
-            }
-        }
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_of(k)).ok();
+        ];
+        cmd.args(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| *flag));
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.log_of(k)).ok();
         if let Some(l) = log {
             if let Ok(l2) = l.try_clone() {
                 cmd.stdout(l).stderr(l2);
@@ -229,7 +219,56 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
                 None
             }
         }
+    }
+
+    /// Records the query a child stopped inside (`stopped_at`): what its watchdog wrote,
+    /// or, where it wrote nothing, that the process died.
+    fn record_stop(&self, job: &Job, stopped_at: u64, status: std::process::ExitStatus, merged: &mut FuzzReport) {
+        let hang = std::fs::read_to_string(super::hang_file(&self.report_of(job.k)))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        let sql = hang.as_ref().and_then(|h| h["sql"].as_str()).unwrap_or_default().to_string();
+        let failure = |class: &str, sql: String, detail: String| super::Failure {
+            seed: self.args.seed,
+            index: stopped_at,
+            class: class.into(),
+            reduced: sql.clone(),
+            sql,
+            detail,
+        };
+        merged.queries += 1;
+        match hang.as_ref().and_then(|h| h["phase"].as_str()) {
+            Some("oracle") => merged.oracle_timeouts.push((stopped_at, sql)),
+            Some("reduce") => {} // the failure being reduced is in the checkpoint
+            Some(_) => {
+                merged.failures.push(failure("hang", sql, format!("still running after {} s", self.args.hang_secs)))
+            }
+            None => merged.failures.push(failure(
+                "process died",
+                String::new(),
+                format!("{status}: {}", log_tail(&self.log_of(job.k))),
+            )),
+        }
+    }
+}
+
+/// Runs `jobs` children of this binary over consecutive ranges of queries and merges their
+/// reports. A child stopped by its watchdog is started again after the query it stopped
+/// on (the query is a failure, or unchecked where only the CPU oracle was slow); a child
+/// that dies otherwise (abort, signal) is a failure naming its query and is resumed too.
+fn run_jobs(args: &FuzzArgs) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(2);
+        }
     };
+    let dir = std::env::temp_dir().join(format!("gpusql-fuzz-jobs-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let jobs = Jobs { args, exe, dir, started: std::time::Instant::now() };
+    let started = jobs.started;
+    let spawn = |k: u64, first: u64, end: u64| jobs.spawn(k, first, end);
     let per = args.queries.div_ceil(args.jobs);
     let mut running: Vec<Job> = (0..args.jobs)
         .filter_map(|k| {
@@ -266,7 +305,7 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
                     continue;
                 }
             };
-            let report = report_of(job.k);
+            let report = jobs.report_of(job.k);
             let text = std::fs::read_to_string(&report).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
             if out_of_time && text.is_none() {
                 continue; // stopped while loading its tables
@@ -279,7 +318,7 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
                         job.k,
                         job.first,
                         job.end,
-                        log_tail(&log_of(job.k))
+                        log_tail(&jobs.log_of(job.k))
                     )),
                 }
                 continue;
@@ -295,31 +334,7 @@ fn run_jobs(args: &FuzzArgs) -> ExitCode {
                 continue;
             }
             // Stopped inside query `stopped_at`: record it, go on after it.
-            let hang = std::fs::read_to_string(super::hang_file(&report))
-                .ok()
-                .and_then(|t| serde_json::from_str::<Value>(&t).ok());
-            let sql = hang.as_ref().and_then(|h| h["sql"].as_str()).unwrap_or_default().to_string();
-            merged.queries += 1;
-            match hang.as_ref().and_then(|h| h["phase"].as_str()) {
-                Some("oracle") => merged.oracle_timeouts.push((stopped_at, sql)),
-                Some("reduce") => {} // the failure being reduced is in the checkpoint
-                Some(_) => merged.failures.push(super::Failure {
-                    seed: args.seed,
-                    index: stopped_at,
-                    class: "hang".into(),
-                    reduced: sql.clone(),
-                    sql,
-                    detail: format!("still running after {} s", args.hang_secs),
-                }),
-                None => merged.failures.push(super::Failure {
-                    seed: args.seed,
-                    index: stopped_at,
-                    class: "process died".into(),
-                    sql: String::new(),
-                    reduced: String::new(),
-                    detail: format!("{status}: {}", log_tail(&log_of(job.k))),
-                }),
-            }
+            jobs.record_stop(&job, stopped_at, status, &mut merged);
             if stopped_at + 1 < job.end {
                 still.extend(spawn(job.k, stopped_at + 1, job.end));
             }
