@@ -248,11 +248,9 @@ impl Engine {
         if_exists: IfExists,
         progress: &(dyn Fn(&str, usize) + Sync),
     ) -> Result<()> {
-        self.tables.check_names(&gpusql_datagen::TPCH_TABLES, if_exists)?;
-        for t in gpusql_datagen::tpch_with_progress(sf, progress)? {
-            self.register_batches_with(&t.name, &t.batches, if_exists)?;
-        }
-        Ok(())
+        self.register_generated(&gpusql_datagen::TPCH_TABLES, if_exists, || {
+            gpusql_datagen::tpch_with_progress(sf, progress)
+        })
     }
 
     #[cfg(feature = "datagen")]
@@ -271,9 +269,23 @@ impl Engine {
         if_exists: IfExists,
         progress: &(dyn Fn(&str, usize) + Sync),
     ) -> Result<()> {
-        self.tables.check_names(&gpusql_datagen::SSB_TABLES, if_exists)?;
-        // Each table's batches are dropped once registered (registering concatenates them).
-        for t in gpusql_datagen::ssb_with_progress(sf, progress)? {
+        self.register_generated(&gpusql_datagen::SSB_TABLES, if_exists, || {
+            gpusql_datagen::ssb_with_progress(sf, progress)
+        })
+    }
+
+    /// Registers the tables `generate` makes, named `names`: none where one name is taken
+    /// (unless `if_exists` replaces). Each table's batches are dropped once registered
+    /// (registering concatenates them).
+    #[cfg(feature = "datagen")]
+    fn register_generated(
+        &mut self,
+        names: &[&str],
+        if_exists: IfExists,
+        generate: impl FnOnce() -> std::result::Result<Vec<gpusql_datagen::GeneratedTable>, gpusql_datagen::DatagenError>,
+    ) -> Result<()> {
+        self.tables.check_names(names, if_exists)?;
+        for t in generate()? {
             self.register_batches_with(&t.name, &t.batches, if_exists)?;
         }
         Ok(())

@@ -662,17 +662,7 @@ pub(crate) fn bind_select(
     }) {
         plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
     }
-    for j in subquery_joins {
-        plan = LogicalPlan::Join {
-            probe: Box::new(plan),
-            build: Box::new(j.build),
-            probe_keys: j.probe_keys,
-            build_keys: j.build_keys,
-            kind: j.kind,
-            residual: j.residual,
-        };
-    }
-    for j in mark_joins {
+    for j in subquery_joins.into_iter().chain(mark_joins) {
         plan = LogicalPlan::Join {
             probe: Box::new(plan),
             build: Box::new(j.build),
