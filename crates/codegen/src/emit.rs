@@ -31,6 +31,14 @@ impl Emitter {
         self.line(format!("}} {} {{", s.as_ref()));
         self.indent += 1;
     }
+    /// An empty emitter `deeper` levels inside this one's indentation: code generated
+    /// apart (while this one is borrowed) and appended later.
+    pub fn fork(&self, deeper: usize) -> Emitter {
+        Emitter { indent: self.indent + deeper, ..Default::default() }
+    }
+    pub fn append(&mut self, other: Emitter) {
+        self.code.push_str(&other.code);
+    }
     /// A fresh temporary name; the `_` keeps it apart from column variables (c0, p0_1).
     pub fn tmp(&mut self, prefix: &str) -> String {
         self.next_tmp += 1;

@@ -4,26 +4,9 @@
 
 use crate::emit::Emitter;
 use crate::types::{c_literal, c_type, escape_c};
+use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{BinaryOp, DateField, Expr, LikeItem};
-
-#[derive(Debug, Clone)]
-pub struct Value {
-    pub v: String,
-    pub null: String,
-}
-
-impl Value {
-    pub fn not_null(v: impl Into<String>) -> Self {
-        Value { v: v.into(), null: "false".into() }
-    }
-    pub fn is_never_null(&self) -> bool {
-        self.null == "false"
-    }
-}
-
-/// Values of the current row's columns, as C expressions (loaded beforehand).
-pub type Row = [Value];
 
 fn or_null(a: &Value, b: &Value) -> String {
     match (a.is_never_null(), b.is_never_null()) {

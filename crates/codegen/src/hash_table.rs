@@ -2,9 +2,10 @@
 //! HashProbe (lookup). A slot holds a dense group id (-1 empty, -2 being written, -3 full);
 //! the keys of group g live in per-key arrays at index g.
 
+use crate::device_constants::HASH_SEED;
 use crate::emit::Emitter;
-use crate::expr::Value;
 use crate::types::{eq_call, hash_call};
+use crate::value::Value;
 use gpusql_common::DataType;
 
 /// Key arrays of a table: values pointer, optional validity pointer, type.
@@ -16,7 +17,7 @@ pub struct KeyArrays {
 
 /// Emits `h_` = the hash of the key values (NULL hashes to a constant).
 pub fn emit_hash(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays]) {
-    b.line("uint64_t h_ = 0x9e3779b97f4a7c15ull;");
+    b.line(format!("uint64_t h_ = {HASH_SEED:#x}ull;"));
     for (v, k) in kv.iter().zip(keys) {
         let h = hash_call(&k.ty, &v.v);
         if v.is_never_null() {

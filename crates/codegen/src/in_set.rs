@@ -10,8 +10,8 @@
 //! 100,000 values, all from a few L2-resident KiB near the top of the search.
 
 use crate::emit::Emitter;
-use crate::expr::Value;
 use crate::types::c_type;
+use crate::value::Value;
 use gpusql_common::{DataType, ScalarValue};
 use gpusql_plan::LiteralSet;
 use std::sync::Arc;

@@ -8,10 +8,6 @@ typedef long long int64_t;
 typedef unsigned long long uint64_t;
 
 #define FULL_MASK 0xffffffffu
-#define ERR_DIV_ZERO 1
-#define ERR_OVERFLOW 2
-#define ERR_GROUPS_FULL 3
-#define ERR_TIMESTAMP_RANGE 4
 
 // A string value: pointer into GPU-resident bytes (a column or a literal) and a length.
 // 16-byte aligned so MIN/MAX states can be swapped with one 16-byte atomicCAS. `pad_` is
@@ -171,8 +167,8 @@ __device__ __forceinline__ uint64_t hash_f64(double d) { return hash_u64(d == 0.
 // computes the same for dictionary values and literals (gpusql_common::str_hash32).
 __device__ uint32_t str_hash32(Str s) {
     if (s.pad_ != 0) return s.pad_;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; i < s.len; i++) { h ^= s.p[i]; h *= 0x100000001b3ull; }
+    uint64_t h = STR_HASH_BASIS;
+    for (uint32_t i = 0; i < s.len; i++) { h ^= s.p[i]; h *= STR_HASH_PRIME; }
     return (uint32_t)(h ^ (h >> 32)) | 1u;
 }
 __device__ uint64_t hash_str(Str s) { return hash_u64(str_hash32(s)); }

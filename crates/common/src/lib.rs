@@ -17,4 +17,4 @@ pub use schema::{
     one_row_schema, Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest,
     ReplicaSummary, SampleRows, Schema, TableInfo, TableSample, TableStatistics, ViewInfo, ONE_ROW_TABLE,
 };
-pub use string_hash::str_hash32;
+pub use string_hash::{str_hash32, FNV_OFFSET_BASIS, FNV_PRIME};

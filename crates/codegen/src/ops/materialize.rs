@@ -3,45 +3,56 @@
 //! counts in shared memory, and one atomicAdd per block on the global row counter. Where
 //! warps do not move in step (Lane Refill) each warp reserves its own range instead.
 
-use crate::pipeline::PipelineGen;
+use super::SinkOperator;
+use crate::kernel_builder::KernelBuilder;
+use crate::spec::{InitKernel, Param, Part, BLOCK_SIZE};
 use crate::types::c_type;
-use crate::{Param, Part, BLOCK_SIZE};
 use gpusql_common::{Result, Schema};
 
-pub fn consume(g: &mut PipelineGen, id: usize, schema: &Schema) -> Result<()> {
-    write_rows(g, &format!("Materialize -> #{id}"), schema, &[])
+/// Writes the rows to intermediate `id`.
+pub struct Materialize<'a> {
+    pub id: usize,
+    pub schema: &'a Schema,
+}
+
+impl SinkOperator for Materialize<'_> {
+    fn consume(&self, k: &mut KernelBuilder, _entry: &str) -> Result<Option<InitKernel>> {
+        write_rows(k, &format!("Materialize -> #{}", self.id), self.schema, &[])?;
+        Ok(None)
+    }
 }
 
 /// The prefix-sum write of the current row (and `extra` (pointer, value) pairs).
-pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(String, String)]) -> Result<()> {
-    let count = g.param(Param::OutCount, "unsigned long long*");
-    let capacity = g.param(Param::OutCapacity, "const uint64_t");
+pub fn write_rows(k: &mut KernelBuilder, what: &str, schema: &Schema, extra: &[(String, String)]) -> Result<()> {
+    let count = k.param(Param::OutCount, "unsigned long long*");
+    let capacity = k.param(Param::OutCapacity, "const uint64_t");
     let warps = BLOCK_SIZE / 32;
+    let block_sync = k.block_sync();
     // Columns of the source that were never read are loaded here.
-    let all: Vec<usize> = (0..g.row.len()).collect();
-    let loads: Vec<String> = all.iter().filter_map(|c| g.take_load(*c)).collect();
-    if g.block_sync {
-        g.pre.line(format!("__shared__ uint32_t warp_base_[{warps}];"));
-        g.pre.line("__shared__ unsigned long long block_base_;");
-        g.body.line(format!(
+    let all: Vec<usize> = (0..k.width()).collect();
+    let loads: Vec<String> = all.iter().filter_map(|c| k.take_load(*c)).collect();
+    if block_sync {
+        k.pre().line(format!("__shared__ uint32_t warp_base_[{warps}];"));
+        k.pre().line("__shared__ unsigned long long block_base_;");
+        k.body().line(format!(
             "// ---- {what} (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----"
         ));
     } else {
-        g.body.line(format!(
+        k.body().line(format!(
             "// ---- {what} (prefix-sum write: ballot/popc per warp, one atomicAdd per warp: warps run apart) ----"
         ));
     }
     if !loads.is_empty() {
-        g.body.open("if (active)");
+        k.body().open("if (active)");
         for l in loads {
-            g.body.line(l);
+            k.body().line(l);
         }
-        g.body.close();
+        k.body().close();
     }
-    let b = &mut g.body;
+    let b = k.body();
     b.line("const uint32_t lane_ = threadIdx.x & 31;");
     b.line("const uint32_t ballot_ = __ballot_sync(FULL_MASK, active);");
-    if g.block_sync {
+    if block_sync {
         b.line("const uint32_t warp_ = threadIdx.x >> 5;");
         b.line("if (lane_ == 0) warp_base_[warp_] = __popc(ballot_);");
         b.line("__syncthreads();");
@@ -62,22 +73,22 @@ pub fn write_rows(g: &mut PipelineGen, what: &str, schema: &Schema, extra: &[(St
         b.line("const uint64_t pos_ = wbase_ + __popc(ballot_ & ((1u << lane_) - 1u));");
         b.open(format!("if (active && pos_ < {capacity})"));
     }
-    let row = g.row.clone();
+    let row = k.row().to_vec();
     for (i, v) in row.iter().enumerate() {
         let ct = c_type(&schema.fields[i].ty);
-        let out = g.param(Param::Output { column: i, part: Part::Values }, &format!("{ct}* __restrict__"));
-        g.body.line(format!("{out}[pos_] = {};", v.v));
+        let out = k.param(Param::Output { column: i, part: Part::Values }, &format!("{ct}* __restrict__"));
+        k.body().line(format!("{out}[pos_] = {};", v.v));
         if schema.fields[i].nullable {
-            let valid = g.param(Param::Output { column: i, part: Part::Validity }, "uint8_t* __restrict__");
-            g.body.line(format!("{valid}[pos_] = !{};", v.null));
+            let valid = k.param(Param::Output { column: i, part: Part::Validity }, "uint8_t* __restrict__");
+            k.body().line(format!("{valid}[pos_] = !{};", v.null));
         }
     }
     for (ptr, v) in extra {
-        g.body.line(format!("{ptr}[pos_] = {v};"));
+        k.body().line(format!("{ptr}[pos_] = {v};"));
     }
-    g.body.close();
-    if g.block_sync {
-        g.body.line("__syncthreads();");
+    k.body().close();
+    if block_sync {
+        k.body().line("__syncthreads();");
     }
     Ok(())
 }

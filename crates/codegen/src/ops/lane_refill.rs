@@ -15,16 +15,18 @@
 //! source row and probe positions, from which columns not loaded yet are loaded later) and
 //! the values already loaded or computed that later operators read.
 
-use crate::expr::Value;
-use crate::pipeline::PipelineGen;
+use super::Operator;
+use crate::kernel_builder::KernelBuilder;
+use crate::spec::BLOCK_SIZE;
 use crate::types::{c_size, c_type};
-use crate::BLOCK_SIZE;
+use crate::value::Value;
+use gpusql_common::Result;
+use gpusql_plan::{Expr, JoinKind, Pipeline, PipelineOp, Sink};
 
 /// Shared memory for the parked rows of all Lane Refill points of a pipeline (32 bytes per
 /// lane): with the probe tables' and aggregation states' budgets it stays under the 48 KiB
 /// of static shared memory a block may have.
 const REFILL_BUFFER_BYTES: usize = 8 * 1024;
-use gpusql_plan::{Expr, JoinKind, Pipeline, PipelineOp, Sink};
 
 /// Which columns of a `width`-column row the operators `rest` and the sink read.
 pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool> {
@@ -106,89 +108,113 @@ pub fn payload_columns_read<'a>(
     read
 }
 
-/// Emits a Lane Refill point. Only at the top level of the row loop: inside a multi-match
-/// expansion loop `continue` would abandon the other matches (push-down parallelism
-/// already keeps those lanes busy), so it is left out there, with a comment saying so.
-pub fn consume(g: &mut PipelineGen, threshold: u32, activity: f64, live: &[bool]) {
-    let what = format!("LaneRefill threshold={threshold}/32 (est. lane activity {activity:.3})");
-    if g.body.indent != 2 || g.open_loops > 0 {
-        g.body.line(format!("// ---- {what}: left out, the rows here are inside a multi-match expansion loop ----"));
-        return;
-    }
-    // What travels with a parked row: (C type, current value, lvalue after the refill).
-    // Index variables are reassigned in place (pending loads name them). Values computed
-    // before this point are parked under new names, so later operators read the refilled
-    // ones; values loaded from memory are parked while the shared memory budget lasts and
-    // otherwise loaded again after the refill.
-    let mut items: Vec<(&'static str, String, String)> = vec![];
-    for (name, ty) in &g.index_vars {
-        items.push((ty, name.clone(), name.clone()));
-    }
-    let mut computed = vec![];
-    let mut loaded = vec![];
-    for i in 0..g.row.len() {
-        let pending = g.pending_loads.get(i).is_some_and(|l| l.is_some());
-        if pending || !live.get(i).copied().unwrap_or(true) {
-            continue;
-        }
-        match g.reloads.get(i).cloned().flatten() {
-            Some(reload) => loaded.push((i, reload)),
-            None => computed.push(i),
-        }
-    }
-    let value_bytes =
-        |g: &PipelineGen, i: usize| c_size(c_type(&g.row_types[i])) + if g.row[i].is_never_null() { 0 } else { 1 };
-    let mut bytes: usize = items.iter().map(|(ct, _, _)| c_size(ct)).sum::<usize>()
-        + computed.iter().map(|i| value_bytes(g, *i)).sum::<usize>();
-    let left = REFILL_BUFFER_BYTES.saturating_sub(g.refill_bytes) / BLOCK_SIZE as usize;
-    if bytes > left {
-        g.body.line(format!("// ---- {what}: left out, parking its rows would take more than the {} bytes of shared memory per lane left to Lane Refill ----", left));
-        return;
-    }
-    let mut park = computed;
-    for (i, (load, original)) in loaded {
-        if bytes + value_bytes(g, i) <= left {
-            bytes += value_bytes(g, i);
-            park.push(i);
-        } else {
-            g.row[i] = original;
-            g.pending_loads[i] = Some(load);
-        }
-    }
-    park.sort_unstable();
-    g.refill_bytes += bytes * BLOCK_SIZE as usize;
-    let n = format!("lr{}", g.refills);
-    g.refills += 1;
-    g.body.line(format!("// ---- {what}: a warp below threshold parks its rows in shared memory and starts over; otherwise idle lanes take parked rows ----"));
-    for i in park {
-        let v = g.row[i].clone();
-        let ct = c_type(&g.row_types[i]);
-        let nv = format!("{}_{n}", v.v);
-        g.body.line(format!("{ct} {nv} = {};", v.v));
-        items.push((ct, v.v.clone(), nv.clone()));
-        let mut nullv = v.null.clone();
-        if !v.is_never_null() {
-            nullv = format!("{}_{n}", v.null);
-            g.body.line(format!("bool {nullv} = {};", v.null));
-            items.push(("bool", v.null.clone(), nullv.clone()));
-        }
-        g.row[i] = Value { v: nv, null: nullv };
-    }
+/// A Lane Refill point: below `threshold` active lanes a warp parks its rows; `activity`
+/// is the planner's estimate of the lanes active here; `live`: the row columns read after it.
+pub struct LaneRefill {
+    pub threshold: u32,
+    pub activity: f64,
+    pub live: Vec<bool>,
+}
 
-    g.pre.line(format!("// {what}: one parked row per lane and buffered value"));
-    g.pre.line(format!("uint32_t {n}_n = 0; // rows this warp has parked"));
-    for (k, (ct, _, _)) in items.iter().enumerate() {
-        g.pre.line(format!("__shared__ {ct} {n}_b{k}[{BLOCK_SIZE}];"));
+impl Operator for LaneRefill {
+    /// Only at the top level of the row loop: inside a multi-match expansion loop
+    /// `continue` would abandon the other matches (push-down parallelism already keeps
+    /// those lanes busy), so it is left out there, with a comment saying so.
+    fn consume(&self, k: &mut KernelBuilder) -> Result<()> {
+        let what = format!("LaneRefill threshold={}/32 (est. lane activity {:.3})", self.threshold, self.activity);
+        if !k.at_loop_top() {
+            k.body()
+                .line(format!("// ---- {what}: left out, the rows here are inside a multi-match expansion loop ----"));
+            return Ok(());
+        }
+        let Some((n, items)) = self.park(k, &what) else { return Ok(()) };
+        emit_refill(k, &what, &n, &items, self.threshold);
+        Ok(())
     }
-    let b = &mut g.body;
+}
+
+impl LaneRefill {
+    /// Chooses what travels with a parked row, renames the values parked under new names
+    /// and registers the refill point: its name and the items (C type, current value,
+    /// lvalue after the refill). None (with a comment) where they would not fit the
+    /// shared memory left.
+    ///
+    /// Index variables are reassigned in place (pending loads name them). Values computed
+    /// before this point are parked under new names, so later operators read the refilled
+    /// ones; values loaded from memory are parked while the shared memory budget lasts and
+    /// otherwise loaded again after the refill.
+    fn park(&self, k: &mut KernelBuilder, what: &str) -> Option<(String, Vec<(&'static str, String, String)>)> {
+        let mut items: Vec<(&'static str, String, String)> = vec![];
+        for (name, ty) in k.index_vars() {
+            items.push((ty, name.clone(), name));
+        }
+        let mut computed = vec![];
+        let mut loaded = vec![];
+        for i in 0..k.width() {
+            if k.is_pending(i) || !self.live.get(i).copied().unwrap_or(true) {
+                continue;
+            }
+            match k.reload(i) {
+                Some(_) => loaded.push(i),
+                None => computed.push(i),
+            }
+        }
+        let value_bytes = |k: &KernelBuilder, i: usize| {
+            c_size(c_type(&k.row_type(i))) + if k.row()[i].is_never_null() { 0 } else { 1 }
+        };
+        let mut bytes: usize = items.iter().map(|(ct, _, _)| c_size(ct)).sum::<usize>()
+            + computed.iter().map(|i| value_bytes(k, *i)).sum::<usize>();
+        let left = REFILL_BUFFER_BYTES.saturating_sub(k.refill_bytes()) / BLOCK_SIZE as usize;
+        if bytes > left {
+            k.body().line(format!("// ---- {what}: left out, parking its rows would take more than the {} bytes of shared memory per lane left to Lane Refill ----", left));
+            return None;
+        }
+        let mut park = computed;
+        for i in loaded {
+            if bytes + value_bytes(k, i) <= left {
+                bytes += value_bytes(k, i);
+                park.push(i);
+            } else {
+                k.defer_load(i);
+            }
+        }
+        park.sort_unstable();
+        let n = k.add_refill(bytes * BLOCK_SIZE as usize);
+        k.body().line(format!("// ---- {what}: a warp below threshold parks its rows in shared memory and starts over; otherwise idle lanes take parked rows ----"));
+        for i in park {
+            let v = k.row()[i].clone();
+            let ct = c_type(&k.row_type(i));
+            let nv = format!("{}_{n}", v.v);
+            k.body().line(format!("{ct} {nv} = {};", v.v));
+            items.push((ct, v.v.clone(), nv.clone()));
+            let mut nullv = v.null.clone();
+            if !v.is_never_null() {
+                nullv = format!("{}_{n}", v.null);
+                k.body().line(format!("bool {nullv} = {};", v.null));
+                items.push(("bool", v.null.clone(), nullv.clone()));
+            }
+            k.rename(i, Value { v: nv, null: nullv });
+        }
+        Some((n, items))
+    }
+}
+
+/// The buffers of refill point `n` and its flush / refill code.
+fn emit_refill(k: &mut KernelBuilder, what: &str, n: &str, items: &[(&'static str, String, String)], threshold: u32) {
+    k.pre().line(format!("// {what}: one parked row per lane and buffered value"));
+    k.pre().line(format!("uint32_t {n}_n = 0; // rows this warp has parked"));
+    for (i, (ct, _, _)) in items.iter().enumerate() {
+        k.pre().line(format!("__shared__ {ct} {n}_b{i}[{BLOCK_SIZE}];"));
+    }
+    let b = k.body();
     b.line(format!("const uint32_t {n}_lt = (1u << (threadIdx.x & 31)) - 1u, {n}_w = threadIdx.x & ~31u;"));
     b.line(format!("const uint32_t {n}_m = __ballot_sync(FULL_MASK, active), {n}_na = __popc({n}_m);"));
     b.open(format!("if (!drain_ && {n}_na + {n}_n < {threshold}u)"));
     b.line("// flush: the active lanes push their rows onto the warp's stack");
     b.open("if (active)");
     b.line(format!("const uint32_t d_ = {n}_w + {n}_n + __popc({n}_m & {n}_lt);"));
-    for (k, (_, cur, _)) in items.iter().enumerate() {
-        b.line(format!("{n}_b{k}[d_] = {cur};"));
+    for (i, (_, cur, _)) in items.iter().enumerate() {
+        b.line(format!("{n}_b{i}[d_] = {cur};"));
     }
     b.close();
     b.line(format!("{n}_n += {n}_na;"));
@@ -201,8 +227,8 @@ pub fn consume(g: &mut PipelineGen, threshold: u32, activity: f64, live: &[bool]
     b.line(format!("const bool {n}_fill = !active && {n}_r < {n}_take;"));
     b.open(format!("if ({n}_fill)"));
     b.line(format!("const uint32_t s_ = {n}_w + {n}_rest + {n}_r;"));
-    for (k, (_, _, after)) in items.iter().enumerate() {
-        b.line(format!("{after} = {n}_b{k}[s_];"));
+    for (i, (_, _, after)) in items.iter().enumerate() {
+        b.line(format!("{after} = {n}_b{i}[s_];"));
     }
     b.close();
     b.line(format!("active = active || {n}_fill;"));

@@ -8,10 +8,10 @@
 //! takes the byte matcher over offsets + bytes instead: a uniform branch on the copy's
 //! pointer.
 
-use crate::expr::Value;
-use crate::pipeline::PipelineGen;
+use crate::kernel_builder::KernelBuilder;
+use crate::spec::{Param, Part};
 use crate::types::escape_c;
-use crate::{Param, Part};
+use crate::value::Value;
 use gpusql_plan::{Expr, LikeItem, LikePattern};
 
 /// The literal segments of an unanchored pattern without `_`, concatenated, with KMP
@@ -71,21 +71,21 @@ fn segments(p: &LikePattern) -> Option<Segments> {
 
 /// Emits `term` when it is `col [NOT] LIKE '%…%'` over a pivotable table string column;
 /// returns its value (None: not this form, the caller generates it the usual way).
-pub fn try_gen(g: &mut PipelineGen, term: &Expr) -> Option<Value> {
+pub fn try_gen(k: &mut KernelBuilder, term: &Expr) -> Option<Value> {
     let Expr::Like { expr, pattern, negated } = term else { return None };
     let Expr::Column { index, .. } = &**expr else { return None };
-    let source_col = g.pivotable.get(*index).copied().flatten()?;
+    let source_col = k.pivot_source(*index)?;
     let seg = segments(pattern)?;
-    let piv = g.param(Param::Input { column: source_col, part: Part::Pivoted }, "const uint32_t* __restrict__");
-    let x = g.row[*index].clone();
-    let t = g.body.tmp("kmp");
-    g.body.line(format!(
+    let piv = k.param(Param::Input { column: source_col, part: Part::Pivoted }, "const uint32_t* __restrict__");
+    let x = k.row()[*index].clone();
+    let t = k.body().tmp("kmp");
+    k.body().line(format!(
         "// LIKE '{}': lock-step KMP over the Pivot-4 copy where the column has one",
         pattern.text.replace('\n', " ")
     ));
-    g.body.line(format!("bool {t};"));
-    g.body.open(format!("if ({piv} != nullptr)"));
-    g.body.line(format!(
+    k.body().line(format!("bool {t};"));
+    k.body().open(format!("if ({piv} != nullptr)"));
+    k.body().line(format!(
         "{t} = {}like_kmp_pivot4({piv}, n_rows, row, {}.len, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
         if *negated { "!" } else { "" },
         x.v,
@@ -94,10 +94,10 @@ pub fn try_gen(g: &mut PipelineGen, term: &Expr) -> Option<Value> {
         escape_c(&seg.ends),
         seg.ends.len(),
     ));
-    g.body.close_with("else");
-    let fallback = crate::expr::gen(term, &g.row, &mut g.body).ok()?;
-    g.body.line(format!("{t} = {};", fallback.v));
-    g.body.close();
+    k.body().close_with("else");
+    let fallback = k.eval(term).ok()?;
+    k.body().line(format!("{t} = {};", fallback.v));
+    k.body().close();
     Some(Value { v: t, null: x.null })
 }
 

@@ -1,0 +1,71 @@
+//! Values generated CUDA and Rust must agree on, defined once here: the prelude's
+//! `#define`s of them are written from these constants.
+
+use gpusql_common::{FNV_OFFSET_BASIS, FNV_PRIME};
+use std::sync::LazyLock;
+
+/// Seed of the key hashes (`h_` in generated hash-table code and `entry_slot` in the
+/// result-assembly module that rehashes probe tables: the two must agree).
+pub const HASH_SEED: u64 = 0x9e3779b97f4a7c15;
+
+/// The errors a kernel raises through its error flag (`raise_error(err, ERR_…)`); the
+/// executor reads the first one after the launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelError {
+    DivisionByZero = 1,
+    Overflow = 2,
+    /// A hash table ran out of groups; the host grows it and runs the pipeline again.
+    GroupsFull = 3,
+    TimestampRange = 4,
+}
+
+impl KernelError {
+    pub const ALL: [KernelError; 4] =
+        [KernelError::DivisionByZero, KernelError::Overflow, KernelError::GroupsFull, KernelError::TimestampRange];
+
+    /// The error of flag value `code` (0 and unknown codes: none).
+    pub fn from_code(code: i32) -> Option<KernelError> {
+        Self::ALL.into_iter().find(|e| *e as i32 == code)
+    }
+
+    /// Its name in CUDA.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            KernelError::DivisionByZero => "ERR_DIV_ZERO",
+            KernelError::Overflow => "ERR_OVERFLOW",
+            KernelError::GroupsFull => "ERR_GROUPS_FULL",
+            KernelError::TimestampRange => "ERR_TIMESTAMP_RANGE",
+        }
+    }
+}
+
+/// The CUDA helpers every generated module starts with: the shared constants, then the
+/// hand-written `prelude.cu`.
+pub fn prelude() -> &'static str {
+    static PRELUDE: LazyLock<String> = LazyLock::new(|| {
+        let mut s = String::from("// ---- constants shared with the host (codegen/src/device_constants.rs) ----\n");
+        for e in KernelError::ALL {
+            s.push_str(&format!("#define {} {}\n", e.c_name(), e as i32));
+        }
+        s.push_str(&format!("#define HASH_SEED {HASH_SEED:#x}ull\n"));
+        s.push_str(&format!("#define STR_HASH_BASIS {FNV_OFFSET_BASIS:#x}ull\n"));
+        s.push_str(&format!("#define STR_HASH_PRIME {FNV_PRIME:#x}ull\n"));
+        s.push_str(include_str!("prelude.cu"));
+        s
+    });
+    &PRELUDE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_code_round_trips_and_is_defined_for_cuda() {
+        for e in KernelError::ALL {
+            assert_eq!(KernelError::from_code(e as i32), Some(e));
+            assert!(prelude().contains(&format!("#define {} {}\n", e.c_name(), e as i32)));
+        }
+        assert_eq!(KernelError::from_code(0), None);
+    }
+}

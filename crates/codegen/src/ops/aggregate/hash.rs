@@ -1,0 +1,137 @@
+//! HashAggregate: an open-addressing hash table of group ids in global memory (atomicCAS
+//! insert), keys and states in arrays indexed by group id. Lanes of a warp that hit the
+//! same group first combine their values (warp-level local resolution) when the warp sees
+//! few distinct groups; otherwise each lane updates its group atomically. Groups with
+//! small ids accumulate per block in shared memory first, and a per-block group cache
+//! (`group_cache.rs`) saves most rows the global table lookup.
+
+use super::group_cache::emit_group_cache;
+use super::{arg_values, contribution, declare_args, declare_states, eval_args, init_kernel, lane_updates, StateCode};
+use crate::hash_table::{emit_insert_with_runs, KeyArrays};
+use crate::kernel_builder::KernelBuilder;
+use crate::ops::common::group_table_params;
+use crate::ops::SinkOperator;
+use crate::spec::{InitKernel, Param, Part};
+use crate::types::{c_size, c_type};
+use gpusql_common::Result;
+use gpusql_plan::{AggState, Expr};
+
+/// Warp-distinct-group count up to which lanes pre-combine values in the warp.
+const WARP_COMBINE_MAX_GROUPS: u32 = 4;
+/// Groups with ids below a limit accumulate per block in shared memory first (group ids
+/// are dense, so a query with few groups never touches global states until the block
+/// ends). The limit fills about this many bytes of shared memory, between 32 and 512
+/// groups.
+const SMEM_STATE_BYTES: usize = 12 * 1024;
+
+/// Groups `keys` of aggregation `id` into the global hash table, with their `states`.
+pub struct HashAggregate<'a> {
+    pub id: usize,
+    pub keys: &'a [Expr],
+    pub states: &'a [AggState],
+}
+
+impl SinkOperator for HashAggregate<'_> {
+    fn consume(&self, k: &mut KernelBuilder, entry: &str) -> Result<Option<InitKernel>> {
+        let (id, keys, states) = (self.id, self.keys, self.states);
+        let (codes, ptrs) = declare_states(k, states)?;
+        let smem_n = smem_groups(&codes);
+        let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
+        let arg_vals = arg_values(states);
+        let mut all_exprs: Vec<&Expr> = keys.iter().collect();
+        all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));
+        let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        k.body().line(format!(
+            "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table, atomicCAS insert) ----",
+            key_list.join(", "),
+            names.join(", ")
+        ));
+        let (slots, mask, max_groups) = group_table_params(k);
+        let count = k.param(Param::OutCount, "unsigned long long*");
+        let mut key_out = vec![];
+        for (column, e) in keys.iter().enumerate() {
+            let ct = c_type(&e.ty());
+            let values = k.param(Param::Output { column, part: Part::Values }, &format!("{ct}* __restrict__"));
+            let validity =
+                e.nullable().then(|| k.param(Param::Output { column, part: Part::Validity }, "uint8_t* __restrict__"));
+            key_out.push(KeyArrays { values, validity, ty: e.ty() });
+        }
+        k.body().line("int gid_ = -1;");
+        declare_args(k, states);
+        k.body().open("if (active)");
+        k.load_columns(&all_exprs);
+        let mut kv = vec![];
+        for key in keys {
+            kv.push(k.eval(key)?);
+        }
+        if !emit_group_cache(k, id, keys, &kv, &key_out, [&slots, &mask, &max_groups, &count]) {
+            emit_insert_with_runs(k.body(), keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
+        }
+        eval_args(k, states)?;
+        k.body().close();
+
+        let b = k.body();
+        b.line("// local resolution: lanes holding the same group combine values in the warp first");
+        b.line("const bool has_ = active && gid_ >= 0;");
+        b.line("const uint32_t lane_ = threadIdx.x & 31;");
+        b.line("const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);");
+        b.line("const uint32_t leaders_ = __ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_);");
+        b.open(format!("if (__popc(leaders_) <= {WARP_COMBINE_MAX_GROUPS})"));
+        b.line("uint32_t todo_ = __ballot_sync(FULL_MASK, has_);");
+        b.open("while (todo_)");
+        b.line("const int g_ = __shfl_sync(FULL_MASK, gid_, __ffs(todo_) - 1);");
+        b.line("const bool mine_ = has_ && gid_ == g_;");
+        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
+            let contrib = contribution(s, c, &arg_vals[j], "mine_");
+            b.line(format!(
+                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(g_ < {smem_n} ? &sh{j}_[g_] : &{p}[g_], v_); }}",
+                ct = c.ct,
+                r = c.reduce,
+                sfx = c.suffix,
+                a = c.atomic,
+                p = ptrs[j]
+            ));
+        }
+        b.line("todo_ &= ~__ballot_sync(FULL_MASK, mine_);");
+        b.close();
+        b.close_with("else if (has_)");
+        for line in
+            lane_updates(states, &codes, &arg_vals, |j| format!("gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_]", ptrs[j]))
+        {
+            b.line(line);
+        }
+        b.close();
+        // Block-local accumulators of the first groups, and their flush after the loop.
+        k.pre().line(format!(
+            "// HashAggregate: groups < {smem_n} accumulate per block in shared memory, flushed once per block"
+        ));
+        for (j, c) in codes.iter().enumerate() {
+            k.pre().line(format!("__shared__ {} sh{j}_[{smem_n}];", c.ct));
+            k.pre()
+                .line(format!("for (int i = threadIdx.x; i < {smem_n}; i += blockDim.x) sh{j}_[i] = {};", c.identity));
+        }
+        k.pre().line("__syncthreads();");
+        k.post().line("__syncthreads();");
+        k.post().open(format!("for (int i = threadIdx.x; i < {smem_n} && i < (int){max_groups}; i += blockDim.x)"));
+        for (j, c) in codes.iter().enumerate() {
+            let untouched =
+                if c.ct == "Str" { format!("str_is_none(sh{j}_[i])") } else { format!("sh{j}_[i] == {}", c.identity) };
+            k.post().line(format!(
+                "if (!({untouched})) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);",
+                a = c.atomic,
+                sfx = c.suffix,
+                p = ptrs[j]
+            ));
+        }
+        k.post().close();
+        Ok(Some(init_kernel(k, id, true, &codes, entry)))
+    }
+}
+
+fn smem_groups(codes: &[StateCode]) -> usize {
+    let per_group: usize = codes.iter().map(|c| c_size(c.ct)).sum();
+    let fit = SMEM_STATE_BYTES / per_group.max(1);
+    // Largest power of two that fits, within [32, 512].
+    let pow = if fit == 0 { 1 } else { 1usize << (usize::BITS - 1 - fit.leading_zeros()) };
+    pow.clamp(32, 512)
+}

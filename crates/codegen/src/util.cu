@@ -1,0 +1,91 @@
+// Result assembly and hash-build helpers, compiled once (sort.rs: util_module). The
+// kernels over 4- and 8-byte keys are in keyed_tables.cu, instantiated for both widths.
+// ======== Result assembly: gathers through a row permutation, string byte copies ========
+#define GATHER(NAME, T) extern "C" __global__ void NAME(const T* __restrict__ in, const uint32_t* __restrict__ idx, T* __restrict__ out, uint64_t n) { \
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = in[idx[i]]; }
+GATHER(gather_1, uint8_t)
+GATHER(gather_4, uint32_t)
+GATHER(gather_8, uint64_t)
+GATHER(gather_16, ulonglong2)
+
+// Copies each string's bytes to out + offsets[i].
+extern "C" __global__ void copy_strings(const Str* __restrict__ strs, const int64_t* __restrict__ offsets, uint8_t* __restrict__ out, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const Str s = strs[i];
+        uint8_t* dst = out + offsets[i];
+        for (uint32_t b = 0; b < s.len; b++) dst[b] = s.p[b];
+    }
+}
+
+// ---- hash-join build: group the payload rows by key ----
+// Exclusive scan of 256 values per block; block totals go to sums (scanned again by the host loop).
+extern "C" __global__ void scan_blocks(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, uint32_t* __restrict__ sums, uint64_t n) {
+    __shared__ uint32_t warp_tot[8];
+    const uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x;
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t v = i < n ? in[i] : 0u;
+    uint32_t x = v;
+    for (int o = 1; o < 32; o <<= 1) { const uint32_t y = __shfl_up_sync(FULL_MASK, x, o); if (lane >= (uint32_t)o) x += y; }
+    if (lane == 31) warp_tot[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+        uint32_t t = lane < 8 ? warp_tot[lane] : 0u;
+        for (int o = 1; o < 8; o <<= 1) { const uint32_t y = __shfl_up_sync(FULL_MASK, t, o); if (lane >= (uint32_t)o) t += y; }
+        if (lane < 8) warp_tot[lane] = t;
+    }
+    __syncthreads();
+    const uint32_t before = warp > 0 ? warp_tot[warp - 1] : 0u;
+    if (i < n) out[i] = before + x - v;
+    if (threadIdx.x == 255) sums[blockIdx.x] = before + x;
+}
+extern "C" __global__ void add_block_offsets(uint32_t* __restrict__ out, const uint32_t* __restrict__ offs, uint64_t n) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] += offs[i / 256];
+}
+// Position of each payload row: its group's first slot plus its rank inside the group.
+extern "C" __global__ void assign_positions(const uint32_t* __restrict__ row_group, const uint32_t* __restrict__ offsets, uint32_t* __restrict__ fill, uint32_t* __restrict__ pos, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint32_t g = row_group[i];
+        pos[i] = offsets[g] + atomicAdd(&fill[g], 1u);
+    }
+}
+#define SCATTER(NAME, T) extern "C" __global__ void NAME(const T* __restrict__ in, const uint32_t* __restrict__ pos, T* __restrict__ out, uint64_t n) { \
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[pos[i]] = in[i]; }
+SCATTER(scatter_1, uint8_t)
+SCATTER(scatter_4, uint32_t)
+SCATTER(scatter_8, uint64_t)
+SCATTER(scatter_16, ulonglong2)
+
+// Probe tables of single integer keys: {key, group id} per slot (-1: empty), rehashed into
+// a table sized for the groups actually built (a filtered dimension shrinks to a few KB and
+// fits in shared memory). Same hash as the generated probes (hash_table.rs: emit_hash).
+__device__ __forceinline__ uint32_t entry_slot(int64_t key, uint32_t mask) {
+    return (uint32_t)hash_combine(HASH_SEED, hash_u64((uint64_t)key)) & mask;
+}
+extern "C" __global__ void make_entries_4(const int32_t* __restrict__ keys, uint64_t groups, int2* __restrict__ out, uint32_t mask) {
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {
+        const int32_t k = keys[g];
+        const unsigned long long packed = ((unsigned long long)(uint32_t)g << 32) | (uint32_t)k;
+        const unsigned long long empty = 0xffffffff00000000ull;
+        for (uint32_t slot = entry_slot(k, mask);; slot = (slot + 1) & mask) {
+            if (atomicCAS((unsigned long long*)&out[slot], empty, packed) == empty) break;
+        }
+    }
+}
+extern "C" __global__ void make_entries_8(const int64_t* __restrict__ keys, uint64_t groups, longlong2* __restrict__ out, uint32_t mask) {
+    for (uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (uint64_t)gridDim.x * blockDim.x) {
+        const int64_t k = keys[g];
+        for (uint32_t slot = entry_slot(k, mask);; slot = (slot + 1) & mask) {
+            if (atomicCAS((unsigned long long*)&out[slot].y, (unsigned long long)-1ll, (unsigned long long)g) == (unsigned long long)-1ll) { out[slot].x = k; break; }
+        }
+    }
+}
+
+extern "C" __global__ void fill_minus_one(int* __restrict__ out, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = -1;
+}
+
+// String lengths (to size the byte buffer on the host).
+extern "C" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;
+}
