@@ -6,7 +6,7 @@ use crate::emit::Emitter;
 use crate::types::{c_literal, c_type, escape_c};
 use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result, ScalarValue};
-use gpusql_plan::{BinaryOp, DateField, Expr, LikeItem};
+use gpusql_plan::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
 
 fn or_null(a: &Value, b: &Value) -> String {
     match (a.is_never_null(), b.is_never_null()) {
@@ -57,76 +57,9 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             Ok(Value { v: c_literal(value, ty), null: if value.is_null() { "true".into() } else { "false".into() } })
         }
         Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), left, right, .. } => {
-            let l = gen(left, row, out)?;
-            let (v, n) = (out.tmp("b"), out.tmp("bn"));
-            out.line(format!("bool {v}, {n};"));
-            // AND: a FALSE left side decides; OR: a TRUE left side decides.
-            let decided = if *op == BinaryOp::And {
-                format!("!{} && !({})", l.null, l.v)
-            } else {
-                format!("!{} && ({})", l.null, l.v)
-            };
-            out.open(format!("if ({decided})"));
-            out.line(format!("{v} = {}; {n} = false;", *op == BinaryOp::Or));
-            out.close_with("else");
-            let r = gen(right, row, out)?;
-            if *op == BinaryOp::And {
-                out.line(format!("const bool f_ = (!{rn} && !({rv}));", rn = r.null, rv = r.v));
-                out.line(format!("{n} = !f_ && ({} || {});", l.null, r.null));
-                out.line(format!("{v} = !f_ && !{n};"));
-            } else {
-                out.line(format!("const bool t_ = (!{rn} && ({rv}));", rn = r.null, rv = r.v));
-                out.line(format!("{n} = !t_ && ({} || {});", l.null, r.null));
-                out.line(format!("{v} = t_;"));
-            }
-            out.close();
-            Ok(Value { v, null: n })
+            gen_logical(op, left, right, row, out)
         }
-        Expr::Binary { op, left, right, ty } => {
-            let l = gen(left, row, out)?;
-            let r = gen(right, row, out)?;
-            let null = or_null(&l, &r);
-            let t = out.tmp("t");
-            if op.is_comparison() {
-                let sym = match op {
-                    BinaryOp::Eq => "==",
-                    BinaryOp::NotEq => "!=",
-                    s => s.symbol(),
-                };
-                let expr = if left.ty() == DataType::Utf8 {
-                    if *op == BinaryOp::Eq {
-                        format!("str_eq({}, {})", l.v, r.v)
-                    } else if *op == BinaryOp::NotEq {
-                        format!("!str_eq({}, {})", l.v, r.v)
-                    } else {
-                        format!("(str_cmp({}, {}) {sym} 0)", l.v, r.v)
-                    }
-                } else {
-                    format!("({} {sym} {})", l.v, r.v)
-                };
-                out.line(format!("const bool {t} = {expr};"));
-                return Ok(Value { v: t, null });
-            }
-            let ct = c_type(ty);
-            let (a, b) = (format!("(({ct}){})", l.v), format!("(({ct}){})", r.v));
-            match op {
-                BinaryOp::Div | BinaryOp::Mod => {
-                    let zero = if *ty == DataType::Float64 { "0.0" } else { "0" };
-                    out.line(format!("const bool {t}z = !({null}) && {b} == {zero};"));
-                    out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
-                    let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod {
-                        format!("fmod({a}, {b})")
-                    } else {
-                        format!("{a} {} {b}", op.symbol())
-                    };
-                    out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({expr});"));
-                }
-                // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
-                BinaryOp::Sub if ct == "__int128" => out.line(format!("const {ct} {t} = i128_sub({a}, {b});")),
-                _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
-            }
-            Ok(Value { v: t, null })
-        }
+        Expr::Binary { op, left, right, ty } => gen_binary(op, left, right, ty, row, out),
         Expr::Not(x) => {
             let x = gen(x, row, out)?;
             Ok(Value { v: format!("(!{})", x.v), null: x.null })
@@ -159,57 +92,8 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const {} {t} = {v};", c_type(ty)));
             Ok(Value { v: t, null: x.null })
         }
-        Expr::Like { expr, pattern, negated } => {
-            let x = gen(expr, row, out)?;
-            // Pattern bytes and a kind per byte (0 literal, 1 '_', 2 '%'), as C literals.
-            let mut bytes = vec![];
-            let mut kinds = vec![];
-            for item in &pattern.items {
-                let (b, k) = match item {
-                    LikeItem::Byte(b) => (*b, 0u8),
-                    LikeItem::One => (b'_', 1),
-                    LikeItem::Any => (b'%', 2),
-                };
-                bytes.push(b);
-                kinds.push(k);
-            }
-            let t = out.tmp("like");
-            out.line(format!(
-                "const bool {t} = like_match({}, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
-                x.v,
-                escape_c(&bytes),
-                escape_c(&kinds),
-                bytes.len()
-            ));
-            Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
-        }
-        Expr::Extract { field, expr } if expr.ty() == DataType::Date && field.is_day_field() => {
-            let d = gen(expr, row, out)?;
-            let which = match field {
-                DateField::Year => 0,
-                DateField::Month => 1,
-                _ => 2,
-            };
-            let t = out.tmp("ex");
-            out.line(format!("const int64_t {t} = date_part({}, {which});", d.v));
-            Ok(Value { v: t, null: d.null })
-        }
-        Expr::Extract { field, expr } => {
-            let x = gen(expr, row, out)?;
-            // (The binder casts a DATE to TIMESTAMP for these fields; this covers others.)
-            let ts = if expr.ty() == DataType::Date {
-                format!("ts_from_date({}, {})", x.v, error_flag(&x))
-            } else {
-                x.v.clone()
-            };
-            let t = out.tmp("ex");
-            match field {
-                // Seconds as DOUBLE: the microseconds divided once (as the CPU backend).
-                DateField::Epoch => out.line(format!("const double {t} = (double){ts} / 1000000.0;")),
-                f => out.line(format!("const int64_t {t} = ts_part({ts}, {});", part_name(*f))),
-            }
-            Ok(Value { v: t, null: x.null })
-        }
+        Expr::Like { expr, pattern, negated } => gen_like(expr, pattern, negated, row, out),
+        Expr::Extract { field, expr } => gen_extract(field, expr, row, out),
         Expr::TimestampAdd { expr, months, days, micros } => {
             let x = gen(expr, row, out)?;
             let t = out.tmp("ts");
@@ -261,53 +145,193 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const int32_t {t} = {moved} + ({days});"));
             Ok(Value { v: t, null: d.null })
         }
-        Expr::Case { branches, else_expr, ty } => {
-            let ct = c_type(ty);
-            let (v, n) = (out.tmp("c"), out.tmp("cn"));
-            out.line(format!("{ct} {v}; bool {n};"));
-            let mut opened = 0;
-            for (when, then) in branches {
-                let w = gen(when, row, out)?;
-                out.open(format!("if (!{} && ({}))", w.null, w.v));
-                let t = gen(then, row, out)?;
-                out.line(format!("{v} = {}; {n} = {};", t.v, t.null));
-                out.close_with("else");
-                opened += 1;
-            }
-            match else_expr {
-                Some(e) => {
-                    let x = gen(e, row, out)?;
-                    out.line(format!("{v} = {}; {n} = {};", x.v, x.null));
-                }
-                None => out.line(format!("{v} = {}; {n} = true;", c_literal(&ScalarValue::Null, ty))),
-            }
-            for _ in 0..opened {
-                out.close();
-            }
-            Ok(Value { v, null: n })
-        }
+        Expr::Case { branches, else_expr, ty } => gen_case(branches, else_expr, ty, row, out),
         Expr::InSet { expr, set, negated } => {
             let x = gen(expr, row, out)?;
             Ok(crate::in_set::gen(&x, set, *negated, out))
         }
-        Expr::InList { expr, list, negated } => {
-            let x = gen(expr, row, out)?;
-            let ty = expr.ty();
-            let (found, saw_null) = (out.tmp("in"), out.tmp("inn"));
-            out.line(format!("bool {found} = false, {saw_null} = false;"));
-            for item in list {
-                let i = gen(item, row, out)?;
-                let eq = crate::types::eq_call(&ty, &x.v, &i.v);
-                if i.is_never_null() {
-                    out.line(format!("{found} = {found} || {eq};"));
-                } else {
-                    out.line(format!("if ({}) {saw_null} = true; else {found} = {found} || {eq};", i.null));
-                }
+        Expr::InList { expr, list, negated } => gen_in_list(expr, list, negated, row, out),
+    }
+}
+
+/// AND / OR, evaluated lazily: the right side only where the left does not decide.
+fn gen_logical(op: &BinaryOp, left: &Expr, right: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
+    let l = gen(left, row, out)?;
+    let (v, n) = (out.tmp("b"), out.tmp("bn"));
+    out.line(format!("bool {v}, {n};"));
+    // AND: a FALSE left side decides; OR: a TRUE left side decides.
+    let decided =
+        if *op == BinaryOp::And { format!("!{} && !({})", l.null, l.v) } else { format!("!{} && ({})", l.null, l.v) };
+    out.open(format!("if ({decided})"));
+    out.line(format!("{v} = {}; {n} = false;", *op == BinaryOp::Or));
+    out.close_with("else");
+    let r = gen(right, row, out)?;
+    if *op == BinaryOp::And {
+        out.line(format!("const bool f_ = (!{rn} && !({rv}));", rn = r.null, rv = r.v));
+        out.line(format!("{n} = !f_ && ({} || {});", l.null, r.null));
+        out.line(format!("{v} = !f_ && !{n};"));
+    } else {
+        out.line(format!("const bool t_ = (!{rn} && ({rv}));", rn = r.null, rv = r.v));
+        out.line(format!("{n} = !t_ && ({} || {});", l.null, r.null));
+        out.line(format!("{v} = t_;"));
+    }
+    out.close();
+    Ok(Value { v, null: n })
+}
+
+/// Comparisons and arithmetic (division by zero raises an error for non-NULL operands).
+fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row, out: &mut Emitter) -> Result<Value> {
+    let l = gen(left, row, out)?;
+    let r = gen(right, row, out)?;
+    let null = or_null(&l, &r);
+    let t = out.tmp("t");
+    if op.is_comparison() {
+        let sym = match op {
+            BinaryOp::Eq => "==",
+            BinaryOp::NotEq => "!=",
+            s => s.symbol(),
+        };
+        let expr = if left.ty() == DataType::Utf8 {
+            if *op == BinaryOp::Eq {
+                format!("str_eq({}, {})", l.v, r.v)
+            } else if *op == BinaryOp::NotEq {
+                format!("!str_eq({}, {})", l.v, r.v)
+            } else {
+                format!("(str_cmp({}, {}) {sym} 0)", l.v, r.v)
             }
-            let null = format!("({} || (!{found} && {saw_null}))", x.null);
-            let v = if *negated { format!("(!{found})") } else { found };
-            Ok(Value { v, null })
+        } else {
+            format!("({} {sym} {})", l.v, r.v)
+        };
+        out.line(format!("const bool {t} = {expr};"));
+        return Ok(Value { v: t, null });
+    }
+    let ct = c_type(ty);
+    let (a, b) = (format!("(({ct}){})", l.v), format!("(({ct}){})", r.v));
+    match op {
+        BinaryOp::Div | BinaryOp::Mod => {
+            let zero = if *ty == DataType::Float64 { "0.0" } else { "0" };
+            out.line(format!("const bool {t}z = !({null}) && {b} == {zero};"));
+            out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
+            let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod {
+                format!("fmod({a}, {b})")
+            } else {
+                format!("{a} {} {b}", op.symbol())
+            };
+            out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({expr});"));
         }
+        // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
+        BinaryOp::Sub if ct == "__int128" => out.line(format!("const {ct} {t} = i128_sub({a}, {b});")),
+        _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
+    }
+    Ok(Value { v: t, null })
+}
+
+/// LIKE by the prelude's matcher (`like_kmp` handles `%…%` over Pivot-4 columns).
+fn gen_like(expr: &Expr, pattern: &LikePattern, negated: &bool, row: &Row, out: &mut Emitter) -> Result<Value> {
+    let x = gen(expr, row, out)?;
+    // Pattern bytes and a kind per byte (0 literal, 1 '_', 2 '%'), as C literals.
+    let mut bytes = vec![];
+    let mut kinds = vec![];
+    for item in &pattern.items {
+        let (b, k) = match item {
+            LikeItem::Byte(b) => (*b, 0u8),
+            LikeItem::One => (b'_', 1),
+            LikeItem::Any => (b'%', 2),
+        };
+        bytes.push(b);
+        kinds.push(k);
+    }
+    let t = out.tmp("like");
+    out.line(format!(
+        "const bool {t} = like_match({}, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
+        x.v,
+        escape_c(&bytes),
+        escape_c(&kinds),
+        bytes.len()
+    ));
+    Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
+}
+
+/// CASE: nested ifs, so only the taken branch is evaluated.
+fn gen_case(
+    branches: &[(Expr, Expr)],
+    else_expr: &Option<Box<Expr>>,
+    ty: &DataType,
+    row: &Row,
+    out: &mut Emitter,
+) -> Result<Value> {
+    let ct = c_type(ty);
+    let (v, n) = (out.tmp("c"), out.tmp("cn"));
+    out.line(format!("{ct} {v}; bool {n};"));
+    let mut opened = 0;
+    for (when, then) in branches {
+        let w = gen(when, row, out)?;
+        out.open(format!("if (!{} && ({}))", w.null, w.v));
+        let t = gen(then, row, out)?;
+        out.line(format!("{v} = {}; {n} = {};", t.v, t.null));
+        out.close_with("else");
+        opened += 1;
+    }
+    match else_expr {
+        Some(e) => {
+            let x = gen(e, row, out)?;
+            out.line(format!("{v} = {}; {n} = {};", x.v, x.null));
+        }
+        None => out.line(format!("{v} = {}; {n} = true;", c_literal(&ScalarValue::Null, ty))),
+    }
+    for _ in 0..opened {
+        out.close();
+    }
+    Ok(Value { v, null: n })
+}
+
+/// `x [NOT] IN (a, b, …)` over short lists (long literal lists are `InSet`s).
+fn gen_in_list(expr: &Expr, list: &[Expr], negated: &bool, row: &Row, out: &mut Emitter) -> Result<Value> {
+    let x = gen(expr, row, out)?;
+    let ty = expr.ty();
+    let (found, saw_null) = (out.tmp("in"), out.tmp("inn"));
+    out.line(format!("bool {found} = false, {saw_null} = false;"));
+    for item in list {
+        let i = gen(item, row, out)?;
+        let eq = crate::types::eq_call(&ty, &x.v, &i.v);
+        if i.is_never_null() {
+            out.line(format!("{found} = {found} || {eq};"));
+        } else {
+            out.line(format!("if ({}) {saw_null} = true; else {found} = {found} || {eq};", i.null));
+        }
+    }
+    let null = format!("({} || (!{found} && {saw_null}))", x.null);
+    let v = if *negated { format!("(!{found})") } else { found };
+    Ok(Value { v, null })
+}
+
+/// EXTRACT: of a DATE's year, month or day directly; of other fields from a TIMESTAMP.
+fn gen_extract(field: &DateField, expr: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
+    if expr.ty() == DataType::Date && field.is_day_field() {
+        let d = gen(expr, row, out)?;
+        let which = match field {
+            DateField::Year => 0,
+            DateField::Month => 1,
+            _ => 2,
+        };
+        let t = out.tmp("ex");
+        out.line(format!("const int64_t {t} = date_part({}, {which});", d.v));
+        Ok(Value { v: t, null: d.null })
+    } else {
+        let x = gen(expr, row, out)?;
+        // (The binder casts a DATE to TIMESTAMP for these fields; this covers others.)
+        let ts = if expr.ty() == DataType::Date {
+            format!("ts_from_date({}, {})", x.v, error_flag(&x))
+        } else {
+            x.v.clone()
+        };
+        let t = out.tmp("ex");
+        match field {
+            // Seconds as DOUBLE: the microseconds divided once (as the CPU backend).
+            DateField::Epoch => out.line(format!("const double {t} = (double){ts} / 1000000.0;")),
+            f => out.line(format!("const int64_t {t} = ts_part({ts}, {});", part_name(*f))),
+        }
+        Ok(Value { v: t, null: x.null })
     }
 }
 
