@@ -5,6 +5,7 @@
 //! or its data could not be set up (e.g. `--backend gpu` without a GPU) or bad usage.
 
 mod bench;
+mod bench_compile;
 mod bench_join;
 mod bench_replicated;
 mod datagen;
@@ -153,6 +154,23 @@ enum BenchSuite {
     /// Bank-replicated shared-memory tables vs. global hash tables on a Zipf-skewed
     /// group-by and probe.
     SkewGroup(SkewGroupArgs),
+    /// Where a new query's NVRTC compile time goes, per module (needs no GPU).
+    Compile(CompileArgs),
+}
+
+#[derive(clap::Args)]
+struct CompileArgs {
+    /// tpch or ssb (the query files under that folder).
+    #[arg(long, default_value = "tpch")]
+    suite: String,
+    #[arg(long, default_value = "sm_90")]
+    arch: String,
+    /// Threads for the parallel compile of each query's modules.
+    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()))]
+    threads: usize,
+    /// Only these queries, e.g. 1,6 or 1.1,4.3.
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    queries: Option<Vec<String>>,
 }
 
 #[derive(clap::Args)]
@@ -257,6 +275,14 @@ fn main() -> ExitCode {
         Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(bench::Suite::Tpch, args),
         Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
         Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),
+        Some(Cmd::Bench { suite: BenchSuite::Compile(a) }) => {
+            print_report(bench_compile::run(&bench_compile::CompileOptions {
+                suite: a.suite,
+                arch: a.arch,
+                threads: a.threads,
+                queries: a.queries,
+            }))
+        }
         Some(Cmd::Bench { suite: BenchSuite::SkewGroup(args) }) => run_skew_group(args),
         Some(Cmd::Datagen { suite: DatagenSuite::Tpch(a) }) => {
             datagen::run(datagen::Suite::Tpch, a.sf, &a.out, a.format)

@@ -55,6 +55,46 @@ pub fn compile_cubin(src: &str, arch: &str) -> Result<Vec<u8>, CudaError> {
             log: String::new(),
         });
     }
+    compile(src, arch, &[])?.cubin()
+}
+
+/// Where the compile time of one module goes (`gpusql bench compile`).
+#[derive(Debug, Clone)]
+pub struct CompileProfile {
+    pub source_bytes: usize,
+    pub ptx_bytes: usize,
+    pub cubin_bytes: usize,
+    /// NVRTC to PTX only (`compute_XX`): the C++ front end and NVVM's optimizer.
+    pub to_ptx_ms: f64,
+    /// NVRTC to CUBIN (`sm_XX`), as the engine compiles: the above plus ptxas.
+    pub to_cubin_ms: f64,
+    /// The same with ptxas at -O0 (what a quickly compiled first tier would cost).
+    pub to_cubin_ptxas_o0_ms: f64,
+}
+
+/// Compiles `src` for `arch` (`sm_XX`) three ways, timing each (see `CompileProfile`).
+pub fn compile_profile(src: &str, arch: &str) -> Result<CompileProfile, CudaError> {
+    let timed = |arch: &str, extra: &[&str]| -> Result<(Program, f64), CudaError> {
+        let t = std::time::Instant::now();
+        let prog = compile(src, arch, extra)?;
+        Ok((prog, t.elapsed().as_secs_f64() * 1e3))
+    };
+    let virtual_arch = arch.replacen("sm_", "compute_", 1);
+    let (ptx_prog, to_ptx_ms) = timed(&virtual_arch, &[])?;
+    let (cubin_prog, to_cubin_ms) = timed(arch, &[])?;
+    let (_, to_cubin_ptxas_o0_ms) = timed(arch, &["--ptxas-options=-O0"])?;
+    Ok(CompileProfile {
+        source_bytes: src.len(),
+        ptx_bytes: ptx_prog.ptx_len()?,
+        cubin_bytes: cubin_prog.cubin()?.len(),
+        to_ptx_ms,
+        to_cubin_ms,
+        to_cubin_ptxas_o0_ms,
+    })
+}
+
+/// Compiles `src` for `arch` with the engine's options and `extra` ones.
+fn compile(src: &str, arch: &str, extra: &[&str]) -> Result<Program, CudaError> {
     libs::ensure_nvrtc_loaded()?;
     let c_src = CString::new(src)
         .map_err(|_| CudaError::Nvrtc { msg: "kernel source contains a NUL byte".into(), log: String::new() })?;
@@ -65,7 +105,7 @@ pub fn compile_cubin(src: &str, arch: &str) -> Result<Vec<u8>, CudaError> {
     );
 
     let mut options = vec![format!("--gpu-architecture={arch}")];
-    options.extend(NVRTC_OPTIONS.iter().map(|s| s.to_string()));
+    options.extend(NVRTC_OPTIONS.iter().chain(extra).map(|s| s.to_string()));
     // SAFETY: prog is a live program (destroyed only by Program's Drop); the
     // options contain no NUL bytes (cudarc's compile_program unwraps CString::new).
     let compiled = unsafe { nvrtc::compile_program(prog.0, &options) };
@@ -82,7 +122,7 @@ pub fn compile_cubin(src: &str, arch: &str) -> Result<Vec<u8>, CudaError> {
     if !log.trim().is_empty() {
         tracing::debug!(%log, "NVRTC warnings");
     }
-    prog.cubin()
+    Ok(prog)
 }
 
 /// Owns an `nvrtcProgram`, destroying it on every exit path.
@@ -95,6 +135,15 @@ impl Program {
             Ok(raw) => c_chars_to_string(&raw),
             Err(e) => format!("<could not read NVRTC log: {e:?}>"),
         }
+    }
+
+    fn ptx_len(&self) -> Result<usize, CudaError> {
+        let mut size = 0usize;
+        // SAFETY: live, successfully compiled program.
+        unsafe { sys::nvrtcGetPTXSize(self.0, &mut size) }
+            .result()
+            .map_err(|e| CudaError::Nvrtc { msg: format!("nvrtcGetPTXSize failed: {:?}", e.0), log: String::new() })?;
+        Ok(size)
     }
 
     fn cubin(&self) -> Result<Vec<u8>, CudaError> {

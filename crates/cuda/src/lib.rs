@@ -14,7 +14,7 @@ pub mod libs;
 pub mod staging;
 
 pub use cache::{CacheHit, CompileStats, KernelCache};
-pub use compile::{compile_cubin, nvrtc_version};
+pub use compile::{compile_cubin, compile_profile, nvrtc_version, CompileProfile};
 pub use device::{GpuDevice, GpuTimer};
 pub use staging::{Piece, STAGING_BYTES};
 

@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use gpusql_common::{DataType, Error, Result};
+pub use gpusql_cuda::CompileProfile;
 pub use gpusql_exec::{ExecStats, KernelStat};
 
 /// Which backend runs queries.
@@ -726,11 +727,20 @@ fn string_batch(names: &[&str], columns: &[Vec<Option<&str>>]) -> Result<RecordB
     Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), arrays)?)
 }
 
+/// Compiles `src` for `arch` with NVRTC to PTX, to CUBIN, and to CUBIN with ptxas at -O0,
+/// timing each (where a module's compile time goes). Needs no GPU.
+pub fn compile_profile(src: &str, arch: &str) -> Result<gpusql_cuda::CompileProfile> {
+    gpusql_cuda::compile_profile(src, arch).map_err(|e| Error::Gpu(e.to_string()))
+}
+
 /// Compiles the fixed result-assembly kernels (gathers, string copies) with NVRTC.
 pub fn compile_util_module(arch: &str) -> Result<()> {
-    gpusql_cuda::compile_cubin(gpusql_codegen::sort::util_module(), arch)
-        .map(|_| ())
-        .map_err(|e| Error::Gpu(e.to_string()))
+    compile_module(gpusql_codegen::sort::util_module(), arch)
+}
+
+/// Compiles a CUDA module's source for `arch` with NVRTC, as the GPU backend does.
+pub fn compile_module(src: &str, arch: &str) -> Result<()> {
+    gpusql_cuda::compile_cubin(src, arch).map(|_| ()).map_err(|e| Error::Gpu(e.to_string()))
 }
 
 /// Generated sources without the shared prelude (for display).
