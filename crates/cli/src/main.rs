@@ -478,9 +478,11 @@ fn run_skew_join(args: SkewArgs) -> ExitCode {
         Err(code) => return code,
     };
     let opts = bench_join::SkewOptions {
-        probe_rows: args.probe_rows,
-        build_rows: args.build_rows,
-        keys: args.keys.max(1),
+        data: gpusql_datagen::skew::SkewJoinSizes {
+            probe_rows: args.probe_rows,
+            build_rows: args.build_rows,
+            keys: args.keys.max(1),
+        },
         zipf: args.skew.zipf,
         runs: args.skew.runs.max(1),
     };
@@ -493,8 +495,7 @@ fn run_skew_group(args: SkewGroupArgs) -> ExitCode {
         Err(code) => return code,
     };
     let opts = bench_replicated::ReplicatedOptions {
-        rows: args.rows,
-        values: args.values.max(1),
+        data: gpusql_datagen::skew::SkewGroupSizes { rows: args.rows, values: args.values.max(1) },
         zipf: args.skew.zipf,
         runs: args.skew.runs.max(1),
     };

@@ -1,4 +1,5 @@
-//! In-process TPC-H data generation, and SSB (the Star Schema Benchmark, see [`mod@ssb`]).
+//! In-process TPC-H data generation, SSB (the Star Schema Benchmark, see [`mod@ssb`]), and
+//! the tables of the skew benchmarks (see [`skew`]).
 //!
 //! Wraps [`tpchgen`] / [`tpchgen_arrow`] (a Rust port of `dbgen`, byte-for-byte identical
 //! output) and returns Arrow record batches with the fixed column types of [`tpch_schema`]:
@@ -37,6 +38,7 @@ use tpchgen_arrow::{
     CustomerArrow, LineItemArrow, NationArrow, OrderArrow, PartArrow, PartSuppArrow, RegionArrow, SupplierArrow,
 };
 
+pub mod skew;
 pub mod ssb;
 pub use ssb::{ssb, ssb_schema, ssb_sizes, ssb_with_progress, SsbSizes, ORDERS_PER_BATCH, SSB_DATE_ROWS, SSB_TABLES};
 

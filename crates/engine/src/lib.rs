@@ -379,28 +379,8 @@ impl Engine {
 
     fn run(&mut self, stmt: BoundStatement) -> Result<Output> {
         match stmt {
-            BoundStatement::Query(plan) => {
-                let optimized = optimizer::optimize(plan)?;
-                let decode_ms = self.decode_scans(&optimized)?;
-                let (physical, placement_ms) = self.physical_plan(&optimized)?;
-                tracing::debug!("physical plan:\n{physical}");
-                let (batches, mut stats) = self.execute_recovering(&physical)?;
-                stats.placement_ms = placement_ms;
-                stats.decode_ms += decode_ms;
-                tracing::info!("{}", stats.summary());
-                Ok(Output::Rows { batches, stats })
-            }
-            BoundStatement::Explain { plan, verbose } => {
-                let optimized = optimizer::optimize(plan)?;
-                let (physical, _) = self.physical_plan(&optimized)?;
-                let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
-                if verbose {
-                    for (name, src) in GpuExecutor::sources(&physical, ProbeVariant::RepeatedKeys)? {
-                        text.push_str(&format!("\n-- CUDA source of {name} --\n{}", strip_prelude(&src)));
-                    }
-                }
-                Ok(Output::Explain(text))
-            }
+            BoundStatement::Query(plan) => self.run_select(plan),
+            BoundStatement::Explain { plan, verbose } => Ok(Output::Explain(self.explain(plan, verbose)?)),
             BoundStatement::CreateTable { name, columns, if_not_exists, replace } => {
                 if self.make_room(&name, if_not_exists, replace)? {
                     let fields =
@@ -426,22 +406,7 @@ impl Engine {
                 Ok(Output::Done("CREATE VIEW".into()))
             }
             BoundStatement::Drop { kind, names, if_exists } => {
-                for name in &names {
-                    let dropped = match kind {
-                        ObjectKind::Table if self.tables.view(name).is_some() => {
-                            return Err(Error::plan(format!("'{name}' is a view (DROP VIEW {name})")))
-                        }
-                        ObjectKind::View if self.tables.table(name).is_some() => {
-                            return Err(Error::plan(format!("'{name}' is a table (DROP TABLE {name})")))
-                        }
-                        ObjectKind::Table => self.drop_table(name),
-                        ObjectKind::View => self.tables.drop_view(name),
-                    };
-                    if !dropped && !if_exists {
-                        let what = if kind == ObjectKind::Table { "table" } else { "view" };
-                        return Err(Error::plan(format!("unknown {what} '{name}'")));
-                    }
-                }
+                self.drop_objects(kind, &names, if_exists)?;
                 Ok(Output::Done(if kind == ObjectKind::Table { "DROP TABLE" } else { "DROP VIEW" }.into()))
             }
             BoundStatement::Set { name, value } => {
@@ -452,28 +417,7 @@ impl Engine {
                 self.reset(name.as_deref())?;
                 Ok(Output::Done("RESET".into()))
             }
-            BoundStatement::ShowSetting { name } => {
-                let batch = match name {
-                    Some(n) => string_batch(&[n.as_str()], &[vec![Some(self.config.get(&n)?.as_str())]])?,
-                    None => {
-                        let settings = SessionConfig::SETTINGS;
-                        let values: Vec<String> =
-                            settings.iter().map(|s| self.config.get(s.name).unwrap_or_default()).collect();
-                        let envs: Vec<String> = settings.iter().map(|s| s.env_var()).collect();
-                        string_batch(
-                            &["name", "value", "values", "environment", "description"],
-                            &[
-                                settings.iter().map(|s| Some(s.name)).collect(),
-                                values.iter().map(|v| Some(v.as_str())).collect(),
-                                settings.iter().map(|s| Some(s.values)).collect(),
-                                envs.iter().map(|v| Some(v.as_str())).collect(),
-                                settings.iter().map(|s| Some(s.doc)).collect(),
-                            ],
-                        )?
-                    }
-                };
-                Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
-            }
+            BoundStatement::ShowSetting { name } => rows_output(self.show_settings(name.as_deref())?),
             BoundStatement::Insert(ins) => {
                 let n = self.tables.insert_rows(&ins.table, &ins.rows)?;
                 Ok(Output::Done(format!("INSERT {n}")))
@@ -487,21 +431,9 @@ impl Engine {
                 let mut names: Vec<String> = self.tables.names();
                 names.extend(self.tables.views().into_iter().map(|v| v.name));
                 names.sort_by_key(|n| n.to_ascii_lowercase());
-                let batch = string_batch(&["name"], &[names.iter().map(|n| Some(n.as_str())).collect()])?;
-                Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
+                rows_output(string_batch(&["name"], &[names.iter().map(|n| Some(n.as_str())).collect()])?)
             }
-            BoundStatement::Describe { columns } => {
-                // DuckDB's columns (key, default and extra are always NULL here).
-                let names = columns.iter().map(|c| Some(c.0.as_str())).collect();
-                let types = columns.iter().map(|c| Some(c.1.as_str())).collect();
-                let nulls = columns.iter().map(|c| Some(if c.2 { "YES" } else { "NO" })).collect();
-                let none = vec![None; columns.len()];
-                let batch = string_batch(
-                    &["column_name", "column_type", "null", "key", "default", "extra"],
-                    &[names, types, nulls, none.clone(), none.clone(), none],
-                )?;
-                Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
-            }
+            BoundStatement::Describe { columns } => rows_output(describe(&columns)?),
             BoundStatement::CopyFrom { table, scan } => {
                 let n = self.tables.copy_from(&table, &scan)?;
                 Ok(Output::Done(format!("COPY {n}")))
@@ -517,6 +449,74 @@ impl Engine {
                 Ok(Output::Done(format!("COPY {n}")))
             }
         }
+    }
+
+    /// A SELECT: optimized, planned and executed, with its statistics.
+    fn run_select(&mut self, plan: LogicalPlan) -> Result<Output> {
+        let optimized = optimizer::optimize(plan)?;
+        let decode_ms = self.decode_scans(&optimized)?;
+        let (physical, placement_ms) = self.physical_plan(&optimized)?;
+        tracing::debug!("physical plan:\n{physical}");
+        let (batches, mut stats) = self.execute_recovering(&physical)?;
+        stats.placement_ms = placement_ms;
+        stats.decode_ms += decode_ms;
+        tracing::info!("{}", stats.summary());
+        Ok(Output::Rows { batches, stats })
+    }
+
+    /// EXPLAIN's text: the logical and physical plans (VERBOSE: and the CUDA sources).
+    fn explain(&self, plan: LogicalPlan, verbose: bool) -> Result<String> {
+        let optimized = optimizer::optimize(plan)?;
+        let (physical, _) = self.physical_plan(&optimized)?;
+        let mut text = format!("Logical plan:\n{optimized}Physical plan:\n{physical}");
+        if verbose {
+            for (name, src) in GpuExecutor::sources(&physical, ProbeVariant::RepeatedKeys)? {
+                text.push_str(&format!("\n-- CUDA source of {name} --\n{}", strip_prelude(&src)));
+            }
+        }
+        Ok(text)
+    }
+
+    /// DROP TABLE / DROP VIEW of `names`, in order (those before an error stay dropped).
+    fn drop_objects(&mut self, kind: ObjectKind, names: &[String], if_exists: bool) -> Result<()> {
+        for name in names {
+            let dropped = match kind {
+                ObjectKind::Table if self.tables.view(name).is_some() => {
+                    return Err(Error::plan(format!("'{name}' is a view (DROP VIEW {name})")))
+                }
+                ObjectKind::View if self.tables.table(name).is_some() => {
+                    return Err(Error::plan(format!("'{name}' is a table (DROP TABLE {name})")))
+                }
+                ObjectKind::Table => self.drop_table(name),
+                ObjectKind::View => self.tables.drop_view(name),
+            };
+            if !dropped && !if_exists {
+                let what = if kind == ObjectKind::Table { "table" } else { "view" };
+                return Err(Error::plan(format!("unknown {what} '{name}'")));
+            }
+        }
+        Ok(())
+    }
+
+    /// SHOW `name` (its value), or SHOW ALL (every setting, its values, environment
+    /// variable and description).
+    fn show_settings(&self, name: Option<&str>) -> Result<RecordBatch> {
+        if let Some(n) = name {
+            return string_batch(&[n], &[vec![Some(self.config.get(n)?.as_str())]]);
+        }
+        let settings = SessionConfig::SETTINGS;
+        let values: Vec<String> = settings.iter().map(|s| self.config.get(s.name).unwrap_or_default()).collect();
+        let envs: Vec<String> = settings.iter().map(|s| s.env_var()).collect();
+        string_batch(
+            &["name", "value", "values", "environment", "description"],
+            &[
+                settings.iter().map(|s| Some(s.name)).collect(),
+                values.iter().map(|v| Some(v.as_str())).collect(),
+                settings.iter().map(|s| Some(s.values)).collect(),
+                envs.iter().map(|v| Some(v.as_str())).collect(),
+                settings.iter().map(|s| Some(s.doc)).collect(),
+            ],
+        )
     }
 
     /// Before CREATE TABLE `name`: whether to create it (false: it exists and IF NOT
@@ -714,6 +714,23 @@ fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
         let handle = thread.spawn_scoped(s, f).map_err(|e| Error::exec(format!("starting a statement thread: {e}")))?;
         handle.join().map_err(|p| std::panic::resume_unwind(p))
     })
+}
+
+/// A statement's rows in one batch (SHOW, DESCRIBE: no execution statistics).
+fn rows_output(batch: RecordBatch) -> Result<Output> {
+    Ok(Output::Rows { batches: vec![batch], stats: ExecStats::default() })
+}
+
+/// DESCRIBE's rows, in DuckDB's columns (key, default and extra are always NULL here).
+fn describe(columns: &[(String, String, bool)]) -> Result<RecordBatch> {
+    let names = columns.iter().map(|c| Some(c.0.as_str())).collect();
+    let types = columns.iter().map(|c| Some(c.1.as_str())).collect();
+    let nulls = columns.iter().map(|c| Some(if c.2 { "YES" } else { "NO" })).collect();
+    let none = vec![None; columns.len()];
+    string_batch(
+        &["column_name", "column_type", "null", "key", "default", "extra"],
+        &[names, types, nulls, none.clone(), none.clone(), none],
+    )
 }
 
 /// A batch of text columns (SHOW TABLES, DESCRIBE).

@@ -114,101 +114,16 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
     Ok(match e {
         Expr::Column { index, .. } => row[*index].clone(),
         Expr::Literal { value, .. } => value.clone(),
-        Expr::Binary { op: BinaryOp::And, left, right, .. } => {
-            let l = truth(&eval(left, row)?);
-            if l == Some(false) {
-                return Ok(S::Boolean(false));
-            }
-            let r = truth(&eval(right, row)?);
-            bool_or_null(match (l, r) {
-                (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            })
-        }
-        Expr::Binary { op: BinaryOp::Or, left, right, .. } => {
-            let l = truth(&eval(left, row)?);
-            if l == Some(true) {
-                return Ok(S::Boolean(true));
-            }
-            let r = truth(&eval(right, row)?);
-            bool_or_null(match (l, r) {
-                (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            })
-        }
-        Expr::Binary { op, left, right, ty } => {
-            let l = eval(left, row)?;
-            let r = eval(right, row)?;
-            if l.is_null() || r.is_null() {
-                return Ok(S::Null);
-            }
-            if op.is_comparison() {
-                let ord = l.compare(&r);
-                let b = match op {
-                    BinaryOp::Eq => ord == Ordering::Equal,
-                    BinaryOp::NotEq => ord != Ordering::Equal,
-                    BinaryOp::Lt => ord == Ordering::Less,
-                    BinaryOp::LtEq => ord != Ordering::Greater,
-                    BinaryOp::Gt => ord == Ordering::Greater,
-                    _ => ord != Ordering::Less,
-                };
-                S::Boolean(b)
-            } else {
-                arith(*op, &l, &r, ty)?
-            }
-        }
+        Expr::Binary { op: BinaryOp::And, left, right, .. } => and(left, right, row)?,
+        Expr::Binary { op: BinaryOp::Or, left, right, .. } => or(left, right, row)?,
+        Expr::Binary { op, left, right, ty } => binary(*op, eval(left, row)?, eval(right, row)?, ty)?,
         Expr::Not(inner) => bool_or_null(truth(&eval(inner, row)?).map(|b| !b)),
-        Expr::Negate(inner) => match eval(inner, row)? {
-            S::Null => S::Null,
-            S::Float64(f) => S::Float64(-f),
-            S::Int32(v) => S::Int32(v.checked_neg().ok_or_else(|| overflow("INTEGER"))?),
-            S::Int64(v) => S::Int64(v.checked_neg().ok_or_else(|| overflow("BIGINT"))?),
-            S::Decimal(v) => S::Decimal(-v),
-            other => return Err(Error::exec(format!("cannot negate {other}"))),
-        },
-        Expr::Abs(inner) => match eval(inner, row)? {
-            S::Null => S::Null,
-            S::Float64(f) => S::Float64(f.abs()),
-            S::Int32(v) => S::Int32(v.checked_abs().ok_or_else(|| overflow("INTEGER"))?),
-            S::Int64(v) => S::Int64(v.checked_abs().ok_or_else(|| overflow("BIGINT"))?),
-            S::Decimal(v) => S::Decimal(v.abs()),
-            other => return Err(Error::exec(format!("abs is not defined for {other}"))),
-        },
+        Expr::Negate(inner) => negate(eval(inner, row)?)?,
+        Expr::Abs(inner) => abs(eval(inner, row)?)?,
         Expr::IsNull { expr, negated } => S::Boolean(eval(expr, row)?.is_null() != *negated),
         Expr::Cast { expr, ty } => cast(eval(expr, row)?, &expr.ty(), ty)?,
-        Expr::Case { branches, else_expr, .. } => {
-            for (when, then) in branches {
-                if truth(&eval(when, row)?) == Some(true) {
-                    return eval(then, row);
-                }
-            }
-            match else_expr {
-                Some(e) => eval(e, row)?,
-                None => S::Null,
-            }
-        }
-        Expr::InList { expr, list, negated } => {
-            let v = eval(expr, row)?;
-            if v.is_null() {
-                return Ok(S::Null);
-            }
-            let mut saw_null = false;
-            for item in list {
-                let x = eval(item, row)?;
-                if x.is_null() {
-                    saw_null = true;
-                } else if v.compare(&x) == Ordering::Equal {
-                    return Ok(S::Boolean(!negated));
-                }
-            }
-            if saw_null {
-                S::Null
-            } else {
-                S::Boolean(*negated)
-            }
-        }
+        Expr::Case { branches, else_expr, .. } => case(branches, else_expr.as_deref(), row)?,
+        Expr::InList { expr, list, negated } => in_list(expr, list, *negated, row)?,
         Expr::InSet { expr, set, negated } => {
             let v = eval(expr, row)?;
             if v.is_null() {
@@ -221,21 +136,7 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
                 S::Boolean(*negated)
             }
         }
-        Expr::Extract { field, expr } => match eval(expr, row)? {
-            S::Date(d) if field.is_day_field() => {
-                let (y, m, day) = date::civil_from_days(d as i64);
-                S::Int64(match field {
-                    DateField::Year => y,
-                    DateField::Month => m as i64,
-                    _ => day as i64,
-                })
-            }
-            S::Date(d) => {
-                extract_timestamp(*field, date::timestamp_from_date(d as i64).ok_or_else(|| overflow("TIMESTAMP"))?)
-            }
-            S::Timestamp(t) => extract_timestamp(*field, t),
-            _ => S::Null,
-        },
+        Expr::Extract { field, expr } => extract(*field, eval(expr, row)?)?,
         Expr::TimestampAdd { expr, months, days, micros } => match eval(expr, row)? {
             S::Timestamp(t) => {
                 S::Timestamp(date::add_interval(t, *months, *days, *micros).ok_or_else(|| overflow("TIMESTAMP"))?)
@@ -244,6 +145,13 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
         },
         Expr::DateTrunc { unit, expr } => match eval(expr, row)? {
             S::Timestamp(t) => S::Timestamp(date::trunc_timestamp(*unit, t).ok_or_else(|| overflow("TIMESTAMP"))?),
+            _ => S::Null,
+        },
+        Expr::DateAdd { date: d, months, days } => match eval(d, row)? {
+            S::Date(v) => {
+                let moved = date::add_months(v as i64, *months as i64) + *days as i64;
+                S::Date(i32::try_from(moved).map_err(|_| overflow("DATE"))?)
+            }
             _ => S::Null,
         },
         Expr::Substring { expr, start, len } => match eval(expr, row)? {
@@ -266,13 +174,128 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             S::Utf8(s) => S::Boolean(pattern.matches(s.as_bytes()) != *negated),
             _ => S::Null,
         },
-        Expr::DateAdd { date: d, months, days } => match eval(d, row)? {
-            S::Date(v) => {
-                let moved = date::add_months(v as i64, *months as i64) + *days as i64;
-                S::Date(i32::try_from(moved).map_err(|_| overflow("DATE"))?)
-            }
-            _ => S::Null,
-        },
+    })
+}
+
+/// Three-valued AND; the right side is not evaluated once the left is FALSE.
+fn and(left: &Expr, right: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
+    let l = truth(&eval(left, row)?);
+    if l == Some(false) {
+        return Ok(ScalarValue::Boolean(false));
+    }
+    let r = truth(&eval(right, row)?);
+    Ok(bool_or_null(match (l, r) {
+        (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }))
+}
+
+/// Three-valued OR; the right side is not evaluated once the left is TRUE.
+fn or(left: &Expr, right: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
+    let l = truth(&eval(left, row)?);
+    if l == Some(true) {
+        return Ok(ScalarValue::Boolean(true));
+    }
+    let r = truth(&eval(right, row)?);
+    Ok(bool_or_null(match (l, r) {
+        (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }))
+}
+
+/// A comparison or arithmetic on evaluated operands (NULL if either is).
+fn binary(op: BinaryOp, l: ScalarValue, r: ScalarValue, ty: &DataType) -> Result<ScalarValue> {
+    if l.is_null() || r.is_null() {
+        return Ok(ScalarValue::Null);
+    }
+    if !op.is_comparison() {
+        return arith(op, &l, &r, ty);
+    }
+    let ord = l.compare(&r);
+    Ok(ScalarValue::Boolean(match op {
+        BinaryOp::Eq => ord == Ordering::Equal,
+        BinaryOp::NotEq => ord != Ordering::Equal,
+        BinaryOp::Lt => ord == Ordering::Less,
+        BinaryOp::LtEq => ord != Ordering::Greater,
+        BinaryOp::Gt => ord == Ordering::Greater,
+        _ => ord != Ordering::Less,
+    }))
+}
+
+fn negate(v: ScalarValue) -> Result<ScalarValue> {
+    use ScalarValue as S;
+    Ok(match v {
+        S::Null => S::Null,
+        S::Float64(f) => S::Float64(-f),
+        S::Int32(v) => S::Int32(v.checked_neg().ok_or_else(|| overflow("INTEGER"))?),
+        S::Int64(v) => S::Int64(v.checked_neg().ok_or_else(|| overflow("BIGINT"))?),
+        S::Decimal(v) => S::Decimal(-v),
+        other => return Err(Error::exec(format!("cannot negate {other}"))),
+    })
+}
+
+fn abs(v: ScalarValue) -> Result<ScalarValue> {
+    use ScalarValue as S;
+    Ok(match v {
+        S::Null => S::Null,
+        S::Float64(f) => S::Float64(f.abs()),
+        S::Int32(v) => S::Int32(v.checked_abs().ok_or_else(|| overflow("INTEGER"))?),
+        S::Int64(v) => S::Int64(v.checked_abs().ok_or_else(|| overflow("BIGINT"))?),
+        S::Decimal(v) => S::Decimal(v.abs()),
+        other => return Err(Error::exec(format!("abs is not defined for {other}"))),
+    })
+}
+
+/// Searched CASE: only the first branch whose condition is TRUE is evaluated.
+fn case(branches: &[(Expr, Expr)], else_expr: Option<&Expr>, row: &[ScalarValue]) -> Result<ScalarValue> {
+    for (when, then) in branches {
+        if truth(&eval(when, row)?) == Some(true) {
+            return eval(then, row);
+        }
+    }
+    match else_expr {
+        Some(e) => eval(e, row),
+        None => Ok(ScalarValue::Null),
+    }
+}
+
+/// `expr [NOT] IN (list)`: items are evaluated up to the first match; with no match, a
+/// NULL item makes the answer NULL.
+fn in_list(expr: &Expr, list: &[Expr], negated: bool, row: &[ScalarValue]) -> Result<ScalarValue> {
+    let v = eval(expr, row)?;
+    if v.is_null() {
+        return Ok(ScalarValue::Null);
+    }
+    let mut saw_null = false;
+    for item in list {
+        let x = eval(item, row)?;
+        if x.is_null() {
+            saw_null = true;
+        } else if v.compare(&x) == Ordering::Equal {
+            return Ok(ScalarValue::Boolean(!negated));
+        }
+    }
+    Ok(if saw_null { ScalarValue::Null } else { ScalarValue::Boolean(negated) })
+}
+
+fn extract(field: DateField, v: ScalarValue) -> Result<ScalarValue> {
+    use ScalarValue as S;
+    Ok(match v {
+        S::Date(d) if field.is_day_field() => {
+            let (y, m, day) = date::civil_from_days(d as i64);
+            S::Int64(match field {
+                DateField::Year => y,
+                DateField::Month => m as i64,
+                _ => day as i64,
+            })
+        }
+        S::Date(d) => {
+            extract_timestamp(field, date::timestamp_from_date(d as i64).ok_or_else(|| overflow("TIMESTAMP"))?)
+        }
+        S::Timestamp(t) => extract_timestamp(field, t),
+        _ => S::Null,
     })
 }
 

@@ -5,7 +5,7 @@
 use crate::config::SessionConfig;
 use crate::expr::{BinaryOp, Expr};
 use crate::filter_plan::{FilterOrder, FilterPlan};
-use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan};
+use crate::logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
 use crate::physical::*;
 use crate::selectivity::{estimate, sample_rows, sample_selectivity, Estimates};
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
@@ -173,46 +173,7 @@ impl Planner {
         match plan {
             LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
             LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
-                // The build side first: its own pipeline ends in the hash table.
-                let (bsource, bops) = self.open(build)?;
-                let build_schema = row_schema(&bsource, &bops).clone();
-                let id = self.intermediate();
-                self.push_pipeline(
-                    bsource,
-                    bops,
-                    Sink::HashBuild { id, keys: build_keys.clone(), schema: build_schema.clone() },
-                );
-                let (source, mut ops) = self.open(probe)?;
-                let mut fields = row_schema(&source, &ops).fields.clone();
-                match kind {
-                    JoinKind::Inner => fields.extend(build_schema.fields.iter().cloned()),
-                    // Unmatched rows carry NULLs in the build columns.
-                    JoinKind::Left => {
-                        fields.extend(build_schema.fields.iter().map(|f| Field::new(f.name.clone(), f.ty, true)))
-                    }
-                    JoinKind::Mark => fields.push(Field::new(crate::logical::MARK_COLUMN, DataType::Boolean, false)),
-                    JoinKind::Semi | JoinKind::Anti => {}
-                }
-                ops.push(PipelineOp::HashProbe {
-                    build: id,
-                    keys: probe_keys.clone(),
-                    build_schema,
-                    schema: Schema::new(fields),
-                    multi_match: self.multi_match,
-                    kind: *kind,
-                    residual: residual.clone(),
-                });
-                // The share of probe rows with a match: about the share of its base table the
-                // build side keeps (a foreign key finds its row unless a filter removed it).
-                let kept = estimate(build, Estimates::Measured).1;
-                let activity = match kind {
-                    JoinKind::Inner | JoinKind::Semi => kept,
-                    // How many probe keys the build lacks is not known: say half.
-                    JoinKind::Anti => 0.5,
-                    JoinKind::Left | JoinKind::Mark => 1.0,
-                };
-                self.refill_candidate(&mut ops, activity);
-                Ok(Built::Open { source, ops })
+                self.build_join(probe, build, probe_keys, build_keys, *kind, residual.as_ref())
             }
             LogicalPlan::Scan { table, table_schema, projection, chunks, statistics, .. } => {
                 let schema = Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect());
@@ -235,33 +196,7 @@ impl Planner {
                 self.refill_candidate(&mut ops, selectivity(&predicate.clone().conjuncts()));
                 Ok(Built::Open { source, ops })
             }
-            LogicalPlan::Project { input, exprs, .. } => {
-                let schema = plan.schema();
-                match self.build(input)? {
-                    Built::Open { source, mut ops } => {
-                        push_project(&mut ops, exprs.clone(), schema);
-                        Ok(Built::Open { source, ops })
-                    }
-                    // Above a sort a column selection keeps the order; computed expressions
-                    // run in a pipeline over the sliced rows (whose materialization keeps
-                    // the order within a block of 256 rows; SQL leaves it open without an
-                    // ORDER BY above).
-                    Built::Done { id, schema: s, columns, skip, fetch } => {
-                        let picks: Option<Vec<usize>> = exprs
-                            .iter()
-                            .map(|e| if let Expr::Column { index, .. } = e { Some(columns[*index]) } else { None })
-                            .collect();
-                        match picks {
-                            Some(sel) => Ok(Built::Done { id, schema: s, columns: sel, skip, fetch }),
-                            None => {
-                                let (source, mut ops) = self.slice(id, &s, columns, skip, fetch);
-                                push_project(&mut ops, exprs.clone(), schema);
-                                Ok(Built::Open { source, ops })
-                            }
-                        }
-                    }
-                }
-            }
+            LogicalPlan::Project { input, exprs, .. } => self.build_project(input, exprs, plan.schema()),
             LogicalPlan::Aggregate { input, group_by, aggs, group_names } => {
                 let (source, ops) = self.open(input)?;
                 let lowered = lower_aggregates(group_by, group_names, aggs);
@@ -278,67 +213,145 @@ impl Planner {
                     ops: vec![PipelineOp::Project { exprs: lowered.finalize, schema: out_schema }],
                 })
             }
-            LogicalPlan::Sort { input, keys } => {
-                let (source, mut ops) = self.open(input)?;
-                let in_schema = row_schema(&source, &ops).clone();
-                let width = in_schema.len();
-                // Sort keys become columns of the materialized rows.
-                let mut extra = vec![];
-                let mut sort_cols = vec![];
-                for k in keys {
-                    let column = match &k.expr {
-                        Expr::Column { index, .. } => *index,
-                        e => {
-                            extra.push(e.clone());
-                            width + extra.len() - 1
-                        }
-                    };
-                    sort_cols.push(SortColumn { column, asc: k.asc, nulls_first: k.nulls_first });
-                }
-                if !extra.is_empty() {
-                    let mut exprs: Vec<Expr> = (0..width).map(|i| column_expr(&in_schema, i)).collect();
-                    let mut fields = in_schema.fields.clone();
-                    for (n, e) in extra.iter().enumerate() {
-                        fields.push(Field::new(format!("__sort{n}"), e.ty(), e.nullable()));
-                        exprs.push(e.clone());
-                    }
-                    ops.push(PipelineOp::Project { exprs, schema: Schema::new(fields) });
-                }
-                let (input_id, schema) = self.materialize(source, ops);
-                let output = self.intermediate();
-                self.stages.push(Stage::Sort {
-                    input: input_id,
-                    output,
-                    keys: sort_cols,
-                    schema: schema.clone(),
-                    limit: None,
-                });
-                Ok(Built::Done { id: output, schema, columns: (0..width).collect(), skip: 0, fetch: None })
+            LogicalPlan::Sort { input, keys } => self.build_sort(input, keys),
+            LogicalPlan::Limit { input, skip, fetch } => self.build_limit(input, *skip, *fetch),
+        }
+    }
+
+    /// The build side's pipeline ends in its hash table; the probe side's pipeline goes on
+    /// through the probe.
+    fn build_join(
+        &mut self,
+        probe: &LogicalPlan,
+        build: &LogicalPlan,
+        probe_keys: &[Expr],
+        build_keys: &[Expr],
+        kind: JoinKind,
+        residual: Option<&Expr>,
+    ) -> Result<Built> {
+        // The build side first: its own pipeline ends in the hash table.
+        let (bsource, bops) = self.open(build)?;
+        let build_schema = row_schema(&bsource, &bops).clone();
+        let id = self.intermediate();
+        self.push_pipeline(
+            bsource,
+            bops,
+            Sink::HashBuild { id, keys: build_keys.to_vec(), schema: build_schema.clone() },
+        );
+        let (source, mut ops) = self.open(probe)?;
+        let mut fields = row_schema(&source, &ops).fields.clone();
+        match kind {
+            JoinKind::Inner => fields.extend(build_schema.fields.iter().cloned()),
+            // Unmatched rows carry NULLs in the build columns.
+            JoinKind::Left => fields.extend(build_schema.fields.iter().map(|f| Field::new(f.name.clone(), f.ty, true))),
+            JoinKind::Mark => fields.push(Field::new(crate::logical::MARK_COLUMN, DataType::Boolean, false)),
+            JoinKind::Semi | JoinKind::Anti => {}
+        }
+        ops.push(PipelineOp::HashProbe {
+            build: id,
+            keys: probe_keys.to_vec(),
+            build_schema,
+            schema: Schema::new(fields),
+            multi_match: self.multi_match,
+            kind,
+            residual: residual.cloned(),
+        });
+        // The share of probe rows with a match: about the share of its base table the
+        // build side keeps (a foreign key finds its row unless a filter removed it).
+        let kept = estimate(build, Estimates::Measured).1;
+        let activity = match kind {
+            JoinKind::Inner | JoinKind::Semi => kept,
+            // How many probe keys the build lacks is not known: say half.
+            JoinKind::Anti => 0.5,
+            JoinKind::Left | JoinKind::Mark => 1.0,
+        };
+        self.refill_candidate(&mut ops, activity);
+        Ok(Built::Open { source, ops })
+    }
+
+    fn build_project(&mut self, input: &LogicalPlan, exprs: &[Expr], schema: Schema) -> Result<Built> {
+        match self.build(input)? {
+            Built::Open { source, mut ops } => {
+                push_project(&mut ops, exprs.to_vec(), schema);
+                Ok(Built::Open { source, ops })
             }
-            LogicalPlan::Limit { input, skip, fetch } => {
-                let (id, schema, columns, s0, f0) = match self.build(input)? {
-                    Built::Open { source, ops } => {
-                        let (id, schema) = self.materialize(source, ops);
-                        let cols = (0..schema.len()).collect();
-                        (id, schema, cols, 0, None)
-                    }
-                    Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
-                };
-                // LIMIT of a LIMIT: offsets add, the tighter fetch wins.
-                let remaining = f0.map(|f| f.saturating_sub(*skip));
-                let fetch = match (remaining, fetch) {
-                    (Some(a), Some(b)) => Some(a.min(*b)),
-                    (a, b) => a.or(*b),
-                };
-                // A sort right below only needs the first offset + count rows: a top-N.
-                if let (Some(f), Some(Stage::Sort { output, limit, .. })) = (fetch, self.stages.last_mut()) {
-                    if *output == id && self.top_n {
-                        *limit = Some(s0 + skip + f);
+            // Above a sort a column selection keeps the order; computed expressions
+            // run in a pipeline over the sliced rows (whose materialization keeps
+            // the order within a block of 256 rows; SQL leaves it open without an
+            // ORDER BY above).
+            Built::Done { id, schema: s, columns, skip, fetch } => {
+                let picks: Option<Vec<usize>> = exprs
+                    .iter()
+                    .map(|e| if let Expr::Column { index, .. } = e { Some(columns[*index]) } else { None })
+                    .collect();
+                match picks {
+                    Some(sel) => Ok(Built::Done { id, schema: s, columns: sel, skip, fetch }),
+                    None => {
+                        let (source, mut ops) = self.slice(id, &s, columns, skip, fetch);
+                        push_project(&mut ops, exprs.to_vec(), schema);
+                        Ok(Built::Open { source, ops })
                     }
                 }
-                Ok(Built::Done { id, schema, columns, skip: s0 + skip, fetch })
             }
         }
+    }
+
+    /// Materializes the input (with computed sort keys as extra columns) and sorts it.
+    fn build_sort(&mut self, input: &LogicalPlan, keys: &[SortKey]) -> Result<Built> {
+        let (source, mut ops) = self.open(input)?;
+        let in_schema = row_schema(&source, &ops).clone();
+        let width = in_schema.len();
+        // Sort keys become columns of the materialized rows.
+        let mut extra = vec![];
+        let mut sort_cols = vec![];
+        for k in keys {
+            let column = match &k.expr {
+                Expr::Column { index, .. } => *index,
+                e => {
+                    extra.push(e.clone());
+                    width + extra.len() - 1
+                }
+            };
+            sort_cols.push(SortColumn { column, asc: k.asc, nulls_first: k.nulls_first });
+        }
+        if !extra.is_empty() {
+            let mut exprs: Vec<Expr> = (0..width).map(|i| column_expr(&in_schema, i)).collect();
+            let mut fields = in_schema.fields.clone();
+            for (n, e) in extra.iter().enumerate() {
+                fields.push(Field::new(format!("__sort{n}"), e.ty(), e.nullable()));
+                exprs.push(e.clone());
+            }
+            ops.push(PipelineOp::Project { exprs, schema: Schema::new(fields) });
+        }
+        let (input_id, schema) = self.materialize(source, ops);
+        let output = self.intermediate();
+        self.stages.push(Stage::Sort { input: input_id, output, keys: sort_cols, schema: schema.clone(), limit: None });
+        Ok(Built::Done { id: output, schema, columns: (0..width).collect(), skip: 0, fetch: None })
+    }
+
+    /// A window on the finished input (materialized first if still open).
+    fn build_limit(&mut self, input: &LogicalPlan, skip: usize, fetch: Option<usize>) -> Result<Built> {
+        let (id, schema, columns, s0, f0) = match self.build(input)? {
+            Built::Open { source, ops } => {
+                let (id, schema) = self.materialize(source, ops);
+                let cols = (0..schema.len()).collect();
+                (id, schema, cols, 0, None)
+            }
+            Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
+        };
+        // LIMIT of a LIMIT: offsets add, the tighter fetch wins.
+        let remaining = f0.map(|f| f.saturating_sub(skip));
+        let fetch = match (remaining, fetch) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // A sort right below only needs the first offset + count rows: a top-N.
+        if let (Some(f), Some(Stage::Sort { output, limit, .. })) = (fetch, self.stages.last_mut()) {
+            if *output == id && self.top_n {
+                *limit = Some(s0 + skip + f);
+            }
+        }
+        Ok(Built::Done { id, schema, columns, skip: s0 + skip, fetch })
     }
 }
 

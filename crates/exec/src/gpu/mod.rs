@@ -13,14 +13,15 @@ mod upload;
 use crate::gpu::device_store::{cuda_error, UploadStats};
 use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
-use device_store::DeviceStore;
+use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
-use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, Param, Part, ReplicaPart, BLOCK_SIZE};
+use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, KernelSpec, Param, Part, ReplicaPart, BLOCK_SIZE};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{
     cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg,
 };
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
+use gpusql_storage::host::HostTable;
 use gpusql_storage::TableStore;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -350,115 +351,41 @@ impl GpuExecutor {
         built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
     ) -> Result<(Produced, KernelStat)> {
-        let hints: Vec<BuildHint> = built
-            .iter()
-            .map(|(id, t)| BuildHint {
-                id: *id,
-                multi: t.multi,
-                slots: t.probe_slots(),
-                shared_memory: self.config.shared_memory_probe_tables,
-                direct_min: t.direct.as_ref().map(|d| d.min),
-                bitmap: t.bitmap.as_ref().map(|m| (m.min, m.bits as u64)),
-                early: self.config.early_bitmaps,
-            })
-            .collect();
-        // A table scan narrowed by row-group pruning reads the kept chunks, unless the
-        // whole columns are resident already.
-        let selection = match &p.source {
-            Source::Table { table, columns, kept: Some(k), .. } => {
-                let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
-                (!columns.iter().all(|&c| self.store.is_resident(&t, c))).then(|| k.chunks.to_vec())
-            }
-            _ => None,
-        };
-        let rows = match &p.source {
-            Source::Table { table, .. } => tables.get(table).map_or(0, |t| match &selection {
-                Some(s) => s.iter().map(|&k| t.chunk_rows(k)).sum(),
-                None => t.rows,
-            }),
-            Source::Intermediate { id, .. } => inter.get(id).map_or(0, |i| i.rows),
-        };
+        let hints = self.build_hints(built);
+        let selection = self.chunk_selection(p, tables)?;
+        let rows = source_rows(p, tables, inter, selection.as_deref());
         let spec = generate_pipeline(p, &hints, rows as u64)?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, &mut stat)?;
         let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
 
-        // Source columns; for a table also the Pivot-4 copies LIKE kernels ask for and the
-        // replica placements (rows' slots) of the pipeline's replicated tables, each
-        // uploaded on first use.
         let mut up = UploadStats::default();
-        let mut pivots: HashMap<usize, u64> = HashMap::new();
-        let mut replicas = vec![];
-        let (n, src): (usize, Vec<Column>) = match &p.source {
+        let source = match &p.source {
             Source::Table { table, columns, .. } => {
                 let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
                 // Decode what is not decoded yet of every column at once (in parallel).
                 let decode = std::time::Instant::now();
                 t.load(columns, selection.as_deref())?;
                 stats.decode_ms += decode.elapsed().as_secs_f64() * 1e3;
-                let cols = columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| match (&selection, p.dictionary_encoded(i)) {
-                        (Some(sel), _) => self.store.column_chunks(&self.dev, &t, *c, sel, &mut up).map(Column::Table),
-                        (None, true) => self.store.dictionary(&self.dev, &t, *c, &mut up).map(Column::Dictionary),
-                        (None, false) => self.store.column(&self.dev, &t, *c, &mut up).map(Column::Table),
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                for q in spec.params.iter().filter(|_| self.config.pivoted_strings && selection.is_none()) {
-                    if let Param::Input { column, part: Part::Pivoted } = q {
-                        if let Some(piv) = self.store.pivoted(&self.dev, &t, columns[*column], &mut up)? {
-                            pivots.insert(*column, ptr(&piv.words, &self.dev));
-                        }
-                    }
-                }
-                for r in &p.replicated {
-                    replicas.push(self.store.replica(&self.dev, &t, r.request, &mut up)?);
-                }
-                (rows, cols)
+                self.table_columns(p, &t, columns, selection.as_deref(), &spec, &mut up)?
             }
             Source::Intermediate { id, .. } => {
                 let i = inter.get(id).ok_or_else(|| Error::exec(format!("intermediate #{id} missing")))?;
-                (i.rows, i.columns.iter().map(Column::borrowed).collect())
+                SourceColumns { columns: i.columns.iter().map(Column::borrowed).collect(), ..Default::default() }
             }
         };
-        // The literal sets of long IN lists, searched by the kernel.
-        let mut in_sets: HashMap<(usize, InSetPart), CudaSlice<u8>> = HashMap::new();
-        for q in &spec.params {
-            if let Param::InSet { index, part } = q {
-                if *part != InSetPart::Len {
-                    let bytes = in_set::buffer(&spec.in_sets[*index], *part);
-                    up.bytes += bytes.len();
-                    in_sets.insert((*index, *part), self.dev.upload(&bytes, "IN list values").map_err(cuda_error)?);
-                }
-            }
-        }
+        // (`rows` is the intermediate's, or the table's of the selected chunks.)
+        let n = rows;
+        let in_sets = self.upload_in_sets(&spec, &mut up)?;
         stats.upload_bytes += up.bytes;
         stats.upload_ms += up.ms;
-        // Bytes the kernel reads: the source columns its code loads.
-        let read_cols = &spec.source_columns_read;
-        stat.bytes_read = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
-        // (+ the 2-byte slot per row of each replicated table the code reads)
-        stat.bytes_read +=
-            spec.params.iter().filter(|q| matches!(q, Param::Replica { part: ReplicaPart::RowSlots, .. })).count()
-                * 2
-                * n;
+        stat.bytes_read = bytes_read(&spec, &source.columns, n);
         if matches!(p.source, Source::Table { .. }) {
             stats.bytes_read += stat.bytes_read;
         }
         stat.rows_in = n;
 
-        let mut max_groups = match &p.sink {
-            Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
-            Sink::Aggregate { .. } => INITIAL_GROUPS.min(n.next_power_of_two().max(1024)),
-            // Distinct keys never outnumber rows.
-            Sink::Materialize { .. } | Sink::HashBuild { .. } => n,
-        };
-        // Groups never outnumber the rows reaching the sink: the rows read, unless a probe
-        // with repeated build keys emits a row once per match (a LEFT JOIN of 25 nations to
-        // 1,500 customers groups 1,500 rows), then up to what 32-bit group ids allow.
-        let expands = p.ops.iter().any(|op| matches!(op, PipelineOp::HashProbe { build, kind: JoinKind::Inner | JoinKind::Left, .. } if built.get(build).is_none_or(|t| t.multi)));
-        let group_bound = if expands { i32::MAX as usize } else { n.max(1) };
+        let (mut max_groups, group_bound) = group_capacity(p, n, built);
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
             if matches!(p.sink, Sink::Aggregate { .. } | Sink::HashBuild { .. }) && max_groups > i32::MAX as usize {
@@ -469,89 +396,26 @@ impl GpuExecutor {
             // [code, n - the first row that found a group table full (u32; 0: none)]
             let err: CudaSlice<i32> = self.dev.alloc_zeros(2, "error flag").map_err(cuda_error)?;
             let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;
-            let bind = |q: &Param| -> Result<Arg> {
-                Ok(match q {
-                    Param::RowCount => Arg::U64(n as u64),
-                    Param::ErrorFlag => Arg::U64(ptr(&err, &self.dev)),
-                    Param::Input { column, part: Part::Pivoted } => Arg::U64(pivots.get(column).copied().unwrap_or(0)),
-                    Param::Input { column, part } => Arg::U64(src[*column].ptr(*part, &self.dev)?),
-                    Param::Output { column, part } => Arg::U64(sink.output_ptr(*column, *part, &self.dev)?),
-                    Param::OutCount => Arg::U64(ptr(&sink.count, &self.dev)),
-                    Param::OutCapacity => Arg::U64(max_groups as u64),
-                    Param::State { index } => Arg::U64(sink.state_ptr(*index, &self.dev)?),
-                    Param::HashSlots => Arg::U64(sink.slots.as_ref().map(|s| ptr(s, &self.dev)).unwrap_or(0)),
-                    Param::HashMask => Arg::U32((sink.slot_count.max(1) - 1) as u32),
-                    Param::MaxGroups => Arg::U32(max_groups as u32),
-                    Param::GroupKey { key, .. } => Arg::U64(ptr(&sink.group_keys[*key].values, &self.dev)),
-                    Param::GroupRows => Arg::U64(sink.group_rows.as_ref().map_or(0, |s| ptr(s, &self.dev))),
-                    Param::RowGroup => Arg::U64(sink.row_group.as_ref().map_or(0, |s| ptr(s, &self.dev))),
-                    Param::GroupCount => Arg::U64(sink.group_count.as_ref().map_or(0, |s| ptr(s, &self.dev))),
-                    Param::MultiFlag => Arg::U64(sink.multi.as_ref().map_or(0, |s| ptr(s, &self.dev))),
-                    Param::Build { id, part } => {
-                        let t = built.get(id).ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?;
-                        bind_build(t, *part, &self.dev)?
-                    }
-                    Param::InSet { index, part: InSetPart::Len } => Arg::U32(spec.in_sets[*index].values.len() as u32),
-                    Param::InSet { index, part } => {
-                        Arg::U64(in_sets.get(&(*index, *part)).map_or(0, |b| ptr(b, &self.dev)))
-                    }
-                    Param::Replica { index, part } => {
-                        let r = replicas
-                            .get(*index)
-                            .ok_or_else(|| Error::exec(format!("replicated table {index} missing")))?;
-                        match part {
-                            ReplicaPart::RowSlots => Arg::U64(ptr(&r.row_slots, &self.dev)),
-                            ReplicaPart::SlotValues => Arg::U64(ptr(&r.slot_values, &self.dev)),
-                            ReplicaPart::SlotCodes => Arg::U64(ptr(&r.slot_codes, &self.dev)),
-                        }
-                    }
-                })
+            let binder = Binder {
+                dev: &self.dev,
+                n,
+                err: &err,
+                sink: &sink,
+                max_groups,
+                source: &source,
+                in_sets: &in_sets,
+                built,
+                spec: &spec,
             };
-            // The init (empty hash slots) and the pipeline kernel, back to back.
-            let mut q = LaunchQueue::default();
-            if let (Some(init_fn), Some(init_spec)) = (&init, &spec.init) {
-                let args = init_spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
-                q.push(init_fn.clone(), &args, sink.slot_count.max(max_groups), Some(self.grid_limit()));
-            }
-            let args = spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
-            q.push(func.clone(), &args, n, Some(self.resident_grid(&func)));
-            stat.ms += self.run_queue(q)?;
+            stat.ms += self.run_kernels(&func, init.as_ref(), &binder)?;
             let err_host = self.dev.download(&err).map_err(cuda_error)?;
             let code = err_host[0];
             let full_at = n.saturating_sub(err_host[1] as u32 as usize);
             let count = self.dev.download(&sink.count).map_err(cuda_error)?[0] as usize;
-            match code {
-                0 => {}
-                ERR_GROUPS_FULL if max_groups < group_bound => {
-                    // More groups than room: the kernel stopped early; grow 4x and run again
-                    // (bounded by the row count). Runs that stop early read only about as many
-                    // rows as their table holds groups, so the wasted work is a fraction of
-                    // one full run.
-                    // The table filled at row `full_at`: extrapolate the groups of all n rows,
-                    // at most 64x per step (exact for sorted keys, Q18's 15M groups in two
-                    // steps; far too high for keys that keep repeating, Q15's 100k suppliers
-                    // would have asked for 64M groups).
-                    let extrapolated = if full_at > 0 && full_at < n {
-                        max_groups.saturating_mul((n / full_at.max(1)).min(64))
-                    } else {
-                        0
-                    };
-                    max_groups = (max_groups * 4)
-                        .max((count * 2).next_power_of_two())
-                        .max(extrapolated.saturating_mul(5) / 4)
-                        .min(group_bound.next_power_of_two())
-                        .next_power_of_two();
-                    tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
-                    continue;
-                }
-                ERR_GROUPS_FULL => {
-                    return Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
-                }
-                ERR_DIV_ZERO => return Err(Error::exec("division by zero")),
-                ERR_OVERFLOW => return Err(Error::exec("numeric value out of range")),
-                // The CPU backend's message (eval.rs).
-                ERR_TIMESTAMP_RANGE => return Err(Error::exec("TIMESTAMP out of range")),
-                other => return Err(Error::exec(format!("kernel reported error code {other}"))),
+            let groups = Groups { max: max_groups, bound: group_bound, count, full_at, rows: n };
+            if let Some(grown) = capacity_after_error(p, code, &groups)? {
+                max_groups = grown;
+                continue;
             }
             if matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }) && count > max_groups {
                 // A multi-match join emitted more rows than the pipeline read: the rows past
@@ -571,6 +435,259 @@ impl GpuExecutor {
             }
             return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat));
         }
+    }
+
+    /// Runs the init kernel (empty hash slots) and the pipeline kernel, back to back;
+    /// returns their GPU ms.
+    fn run_kernels(&self, func: &CudaFunction, init: Option<&CudaFunction>, b: &Binder) -> Result<f64> {
+        let bind = |q: &Param| b.bind(q);
+        let mut q = LaunchQueue::default();
+        if let (Some(init_fn), Some(init_spec)) = (init, &b.spec.init) {
+            let args = init_spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
+            q.push(init_fn.clone(), &args, b.sink.slot_count.max(b.max_groups), Some(self.grid_limit()));
+        }
+        let args = b.spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
+        q.push(func.clone(), &args, b.n, Some(self.resident_grid(func)));
+        self.run_queue(q)
+    }
+
+    /// What the code generator needs to know of the hash tables built so far.
+    fn build_hints(&self, built: &HashMap<usize, BuiltTable>) -> Vec<BuildHint> {
+        built
+            .iter()
+            .map(|(id, t)| BuildHint {
+                id: *id,
+                multi: t.multi,
+                slots: t.probe_slots(),
+                shared_memory: self.config.shared_memory_probe_tables,
+                direct_min: t.direct.as_ref().map(|d| d.min),
+                bitmap: t.bitmap.as_ref().map(|m| (m.min, m.bits as u64)),
+                early: self.config.early_bitmaps,
+            })
+            .collect()
+    }
+
+    /// A table scan narrowed by row-group pruning reads the kept chunks, unless the
+    /// whole columns are resident already.
+    fn chunk_selection(&self, p: &Pipeline, tables: &TableStore) -> Result<Option<Vec<usize>>> {
+        Ok(match &p.source {
+            Source::Table { table, columns, kept: Some(k), .. } => {
+                let t = tables.get(table).ok_or_else(|| Error::plan(format!("unknown table '{table}'")))?;
+                (!columns.iter().all(|&c| self.store.is_resident(&t, c))).then(|| k.chunks.to_vec())
+            }
+            _ => None,
+        })
+    }
+
+    /// A table's columns on the GPU, with the Pivot-4 copies LIKE kernels ask for and the
+    /// replica placements (rows' slots) of the pipeline's replicated tables, each uploaded
+    /// on first use.
+    fn table_columns(
+        &self,
+        p: &Pipeline,
+        t: &HostTable,
+        columns: &[usize],
+        selection: Option<&[usize]>,
+        spec: &KernelSpec,
+        up: &mut UploadStats,
+    ) -> Result<SourceColumns<'static>> {
+        let cols = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match (selection, p.dictionary_encoded(i)) {
+                (Some(sel), _) => self.store.column_chunks(&self.dev, t, *c, sel, up).map(Column::Table),
+                (None, true) => self.store.dictionary(&self.dev, t, *c, up).map(Column::Dictionary),
+                (None, false) => self.store.column(&self.dev, t, *c, up).map(Column::Table),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut pivots: HashMap<usize, u64> = HashMap::new();
+        for q in spec.params.iter().filter(|_| self.config.pivoted_strings && selection.is_none()) {
+            if let Param::Input { column, part: Part::Pivoted } = q {
+                if let Some(piv) = self.store.pivoted(&self.dev, t, columns[*column], up)? {
+                    pivots.insert(*column, ptr(&piv.words, &self.dev));
+                }
+            }
+        }
+        let mut replicas = vec![];
+        for r in &p.replicated {
+            replicas.push(self.store.replica(&self.dev, t, r.request, up)?);
+        }
+        Ok(SourceColumns { columns: cols, pivots, replicas })
+    }
+
+    /// The literal sets of long IN lists, searched by the kernel.
+    fn upload_in_sets(&self, spec: &KernelSpec, up: &mut UploadStats) -> Result<InSets> {
+        let mut in_sets: InSets = HashMap::new();
+        for q in &spec.params {
+            if let Param::InSet { index, part } = q {
+                if *part != InSetPart::Len {
+                    let bytes = in_set::buffer(&spec.in_sets[*index], *part);
+                    up.bytes += bytes.len();
+                    in_sets.insert((*index, *part), self.dev.upload(&bytes, "IN list values").map_err(cuda_error)?);
+                }
+            }
+        }
+        Ok(in_sets)
+    }
+}
+
+/// Rows a pipeline's source holds (of the kept chunks, for a pruned scan).
+fn source_rows(
+    p: &Pipeline,
+    tables: &TableStore,
+    inter: &HashMap<usize, Intermediate>,
+    selection: Option<&[usize]>,
+) -> usize {
+    match &p.source {
+        Source::Table { table, .. } => tables.get(table).map_or(0, |t| match selection {
+            Some(s) => s.iter().map(|&k| t.chunk_rows(k)).sum(),
+            None => t.rows,
+        }),
+        Source::Intermediate { id, .. } => inter.get(id).map_or(0, |i| i.rows),
+    }
+}
+
+/// Bytes the kernel reads: the source columns its code loads (+ the 2-byte slot per row
+/// of each replicated table the code reads).
+fn bytes_read(spec: &KernelSpec, src: &[Column], n: usize) -> usize {
+    let read_cols = &spec.source_columns_read;
+    let columns: usize = src.iter().enumerate().filter(|(i, _)| read_cols.contains(i)).map(|(_, c)| c.bytes(n)).sum();
+    columns
+        + spec.params.iter().filter(|q| matches!(q, Param::Replica { part: ReplicaPart::RowSlots, .. })).count() * 2 * n
+}
+
+/// The sink's first capacity (groups, or rows for a materialization or a hash build) for
+/// `n` source rows, and the most groups it may need.
+fn group_capacity(p: &Pipeline, n: usize, built: &HashMap<usize, BuiltTable>) -> (usize, usize) {
+    let max_groups = match &p.sink {
+        Sink::Aggregate { keys, .. } if keys.is_empty() => 1,
+        Sink::Aggregate { .. } => INITIAL_GROUPS.min(n.next_power_of_two().max(1024)),
+        // Distinct keys never outnumber rows.
+        Sink::Materialize { .. } | Sink::HashBuild { .. } => n,
+    };
+    // Groups never outnumber the rows reaching the sink: the rows read, unless a probe
+    // with repeated build keys emits a row once per match (a LEFT JOIN of 25 nations to
+    // 1,500 customers groups 1,500 rows), then up to what 32-bit group ids allow.
+    let expands = p.ops.iter().any(|op| matches!(op, PipelineOp::HashProbe { build, kind: JoinKind::Inner | JoinKind::Left, .. } if built.get(build).is_none_or(|t| t.multi)));
+    let group_bound = if expands { i32::MAX as usize } else { n.max(1) };
+    (max_groups, group_bound)
+}
+
+/// How a run of a pipeline's kernel filled its sink.
+struct Groups {
+    /// The capacity it ran with.
+    max: usize,
+    /// The most groups the sink may need.
+    bound: usize,
+    /// Groups (rows) it counted.
+    count: usize,
+    /// The first row that found the group table full, if any (else 0).
+    full_at: usize,
+    /// Rows of the source.
+    rows: usize,
+}
+
+/// After a kernel run that reported error `code`: None where there was no error, the
+/// capacity to run again with where the group table filled up, or the error.
+fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<usize>> {
+    let (max_groups, n, full_at) = (g.max, g.rows, g.full_at);
+    match code {
+        0 => Ok(None),
+        ERR_GROUPS_FULL if max_groups < g.bound => {
+            // More groups than room: the kernel stopped early; grow 4x and run again
+            // (bounded by the row count). Runs that stop early read only about as many
+            // rows as their table holds groups, so the wasted work is a fraction of
+            // one full run.
+            // The table filled at row `full_at`: extrapolate the groups of all n rows,
+            // at most 64x per step (exact for sorted keys, Q18's 15M groups in two
+            // steps; far too high for keys that keep repeating, Q15's 100k suppliers
+            // would have asked for 64M groups).
+            let extrapolated =
+                if full_at > 0 && full_at < n { max_groups.saturating_mul((n / full_at.max(1)).min(64)) } else { 0 };
+            let max_groups = (max_groups * 4)
+                .max((g.count * 2).next_power_of_two())
+                .max(extrapolated.saturating_mul(5) / 4)
+                .min(g.bound.next_power_of_two())
+                .next_power_of_two();
+            tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
+            Ok(Some(max_groups))
+        }
+        ERR_GROUPS_FULL => Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id))),
+        ERR_DIV_ZERO => Err(Error::exec("division by zero")),
+        ERR_OVERFLOW => Err(Error::exec("numeric value out of range")),
+        // The CPU backend's message (eval.rs).
+        ERR_TIMESTAMP_RANGE => Err(Error::exec("TIMESTAMP out of range")),
+        other => Err(Error::exec(format!("kernel reported error code {other}"))),
+    }
+}
+
+/// The literal sets of a pipeline's long IN lists on the GPU, by (set, part).
+type InSets = HashMap<(usize, InSetPart), CudaSlice<u8>>;
+
+/// A pipeline's source on the GPU.
+#[derive(Default)]
+struct SourceColumns<'a> {
+    columns: Vec<Column<'a>>,
+    /// Pivot-4 copies of string columns, by source column.
+    pivots: HashMap<usize, u64>,
+    /// Replica placements of the pipeline's replicated tables.
+    replicas: Vec<Arc<DeviceReplica>>,
+}
+
+/// The buffers of one run of a pipeline's kernels, which their parameters bind to.
+struct Binder<'a> {
+    dev: &'a GpuDevice,
+    n: usize,
+    err: &'a CudaSlice<i32>,
+    sink: &'a buffers::SinkBuffers,
+    max_groups: usize,
+    source: &'a SourceColumns<'a>,
+    in_sets: &'a InSets,
+    built: &'a HashMap<usize, BuiltTable>,
+    spec: &'a KernelSpec,
+}
+
+impl Binder<'_> {
+    fn bind(&self, q: &Param) -> Result<Arg> {
+        let (dev, sink, n, max_groups) = (self.dev, self.sink, self.n, self.max_groups);
+        Ok(match q {
+            Param::RowCount => Arg::U64(n as u64),
+            Param::ErrorFlag => Arg::U64(ptr(self.err, dev)),
+            Param::Input { column, part: Part::Pivoted } => {
+                Arg::U64(self.source.pivots.get(column).copied().unwrap_or(0))
+            }
+            Param::Input { column, part } => Arg::U64(self.source.columns[*column].ptr(*part, dev)?),
+            Param::Output { column, part } => Arg::U64(sink.output_ptr(*column, *part, dev)?),
+            Param::OutCount => Arg::U64(ptr(&sink.count, dev)),
+            Param::OutCapacity => Arg::U64(max_groups as u64),
+            Param::State { index } => Arg::U64(sink.state_ptr(*index, dev)?),
+            Param::HashSlots => Arg::U64(sink.slots.as_ref().map(|s| ptr(s, dev)).unwrap_or(0)),
+            Param::HashMask => Arg::U32((sink.slot_count.max(1) - 1) as u32),
+            Param::MaxGroups => Arg::U32(max_groups as u32),
+            Param::GroupKey { key, .. } => Arg::U64(ptr(&sink.group_keys[*key].values, dev)),
+            Param::GroupRows => Arg::U64(sink.group_rows.as_ref().map_or(0, |s| ptr(s, dev))),
+            Param::RowGroup => Arg::U64(sink.row_group.as_ref().map_or(0, |s| ptr(s, dev))),
+            Param::GroupCount => Arg::U64(sink.group_count.as_ref().map_or(0, |s| ptr(s, dev))),
+            Param::MultiFlag => Arg::U64(sink.multi.as_ref().map_or(0, |s| ptr(s, dev))),
+            Param::Build { id, part } => {
+                let t = self.built.get(id).ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?;
+                bind_build(t, *part, dev)?
+            }
+            Param::InSet { index, part: InSetPart::Len } => Arg::U32(self.spec.in_sets[*index].values.len() as u32),
+            Param::InSet { index, part } => Arg::U64(self.in_sets.get(&(*index, *part)).map_or(0, |b| ptr(b, dev))),
+            Param::Replica { index, part } => {
+                let r = self
+                    .source
+                    .replicas
+                    .get(*index)
+                    .ok_or_else(|| Error::exec(format!("replicated table {index} missing")))?;
+                match part {
+                    ReplicaPart::RowSlots => Arg::U64(ptr(&r.row_slots, dev)),
+                    ReplicaPart::SlotValues => Arg::U64(ptr(&r.slot_values, dev)),
+                    ReplicaPart::SlotCodes => Arg::U64(ptr(&r.slot_codes, dev)),
+                }
+            }
+        })
     }
 }
 

@@ -118,111 +118,129 @@ struct Edge {
     used: bool,
 }
 
-fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>) -> Result<LogicalPlan> {
-    let original_schema = cross.schema();
-    let mut rels = vec![];
-    flatten(cross, &mut rels)?;
-    let lens: Vec<usize> = rels.iter().map(|r| r.schema().len()).collect();
-    let offsets: Vec<usize> = lens
-        .iter()
-        .scan(0, |acc, l| {
-            let o = *acc;
-            *acc += l;
-            Some(o)
-        })
-        .collect();
-    let rel_of = |c: usize| offsets.iter().rposition(|o| *o <= c).unwrap_or(0);
-    let local = |e: Expr, r: usize| e.remap_columns(&|c| c - offsets[r]);
+/// Where each relation of the flattened FROM list sits in the row the binder bound
+/// against (their columns side by side).
+struct Layout {
+    lens: Vec<usize>,
+    offsets: Vec<usize>,
+}
 
-    // Sort the WHERE conjuncts into pushed filters, join edges and residual filters.
-    let mut pushed: Vec<Vec<Expr>> = vec![vec![]; rels.len()];
-    let mut edges: Vec<Edge> = vec![];
-    let mut residual: Vec<Expr> = vec![];
+impl Layout {
+    fn new(rels: &[LogicalPlan]) -> Layout {
+        let lens: Vec<usize> = rels.iter().map(|r| r.schema().len()).collect();
+        let offsets: Vec<usize> = lens
+            .iter()
+            .scan(0, |acc, l| {
+                let o = *acc;
+                *acc += l;
+                Some(o)
+            })
+            .collect();
+        Layout { lens, offsets }
+    }
+
+    /// The relation FROM-list column `c` belongs to.
+    fn rel_of(&self, c: usize) -> usize {
+        self.offsets.iter().rposition(|o| *o <= c).unwrap_or(0)
+    }
+
+    /// `e` over FROM-list columns, rewritten over the columns of relation `r` alone.
+    fn local(&self, e: Expr, r: usize) -> Expr {
+        e.remap_columns(&|c| c - self.offsets[r])
+    }
+
+    /// The relations whose columns `e` reads, ascending, each once.
+    fn rels_of(&self, e: &Expr) -> Vec<usize> {
+        let mut cols = vec![];
+        e.columns(&mut cols);
+        let mut rs: Vec<usize> = cols.iter().map(|c| self.rel_of(*c)).collect();
+        rs.sort_unstable();
+        rs.dedup();
+        rs
+    }
+}
+
+/// The WHERE conjuncts, sorted by what they constrain.
+struct Conjuncts {
+    /// Per relation, conditions on it alone (over its own columns): they filter it
+    /// before the join.
+    pushed: Vec<Vec<Expr>>,
+    /// `a = b` between two relations: the join keys to choose from.
+    edges: Vec<Edge>,
+    /// Everything else (over FROM-list columns): it filters the joined rows.
+    residual: Vec<Expr>,
+}
+
+fn classify_conjuncts(predicate: Option<Expr>, layout: &Layout) -> Conjuncts {
+    let mut out = Conjuncts { pushed: vec![vec![]; layout.lens.len()], edges: vec![], residual: vec![] };
     let terms: Vec<Expr> =
         predicate.map(|p| p.conjuncts()).unwrap_or_default().into_iter().flat_map(factor_or).collect();
     for term in terms {
-        let mut cols = vec![];
-        term.columns(&mut cols);
-        let mut rs: Vec<usize> = cols.iter().map(|c| rel_of(*c)).collect();
-        rs.sort_unstable();
-        rs.dedup();
+        let rs = layout.rels_of(&term);
         if rs.len() > 1 {
             // A disjunction over several tables still implies, for each table every branch
             // restricts, the disjunction of those restrictions: it filters that table early
             // (TPC-H Q7: n1.n_name IN ('FRANCE', 'GERMANY')). The term itself stays.
             for r in &rs {
-                if let Some(implied) = implied_filter(&term, &|c| rel_of(c) == *r) {
-                    pushed[*r].push(local(implied, *r));
+                if let Some(implied) = implied_filter(&term, &|c| layout.rel_of(c) == *r) {
+                    out.pushed[*r].push(layout.local(implied, *r));
                 }
             }
         }
         match (rs.as_slice(), &term) {
-            ([r], _) => pushed[*r].push(local(term.clone(), *r)),
+            ([r], _) => out.pushed[*r].push(layout.local(term.clone(), *r)),
             ([_, _], Expr::Binary { op: BinaryOp::Eq, left, right, .. }) => {
-                let rels_of = |e: &Expr| {
-                    let mut c = vec![];
-                    e.columns(&mut c);
-                    let mut r: Vec<usize> = c.iter().map(|c| rel_of(*c)).collect();
-                    r.dedup();
-                    r
-                };
-                match (rels_of(left).as_slice(), rels_of(right).as_slice()) {
-                    ([a], [b]) if a != b => edges.push(Edge {
+                match (layout.rels_of(left).as_slice(), layout.rels_of(right).as_slice()) {
+                    ([a], [b]) if a != b => out.edges.push(Edge {
                         a: *a,
-                        a_expr: local((**left).clone(), *a),
+                        a_expr: layout.local((**left).clone(), *a),
                         b: *b,
-                        b_expr: local((**right).clone(), *b),
+                        b_expr: layout.local((**right).clone(), *b),
                         used: false,
                     }),
-                    _ => residual.push(term),
+                    _ => out.residual.push(term),
                 }
             }
-            _ => residual.push(term),
+            _ => out.residual.push(term),
         }
     }
-    let rels: Vec<LogicalPlan> = rels
-        .into_iter()
-        .zip(pushed)
-        .map(|(r, p)| {
-            match p.into_iter().reduce(|a, b| Expr::Binary {
-                op: BinaryOp::And,
-                left: Box::new(a),
-                right: Box::new(b),
-                ty: gpusql_common::DataType::Boolean,
-            }) {
-                Some(pred) => LogicalPlan::Filter { input: Box::new(r), predicate: pred },
-                None => r,
-            }
-        })
-        .collect();
-    let est: Vec<(f64, f64)> = rels.iter().map(|r| estimate(r, Estimates::Guessed)).collect();
-    // The order of the build sides (most selective first): among the candidates whose
-    // fraction of rows kept, measured on table samples, is within 10x of the most
-    // selective one's, the guessed order. So SSB Q2.2/Q2.3 probe their 0.8% / 0.1% of
-    // parts before the 20% of suppliers (1.2x / 1.4x faster at SF 20), whose guessed
-    // equality filters tie. Ordering by the measured fractions alone reordered Q2.1 (4%
-    // vs 20%), Q3.4 and Q4.3 for the worse (up to 1.5x slower): where fractions are close,
-    // a probe's cost (its table's size, a shared-memory table) decides, which they do not
-    // price. (The probe side stays chosen by guesses; see `estimate`.)
-    let mut kept: Vec<f64> = rels.iter().map(|r| estimate(r, Estimates::Measured).1).collect();
+    out
+}
 
-    // Probe side: the largest relation after its filters.
-    // (Never a one-row relation while there is another: it joins on a constant key.)
+/// The probe side: the largest relation after its filters.
+/// (Never a one-row relation while there is another: it joins on a constant key.)
+fn probe_root(rels: &[LogicalPlan], est: &[(f64, f64)], lens: &[usize]) -> usize {
     let single: Vec<bool> = rels.iter().map(|r| r.yields_exactly_one_row()).collect();
     // Building costs more per row than probing and grows with the columns a build row
     // carries, so the root is the relation of most rows x columns (TPC-H Q7: the filtered
     // lineitem, 5 columns, probes rather than orders, 2 columns, of about as many rows).
     // Projection pushdown runs before this rule, so a scan has only the columns used.
     let weight = |r: usize| est[r].0 * lens[r].max(1) as f64;
-    let root = (0..rels.len())
+    (0..rels.len())
         .max_by(|a, b| {
             (!single[*a], weight(*a)).partial_cmp(&(!single[*b], weight(*b))).unwrap_or(std::cmp::Ordering::Equal)
         })
-        .unwrap_or(0);
-    let mut slots: Vec<Option<LogicalPlan>> = rels.into_iter().map(Some).collect();
-    // Semi/anti joins on one build-side table filter it before its hash table is built.
-    let width = original_schema.len();
-    let mut est = est;
+        .unwrap_or(0)
+}
+
+/// The relations still to join (`None` once joined) and what is estimated of them.
+struct Relations {
+    slots: Vec<Option<LogicalPlan>>,
+    /// (rows, selectivity) by the guessed estimates.
+    est: Vec<(f64, f64)>,
+    /// The fraction of rows kept, measured on table samples.
+    kept: Vec<f64>,
+}
+
+/// Semi/anti joins on one build-side table filter it before its hash table is built; the
+/// others are returned, to go on top of the joins.
+fn place_semi_joins(
+    semis: Vec<SemiJoin>,
+    rels: &mut Relations,
+    layout: &Layout,
+    width: usize,
+    root: usize,
+) -> Result<Vec<SemiJoin>> {
     let mut on_top = vec![];
     for s in semis {
         let mut cols = vec![];
@@ -232,15 +250,15 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
         if let Some(r) = &s.residual {
             r.columns(&mut cols);
         }
-        let mut rs: Vec<usize> = cols.iter().filter(|c| **c < width).map(|c| rel_of(*c)).collect();
+        let mut rs: Vec<usize> = cols.iter().filter(|c| **c < width).map(|c| layout.rel_of(*c)).collect();
         rs.sort_unstable();
         rs.dedup();
         match rs.as_slice() {
             [r] if *r != root => {
                 let r = *r;
-                let to_local = |c: usize| if c < width { c - offsets[r] } else { c - width + lens[r] };
-                let input = slots[r].take().ok_or_else(|| Error::plan("join planning"))?;
-                slots[r] = Some(LogicalPlan::Join {
+                let to_local = |c: usize| if c < width { c - layout.offsets[r] } else { c - width + layout.lens[r] };
+                let input = rels.slots[r].take().ok_or_else(|| Error::plan("join planning"))?;
+                rels.slots[r] = Some(LogicalPlan::Join {
                     probe: Box::new(input),
                     build: Box::new(s.build),
                     probe_keys: s.probe_keys.into_iter().map(|k| k.remap_columns(&to_local)).collect(),
@@ -249,61 +267,80 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
                     residual: s.residual.map(|e| e.remap_columns(&to_local)),
                 });
                 // A rough guess: the join keeps half the rows.
-                est[r] = (est[r].0 * 0.5, est[r].1 * 0.5);
-                kept[r] *= 0.5;
+                rels.est[r] = (rels.est[r].0 * 0.5, rels.est[r].1 * 0.5);
+                rels.kept[r] *= 0.5;
             }
             _ => on_top.push(s),
         }
     }
-    let mut current = slots[root].take().ok_or_else(|| Error::plan("join planning"))?;
+    Ok(on_top)
+}
+
+/// The next build side, and whether it joins on a constant key (no equi-join condition).
+fn next_build(rels: &Relations, edges: &[Edge], joined: &[usize]) -> Result<(usize, bool)> {
+    let n = rels.slots.len();
+    let connected =
+        |r: usize| edges.iter().any(|e| (e.a == r && joined.contains(&e.b)) || (e.b == r && joined.contains(&e.a)));
+    let open: Vec<usize> = (0..n).filter(|r| !joined.contains(r) && connected(*r)).collect();
+    let most_selective = open.iter().map(|r| rels.kept[*r]).fold(f64::INFINITY, f64::min);
+    let candidate = open
+        .into_iter()
+        .filter(|r| rels.kept[*r] <= most_selective * 10.0)
+        .min_by(|a, b| rels.est[*a].1.total_cmp(&rels.est[*b].1).then(rels.est[*a].0.total_cmp(&rels.est[*b].0)));
+    if let Some(next) = candidate {
+        return Ok((next, false));
+    }
+    // A relation of exactly one row (an uncorrelated scalar subquery) joins every row
+    // on a constant key, once nothing else can be joined.
+    let single =
+        (0..n).find(|r| !joined.contains(r) && rels.slots[*r].as_ref().is_some_and(|p| p.yields_exactly_one_row()));
+    match single {
+        Some(next) => Ok((next, true)),
+        None => Err(Error::not_supported("cross joins (tables in FROM without an equi-join condition between them)")),
+    }
+}
+
+/// The keys joining `next` to the relations joined so far (each edge used once): the
+/// probe keys over the joined row, the build keys over `next`'s columns.
+fn join_keys(
+    edges: &mut [Edge],
+    next: usize,
+    joined: &[usize],
+    position: &[usize],
+    constant_key: bool,
+) -> (Vec<Expr>, Vec<Expr>) {
+    let mut probe_keys = vec![];
+    let mut build_keys = vec![];
+    if constant_key {
+        let zero = Expr::literal(gpusql_common::ScalarValue::Int32(0), gpusql_common::DataType::Int32);
+        probe_keys.push(zero.clone());
+        build_keys.push(zero);
+    }
+    for e in edges.iter_mut() {
+        let (mine, mine_expr, other, other_expr) =
+            if e.b == next { (e.b, &e.b_expr, e.a, &e.a_expr) } else { (e.a, &e.a_expr, e.b, &e.b_expr) };
+        if mine == next && joined.contains(&other) && !e.used {
+            e.used = true;
+            let at = position[other];
+            probe_keys.push(other_expr.clone().remap_columns(&|c| c + at));
+            build_keys.push(mine_expr.clone());
+        }
+    }
+    (probe_keys, build_keys)
+}
+
+/// The left-deep join tree from `root`, and where each relation's columns start in its
+/// row.
+fn join_all(mut rels: Relations, edges: &mut [Edge], lens: &[usize], root: usize) -> Result<(LogicalPlan, Vec<usize>)> {
+    let mut current = rels.slots[root].take().ok_or_else(|| Error::plan("join planning"))?;
     let mut position = vec![usize::MAX; lens.len()];
     position[root] = 0;
     let mut width = lens[root];
     let mut joined = vec![root];
     while joined.len() < lens.len() {
-        let connected =
-            |r: usize| edges.iter().any(|e| (e.a == r && joined.contains(&e.b)) || (e.b == r && joined.contains(&e.a)));
-        let open: Vec<usize> = (0..lens.len()).filter(|r| !joined.contains(r) && connected(*r)).collect();
-        let most_selective = open.iter().map(|r| kept[*r]).fold(f64::INFINITY, f64::min);
-        let candidate = open
-            .into_iter()
-            .filter(|r| kept[*r] <= most_selective * 10.0)
-            .min_by(|a, b| est[*a].1.total_cmp(&est[*b].1).then(est[*a].0.total_cmp(&est[*b].0)));
-        // A relation of exactly one row (an uncorrelated scalar subquery) joins every row
-        // on a constant key, once nothing else can be joined.
-        let single = || {
-            (0..lens.len())
-                .find(|r| !joined.contains(r) && slots[*r].as_ref().is_some_and(|p| p.yields_exactly_one_row()))
-        };
-        let (next, constant_key) = match candidate {
-            Some(next) => (next, false),
-            None => match single() {
-                Some(next) => (next, true),
-                None => {
-                    return Err(Error::not_supported(
-                        "cross joins (tables in FROM without an equi-join condition between them)",
-                    ))
-                }
-            },
-        };
-        let mut probe_keys = vec![];
-        let mut build_keys = vec![];
-        if constant_key {
-            let zero = Expr::literal(gpusql_common::ScalarValue::Int32(0), gpusql_common::DataType::Int32);
-            probe_keys.push(zero.clone());
-            build_keys.push(zero);
-        }
-        for e in edges.iter_mut() {
-            let (mine, mine_expr, other, other_expr) =
-                if e.b == next { (e.b, &e.b_expr, e.a, &e.a_expr) } else { (e.a, &e.a_expr, e.b, &e.b_expr) };
-            if mine == next && joined.contains(&other) && !e.used {
-                e.used = true;
-                let at = position[other];
-                probe_keys.push(other_expr.clone().remap_columns(&|c| c + at));
-                build_keys.push(mine_expr.clone());
-            }
-        }
-        let build = slots[next].take().ok_or_else(|| Error::plan("join planning"))?;
+        let (next, constant_key) = next_build(&rels, edges, &joined)?;
+        let (probe_keys, build_keys) = join_keys(edges, next, &joined, &position, constant_key);
+        let build = rels.slots[next].take().ok_or_else(|| Error::plan("join planning"))?;
         current = LogicalPlan::Join {
             probe: Box::new(current),
             build: Box::new(build),
@@ -316,10 +353,43 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
         width += lens[next];
         joined.push(next);
     }
+    Ok((current, position))
+}
+
+fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>) -> Result<LogicalPlan> {
+    let original_schema = cross.schema();
+    let mut rels = vec![];
+    flatten(cross, &mut rels)?;
+    let layout = Layout::new(&rels);
+
+    let Conjuncts { pushed, mut edges, residual } = classify_conjuncts(predicate, &layout);
+    let rels: Vec<LogicalPlan> = rels
+        .into_iter()
+        .zip(pushed)
+        .map(|(r, p)| match and_all(p) {
+            Some(pred) => LogicalPlan::Filter { input: Box::new(r), predicate: pred },
+            None => r,
+        })
+        .collect();
+    let est: Vec<(f64, f64)> = rels.iter().map(|r| estimate(r, Estimates::Guessed)).collect();
+    // The order of the build sides (most selective first): among the candidates whose
+    // fraction of rows kept, measured on table samples, is within 10x of the most
+    // selective one's, the guessed order. So SSB Q2.2/Q2.3 probe their 0.8% / 0.1% of
+    // parts before the 20% of suppliers (1.2x / 1.4x faster at SF 20), whose guessed
+    // equality filters tie. Ordering by the measured fractions alone reordered Q2.1 (4%
+    // vs 20%), Q3.4 and Q4.3 for the worse (up to 1.5x slower): where fractions are close,
+    // a probe's cost (its table's size, a shared-memory table) decides, which they do not
+    // price. (The probe side stays chosen by guesses; see `estimate`.)
+    let kept: Vec<f64> = rels.iter().map(|r| estimate(r, Estimates::Measured).1).collect();
+    let root = probe_root(&rels, &est, &layout.lens);
+    let mut rels = Relations { slots: rels.into_iter().map(Some).collect(), est, kept };
+    let on_top = place_semi_joins(semis, &mut rels, &layout, original_schema.len(), root)?;
+    let (mut current, position) = join_all(rels, &mut edges, &layout.lens, root)?;
+
     // Conditions between tables that were joined another way filter the result.
     let to_new = |c: usize| {
-        let r = rel_of(c);
-        c - offsets[r] + position[r]
+        let r = layout.rel_of(c);
+        c - layout.offsets[r] + position[r]
     };
     let mut residual: Vec<Expr> = residual.into_iter().map(|t| t.remap_columns(&to_new)).collect();
     for e in edges.iter().filter(|e| !e.used) {
@@ -332,12 +402,7 @@ fn plan_joins(cross: LogicalPlan, predicate: Option<Expr>, semis: Vec<SemiJoin>)
             ty: gpusql_common::DataType::Boolean,
         });
     }
-    if let Some(pred) = residual.into_iter().reduce(|a, b| Expr::Binary {
-        op: BinaryOp::And,
-        left: Box::new(a),
-        right: Box::new(b),
-        ty: gpusql_common::DataType::Boolean,
-    }) {
+    if let Some(pred) = and_all(residual) {
         current = LogicalPlan::Filter { input: Box::new(current), predicate: pred };
     }
     // Back to the FROM-list column order.
