@@ -15,7 +15,9 @@ use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
 use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
-use gpusql_codegen::{generate_pipeline, BuildHint, BuildPart, KernelSpec, Param, Part, ReplicaPart, BLOCK_SIZE};
+use gpusql_codegen::{
+    generate_pipeline, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart, BLOCK_SIZE,
+};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{
     cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg,
@@ -32,11 +34,6 @@ pub use buffers::value_width;
 const INITIAL_GROUPS: usize = 1 << 14;
 /// Blocks per SM for grid-stride kernels at most (8 x 256 threads = full occupancy).
 const BLOCKS_PER_SM: u32 = 8;
-
-const ERR_DIV_ZERO: i32 = 1;
-const ERR_OVERFLOW: i32 = 2;
-const ERR_GROUPS_FULL: i32 = 3;
-const ERR_TIMESTAMP_RANGE: i32 = 4;
 
 pub struct GpuExecutor {
     pub dev: Arc<GpuDevice>,
@@ -591,9 +588,9 @@ struct Groups {
 /// capacity to run again with where the group table filled up, or the error.
 fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<usize>> {
     let (max_groups, n, full_at) = (g.max, g.rows, g.full_at);
-    match code {
-        0 => Ok(None),
-        ERR_GROUPS_FULL if max_groups < g.bound => {
+    match (code, KernelError::from_code(code)) {
+        (0, _) => Ok(None),
+        (_, Some(KernelError::GroupsFull)) if max_groups < g.bound => {
             // More groups than room: the kernel stopped early; grow 4x and run again
             // (bounded by the row count). Runs that stop early read only about as many
             // rows as their table holds groups, so the wasted work is a fraction of
@@ -612,12 +609,14 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
             tracing::debug!("pipeline_{}: hash table full, retrying with {max_groups} groups", p.id);
             Ok(Some(max_groups))
         }
-        ERR_GROUPS_FULL => Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id))),
-        ERR_DIV_ZERO => Err(Error::exec("division by zero")),
-        ERR_OVERFLOW => Err(Error::exec("numeric value out of range")),
+        (_, Some(KernelError::GroupsFull)) => {
+            Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
+        }
+        (_, Some(KernelError::DivisionByZero)) => Err(Error::exec("division by zero")),
+        (_, Some(KernelError::Overflow)) => Err(Error::exec("numeric value out of range")),
         // The CPU backend's message (eval.rs).
-        ERR_TIMESTAMP_RANGE => Err(Error::exec("TIMESTAMP out of range")),
-        other => Err(Error::exec(format!("kernel reported error code {other}"))),
+        (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
+        (other, None) => Err(Error::exec(format!("kernel reported error code {other}"))),
     }
 }
 
