@@ -2,7 +2,8 @@
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
 use crate::bind_expr::{
-    contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE,
+    contains_aggregate, contains_subquery, is_unknown_column, AggContext, AtSpan, Context, Scope, ScopeField,
+    POST_AGGREGATE,
 };
 use crate::bind_mark;
 use crate::bind_scalar::{self, ScalarSubquery};
@@ -45,9 +46,9 @@ fn const_usize(e: &ast::Expr, what: &str) -> Result<usize> {
     match e {
         ast::Expr::Value(v) => match &v.value {
             ast::Value::Number(n, _) => {
-                n.parse().map_err(|_| Error::plan(format!("{what} must be a non-negative integer, got {n}")))
+                n.parse().map_err(|_| Error::bind(format!("{what} must be a non-negative integer, got {n}")))
             }
-            other => Err(Error::plan(format!("{what} must be a non-negative integer, got {other}"))),
+            other => Err(Error::bind(format!("{what} must be a non-negative integer, got {other}"))),
         },
         other => Err(Error::not_supported(format!("{what} expression {other}"))),
     }
@@ -79,7 +80,7 @@ fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
 fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scope) -> Result<LogicalPlan> {
     if let ast::TableFactor::Derived { lateral, subquery, alias, .. } = factor {
         if *lateral {
-            return Err(Error::not_supported(format!("LATERAL subqueries{}", position(factor.span()))));
+            return Err(Error::not_supported("LATERAL subqueries").at_span(factor.span()));
         }
         return bind_derived(
             subquery,
@@ -91,12 +92,12 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         );
     }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
-        return Err(Error::not_supported(format!("this kind of FROM item{}", position(factor.span()))));
+        return Err(Error::not_supported("this kind of FROM item").at_span(factor.span()));
     };
     let span = name.span();
-    let at = |e: Error| match e {
-        Error::Io(m) => Error::Io(format!("{m}{}", position(span))),
-        other => other,
+    let at = |e: Error| match e.kind() {
+        Error::Io(_) => e.at_span(span),
+        _ => e,
     };
     let (info, default_qualifier) = if let Some(args) = args {
         let function = name.to_string();
@@ -117,19 +118,18 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
             }
             None => match catalog.view(&table_name) {
                 Some(view) => return bind_view(&view, alias.as_ref(), catalog, scope, factor),
-                None => return Err(Error::plan(format!("unknown table '{table_name}'{}", position(span)))),
+                None => return Err(Error::bind(format!("unknown table '{table_name}'")).at_span(span)),
             },
         }
     };
     if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
-        return Err(Error::not_supported(format!("column aliases on a table{}", position(span))));
+        return Err(Error::not_supported("column aliases on a table").at_span(span));
     }
     let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or(default_qualifier);
     if scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!(
-            "table name '{qualifier}' specified more than once (use an alias){}",
-            position(span)
-        )));
+        return Err(
+            Error::bind(format!("table name '{qualifier}' specified more than once (use an alias)")).at_span(span)
+        );
     }
     scope.fields.extend(info.schema.fields.iter().map(|f| ScopeField {
         qualifier: qualifier.clone(),
@@ -182,20 +182,23 @@ fn bind_view(
 ) -> Result<LogicalPlan> {
     let key = view.name.to_ascii_lowercase();
     if VIEWS.with(|v| v.borrow().contains(&key)) {
-        return Err(Error::plan(format!("view '{}' refers to itself{}", view.name, position(factor.span()))));
+        return Err(Error::bind(format!("view '{}' refers to itself", view.name)).at_span(factor.span()));
     }
-    let stmts = crate::parse(&view.sql)?;
+    let stmts = crate::parse(&view.sql).map_err(|e| in_view(e, view))?;
     let [ast::Statement::Query(q)] = stmts.as_slice() else {
         return Err(Error::exec(format!("view '{}' does not hold one query", view.name)));
     };
-    let qualifier = alias.map_or_else(|| view.name.clone(), |a| a.name.value.clone());
     VIEWS.with(|v| v.borrow_mut().push(key));
-    let plan = bind_derived(q, qualifier, alias_columns(alias), catalog, scope, factor);
+    let plan = bind_query(q, catalog).map_err(|e| in_view(e, view));
     VIEWS.with(|v| v.borrow_mut().pop());
-    plan.map_err(|e| match e {
-        Error::Plan(m) => Error::plan(format!("{m} (in view '{}')", view.name)),
-        other => other,
-    })
+    let qualifier = alias.map_or_else(|| view.name.clone(), |a| a.name.value.clone());
+    add_derived(plan?, qualifier, alias_columns(alias), scope, factor)
+}
+
+/// An error in a view's query: its place is in the view's text, not the statement's, so
+/// it goes into the message, which names the view.
+fn in_view(e: Error, view: &gpusql_common::ViewInfo) -> Error {
+    e.position_into_message().map_message(|m| format!("{m} (in view '{}')", view.name))
 }
 
 /// A subquery in FROM: its result is a relation named `qualifier` (columns renamed by
@@ -209,26 +212,32 @@ fn bind_derived(
     scope: &mut Scope,
     factor: &ast::TableFactor,
 ) -> Result<LogicalPlan> {
-    let plan = bind_query(subquery, catalog).map_err(|e| match e {
-        Error::Plan(m) if m.contains("unknown column") => {
-            Error::not_supported(format!("correlated subqueries in FROM{} ({m})", position(factor.span())))
+    let plan = bind_query(subquery, catalog).map_err(|e| {
+        if is_unknown_column(&e) {
+            Error::not_supported(format!("correlated subqueries in FROM ({})", e.kind())).at_span(factor.span())
+        } else {
+            e
         }
-        other => other,
     })?;
+    add_derived(plan, qualifier, renames, scope, factor)
+}
+
+/// A bound subquery or view as a relation of the FROM clause: its columns, named
+/// `qualifier`.`name` (or renamed), join the scope.
+fn add_derived(
+    plan: LogicalPlan,
+    qualifier: String,
+    renames: Vec<String>,
+    scope: &mut Scope,
+    factor: &ast::TableFactor,
+) -> Result<LogicalPlan> {
     if !qualifier.is_empty() && scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!(
-            "table name '{qualifier}' specified more than once{}",
-            position(factor.span())
-        )));
+        return Err(Error::bind(format!("table name '{qualifier}' specified more than once")).at_span(factor.span()));
     }
     let schema = plan.schema();
     if renames.len() > schema.len() {
-        return Err(Error::plan(format!(
-            "{} column names for a subquery of {} columns{}",
-            renames.len(),
-            schema.len(),
-            position(factor.span())
-        )));
+        return Err(Error::bind(format!("{} column names for a subquery of {} columns", renames.len(), schema.len()))
+            .at_span(factor.span()));
     }
     for (i, f) in schema.fields.iter().enumerate() {
         let name = renames.get(i).cloned().unwrap_or_else(|| f.name.clone());
@@ -271,7 +280,7 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                 other => {
                     let kind = format!("{other:?}");
                     let kind = kind.split('(').next().unwrap_or("this join");
-                    return Err(Error::not_supported(format!("{kind} joins{}", position(j.relation.span()))));
+                    return Err(Error::not_supported(format!("{kind} joins")).at_span(j.relation.span()));
                 }
             };
             let right_start = scope.fields.len();
@@ -286,12 +295,7 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                     item = cross(item, t);
                 }
                 (ast::JoinConstraint::None, None) => item = cross(item, t),
-                _ => {
-                    return Err(Error::not_supported(format!(
-                        "JOIN … USING / NATURAL JOIN{}",
-                        position(j.relation.span())
-                    )))
-                }
+                _ => return Err(Error::not_supported("JOIN … USING / NATURAL JOIN").at_span(j.relation.span())),
             }
         }
         plan = Some(match plan.take() {
@@ -392,7 +396,7 @@ fn bind_outer_join(
     let (probe_start, build_start) = if build_is_right { (item_start, right_start) } else { (right_start, item_start) };
     let what = if build_is_right { "LEFT" } else { "RIGHT" };
     let unsupported =
-        |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}{}", position(t.span())));
+        |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}")).at_span(t.span());
     for t in &terms {
         let bound = Context::Plain(scope).bind(t)?;
         if side(&bound) == Some(build_is_right) {
@@ -565,7 +569,7 @@ pub(crate) fn bind_select(
     let resolve_group = |e: &ast::Expr| -> Result<ast::Expr> {
         if let Some(pos) = positional(e) {
             return items.get(pos.wrapping_sub(1)).map(|(x, _)| x.clone()).ok_or_else(|| {
-                Error::plan(format!("GROUP BY position {pos} is not in the select list{}", position(e.span())))
+                Error::bind(format!("GROUP BY position {pos} is not in the select list")).at_span(e.span())
             });
         }
         if let ast::Expr::Identifier(id) = e {
@@ -639,10 +643,10 @@ pub(crate) fn bind_select(
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
         if contains_subquery(e) {
             let which = if what == "WHERE" { "IN / EXISTS subqueries inside other conditions" } else { "subqueries" };
-            return Err(Error::not_supported(format!("{which} in {what}{}", position(e.span()))));
+            return Err(Error::not_supported(format!("{which} in {what}")).at_span(e.span()));
         }
         if contains_aggregate(e) {
-            return Err(Error::plan(format!("aggregate functions are not allowed in {what}{}", position(e.span()))));
+            return Err(Error::bind(format!("aggregate functions are not allowed in {what}")).at_span(e.span()));
         }
         let pred = plain.bind(e)?;
         require_bool(&pred, what)?;
@@ -690,10 +694,7 @@ pub(crate) fn bind_select(
         let mut key_names = vec![];
         for g in &key_asts {
             if contains_aggregate(g) {
-                return Err(Error::plan(format!(
-                    "aggregate functions are not allowed in GROUP BY{}",
-                    position(g.span())
-                )));
+                return Err(Error::bind("aggregate functions are not allowed in GROUP BY").at_span(g.span()));
             }
             let k = plain.bind(g)?;
             if !keys.contains(&k) {
@@ -718,12 +719,14 @@ pub(crate) fn bind_select(
     let mut names = vec![];
     for (e, n) in &items {
         // A mark outside an aggregate of a grouped select list is not a group key.
-        exprs.push(ctx.bind(e).map_err(|err| match err {
-            Error::Plan(m) if m.contains("'__mark") => Error::not_supported(format!(
-                "IN / EXISTS subqueries outside aggregates in a grouped select list{}",
-                position(e.span())
-            )),
-            other => other,
+        exprs.push(ctx.bind(e).map_err(|err| {
+            match err.kind() {
+                Error::Bind(m) if m.contains("'__mark") => {
+                    Error::not_supported("IN / EXISTS subqueries outside aggregates in a grouped select list")
+                        .at_span(e.span())
+                }
+                _ => err,
+            }
         })?);
         names.push(n.clone());
     }
@@ -741,10 +744,9 @@ pub(crate) fn bind_select(
         let nulls_first = o.options.nulls_first.unwrap_or(false);
         let index = if let Some(pos) = positional(&o.expr) {
             if pos == 0 || pos > visible {
-                return Err(Error::plan(format!(
-                    "ORDER BY position {pos} is not in the select list{}",
-                    position(o.expr.span())
-                )));
+                return Err(
+                    Error::bind(format!("ORDER BY position {pos} is not in the select list")).at_span(o.expr.span())
+                );
             }
             pos - 1
         } else if let Some(i) = match &o.expr {
@@ -758,7 +760,7 @@ pub(crate) fn bind_select(
                 Some(i) => i,
                 None => {
                     if distinct {
-                        return Err(Error::plan(
+                        return Err(Error::bind(
                             "for SELECT DISTINCT, ORDER BY expressions must appear in the select list",
                         ));
                     }
@@ -939,7 +941,7 @@ fn distinct_aggregate_plan(
     };
     let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
         let ty = AggExpr::result_type(func, Some(&arg.ty()))
-            .ok_or_else(|| Error::plan(format!("{} is not defined for {}", func.name(), arg.ty())))?;
+            .ok_or_else(|| Error::bind(format!("{} is not defined for {}", func.name(), arg.ty())))?;
         Ok(AggExpr { func, arg: Some(arg), ty, distinct: false })
     };
     // Partial states over the (keys, x) groups.
@@ -1055,7 +1057,7 @@ fn positional(e: &ast::Expr) -> Option<usize> {
 fn require_bool(e: &Expr, what: &str) -> Result<()> {
     match (e.ty(), e) {
         (DataType::Boolean, _) | (_, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
-        (t, _) => Err(Error::plan(format!("{what} condition must be BOOLEAN, got {t}"))),
+        (t, _) => Err(Error::bind(format!("{what} condition must be BOOLEAN, got {t}"))),
     }
 }
 
