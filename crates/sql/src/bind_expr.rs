@@ -195,48 +195,9 @@ impl<'a> Context<'a> {
                 _ => Err(Error::not_supported(format!("qualified name {e}")).at_span(e.span())),
             },
             A::Value(v) => literal::value(&v.value),
-            A::TypedString(ts) => {
-                let text = match &ts.value.value {
-                    ast::Value::SingleQuotedString(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                match &ts.data_type {
-                    ast::DataType::Date => literal::date_literal(&text),
-                    ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => {
-                        literal::timestamp_literal(&text)
-                    }
-                    other => {
-                        let ty = sql_type(other)?;
-                        let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
-                        cast_string_literal(lit, ty, &text)
-                    }
-                }
-            }
+            A::TypedString(ts) => typed_string(ts),
             A::Nested(inner) => self.bind(inner),
-            A::UnaryOp { op, expr } => {
-                let inner = self.bind(expr)?;
-                match op {
-                    UnaryOperator::Not => {
-                        expect_bool(&inner, "NOT")?;
-                        Ok(Expr::Not(Box::new(cast(inner, DataType::Boolean))))
-                    }
-                    UnaryOperator::Minus => match inner {
-                        Expr::Literal { value: ScalarValue::Int32(v), .. } => {
-                            Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32))
-                        }
-                        Expr::Literal { value: ScalarValue::Int64(v), .. } => {
-                            Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64))
-                        }
-                        Expr::Literal { value: ScalarValue::Decimal(v), ty } => {
-                            Ok(Expr::literal(ScalarValue::Decimal(-v), ty))
-                        }
-                        other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
-                        other => Err(Error::bind(format!("cannot negate {}", other.ty())).at_span(e.span())),
-                    },
-                    UnaryOperator::Plus => Ok(inner),
-                    other => Err(Error::not_supported(format!("operator {other}")).at_span(e.span())),
-                }
-            }
+            A::UnaryOp { op, expr } => self.bind_unary(*op, expr, e),
             A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, e),
             A::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: false }),
             A::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: true }),
@@ -247,179 +208,26 @@ impl<'a> Context<'a> {
                 let both = coerce::logical(BinaryOp::And, lo, hi)?;
                 Ok(if *negated { Expr::Not(Box::new(both)) } else { both })
             }
-            A::InList { expr, list, negated } => {
-                let mut v = self.bind(expr)?;
-                let mut items = list.iter().map(|x| self.bind(x)).collect::<Result<Vec<_>>>()?;
-                for item in items.iter_mut() {
-                    let (a, b, _) = coerce::unify(v.clone(), item.clone(), "compare (IN)")?;
-                    v = a;
-                    *item = b;
-                }
-                // A second pass gives every item the final common type.
-                let ty = v.ty();
-                let items = items.into_iter().map(|i| cast(i, ty)).collect();
-                Ok(Expr::InList { expr: Box::new(v), list: items, negated: *negated })
-            }
+            A::InList { expr, list, negated } => self.bind_in_list(expr, list, *negated),
             A::Case { operand, conditions, else_result, .. } => {
-                let operand = operand.as_ref().map(|o| self.bind(o)).transpose()?;
-                let mut branches = vec![];
-                for cw in conditions {
-                    let cond = match &operand {
-                        Some(op) => coerce::comparison(BinaryOp::Eq, op.clone(), self.bind(&cw.condition)?)?,
-                        None => {
-                            let c = self.bind(&cw.condition)?;
-                            expect_bool(&c, "CASE WHEN")?;
-                            cast(c, DataType::Boolean)
-                        }
-                    };
-                    branches.push((cond, self.bind(&cw.result)?));
-                }
-                let else_expr = else_result.as_ref().map(|x| self.bind(x)).transpose()?;
-                let mut ty: Option<DataType> = None;
-                for t in branches.iter().map(|(_, t)| t).chain(else_expr.iter()) {
-                    if matches!(t, Expr::Literal { value: ScalarValue::Null, .. }) {
-                        continue;
-                    }
-                    ty = Some(match ty {
-                        None => t.ty(),
-                        Some(prev) => coerce::common_type(&prev, &t.ty()).ok_or_else(|| {
-                            Error::bind(format!("CASE branches of types {prev} and {}", t.ty())).at_span(e.span())
-                        })?,
-                    });
-                }
-                let ty = ty.unwrap_or(DataType::Int32);
-                Ok(Expr::Case {
-                    branches: branches.into_iter().map(|(c, t)| (c, cast(t, ty))).collect(),
-                    else_expr: else_expr.map(|x| Box::new(cast(x, ty))),
-                    ty,
-                })
+                self.bind_case(operand.as_deref(), conditions, else_result.as_deref(), e)
             }
             A::Cast { expr, data_type, kind, .. } => {
                 if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon) {
                     return Err(Error::not_supported(format!("{kind:?}")).at_span(e.span()));
                 }
-                let ty = sql_type(data_type)?;
-                let inner = self.bind(expr)?;
-                let from = inner.ty();
-                let mut cols = vec![];
-                inner.columns(&mut cols);
-                // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
-                // strings from dates, parses none; constant folding leaves CASE branches).
-                let constant_text = cols.is_empty()
-                    && matches!(
-                        (from, ty),
-                        (DataType::Utf8, DataType::Date | DataType::Timestamp)
-                            | (DataType::Date | DataType::Timestamp, DataType::Utf8)
-                    );
-                match &inner {
-                    Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
-                        let s = s.clone();
-                        cast_string_literal(inner, ty, &s)
-                    }
-                    Expr::Literal { value: ScalarValue::Null, .. } => Ok(cast(inner, ty)),
-                    _ if constant_text => {
-                        let value = gpusql_plan::eval::eval(&cast(inner, ty), &[]).map_err(|err| match err {
-                            Error::Execution(m) => Error::Bind(m).at_span(e.span()),
-                            other => other,
-                        })?;
-                        Ok(Expr::literal(value, ty))
-                    }
-                    _ if from == DataType::Utf8 && ty != DataType::Utf8
-                        || ty == DataType::Utf8 && from != DataType::Utf8 =>
-                    {
-                        Err(Error::not_supported(format!("CAST from {from} to {ty}")).at_span(e.span()))
-                    }
-                    // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
-                    _ if matches!(
-                        (from, ty),
-                        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)
-                    ) =>
-                    {
-                        Ok(cast(inner, ty))
-                    }
-                    _ if from != ty && matches!(from, DataType::Date | DataType::Timestamp) => {
-                        Err(Error::not_supported(format!("CAST from {from} to {ty}")).at_span(e.span()))
-                    }
-                    _ if from != ty && ty == DataType::Timestamp => {
-                        Err(Error::not_supported(format!("CAST from {from} to {ty}")).at_span(e.span()))
-                    }
-                    _ => Ok(cast(inner, ty)),
-                }
+                self.bind_cast(expr, data_type, e)
             }
             A::Interval(_) => {
                 Err(Error::bind("an interval can only be added to or subtracted from a DATE or TIMESTAMP")
                     .at_span(e.span()))
             }
-            A::Function(f) => {
-                if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
-                    return self.bind(&rewritten?);
-                }
-                if let Some(args) = crate::functions::round_arguments(f) {
-                    let (x, digits) = args?;
-                    let v = self.bind(x)?;
-                    return crate::functions::bind_round(v, digits, e);
-                }
-                if let Some(args) = crate::functions::date_trunc_arguments(f) {
-                    let (unit, x) = args?;
-                    return self.bind_date_trunc(unit, x, e);
-                }
-                if let Some(args) = crate::functions::date_part_arguments(f) {
-                    let (field, x) = args?;
-                    let field = match self.bind(field)? {
-                        Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-                        _ => {
-                            return Err(Error::not_supported("date_part with a field that is not a string literal")
-                                .at_span(e.span()))
-                        }
-                    };
-                    return self.bind_extract(&field, x, e);
-                }
-                if let Some(arg) = crate::functions::length_argument(f) {
-                    let s = self.bind(arg?)?;
-                    if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {
-                        return Err(Error::bind(format!("{} needs VARCHAR, got {}", f.name, s.ty())).at_span(e.span()));
-                    }
-                    return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
-                }
-                if let Some(arg) = crate::functions::single_argument(f, &["abs"]) {
-                    return match self.bind(arg?)? {
-                        null @ Expr::Literal { value: ScalarValue::Null, .. } => Ok(null),
-                        x if x.ty().is_numeric() => Ok(Expr::Abs(Box::new(x))),
-                        x => Err(Error::bind(format!("abs needs a number, got {}", x.ty())).at_span(e.span())),
-                    };
-                }
-                let name = f.name.to_string();
-                if is_aggregate_name(&name) {
-                    Err(Error::bind(format!("aggregate function {name} is not allowed here")).at_span(e.span()))
-                } else {
-                    Err(Error::not_supported(format!("function {name}")).at_span(e.span()))
-                }
-            }
+            A::Function(f) => self.bind_function(f, e),
             A::Like { negated, any, expr, pattern, escape_char } => {
                 if *any {
                     return Err(Error::not_supported("LIKE ANY").at_span(e.span()));
                 }
-                let v = self.bind(expr)?;
-                if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
-                    return Err(Error::bind(format!("LIKE needs VARCHAR, got {}", v.ty())).at_span(e.span()));
-                }
-                let text = match self.bind(pattern)? {
-                    Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-                    _ => {
-                        return Err(Error::not_supported("LIKE with a pattern that is not a string literal")
-                            .at_span(pattern.span()))
-                    }
-                };
-                let escape = match escape_char.as_deref() {
-                    None => None,
-                    Some(x) => match self.bind(x)? {
-                        Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
-                        _ => return Err(Error::bind("LIKE … ESCAPE needs a single character").at_span(x.span())),
-                    },
-                };
-                let pattern = gpusql_plan::LikePattern::new(&text, escape)
-                    .map_err(|m| Error::bind(m).at_span(e.span()))?;
-                Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated: *negated })
+                self.bind_like(expr, pattern, escape_char.as_deref(), *negated, e)
             }
             A::Extract { field, expr, .. } => {
                 let name = match field {
@@ -430,25 +238,7 @@ impl<'a> Context<'a> {
                 self.bind_extract(&name, expr, e)
             }
             A::Substring { expr, substring_from, substring_for, .. } => {
-                let s = self.bind(expr)?;
-                if s.ty() != DataType::Utf8 {
-                    return Err(Error::bind(format!("SUBSTRING needs VARCHAR, got {}", s.ty())).at_span(e.span()));
-                }
-                let int = |x: &Option<Box<ast::Expr>>| -> Result<Option<i64>> {
-                    match x {
-                        None => Ok(None),
-                        Some(x) => match self.bind(x)? {
-                            Expr::Literal { value, ty } if ty.is_integer() => Ok(value.as_i128().map(|v| v as i64)),
-                            _ => Err(Error::not_supported("SUBSTRING with non-constant positions").at_span(x.span())),
-                        },
-                    }
-                };
-                let start = int(substring_from)?.unwrap_or(1);
-                // PostgreSQL and DuckDB disagree on negative starts (DuckDB counts from the end).
-                if start < 0 {
-                    return Err(Error::not_supported("SUBSTRING with a negative start").at_span(e.span()));
-                }
-                Ok(Expr::Substring { expr: Box::new(s), start, len: int(substring_for)? })
+                self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref(), e)
             }
             A::ILike { .. } => Err(Error::not_supported("ILIKE").at_span(e.span())),
             A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
@@ -456,6 +246,243 @@ impl<'a> Context<'a> {
             }
             other => Err(Error::not_supported(format!("expression {other}")).at_span(other.span())),
         }
+    }
+
+    /// NOT, unary minus (folded into number literals) and plus.
+    fn bind_unary(&self, op: UnaryOperator, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+        let inner = self.bind(x)?;
+        match op {
+            UnaryOperator::Not => {
+                expect_bool(&inner, "NOT")?;
+                Ok(Expr::Not(Box::new(cast(inner, DataType::Boolean))))
+            }
+            UnaryOperator::Minus => match inner {
+                Expr::Literal { value: ScalarValue::Int32(v), .. } => {
+                    Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32))
+                }
+                Expr::Literal { value: ScalarValue::Int64(v), .. } => {
+                    Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64))
+                }
+                Expr::Literal { value: ScalarValue::Decimal(v), ty } => Ok(Expr::literal(ScalarValue::Decimal(-v), ty)),
+                other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
+                other => Err(Error::bind(format!("cannot negate {}", other.ty())).at_span(whole.span())),
+            },
+            UnaryOperator::Plus => Ok(inner),
+            other => Err(Error::not_supported(format!("operator {other}")).at_span(whole.span())),
+        }
+    }
+
+    /// `x [NOT] IN (a, b, …)`: the value and the items in one common type.
+    fn bind_in_list(&self, x: &ast::Expr, list: &[ast::Expr], negated: bool) -> Result<Expr> {
+        let mut v = self.bind(x)?;
+        let mut items = list.iter().map(|x| self.bind(x)).collect::<Result<Vec<_>>>()?;
+        for item in items.iter_mut() {
+            let (a, b, _) = coerce::unify(v.clone(), item.clone(), "compare (IN)")?;
+            v = a;
+            *item = b;
+        }
+        // A second pass gives every item the final common type.
+        let ty = v.ty();
+        let items = items.into_iter().map(|i| cast(i, ty)).collect();
+        Ok(Expr::InList { expr: Box::new(v), list: items, negated })
+    }
+
+    /// CASE [operand] WHEN … THEN … [ELSE …] END: the branches in one common type (NULLs
+    /// take any; all NULL: INTEGER).
+    fn bind_case(
+        &self,
+        operand: Option<&ast::Expr>,
+        conditions: &[ast::CaseWhen],
+        else_result: Option<&ast::Expr>,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let operand = operand.map(|o| self.bind(o)).transpose()?;
+        let mut branches = vec![];
+        for cw in conditions {
+            let cond = match &operand {
+                Some(op) => coerce::comparison(BinaryOp::Eq, op.clone(), self.bind(&cw.condition)?)?,
+                None => {
+                    let c = self.bind(&cw.condition)?;
+                    expect_bool(&c, "CASE WHEN")?;
+                    cast(c, DataType::Boolean)
+                }
+            };
+            branches.push((cond, self.bind(&cw.result)?));
+        }
+        let else_expr = else_result.map(|x| self.bind(x)).transpose()?;
+        let mut ty: Option<DataType> = None;
+        for t in branches.iter().map(|(_, t)| t).chain(else_expr.iter()) {
+            if matches!(t, Expr::Literal { value: ScalarValue::Null, .. }) {
+                continue;
+            }
+            ty = Some(match ty {
+                None => t.ty(),
+                Some(prev) => coerce::common_type(&prev, &t.ty()).ok_or_else(|| {
+                    Error::bind(format!("CASE branches of types {prev} and {}", t.ty())).at_span(whole.span())
+                })?,
+            });
+        }
+        let ty = ty.unwrap_or(DataType::Int32);
+        Ok(Expr::Case {
+            branches: branches.into_iter().map(|(c, t)| (c, cast(t, ty))).collect(),
+            else_expr: else_expr.map(|x| Box::new(cast(x, ty))),
+            ty,
+        })
+    }
+
+    /// CAST(x AS type) and x::type.
+    fn bind_cast(&self, x: &ast::Expr, data_type: &ast::DataType, whole: &ast::Expr) -> Result<Expr> {
+        let ty = sql_type(data_type)?;
+        let inner = self.bind(x)?;
+        let from = inner.ty();
+        let mut cols = vec![];
+        inner.columns(&mut cols);
+        // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
+        // strings from dates, parses none; constant folding leaves CASE branches).
+        let constant_text = cols.is_empty()
+            && matches!(
+                (from, ty),
+                (DataType::Utf8, DataType::Date | DataType::Timestamp)
+                    | (DataType::Date | DataType::Timestamp, DataType::Utf8)
+            );
+        let unsupported = || Err(Error::not_supported(format!("CAST from {from} to {ty}")).at_span(whole.span()));
+        match &inner {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
+                let s = s.clone();
+                cast_string_literal(inner, ty, &s)
+            }
+            Expr::Literal { value: ScalarValue::Null, .. } => Ok(cast(inner, ty)),
+            _ if constant_text => {
+                let value = gpusql_plan::eval::eval(&cast(inner, ty), &[]).map_err(|err| match err {
+                    Error::Execution(m) => Error::Bind(m).at_span(whole.span()),
+                    other => other,
+                })?;
+                Ok(Expr::literal(value, ty))
+            }
+            _ if from == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && from != DataType::Utf8 => {
+                unsupported()
+            }
+            // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
+            _ if matches!(
+                (from, ty),
+                (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)
+            ) =>
+            {
+                Ok(cast(inner, ty))
+            }
+            _ if from != ty && matches!(from, DataType::Date | DataType::Timestamp) => unsupported(),
+            _ if from != ty && ty == DataType::Timestamp => unsupported(),
+            _ => Ok(cast(inner, ty)),
+        }
+    }
+
+    /// Scalar function calls: those defined by other expressions (`functions.rs`), ROUND,
+    /// date_trunc, date_part, length and abs. Aggregates are bound before (`bind`).
+    fn bind_function(&self, f: &ast::Function, whole: &ast::Expr) -> Result<Expr> {
+        if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
+            return self.bind(&rewritten?);
+        }
+        if let Some(args) = crate::functions::round_arguments(f) {
+            let (x, digits) = args?;
+            let v = self.bind(x)?;
+            return crate::functions::bind_round(v, digits, whole);
+        }
+        if let Some(args) = crate::functions::date_trunc_arguments(f) {
+            let (unit, x) = args?;
+            return self.bind_date_trunc(unit, x, whole);
+        }
+        if let Some(args) = crate::functions::date_part_arguments(f) {
+            let (field, x) = args?;
+            let field = match self.bind(field)? {
+                Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+                _ => {
+                    return Err(Error::not_supported("date_part with a field that is not a string literal")
+                        .at_span(whole.span()))
+                }
+            };
+            return self.bind_extract(&field, x, whole);
+        }
+        if let Some(arg) = crate::functions::length_argument(f) {
+            let s = self.bind(arg?)?;
+            if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {
+                return Err(Error::bind(format!("{} needs VARCHAR, got {}", f.name, s.ty())).at_span(whole.span()));
+            }
+            return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
+        }
+        if let Some(arg) = crate::functions::single_argument(f, &["abs"]) {
+            return match self.bind(arg?)? {
+                null @ Expr::Literal { value: ScalarValue::Null, .. } => Ok(null),
+                x if x.ty().is_numeric() => Ok(Expr::Abs(Box::new(x))),
+                x => Err(Error::bind(format!("abs needs a number, got {}", x.ty())).at_span(whole.span())),
+            };
+        }
+        let name = f.name.to_string();
+        if is_aggregate_name(&name) {
+            Err(Error::bind(format!("aggregate function {name} is not allowed here")).at_span(whole.span()))
+        } else {
+            Err(Error::not_supported(format!("function {name}")).at_span(whole.span()))
+        }
+    }
+
+    /// `x [NOT] LIKE 'pattern' [ESCAPE 'c']`: the pattern a string constant.
+    fn bind_like(
+        &self,
+        x: &ast::Expr,
+        pattern: &ast::Expr,
+        escape_char: Option<&ast::Expr>,
+        negated: bool,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let v = self.bind(x)?;
+        if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
+            return Err(Error::bind(format!("LIKE needs VARCHAR, got {}", v.ty())).at_span(whole.span()));
+        }
+        let text = match self.bind(pattern)? {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+            _ => {
+                return Err(
+                    Error::not_supported("LIKE with a pattern that is not a string literal").at_span(pattern.span())
+                )
+            }
+        };
+        let escape = match escape_char {
+            None => None,
+            Some(x) => match self.bind(x)? {
+                Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
+                _ => return Err(Error::bind("LIKE … ESCAPE needs a single character").at_span(x.span())),
+            },
+        };
+        let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::bind(m).at_span(whole.span()))?;
+        Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated })
+    }
+
+    /// SUBSTRING(s FROM start [FOR len]): start and length integer constants.
+    fn bind_substring(
+        &self,
+        x: &ast::Expr,
+        from: Option<&ast::Expr>,
+        len: Option<&ast::Expr>,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let s = self.bind(x)?;
+        if s.ty() != DataType::Utf8 {
+            return Err(Error::bind(format!("SUBSTRING needs VARCHAR, got {}", s.ty())).at_span(whole.span()));
+        }
+        let int = |x: Option<&ast::Expr>| -> Result<Option<i64>> {
+            match x {
+                None => Ok(None),
+                Some(x) => match self.bind(x)? {
+                    Expr::Literal { value, ty } if ty.is_integer() => Ok(value.as_i128().map(|v| v as i64)),
+                    _ => Err(Error::not_supported("SUBSTRING with non-constant positions").at_span(x.span())),
+                },
+            }
+        };
+        let start = int(from)?.unwrap_or(1);
+        // PostgreSQL and DuckDB disagree on negative starts (DuckDB counts from the end).
+        if start < 0 {
+            return Err(Error::not_supported("SUBSTRING with a negative start").at_span(whole.span()));
+        }
+        Ok(Expr::Substring { expr: Box::new(s), start, len: int(len)? })
     }
 
     /// EXTRACT(field FROM x), date_part('field', x) and year(x), hour(x), …: BIGINT fields
@@ -615,6 +642,25 @@ fn expect_bool(e: &Expr, what: &str) -> Result<()> {
         DataType::Boolean => Ok(()),
         _ if matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
         t => Err(Error::bind(format!("{what} expects BOOLEAN, got {t}"))),
+    }
+}
+
+/// `DATE '…'`, `TIMESTAMP '…'` and other `<type> '…'` literals.
+fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
+    let text = match &ts.value.value {
+        ast::Value::SingleQuotedString(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match &ts.data_type {
+        ast::DataType::Date => literal::date_literal(&text),
+        ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => {
+            literal::timestamp_literal(&text)
+        }
+        other => {
+            let ty = sql_type(other)?;
+            let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
+            cast_string_literal(lit, ty, &text)
+        }
     }
 }
 
