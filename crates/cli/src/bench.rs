@@ -8,7 +8,6 @@
 //! columns stay empty.
 
 use crate::format::csv_field;
-use crate::session::plain_error;
 use crate::timing::{fmt_bytes, gbps};
 use comfy_table::{presets, CellAlignment, Table};
 use gpusql::{Engine, Error, ExecStats, Output};
@@ -138,7 +137,7 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
     let start = Instant::now();
     match (&opts.data, opts.suite) {
         (Some(dir), _) => {
-            let opened = engine.open_directory(dir).map_err(|e| plain_error(&e))?;
+            let opened = engine.open_directory(dir).map_err(|e| e.to_string())?;
             if !opened.errors.is_empty() {
                 return Err(opened.errors.join("; "));
             }
@@ -148,10 +147,10 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
         (None, Suite::Tpch) => crate::tpch::load(engine, opts.sf, gpusql::IfExists::Fail, true),
         (None, Suite::Ssb) => crate::tpch::load_ssb(engine, opts.sf, gpusql::IfExists::Fail, true),
     }
-    .map_err(|e| plain_error(&e))?;
+    .map_err(|e| e.to_string())?;
     let load_s = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    engine.decode_all().map_err(|e| plain_error(&e))?;
+    engine.decode_all().map_err(|e| e.to_string())?;
     let decode_s = start.elapsed().as_secs_f64();
     if opts.data.is_some() {
         eprintln!("decoded every column in {decode_s:.2} s");
@@ -163,7 +162,7 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
 
     // Upload every column now so warm runs measure kernels, not transfers.
     let start = Instant::now();
-    let upload_bytes = engine.warm_up_gpu().map_err(|e| plain_error(&e))?;
+    let upload_bytes = engine.warm_up_gpu().map_err(|e| e.to_string())?;
     let upload_ms = start.elapsed().as_secs_f64() * 1e3;
 
     let gpu = engine.gpu_device().is_some();
@@ -263,10 +262,10 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
     let cold = match run_once(engine, &sql) {
         Ok(c) => c,
         Err(e) => {
-            if matches!(e, Error::NotSupported(_)) {
+            if matches!(e.kind(), Error::NotSupported(_)) {
                 r.status = "skipped";
             }
-            r.note = plain_error(&e);
+            r.note = e.to_string();
             return r;
         }
     };
@@ -285,7 +284,7 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
         match run_once(engine, &sql) {
             Ok(w) => warm.push(w),
             Err(e) => {
-                r.note = format!("warm run: {}", plain_error(&e));
+                r.note = format!("warm run: {e}");
                 return r;
             }
         }

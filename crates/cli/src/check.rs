@@ -337,7 +337,8 @@ fn run_answers(
         };
         if let Some(arch) = &opts.compile_arch {
             match engine.compile_kernels(&sql, arch) {
-                Ok(_) | Err(Error::NotSupported(_)) => {}
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), Error::NotSupported(_)) => {}
                 Err(e) => {
                     report.failed.push((name, format!("NVRTC: {e}")));
                     continue;
@@ -349,7 +350,7 @@ fn run_answers(
                 Ok(()) => report.passed.push(name),
                 Err(e) => report.failed.push((name, e)),
             },
-            Err(Error::NotSupported(what)) => report.skipped.push((name, format!("not supported: {what}"))),
+            Err(e) if matches!(e.kind(), Error::NotSupported(_)) => report.skipped.push((name, e.to_string())),
             Err(e) => report.failed.push((name, e.to_string())),
         }
     }

@@ -21,7 +21,7 @@ mod utf8;
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use format::Format;
 use gpusql::{BackendChoice, Engine, IfExists};
-use session::{plain_error, Session};
+use session::Session;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -351,7 +351,7 @@ fn open_engine_with(backend: Backend, wait: bool) -> Result<Engine, ExitCode> {
             Ok(e)
         }
         Err(e) => {
-            eprintln!("Error: {}", plain_error(&e));
+            eprintln!("Error: {e}");
             Err(ExitCode::from(2))
         }
     }
@@ -380,7 +380,7 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
             }
         }
         if let Err(e) = load(&mut engine, sf, if_exists, sf >= 1.0) {
-            eprintln!("Error: loading {label}: {}", plain_error(&e));
+            eprintln!("Error: loading {label}: {e}");
             return ExitCode::from(2);
         }
         loaded.extend(tables.iter().map(|t| (t.to_string(), flag)));

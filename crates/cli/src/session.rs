@@ -17,14 +17,19 @@ pub struct Session {
 
 impl Session {
     /// Runs every statement of `text` in order, one at a time so that earlier results are
-    /// printed even when a later statement fails; errors go to stderr and the remaining
-    /// statements still run. Returns whether all succeeded. `file` names the script in
+    /// printed even when a later statement fails; errors go to stderr (with the line they
+    /// point at, if they do) and the remaining statements still run. Returns whether all succeeded. `file` names the script in
     /// error messages.
     pub fn run_script(&mut self, text: &str, file: Option<&Path>) -> bool {
         let mut ok = true;
         for piece in split(text).iter().filter(|p| !p.blank) {
             if let Err(e) = self.run_statement(piece.text) {
+                // The statement was cut out of `text`: its error's place moves into `text`.
+                let e = e.map_position(|line, column| piece.absolute(line, column));
                 eprintln!("Error: {}", describe_error(&e, piece, file));
+                if let Some(pointer) = e.position().and_then(|p| point_at(text, p)) {
+                    eprintln!("{pointer}");
+                }
                 ok = false;
             }
         }
@@ -79,7 +84,7 @@ impl Session {
     /// tables it made and what did not open.
     pub fn open_directory(&mut self, dir: &Path, if_exists: gpusql::IfExists) -> Result<(), String> {
         let start = Instant::now();
-        let opened = self.engine.open_directory_with(dir, if_exists).map_err(|e| plain_error(&e))?;
+        let opened = self.engine.open_directory_with(dir, if_exists).map_err(|e| e.to_string())?;
         for e in &opened.errors {
             eprintln!("warning: {e}");
         }
@@ -112,58 +117,48 @@ fn handle_write_error(e: io::Error) -> gpusql::Result<()> {
     Err(Error::Io(format!("writing results: {e}")))
 }
 
-/// The message after "Error: ": syntax positions are made relative to the whole input
-/// (the statement was cut out of it), and script errors name the file and line.
+/// The message after "Error: " (the error's place already moved into the whole input):
+/// script errors name the file, and the statement's line where the message has no
+/// line of its own.
 pub fn describe_error(e: &Error, piece: &Piece<'_>, file: Option<&Path>) -> String {
-    let msg = match e {
-        Error::Syntax { message, line, column } => {
-            let (l, c) = piece.absolute(*line, *column);
-            format!("syntax error at line {l}, column {c}: {message}")
-        }
-        other => shift_positions(&other.to_string(), piece),
-    };
     match file {
-        Some(f) if matches!(e, Error::Syntax { .. }) => format!("{}: {msg}", f.display()),
-        Some(f) => format!("{}: {msg} (statement at line {})", f.display(), piece.code_line),
-        None => msg,
+        Some(f) if matches!(e.kind(), Error::Syntax(_)) && e.position().is_some() => format!("{}: {e}", f.display()),
+        Some(f) => format!("{}: {e} (statement at line {})", f.display(), piece.code_line),
+        None => e.to_string(),
     }
 }
 
-/// Binder errors carry their position only in the text, as "(line L, column C)";
-/// rewrite those to positions in the whole input too.
-fn shift_positions(msg: &str, piece: &Piece<'_>) -> String {
-    const HEAD: &str = "(line ";
-    let mut out = String::new();
-    let mut rest = msg;
-    while let Some(i) = rest.find(HEAD) {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i + HEAD.len()..];
-        let parsed = tail.split_once(", column ").and_then(|(l, after)| {
-            let (c, after) = after.split_once(')')?;
-            Some((l.parse::<u64>().ok()?, c.parse::<u64>().ok()?, after))
-        });
-        match parsed {
-            Some((l, c, after)) => {
-                let (l, c) = piece.absolute(l, c);
-                out.push_str(&format!("(line {l}, column {c})"));
-                rest = after;
-            }
-            None => {
-                out.push_str(HEAD);
-                rest = tail;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+/// The widest part of a source line shown under an error; longer lines are cut around
+/// the error's column.
+const SHOWN_CHARS: usize = 100;
 
-/// An error outside any script (meta-commands, loading): same wording rules.
-pub fn plain_error(e: &Error) -> String {
-    match e {
-        Error::Plan(m) => m.clone(),
-        other => other.to_string(),
+/// The line of `text` at `position` (1-based line, column) with a caret under the column,
+/// as PostgreSQL and DuckDB show it:
+///
+/// ```text
+/// LINE 2: from t where nope = 1
+///                      ^
+/// ```
+fn point_at(text: &str, (line, column): (u64, u64)) -> Option<String> {
+    let source: Vec<char> = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?.chars().collect();
+    let at = usize::try_from(column).ok()?.checked_sub(1)?;
+    let (start, end) = if source.len() <= SHOWN_CHARS {
+        (0, source.len())
+    } else {
+        let start = at.saturating_sub(SHOWN_CHARS / 2).min(source.len() - SHOWN_CHARS);
+        (start, start + SHOWN_CHARS)
+    };
+    let mut shown: String = source[start..end].iter().collect();
+    let mut head = format!("LINE {line}: ");
+    if start > 0 {
+        head.push_str("...");
     }
+    if end < source.len() {
+        shown.push_str("...");
+    }
+    // Under a tab, a tab: the caret lines up however wide the terminal makes tabs.
+    let pad: String = source[start..at.clamp(start, end)].iter().map(|&c| if c == '\t' { '\t' } else { ' ' }).collect();
+    Some(format!("{head}{shown}\n{}{pad}^", " ".repeat(head.len())))
 }
 
 #[cfg(test)]
@@ -171,17 +166,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn positions_in_messages_are_shifted() {
+    fn positions_are_moved_into_the_whole_input() {
         let text = "select 1; select x\nfrom t;";
         let pieces = split(text);
-        let e = Error::plan("unknown column 'x' (line 1, column 9)");
+        let moved = |e: Error| e.map_position(|l, c| pieces[1].absolute(l, c));
+        let e = moved(Error::bind("unknown column 'x'").at(1, 9));
         assert_eq!(describe_error(&e, &pieces[1], None), "unknown column 'x' (line 1, column 18)");
-        let e = Error::Syntax { message: "oops".into(), line: 2, column: 3 };
+        let e = moved(Error::Syntax("oops".into()).at(2, 3));
         assert_eq!(describe_error(&e, &pieces[1], None), "syntax error at line 2, column 3: oops");
-        let e = Error::plan("bad (line 1, column x) (line 2, column 1)");
         assert_eq!(
             describe_error(&e, &pieces[1], Some(Path::new("a.sql"))),
-            "a.sql: bad (line 1, column x) (line 2, column 1) (statement at line 1)"
+            "a.sql: syntax error at line 2, column 3: oops"
         );
+        let e = Error::bind("bad");
+        assert_eq!(describe_error(&e, &pieces[1], Some(Path::new("a.sql"))), "a.sql: bad (statement at line 1)");
+    }
+
+    #[test]
+    fn the_caret_sits_under_the_column() {
+        let text = "select 1;\nselect\tnope from t";
+        assert_eq!(point_at(text, (2, 8)).unwrap(), "LINE 2: select\tnope from t\n              \t^");
+        assert_eq!(point_at(text, (1, 10)).unwrap(), "LINE 1: select 1;\n                 ^");
+        assert_eq!(point_at(text, (3, 1)), None);
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_column() {
+        let text = format!("select {} nope", "a, ".repeat(100));
+        let column = text.find("nope").unwrap() as u64 + 1;
+        let pointer = point_at(&text, (1, column)).unwrap();
+        let (line, caret) = pointer.split_once('\n').unwrap();
+        assert!(line.starts_with("LINE 1: ...") && !line.ends_with("..."), "{line}");
+        assert_eq!(&line[caret.len() - 1..caret.len() + 3], "nope");
+        assert!(line.chars().count() < 120);
     }
 }

@@ -4,7 +4,7 @@
 //! meta-commands. Errors are printed and the shell goes on.
 
 use crate::format::Format;
-use crate::session::{plain_error, Session};
+use crate::session::Session;
 use crate::split::{ends_open, split};
 use comfy_table::{presets, Table};
 use rustyline::error::ReadlineError;
@@ -273,7 +273,7 @@ fn cuda(session: &Session, sql: &str, with_prelude: bool) -> Result<(), String> 
     if sql.is_empty() {
         return Err("usage: \\cuda SELECT …".into());
     }
-    let sources = session.engine.cuda_sources(sql).map_err(|e| plain_error(&e))?;
+    let sources = session.engine.cuda_sources(sql).map_err(|e| e.to_string())?;
     for (name, src) in sources {
         let src = if with_prelude { src.as_str() } else { gpusql::strip_prelude(&src) };
         println!("-- {name} --\n{}", src.trim_end());
@@ -285,5 +285,5 @@ fn load_tpch(session: &mut Session, arg: &str) -> Result<(), String> {
     let sf: f64 =
         arg.parse().map_err(|_| format!("usage: \\tpch SF (a scale factor such as 0.1 or 1, not '{arg}')"))?;
     crate::tpch::load(&mut session.engine, sf, gpusql::IfExists::Fail, true)
-        .map_err(|e| format!("{} (DROP TABLE them first to load TPC-H again)", plain_error(&e)))
+        .map_err(|e| format!("{e} (DROP TABLE them first to load TPC-H again)"))
 }

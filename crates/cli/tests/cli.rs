@@ -73,3 +73,45 @@ fn data_sets_with_clashing_tables_are_refused() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "count(*)\n300\ncount(*)\n15000\n");
 }
+
+/// An error with a place in the statement: the message, then the line it points at with a
+/// caret under the column (in the whole input, not the statement cut out of it).
+#[test]
+fn errors_point_at_their_place() {
+    let o = gpusql(&["--format", "csv", "-c", "select 1 as a; select nope"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "Error: unknown column 'nope' (line 1, column 23)\n\
+         LINE 1: select 1 as a; select nope\n\
+         \x20                             ^\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a\n1\n");
+
+    // The shell counts lines from the start of the statement entered.
+    let o = gpusql(&[], b"select 1 as a;\nselect 2 as b\n  from (select 3) s where;\n");
+    assert_eq!(
+        stderr(&o),
+        "Error: syntax error at line 2, column 26: Expected: an expression, found: ;\n\
+         LINE 2:   from (select 3) s where;\n\
+         \x20                                ^\n"
+    );
+
+    let dir = std::env::temp_dir().join(format!("gpusql-cli-caret-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("q.sql");
+    std::fs::write(&file, "select 1;\n\nselect abs('x');\n").unwrap();
+    let o = gpusql(&["-f", file.to_str().unwrap()], b"");
+    let err = stderr(&o);
+    let (first, rest) = err.split_once('\n').unwrap();
+    assert!(
+        first.ends_with("q.sql: abs needs a number, got VARCHAR (line 3, column 8) (statement at line 3)"),
+        "{err}"
+    );
+    assert_eq!(rest, "LINE 3: select abs('x');\n               ^\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // No place, no caret.
+    let o = gpusql(&["-c", "set no_such_setting = 1"], b"");
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}

@@ -99,7 +99,7 @@ impl From<DatagenError> for gpusql_common::Error {
         match e {
             DatagenError::InvalidScaleFactor(_)
             | DatagenError::ScaleFactorTooLarge(_)
-            | DatagenError::UnknownTable(_) => gpusql_common::Error::Plan(e.to_string()),
+            | DatagenError::UnknownTable(_) => gpusql_common::Error::InvalidInput(e.to_string()),
             _ => gpusql_common::Error::Io(e.to_string()),
         }
     }

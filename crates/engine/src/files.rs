@@ -78,7 +78,7 @@ impl Engine {
         let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
         self.tables
             .check_names(&names, if_exists)
-            .map_err(|e| Error::plan(format!("opening {}: {e}", dir.display())))?;
+            .map_err(|e| e.map_message(|m| format!("opening {}: {m}", dir.display())))?;
         for (name, scan) in tables {
             match self.register_files(&name, &scan, if_exists) {
                 Ok(()) => out.tables.push(name),

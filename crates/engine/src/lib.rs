@@ -6,6 +6,10 @@
 //! let batches = engine.sql("select count(*) from lineitem")?;
 //! # Ok::<(), gpusql::Error>(())
 //! ```
+//!
+//! An [`Error`] about a place in the SQL text tells where: [`Error::position`] gives its
+//! line and column (1-based, in the text given to `sql`/`execute`), and [`Error::kind`]
+//! the error itself to match on (`Error::Syntax`, `Error::Bind`, `Error::NotSupported`, …).
 
 mod files;
 
@@ -54,7 +58,7 @@ impl std::str::FromStr for BackendChoice {
             "auto" => Ok(BackendChoice::Auto),
             "gpu" => Ok(BackendChoice::Gpu),
             "cpu" => Ok(BackendChoice::Cpu),
-            other => Err(Error::plan(format!("unknown backend '{other}' (auto, gpu or cpu)"))),
+            other => Err(Error::InvalidInput(format!("unknown backend '{other}' (auto, gpu or cpu)"))),
         }
     }
 }
@@ -482,17 +486,17 @@ impl Engine {
         for name in names {
             let dropped = match kind {
                 ObjectKind::Table if self.tables.view(name).is_some() => {
-                    return Err(Error::plan(format!("'{name}' is a view (DROP VIEW {name})")))
+                    return Err(Error::bind(format!("'{name}' is a view (DROP VIEW {name})")))
                 }
                 ObjectKind::View if self.tables.table(name).is_some() => {
-                    return Err(Error::plan(format!("'{name}' is a table (DROP TABLE {name})")))
+                    return Err(Error::bind(format!("'{name}' is a table (DROP TABLE {name})")))
                 }
                 ObjectKind::Table => self.drop_table(name),
                 ObjectKind::View => self.tables.drop_view(name),
             };
             if !dropped && !if_exists {
                 let what = if kind == ObjectKind::Table { "table" } else { "view" };
-                return Err(Error::plan(format!("unknown {what} '{name}'")));
+                return Err(Error::bind(format!("unknown {what} '{name}'")));
             }
         }
         Ok(())
@@ -592,10 +596,10 @@ impl Engine {
 
     fn plan_here(&self, sql: &str) -> Result<PhysicalPlan> {
         let stmts = gpusql_sql::parse(sql)?;
-        let [stmt] = stmts.as_slice() else { return Err(Error::plan("expected exactly one statement")) };
+        let [stmt] = stmts.as_slice() else { return Err(Error::InvalidInput("expected exactly one statement".into())) };
         match gpusql_sql::bind_statement(stmt, &self.tables)? {
             BoundStatement::Query(p) | BoundStatement::Explain { plan: p, .. } => self.plan_query(p),
-            _ => Err(Error::plan("expected a query")),
+            _ => Err(Error::InvalidInput("expected a query".into())),
         }
     }
 
@@ -775,4 +779,35 @@ pub fn strip_prelude(src: &str) -> &str {
 fn open_gpu(config: SessionConfig) -> std::result::Result<GpuExecutor, CudaError> {
     let dev = GpuDevice::open(0)?;
     Ok(GpuExecutor::new(Arc::new(dev), config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An embedder learns where a statement went wrong without reading the message.
+    #[test]
+    fn errors_carry_their_place_and_kind() {
+        let mut engine = Engine::new(BackendChoice::Cpu).unwrap();
+        let schema = arrow::datatypes::Schema::new(vec![arrow::datatypes::Field::new(
+            "a",
+            arrow::datatypes::DataType::Int64,
+            false,
+        )]);
+        let a = arrow::array::Int64Array::from(vec![1, 2]);
+        let batch = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(a)]).unwrap();
+        engine.register_batches("t", &[batch]).unwrap();
+
+        let e = engine.sql("select a,\n  nope from t").unwrap_err();
+        assert_eq!(e.position(), Some((2, 3)));
+        assert!(matches!(e.kind(), Error::Bind(m) if m == "unknown column 'nope'"), "{e:?}");
+        assert_eq!(e.to_string(), "unknown column 'nope' (line 2, column 3)");
+
+        let e = engine.sql("select a from t where").unwrap_err();
+        assert!(matches!(e.kind(), Error::Syntax(_)), "{e:?}");
+        assert_eq!(e.position(), Some((1, 22)));
+
+        let e = engine.set("no_such_setting", "1").unwrap_err();
+        assert!(matches!(e, Error::InvalidInput(_)) && e.position().is_none(), "{e:?}");
+    }
 }

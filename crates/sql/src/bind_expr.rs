@@ -5,6 +5,7 @@ use crate::literal;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr};
 use sqlparser::ast::{self, BinaryOperator, Spanned, UnaryOperator};
+use sqlparser::tokenizer::Span;
 use std::cell::RefCell;
 
 /// A column visible to expressions: `qualifier.name`.
@@ -45,12 +46,27 @@ pub enum Context<'a> {
     Grouped(&'a AggContext<'a>),
 }
 
-pub fn position(span: sqlparser::tokenizer::Span) -> String {
-    if span.start.line == 0 {
-        String::new()
-    } else {
-        format!(" (line {}, column {})", span.start.line, span.start.column)
+/// Places an error at a node of the statement's syntax tree: where `span` starts.
+pub trait AtSpan {
+    fn at_span(self, span: Span) -> Self;
+}
+
+impl AtSpan for Error {
+    /// Line 0 is sqlparser's mark of a node without a place (one the parser made up): the
+    /// error stays unplaced then.
+    fn at_span(self, span: Span) -> Error {
+        if span.start.line == 0 {
+            self
+        } else {
+            self.at(span.start.line, span.start.column)
+        }
     }
+}
+
+/// Whether binding failed on a name not in scope; in a subquery, that may be a column of
+/// the outer query (a correlation).
+pub fn is_unknown_column(e: &Error) -> bool {
+    matches!(e.kind(), Error::Bind(m) if m.contains("unknown column"))
 }
 
 pub fn is_aggregate_name(name: &str) -> bool {
@@ -86,7 +102,7 @@ pub fn contains_aggregate(e: &ast::Expr) -> bool {
 }
 
 impl Scope {
-    pub fn resolve(&self, qualifier: Option<&str>, name: &str, span: sqlparser::tokenizer::Span) -> Result<Expr> {
+    pub fn resolve(&self, qualifier: Option<&str>, name: &str, span: Span) -> Result<Expr> {
         let matches: Vec<(usize, &ScopeField)> = self
             .fields
             .iter()
@@ -105,11 +121,11 @@ impl Scope {
                 match self.unsupported.iter().find(|(q, n, _)| {
                     n.eq_ignore_ascii_case(name) && qualifier.is_none_or(|x| q.eq_ignore_ascii_case(x))
                 }) {
-                    Some((_, n, t)) => Err(Error::not_supported(format!("column {n} of type {t}{}", position(span)))),
-                    None => Err(Error::plan(format!("unknown column '{full}'{}", position(span)))),
+                    Some((_, n, t)) => Err(Error::not_supported(format!("column {n} of type {t}")).at_span(span)),
+                    None => Err(Error::bind(format!("unknown column '{full}'")).at_span(span)),
                 }
             }
-            _ => Err(Error::plan(format!("column reference '{full}' is ambiguous{}", position(span)))),
+            _ => Err(Error::bind(format!("column reference '{full}' is ambiguous")).at_span(span)),
         }
     }
 }
@@ -159,10 +175,10 @@ impl<'a> Context<'a> {
                         });
                     }
                     if let Expr::Column { name, .. } = &bound {
-                        return Err(Error::plan(format!(
-                            "column '{name}' must appear in the GROUP BY clause or be used in an aggregate function{}",
-                            position(e.span())
-                        )));
+                        return Err(Error::bind(format!(
+                            "column '{name}' must appear in the GROUP BY clause or be used in an aggregate function"
+                        ))
+                        .at_span(e.span()));
                     }
                 }
             }
@@ -176,51 +192,12 @@ impl<'a> Context<'a> {
             A::Identifier(id) => self.base().resolve(None, &id.value, id.span),
             A::CompoundIdentifier(parts) => match parts.as_slice() {
                 [t, c] => self.base().resolve(Some(&t.value), &c.value, c.span),
-                _ => Err(Error::not_supported(format!("qualified name {e}{}", position(e.span())))),
+                _ => Err(Error::not_supported(format!("qualified name {e}")).at_span(e.span())),
             },
             A::Value(v) => literal::value(&v.value),
-            A::TypedString(ts) => {
-                let text = match &ts.value.value {
-                    ast::Value::SingleQuotedString(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                match &ts.data_type {
-                    ast::DataType::Date => literal::date_literal(&text),
-                    ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => {
-                        literal::timestamp_literal(&text)
-                    }
-                    other => {
-                        let ty = sql_type(other)?;
-                        let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
-                        cast_string_literal(lit, ty, &text)
-                    }
-                }
-            }
+            A::TypedString(ts) => typed_string(ts),
             A::Nested(inner) => self.bind(inner),
-            A::UnaryOp { op, expr } => {
-                let inner = self.bind(expr)?;
-                match op {
-                    UnaryOperator::Not => {
-                        expect_bool(&inner, "NOT")?;
-                        Ok(Expr::Not(Box::new(cast(inner, DataType::Boolean))))
-                    }
-                    UnaryOperator::Minus => match inner {
-                        Expr::Literal { value: ScalarValue::Int32(v), .. } => {
-                            Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32))
-                        }
-                        Expr::Literal { value: ScalarValue::Int64(v), .. } => {
-                            Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64))
-                        }
-                        Expr::Literal { value: ScalarValue::Decimal(v), ty } => {
-                            Ok(Expr::literal(ScalarValue::Decimal(-v), ty))
-                        }
-                        other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
-                        other => Err(Error::plan(format!("cannot negate {}{}", other.ty(), position(e.span())))),
-                    },
-                    UnaryOperator::Plus => Ok(inner),
-                    other => Err(Error::not_supported(format!("operator {other}{}", position(e.span())))),
-                }
-            }
+            A::UnaryOp { op, expr } => self.bind_unary(*op, expr, e),
             A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, e),
             A::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: false }),
             A::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: true }),
@@ -231,193 +208,26 @@ impl<'a> Context<'a> {
                 let both = coerce::logical(BinaryOp::And, lo, hi)?;
                 Ok(if *negated { Expr::Not(Box::new(both)) } else { both })
             }
-            A::InList { expr, list, negated } => {
-                let mut v = self.bind(expr)?;
-                let mut items = list.iter().map(|x| self.bind(x)).collect::<Result<Vec<_>>>()?;
-                for item in items.iter_mut() {
-                    let (a, b, _) = coerce::unify(v.clone(), item.clone(), "compare (IN)")?;
-                    v = a;
-                    *item = b;
-                }
-                // A second pass gives every item the final common type.
-                let ty = v.ty();
-                let items = items.into_iter().map(|i| cast(i, ty)).collect();
-                Ok(Expr::InList { expr: Box::new(v), list: items, negated: *negated })
-            }
+            A::InList { expr, list, negated } => self.bind_in_list(expr, list, *negated),
             A::Case { operand, conditions, else_result, .. } => {
-                let operand = operand.as_ref().map(|o| self.bind(o)).transpose()?;
-                let mut branches = vec![];
-                for cw in conditions {
-                    let cond = match &operand {
-                        Some(op) => coerce::comparison(BinaryOp::Eq, op.clone(), self.bind(&cw.condition)?)?,
-                        None => {
-                            let c = self.bind(&cw.condition)?;
-                            expect_bool(&c, "CASE WHEN")?;
-                            cast(c, DataType::Boolean)
-                        }
-                    };
-                    branches.push((cond, self.bind(&cw.result)?));
-                }
-                let else_expr = else_result.as_ref().map(|x| self.bind(x)).transpose()?;
-                let mut ty: Option<DataType> = None;
-                for t in branches.iter().map(|(_, t)| t).chain(else_expr.iter()) {
-                    if matches!(t, Expr::Literal { value: ScalarValue::Null, .. }) {
-                        continue;
-                    }
-                    ty = Some(match ty {
-                        None => t.ty(),
-                        Some(prev) => coerce::common_type(&prev, &t.ty()).ok_or_else(|| {
-                            Error::plan(format!("CASE branches of types {prev} and {}{}", t.ty(), position(e.span())))
-                        })?,
-                    });
-                }
-                let ty = ty.unwrap_or(DataType::Int32);
-                Ok(Expr::Case {
-                    branches: branches.into_iter().map(|(c, t)| (c, cast(t, ty))).collect(),
-                    else_expr: else_expr.map(|x| Box::new(cast(x, ty))),
-                    ty,
-                })
+                self.bind_case(operand.as_deref(), conditions, else_result.as_deref(), e)
             }
             A::Cast { expr, data_type, kind, .. } => {
                 if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon) {
-                    return Err(Error::not_supported(format!("{kind:?}{}", position(e.span()))));
+                    return Err(Error::not_supported(format!("{kind:?}")).at_span(e.span()));
                 }
-                let ty = sql_type(data_type)?;
-                let inner = self.bind(expr)?;
-                let from = inner.ty();
-                let mut cols = vec![];
-                inner.columns(&mut cols);
-                // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
-                // strings from dates, parses none; constant folding leaves CASE branches).
-                let constant_text = cols.is_empty()
-                    && matches!(
-                        (from, ty),
-                        (DataType::Utf8, DataType::Date | DataType::Timestamp)
-                            | (DataType::Date | DataType::Timestamp, DataType::Utf8)
-                    );
-                match &inner {
-                    Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
-                        let s = s.clone();
-                        cast_string_literal(inner, ty, &s)
-                    }
-                    Expr::Literal { value: ScalarValue::Null, .. } => Ok(cast(inner, ty)),
-                    _ if constant_text => {
-                        let value = gpusql_plan::eval::eval(&cast(inner, ty), &[]).map_err(|err| match err {
-                            Error::Execution(m) => Error::Plan(format!("{m}{}", position(e.span()))),
-                            other => other,
-                        })?;
-                        Ok(Expr::literal(value, ty))
-                    }
-                    _ if from == DataType::Utf8 && ty != DataType::Utf8
-                        || ty == DataType::Utf8 && from != DataType::Utf8 =>
-                    {
-                        Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
-                    }
-                    // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
-                    _ if matches!(
-                        (from, ty),
-                        (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)
-                    ) =>
-                    {
-                        Ok(cast(inner, ty))
-                    }
-                    _ if from != ty && matches!(from, DataType::Date | DataType::Timestamp) => {
-                        Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
-                    }
-                    _ if from != ty && ty == DataType::Timestamp => {
-                        Err(Error::not_supported(format!("CAST from {from} to {ty}{}", position(e.span()))))
-                    }
-                    _ => Ok(cast(inner, ty)),
-                }
+                self.bind_cast(expr, data_type, e)
             }
-            A::Interval(_) => Err(Error::plan(format!(
-                "an interval can only be added to or subtracted from a DATE or TIMESTAMP{}",
-                position(e.span())
-            ))),
-            A::Function(f) => {
-                if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
-                    return self.bind(&rewritten?);
-                }
-                if let Some(args) = crate::functions::round_arguments(f) {
-                    let (x, digits) = args?;
-                    let v = self.bind(x)?;
-                    return crate::functions::bind_round(v, digits, e);
-                }
-                if let Some(args) = crate::functions::date_trunc_arguments(f) {
-                    let (unit, x) = args?;
-                    return self.bind_date_trunc(unit, x, e);
-                }
-                if let Some(args) = crate::functions::date_part_arguments(f) {
-                    let (field, x) = args?;
-                    let field = match self.bind(field)? {
-                        Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-                        _ => {
-                            return Err(Error::not_supported(format!(
-                                "date_part with a field that is not a string literal{}",
-                                position(e.span())
-                            )))
-                        }
-                    };
-                    return self.bind_extract(&field, x, e);
-                }
-                if let Some(arg) = crate::functions::length_argument(f) {
-                    let s = self.bind(arg?)?;
-                    if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {
-                        return Err(Error::plan(format!(
-                            "{} needs VARCHAR, got {}{}",
-                            f.name,
-                            s.ty(),
-                            position(e.span())
-                        )));
-                    }
-                    return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
-                }
-                if let Some(arg) = crate::functions::single_argument(f, &["abs"]) {
-                    return match self.bind(arg?)? {
-                        null @ Expr::Literal { value: ScalarValue::Null, .. } => Ok(null),
-                        x if x.ty().is_numeric() => Ok(Expr::Abs(Box::new(x))),
-                        x => Err(Error::plan(format!("abs needs a number, got {}{}", x.ty(), position(e.span())))),
-                    };
-                }
-                let name = f.name.to_string();
-                if is_aggregate_name(&name) {
-                    Err(Error::plan(format!("aggregate function {name} is not allowed here{}", position(e.span()))))
-                } else {
-                    Err(Error::not_supported(format!("function {name}{}", position(e.span()))))
-                }
+            A::Interval(_) => {
+                Err(Error::bind("an interval can only be added to or subtracted from a DATE or TIMESTAMP")
+                    .at_span(e.span()))
             }
+            A::Function(f) => self.bind_function(f, e),
             A::Like { negated, any, expr, pattern, escape_char } => {
                 if *any {
-                    return Err(Error::not_supported(format!("LIKE ANY{}", position(e.span()))));
+                    return Err(Error::not_supported("LIKE ANY").at_span(e.span()));
                 }
-                let v = self.bind(expr)?;
-                if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
-                    return Err(Error::plan(format!("LIKE needs VARCHAR, got {}{}", v.ty(), position(e.span()))));
-                }
-                let text = match self.bind(pattern)? {
-                    Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
-                    _ => {
-                        return Err(Error::not_supported(format!(
-                            "LIKE with a pattern that is not a string literal{}",
-                            position(pattern.span())
-                        )))
-                    }
-                };
-                let escape = match escape_char.as_deref() {
-                    None => None,
-                    Some(x) => match self.bind(x)? {
-                        Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
-                        _ => {
-                            return Err(Error::plan(format!(
-                                "LIKE … ESCAPE needs a single character{}",
-                                position(x.span())
-                            )))
-                        }
-                    },
-                };
-                let pattern = gpusql_plan::LikePattern::new(&text, escape)
-                    .map_err(|m| Error::plan(format!("{m}{}", position(e.span()))))?;
-                Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated: *negated })
+                self.bind_like(expr, pattern, escape_char.as_deref(), *negated, e)
             }
             A::Extract { field, expr, .. } => {
                 let name = match field {
@@ -428,74 +238,288 @@ impl<'a> Context<'a> {
                 self.bind_extract(&name, expr, e)
             }
             A::Substring { expr, substring_from, substring_for, .. } => {
-                let s = self.bind(expr)?;
-                if s.ty() != DataType::Utf8 {
-                    return Err(Error::plan(format!("SUBSTRING needs VARCHAR, got {}{}", s.ty(), position(e.span()))));
-                }
-                let int = |x: &Option<Box<ast::Expr>>| -> Result<Option<i64>> {
-                    match x {
-                        None => Ok(None),
-                        Some(x) => match self.bind(x)? {
-                            Expr::Literal { value, ty } if ty.is_integer() => Ok(value.as_i128().map(|v| v as i64)),
-                            _ => Err(Error::not_supported(format!(
-                                "SUBSTRING with non-constant positions{}",
-                                position(x.span())
-                            ))),
-                        },
-                    }
-                };
-                let start = int(substring_from)?.unwrap_or(1);
-                // PostgreSQL and DuckDB disagree on negative starts (DuckDB counts from the end).
-                if start < 0 {
-                    return Err(Error::not_supported(format!("SUBSTRING with a negative start{}", position(e.span()))));
-                }
-                Ok(Expr::Substring { expr: Box::new(s), start, len: int(substring_for)? })
+                self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref(), e)
             }
-            A::ILike { .. } => Err(Error::not_supported(format!("ILIKE{}", position(e.span())))),
+            A::ILike { .. } => Err(Error::not_supported("ILIKE").at_span(e.span())),
             A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
-                Err(Error::not_supported(format!("subqueries{}", position(e.span()))))
+                Err(Error::not_supported("subqueries").at_span(e.span()))
             }
-            other => Err(Error::not_supported(format!("expression {other}{}", position(other.span())))),
+            other => Err(Error::not_supported(format!("expression {other}")).at_span(other.span())),
         }
+    }
+
+    /// NOT, unary minus (folded into number literals) and plus.
+    fn bind_unary(&self, op: UnaryOperator, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+        let inner = self.bind(x)?;
+        match op {
+            UnaryOperator::Not => {
+                expect_bool(&inner, "NOT")?;
+                Ok(Expr::Not(Box::new(cast(inner, DataType::Boolean))))
+            }
+            UnaryOperator::Minus => match inner {
+                Expr::Literal { value: ScalarValue::Int32(v), .. } => {
+                    Ok(Expr::literal(ScalarValue::Int32(-v), DataType::Int32))
+                }
+                Expr::Literal { value: ScalarValue::Int64(v), .. } => {
+                    Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64))
+                }
+                Expr::Literal { value: ScalarValue::Decimal(v), ty } => Ok(Expr::literal(ScalarValue::Decimal(-v), ty)),
+                other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
+                other => Err(Error::bind(format!("cannot negate {}", other.ty())).at_span(whole.span())),
+            },
+            UnaryOperator::Plus => Ok(inner),
+            other => Err(Error::not_supported(format!("operator {other}")).at_span(whole.span())),
+        }
+    }
+
+    /// `x [NOT] IN (a, b, …)`: the value and the items in one common type.
+    fn bind_in_list(&self, x: &ast::Expr, list: &[ast::Expr], negated: bool) -> Result<Expr> {
+        let mut v = self.bind(x)?;
+        let mut items = list.iter().map(|x| self.bind(x)).collect::<Result<Vec<_>>>()?;
+        for item in items.iter_mut() {
+            let (a, b, _) = coerce::unify(v.clone(), item.clone(), "compare (IN)")?;
+            v = a;
+            *item = b;
+        }
+        // A second pass gives every item the final common type.
+        let ty = v.ty();
+        let items = items.into_iter().map(|i| cast(i, ty)).collect();
+        Ok(Expr::InList { expr: Box::new(v), list: items, negated })
+    }
+
+    /// CASE [operand] WHEN … THEN … [ELSE …] END: the branches in one common type (NULLs
+    /// take any; all NULL: INTEGER).
+    fn bind_case(
+        &self,
+        operand: Option<&ast::Expr>,
+        conditions: &[ast::CaseWhen],
+        else_result: Option<&ast::Expr>,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let operand = operand.map(|o| self.bind(o)).transpose()?;
+        let mut branches = vec![];
+        for cw in conditions {
+            let cond = match &operand {
+                Some(op) => coerce::comparison(BinaryOp::Eq, op.clone(), self.bind(&cw.condition)?)?,
+                None => {
+                    let c = self.bind(&cw.condition)?;
+                    expect_bool(&c, "CASE WHEN")?;
+                    cast(c, DataType::Boolean)
+                }
+            };
+            branches.push((cond, self.bind(&cw.result)?));
+        }
+        let else_expr = else_result.map(|x| self.bind(x)).transpose()?;
+        let mut ty: Option<DataType> = None;
+        for t in branches.iter().map(|(_, t)| t).chain(else_expr.iter()) {
+            if matches!(t, Expr::Literal { value: ScalarValue::Null, .. }) {
+                continue;
+            }
+            ty = Some(match ty {
+                None => t.ty(),
+                Some(prev) => coerce::common_type(&prev, &t.ty()).ok_or_else(|| {
+                    Error::bind(format!("CASE branches of types {prev} and {}", t.ty())).at_span(whole.span())
+                })?,
+            });
+        }
+        let ty = ty.unwrap_or(DataType::Int32);
+        Ok(Expr::Case {
+            branches: branches.into_iter().map(|(c, t)| (c, cast(t, ty))).collect(),
+            else_expr: else_expr.map(|x| Box::new(cast(x, ty))),
+            ty,
+        })
+    }
+
+    /// CAST(x AS type) and x::type.
+    fn bind_cast(&self, x: &ast::Expr, data_type: &ast::DataType, whole: &ast::Expr) -> Result<Expr> {
+        let ty = sql_type(data_type)?;
+        let inner = self.bind(x)?;
+        let from = inner.ty();
+        let mut cols = vec![];
+        inner.columns(&mut cols);
+        // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
+        // strings from dates, parses none; constant folding leaves CASE branches).
+        let constant_text = cols.is_empty()
+            && matches!(
+                (from, ty),
+                (DataType::Utf8, DataType::Date | DataType::Timestamp)
+                    | (DataType::Date | DataType::Timestamp, DataType::Utf8)
+            );
+        let unsupported = || Err(Error::not_supported(format!("CAST from {from} to {ty}")).at_span(whole.span()));
+        match &inner {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => {
+                let s = s.clone();
+                cast_string_literal(inner, ty, &s)
+            }
+            Expr::Literal { value: ScalarValue::Null, .. } => Ok(cast(inner, ty)),
+            _ if constant_text => {
+                let value = gpusql_plan::eval::eval(&cast(inner, ty), &[]).map_err(|err| match err {
+                    Error::Execution(m) => Error::Bind(m).at_span(whole.span()),
+                    other => other,
+                })?;
+                Ok(Expr::literal(value, ty))
+            }
+            _ if from == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && from != DataType::Utf8 => {
+                unsupported()
+            }
+            // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
+            _ if matches!(
+                (from, ty),
+                (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date)
+            ) =>
+            {
+                Ok(cast(inner, ty))
+            }
+            _ if from != ty && matches!(from, DataType::Date | DataType::Timestamp) => unsupported(),
+            _ if from != ty && ty == DataType::Timestamp => unsupported(),
+            _ => Ok(cast(inner, ty)),
+        }
+    }
+
+    /// Scalar function calls: those defined by other expressions (`functions.rs`), ROUND,
+    /// date_trunc, date_part, length and abs. Aggregates are bound before (`bind`).
+    fn bind_function(&self, f: &ast::Function, whole: &ast::Expr) -> Result<Expr> {
+        if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
+            return self.bind(&rewritten?);
+        }
+        if let Some(args) = crate::functions::round_arguments(f) {
+            let (x, digits) = args?;
+            let v = self.bind(x)?;
+            return crate::functions::bind_round(v, digits, whole);
+        }
+        if let Some(args) = crate::functions::date_trunc_arguments(f) {
+            let (unit, x) = args?;
+            return self.bind_date_trunc(unit, x, whole);
+        }
+        if let Some(args) = crate::functions::date_part_arguments(f) {
+            let (field, x) = args?;
+            let field = match self.bind(field)? {
+                Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+                _ => {
+                    return Err(Error::not_supported("date_part with a field that is not a string literal")
+                        .at_span(whole.span()))
+                }
+            };
+            return self.bind_extract(&field, x, whole);
+        }
+        if let Some(arg) = crate::functions::length_argument(f) {
+            let s = self.bind(arg?)?;
+            if s.ty() != DataType::Utf8 && !matches!(s, Expr::Literal { value: ScalarValue::Null, .. }) {
+                return Err(Error::bind(format!("{} needs VARCHAR, got {}", f.name, s.ty())).at_span(whole.span()));
+            }
+            return Ok(Expr::Length(Box::new(coerce::cast(s, DataType::Utf8))));
+        }
+        if let Some(arg) = crate::functions::single_argument(f, &["abs"]) {
+            return match self.bind(arg?)? {
+                null @ Expr::Literal { value: ScalarValue::Null, .. } => Ok(null),
+                x if x.ty().is_numeric() => Ok(Expr::Abs(Box::new(x))),
+                x => Err(Error::bind(format!("abs needs a number, got {}", x.ty())).at_span(whole.span())),
+            };
+        }
+        let name = f.name.to_string();
+        if is_aggregate_name(&name) {
+            Err(Error::bind(format!("aggregate function {name} is not allowed here")).at_span(whole.span()))
+        } else {
+            Err(Error::not_supported(format!("function {name}")).at_span(whole.span()))
+        }
+    }
+
+    /// `x [NOT] LIKE 'pattern' [ESCAPE 'c']`: the pattern a string constant.
+    fn bind_like(
+        &self,
+        x: &ast::Expr,
+        pattern: &ast::Expr,
+        escape_char: Option<&ast::Expr>,
+        negated: bool,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let v = self.bind(x)?;
+        if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
+            return Err(Error::bind(format!("LIKE needs VARCHAR, got {}", v.ty())).at_span(whole.span()));
+        }
+        let text = match self.bind(pattern)? {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+            _ => {
+                return Err(
+                    Error::not_supported("LIKE with a pattern that is not a string literal").at_span(pattern.span())
+                )
+            }
+        };
+        let escape = match escape_char {
+            None => None,
+            Some(x) => match self.bind(x)? {
+                Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
+                _ => return Err(Error::bind("LIKE … ESCAPE needs a single character").at_span(x.span())),
+            },
+        };
+        let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::bind(m).at_span(whole.span()))?;
+        Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated })
+    }
+
+    /// SUBSTRING(s FROM start [FOR len]): start and length integer constants.
+    fn bind_substring(
+        &self,
+        x: &ast::Expr,
+        from: Option<&ast::Expr>,
+        len: Option<&ast::Expr>,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let s = self.bind(x)?;
+        if s.ty() != DataType::Utf8 {
+            return Err(Error::bind(format!("SUBSTRING needs VARCHAR, got {}", s.ty())).at_span(whole.span()));
+        }
+        let int = |x: Option<&ast::Expr>| -> Result<Option<i64>> {
+            match x {
+                None => Ok(None),
+                Some(x) => match self.bind(x)? {
+                    Expr::Literal { value, ty } if ty.is_integer() => Ok(value.as_i128().map(|v| v as i64)),
+                    _ => Err(Error::not_supported("SUBSTRING with non-constant positions").at_span(x.span())),
+                },
+            }
+        };
+        let start = int(from)?.unwrap_or(1);
+        // PostgreSQL and DuckDB disagree on negative starts (DuckDB counts from the end).
+        if start < 0 {
+            return Err(Error::not_supported("SUBSTRING with a negative start").at_span(whole.span()));
+        }
+        Ok(Expr::Substring { expr: Box::new(s), start, len: int(len)? })
     }
 
     /// EXTRACT(field FROM x), date_part('field', x) and year(x), hour(x), …: BIGINT fields
     /// of a DATE or TIMESTAMP (epoch: DOUBLE). A DATE keeps its day-number path for year,
     /// month and day; for the other fields it is seen as its midnight (DuckDB: hour 0).
     fn bind_extract(&self, field_name: &str, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
-        let at = position(whole.span());
+        let at = whole.span();
         let field = gpusql_plan::DateField::parse(field_name)
-            .ok_or_else(|| Error::not_supported(format!("EXTRACT({field_name}){at}")))?;
+            .ok_or_else(|| Error::not_supported(format!("EXTRACT({field_name})")).at_span(at))?;
         let v = self.bind(x)?;
         let v = match v.ty() {
             _ if matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) => cast(v, DataType::Timestamp),
             DataType::Date if field.is_day_field() => v,
             DataType::Date | DataType::Timestamp => cast(v, DataType::Timestamp),
-            t => return Err(Error::plan(format!("EXTRACT needs a DATE or TIMESTAMP, got {t}{at}"))),
+            t => return Err(Error::bind(format!("EXTRACT needs a DATE or TIMESTAMP, got {t}")).at_span(at)),
         };
         Ok(Expr::Extract { field, expr: Box::new(v) })
     }
 
     /// date_trunc('unit', x): a TIMESTAMP (of a DATE too, as in DuckDB).
     fn bind_date_trunc(&self, unit: &ast::Expr, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
-        let at = position(whole.span());
+        let at = whole.span();
         let v = self.bind(x)?;
         let v = match v.ty() {
             _ if matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) => cast(v, DataType::Timestamp),
             DataType::Date | DataType::Timestamp => cast(v, DataType::Timestamp),
-            t => return Err(Error::plan(format!("date_trunc needs a DATE or TIMESTAMP, got {t}{at}"))),
+            t => return Err(Error::bind(format!("date_trunc needs a DATE or TIMESTAMP, got {t}")).at_span(at)),
         };
         let unit = match self.bind(unit)? {
             Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
             Expr::Literal { value: ScalarValue::Null, .. } => {
                 return Ok(Expr::literal(ScalarValue::Null, DataType::Timestamp))
             }
-            _ => return Err(Error::not_supported(format!("date_trunc with a unit that is not a string literal{at}"))),
+            _ => return Err(Error::not_supported("date_trunc with a unit that is not a string literal").at_span(at)),
         };
         let unit = gpusql_plan::TruncUnit::parse(&unit).ok_or_else(|| {
-            Error::plan(format!(
-                "date_trunc: unknown unit '{unit}' (year, quarter, month, week, day, hour, minute, second, millisecond, microsecond){at}"
-            ))
+            Error::bind(format!("date_trunc: unknown unit '{unit}' (year, quarter, month, week, day, hour, minute, second, millisecond, microsecond)")).at_span(at)
         })?;
         Ok(Expr::DateTrunc { unit, expr: Box::new(v) })
     }
@@ -523,10 +547,8 @@ impl<'a> Context<'a> {
                     days: iv.days,
                     micros: iv.micros,
                 }),
-                t => Err(Error::plan(format!(
-                    "interval arithmetic needs a DATE or TIMESTAMP, got {t}{}",
-                    position(whole.span())
-                ))),
+                t => Err(Error::bind(format!("interval arithmetic needs a DATE or TIMESTAMP, got {t}"))
+                    .at_span(whole.span())),
             };
         }
         let l = self.bind(left)?;
@@ -547,25 +569,25 @@ impl<'a> Context<'a> {
             BinaryOperator::And => at(coerce::logical(BinaryOp::And, l, r)),
             BinaryOperator::Or => at(coerce::logical(BinaryOp::Or, l, r)),
             BinaryOperator::StringConcat => constant_concat(l, r).ok_or_else(|| {
-                Error::not_supported(format!("operator || of columns or non-text values (only text constants are concatenated: the GPU makes no strings){}", position(whole.span())))
+                Error::not_supported("operator || of columns or non-text values (only text constants are concatenated: the GPU makes no strings)").at_span(whole.span())
             }),
-            other => Err(Error::not_supported(format!("operator {other}{}", position(whole.span())))),
+            other => Err(Error::not_supported(format!("operator {other}")).at_span(whole.span())),
         }
     }
 
     /// Binds an aggregate call's argument in this (plain) context.
     pub fn bind_aggregate(&self, f: &ast::Function) -> Result<AggExpr> {
         let name = f.name.to_string().to_ascii_lowercase();
-        let at = position(f.name.span());
+        let at = f.name.span();
         if f.over.is_some() {
-            return Err(Error::not_supported(format!("window functions{at}")));
+            return Err(Error::not_supported("window functions").at_span(at));
         }
         let ast::FunctionArguments::List(list) = &f.args else {
-            return Err(Error::plan(format!("{name} needs an argument{at}")));
+            return Err(Error::bind(format!("{name} needs an argument")).at_span(at));
         };
         let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
         if distinct && name != "count" {
-            return Err(Error::not_supported(format!("{name}(DISTINCT …){at}")));
+            return Err(Error::not_supported(format!("{name}(DISTINCT …)")).at_span(at));
         }
         let func = match name.as_str() {
             "sum" => AggFunc::Sum,
@@ -578,11 +600,11 @@ impl<'a> Context<'a> {
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if func == AggFunc::Count => None,
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => {
                 if contains_aggregate(x) {
-                    return Err(Error::plan(format!("aggregate calls cannot be nested{at}")));
+                    return Err(Error::bind("aggregate calls cannot be nested").at_span(at));
                 }
                 Some(x)
             }
-            _ => return Err(Error::plan(format!("{name} takes exactly one argument{at}"))),
+            _ => return Err(Error::bind(format!("{name} takes exactly one argument")).at_span(at)),
         };
         // FILTER (WHERE c): the rows where c is not TRUE contribute NULL, which aggregates
         // skip (COUNT(*) counts a non-NULL 1 instead).
@@ -594,22 +616,24 @@ impl<'a> Context<'a> {
         if func == AggFunc::Avg && arg_ty == Some(DataType::Timestamp) {
             // DuckDB averages timestamps; here AVG is SUM / COUNT, and a SUM of timestamps
             // is not a value of any type.
-            return Err(Error::not_supported(format!("avg of TIMESTAMP{at}")));
+            return Err(Error::not_supported("avg of TIMESTAMP").at_span(at));
         }
         let ty = AggExpr::result_type(func, arg_ty.as_ref()).ok_or_else(|| {
-            Error::plan(format!("{name} is not defined for {}{at}", arg_ty.map_or("*".into(), |t| t.to_string())))
+            Error::bind(format!("{name} is not defined for {}", arg_ty.map_or("*".into(), |t| t.to_string())))
+                .at_span(at)
         })?;
         if distinct && arg.is_none() {
-            return Err(Error::plan(format!("count(DISTINCT *) is not valid SQL{at}")));
+            return Err(Error::bind("count(DISTINCT *) is not valid SQL").at_span(at));
         }
         Ok(AggExpr { func, arg, ty, distinct })
     }
 }
 
+/// A type error of an operator's operands, placed at the operator's expression.
 fn with_position(e: Error, at: &ast::Expr) -> Error {
-    match e {
-        Error::Plan(m) if !m.contains("(line ") => Error::Plan(format!("{m}{}", position(at.span()))),
-        other => other,
+    match e.kind() {
+        Error::Bind(_) => e.at_span(at.span()),
+        _ => e,
     }
 }
 
@@ -617,7 +641,26 @@ fn expect_bool(e: &Expr, what: &str) -> Result<()> {
     match e.ty() {
         DataType::Boolean => Ok(()),
         _ if matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
-        t => Err(Error::plan(format!("{what} expects BOOLEAN, got {t}"))),
+        t => Err(Error::bind(format!("{what} expects BOOLEAN, got {t}"))),
+    }
+}
+
+/// `DATE '…'`, `TIMESTAMP '…'` and other `<type> '…'` literals.
+fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
+    let text = match &ts.value.value {
+        ast::Value::SingleQuotedString(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match &ts.data_type {
+        ast::DataType::Date => literal::date_literal(&text),
+        ast::DataType::Timestamp(None, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => {
+            literal::timestamp_literal(&text)
+        }
+        other => {
+            let ty = sql_type(other)?;
+            let lit = Expr::literal(ScalarValue::Utf8(text.clone()), DataType::Utf8);
+            cast_string_literal(lit, ty, &text)
+        }
     }
 }
 
@@ -628,10 +671,10 @@ fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result<Expr> {
         DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
             "true" | "t" | "1" => Ok(Expr::literal(ScalarValue::Boolean(true), ty)),
             "false" | "f" | "0" => Ok(Expr::literal(ScalarValue::Boolean(false), ty)),
-            _ => Err(Error::plan(format!("invalid BOOLEAN '{text}'"))),
+            _ => Err(Error::bind(format!("invalid BOOLEAN '{text}'"))),
         },
         _ => {
-            let n = literal::number(text.trim()).map_err(|_| Error::plan(format!("invalid {ty} '{text}'")))?;
+            let n = literal::number(text.trim()).map_err(|_| Error::bind(format!("invalid {ty} '{text}'")))?;
             Ok(cast(n, ty))
         }
     }
@@ -653,7 +696,7 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
                 ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, *s as u64),
             };
             if p == 0 || p > 38 || s > p {
-                return Err(Error::plan(format!("invalid DECIMAL({p},{s}): precision 1..38, scale <= precision")));
+                return Err(Error::bind(format!("invalid DECIMAL({p},{s}): precision 1..38, scale <= precision")));
             }
             DataType::decimal(p as u8, s as u8)
         }

@@ -16,7 +16,7 @@
 //!   an outer FROM table that the outer WHERE filters, the subquery's input is first
 //!   semi-joined with that table's filtered keys (a "magic set").
 
-use crate::bind_expr::{contains_subquery, position, Context, Scope, ScopeField};
+use crate::bind_expr::{contains_subquery, is_unknown_column, AtSpan, Context, Scope, ScopeField};
 use crate::bind_select::{bind_from, bind_query, bind_select};
 use gpusql_common::{Catalog, Error, Result, ScalarValue};
 use gpusql_plan::{AggFunc, Expr, LogicalPlan};
@@ -82,29 +82,29 @@ pub fn bind_scalar_subquery(
     catalog: &dyn Catalog,
     correlation_allowed: bool,
 ) -> Result<ScalarSubquery> {
-    let at = position(q.span());
+    let at = q.span();
     let correlated = match bind_query(q, catalog) {
         Ok(plan) => {
             if plan.schema().len() != 1 {
-                return Err(Error::plan(format!(
-                    "a scalar subquery must return one column, this one returns {}{at}",
+                return Err(Error::bind(format!(
+                    "a scalar subquery must return one column, this one returns {}",
                     plan.schema().len()
-                )));
+                ))
+                .at_span(at));
             }
             if !plan.yields_exactly_one_row() {
-                return Err(Error::not_supported(format!(
-                    "scalar subqueries other than an aggregate without GROUP BY/HAVING or a SELECT without FROM and WHERE (they could return several rows){at}"
-                )));
+                return Err(Error::not_supported("scalar subqueries other than an aggregate without GROUP BY/HAVING or a SELECT without FROM and WHERE (they could return several rows)").at_span(at));
             }
             return Ok(ScalarSubquery { name, plan, outer_keys: vec![], over_no_rows: None });
         }
-        Err(Error::Plan(m)) if m.contains("unknown column") => m,
+        Err(e) if is_unknown_column(&e) => e.into_parts().0,
         Err(e) => return Err(e),
     };
     if !correlation_allowed {
         return Err(Error::not_supported(format!(
-            "correlated scalar subqueries after an aggregation (its select list, HAVING, ORDER BY){at} ({correlated})"
-        )));
+            "correlated scalar subqueries after an aggregation (its select list, HAVING, ORDER BY) ({correlated})"
+        ))
+        .at_span(at));
     }
     bind_correlated(name, q, outer, outer_query, catalog)
 }
@@ -118,8 +118,8 @@ fn bind_correlated(
     outer_query: &OuterQuery,
     catalog: &dyn Catalog,
 ) -> Result<ScalarSubquery> {
-    let at = position(q.span());
-    let unsupported = |what: &str| Error::not_supported(format!("{what} in a correlated scalar subquery{at}"));
+    let at = q.span();
+    let unsupported = |what: &str| Error::not_supported(format!("{what} in a correlated scalar subquery")).at_span(at);
     let ast::SetExpr::Select(select) = &*q.body else { return Err(unsupported("this query form")) };
     let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
     if grouped
@@ -132,7 +132,7 @@ fn bind_correlated(
     }
     let item = match select.projection.as_slice() {
         [ast::SelectItem::UnnamedExpr(e)] | [ast::SelectItem::ExprWithAlias { expr: e, .. }] => e.clone(),
-        _ => return Err(Error::plan(format!("a scalar subquery must return one column{at}"))),
+        _ => return Err(Error::bind("a scalar subquery must return one column").at_span(at)),
     };
     let (_, inner, on) = bind_from(select, catalog)?;
     for t in &on {
@@ -163,9 +163,9 @@ fn bind_correlated(
         };
         let Some((i, o, o_ast)) = pair else {
             return Err(Error::not_supported(format!(
-                "correlated condition {t} in a scalar subquery (only inner = outer equalities){}",
-                position(t.span())
-            )));
+                "correlated condition {t} in a scalar subquery (only inner = outer equalities)"
+            ))
+            .at_span(t.span()));
         };
         inner_keys.push(i);
         outer_keys.push(o);

@@ -2,7 +2,8 @@
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
 use crate::bind_expr::{
-    contains_aggregate, contains_subquery, position, AggContext, Context, Scope, ScopeField, POST_AGGREGATE,
+    contains_aggregate, contains_subquery, is_unknown_column, AggContext, AtSpan, Context, Scope, ScopeField,
+    POST_AGGREGATE,
 };
 use crate::bind_mark;
 use crate::bind_scalar::{self, ScalarSubquery};
@@ -45,9 +46,9 @@ fn const_usize(e: &ast::Expr, what: &str) -> Result<usize> {
     match e {
         ast::Expr::Value(v) => match &v.value {
             ast::Value::Number(n, _) => {
-                n.parse().map_err(|_| Error::plan(format!("{what} must be a non-negative integer, got {n}")))
+                n.parse().map_err(|_| Error::bind(format!("{what} must be a non-negative integer, got {n}")))
             }
-            other => Err(Error::plan(format!("{what} must be a non-negative integer, got {other}"))),
+            other => Err(Error::bind(format!("{what} must be a non-negative integer, got {other}"))),
         },
         other => Err(Error::not_supported(format!("{what} expression {other}"))),
     }
@@ -79,7 +80,7 @@ fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize>)> {
 fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scope) -> Result<LogicalPlan> {
     if let ast::TableFactor::Derived { lateral, subquery, alias, .. } = factor {
         if *lateral {
-            return Err(Error::not_supported(format!("LATERAL subqueries{}", position(factor.span()))));
+            return Err(Error::not_supported("LATERAL subqueries").at_span(factor.span()));
         }
         return bind_derived(
             subquery,
@@ -91,12 +92,12 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         );
     }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
-        return Err(Error::not_supported(format!("this kind of FROM item{}", position(factor.span()))));
+        return Err(Error::not_supported("this kind of FROM item").at_span(factor.span()));
     };
     let span = name.span();
-    let at = |e: Error| match e {
-        Error::Io(m) => Error::Io(format!("{m}{}", position(span))),
-        other => other,
+    let at = |e: Error| match e.kind() {
+        Error::Io(_) => e.at_span(span),
+        _ => e,
     };
     let (info, default_qualifier) = if let Some(args) = args {
         let function = name.to_string();
@@ -117,19 +118,18 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
             }
             None => match catalog.view(&table_name) {
                 Some(view) => return bind_view(&view, alias.as_ref(), catalog, scope, factor),
-                None => return Err(Error::plan(format!("unknown table '{table_name}'{}", position(span)))),
+                None => return Err(Error::bind(format!("unknown table '{table_name}'")).at_span(span)),
             },
         }
     };
     if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
-        return Err(Error::not_supported(format!("column aliases on a table{}", position(span))));
+        return Err(Error::not_supported("column aliases on a table").at_span(span));
     }
     let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or(default_qualifier);
     if scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!(
-            "table name '{qualifier}' specified more than once (use an alias){}",
-            position(span)
-        )));
+        return Err(
+            Error::bind(format!("table name '{qualifier}' specified more than once (use an alias)")).at_span(span)
+        );
     }
     scope.fields.extend(info.schema.fields.iter().map(|f| ScopeField {
         qualifier: qualifier.clone(),
@@ -182,20 +182,23 @@ fn bind_view(
 ) -> Result<LogicalPlan> {
     let key = view.name.to_ascii_lowercase();
     if VIEWS.with(|v| v.borrow().contains(&key)) {
-        return Err(Error::plan(format!("view '{}' refers to itself{}", view.name, position(factor.span()))));
+        return Err(Error::bind(format!("view '{}' refers to itself", view.name)).at_span(factor.span()));
     }
-    let stmts = crate::parse(&view.sql)?;
+    let stmts = crate::parse(&view.sql).map_err(|e| in_view(e, view))?;
     let [ast::Statement::Query(q)] = stmts.as_slice() else {
         return Err(Error::exec(format!("view '{}' does not hold one query", view.name)));
     };
-    let qualifier = alias.map_or_else(|| view.name.clone(), |a| a.name.value.clone());
     VIEWS.with(|v| v.borrow_mut().push(key));
-    let plan = bind_derived(q, qualifier, alias_columns(alias), catalog, scope, factor);
+    let plan = bind_query(q, catalog).map_err(|e| in_view(e, view));
     VIEWS.with(|v| v.borrow_mut().pop());
-    plan.map_err(|e| match e {
-        Error::Plan(m) => Error::plan(format!("{m} (in view '{}')", view.name)),
-        other => other,
-    })
+    let qualifier = alias.map_or_else(|| view.name.clone(), |a| a.name.value.clone());
+    add_derived(plan?, qualifier, alias_columns(alias), scope, factor)
+}
+
+/// An error in a view's query: its place is in the view's text, not the statement's, so
+/// it goes into the message, which names the view.
+fn in_view(e: Error, view: &gpusql_common::ViewInfo) -> Error {
+    e.position_into_message().map_message(|m| format!("{m} (in view '{}')", view.name))
 }
 
 /// A subquery in FROM: its result is a relation named `qualifier` (columns renamed by
@@ -209,26 +212,32 @@ fn bind_derived(
     scope: &mut Scope,
     factor: &ast::TableFactor,
 ) -> Result<LogicalPlan> {
-    let plan = bind_query(subquery, catalog).map_err(|e| match e {
-        Error::Plan(m) if m.contains("unknown column") => {
-            Error::not_supported(format!("correlated subqueries in FROM{} ({m})", position(factor.span())))
+    let plan = bind_query(subquery, catalog).map_err(|e| {
+        if is_unknown_column(&e) {
+            Error::not_supported(format!("correlated subqueries in FROM ({})", e.kind())).at_span(factor.span())
+        } else {
+            e
         }
-        other => other,
     })?;
+    add_derived(plan, qualifier, renames, scope, factor)
+}
+
+/// A bound subquery or view as a relation of the FROM clause: its columns, named
+/// `qualifier`.`name` (or renamed), join the scope.
+fn add_derived(
+    plan: LogicalPlan,
+    qualifier: String,
+    renames: Vec<String>,
+    scope: &mut Scope,
+    factor: &ast::TableFactor,
+) -> Result<LogicalPlan> {
     if !qualifier.is_empty() && scope.fields.iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
-        return Err(Error::plan(format!(
-            "table name '{qualifier}' specified more than once{}",
-            position(factor.span())
-        )));
+        return Err(Error::bind(format!("table name '{qualifier}' specified more than once")).at_span(factor.span()));
     }
     let schema = plan.schema();
     if renames.len() > schema.len() {
-        return Err(Error::plan(format!(
-            "{} column names for a subquery of {} columns{}",
-            renames.len(),
-            schema.len(),
-            position(factor.span())
-        )));
+        return Err(Error::bind(format!("{} column names for a subquery of {} columns", renames.len(), schema.len()))
+            .at_span(factor.span()));
     }
     for (i, f) in schema.fields.iter().enumerate() {
         let name = renames.get(i).cloned().unwrap_or_else(|| f.name.clone());
@@ -271,7 +280,7 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                 other => {
                     let kind = format!("{other:?}");
                     let kind = kind.split('(').next().unwrap_or("this join");
-                    return Err(Error::not_supported(format!("{kind} joins{}", position(j.relation.span()))));
+                    return Err(Error::not_supported(format!("{kind} joins")).at_span(j.relation.span()));
                 }
             };
             let right_start = scope.fields.len();
@@ -286,12 +295,7 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                     item = cross(item, t);
                 }
                 (ast::JoinConstraint::None, None) => item = cross(item, t),
-                _ => {
-                    return Err(Error::not_supported(format!(
-                        "JOIN … USING / NATURAL JOIN{}",
-                        position(j.relation.span())
-                    )))
-                }
+                _ => return Err(Error::not_supported("JOIN … USING / NATURAL JOIN").at_span(j.relation.span())),
             }
         }
         plan = Some(match plan.take() {
@@ -392,7 +396,7 @@ fn bind_outer_join(
     let (probe_start, build_start) = if build_is_right { (item_start, right_start) } else { (right_start, item_start) };
     let what = if build_is_right { "LEFT" } else { "RIGHT" };
     let unsupported =
-        |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}{}", position(t.span())));
+        |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}")).at_span(t.span());
     for t in &terms {
         let bound = Context::Plain(scope).bind(t)?;
         if side(&bound) == Some(build_is_right) {
@@ -473,19 +477,120 @@ pub(crate) fn bind_select(
     fetch: Option<usize>,
     catalog: &dyn Catalog,
 ) -> Result<LogicalPlan> {
+    let distinct = select_distinct(select)?;
+    let (plan, mut scope, on) = bind_from(select, catalog)?;
+    let mut clauses = Clauses::cut_subqueries(select, order_by, &scope, catalog)?;
+    let key_asts = grouping_keys(select, distinct, &clauses, &scope)?;
+    let (plan, post_aggregate) =
+        bind_where(plan, &mut scope, &on, &mut clauses, key_asts.as_deref(), &select.from, catalog)?;
+
+    let agg_ctx = key_asts.map(|keys| aggregation(&scope, &keys, &post_aggregate)).transpose()?;
+    let ctx = match &agg_ctx {
+        Some(g) => Context::Grouped(g),
+        None => Context::Plain(&scope),
+    };
+    let (mut exprs, mut names) = bind_select_list(&ctx, &clauses.items)?;
+    let mut having = clauses.having.as_ref().map(|h| ctx.bind(h)).transpose()?;
+    let visible = exprs.len();
+    let sort_keys = bind_order_by(&ctx, &clauses.order_by, distinct, &mut exprs, &mut names)?;
+
+    let mut plan = plan;
+    if let Some(g) = &agg_ctx {
+        // Values joined after the aggregation follow its keys and aggregates.
+        let width = g.keys.len() + g.aggs.borrow().len();
+        let renumber = |e: Expr| e.remap_columns(&|c| if c >= POST_AGGREGATE { width + c - POST_AGGREGATE } else { c });
+        exprs = exprs.into_iter().map(renumber).collect();
+        having = having.map(renumber);
+        plan = aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?;
+        for s in post_aggregate {
+            plan = LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) };
+        }
+        if let Some(h) = having {
+            require_bool(&h, "HAVING")?;
+            plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
+        }
+    }
+    Ok(project_sort_limit(plan, exprs, names, visible, sort_keys, skip, fetch))
+}
+
+/// SELECT DISTINCT or not; the clauses of other dialects are refused here.
+fn select_distinct(select: &ast::Select) -> Result<bool> {
     if select.top.is_some() || select.into.is_some() || !select.lateral_views.is_empty() || select.qualify.is_some() {
         return Err(Error::not_supported("TOP / INTO / LATERAL VIEW / QUALIFY"));
     }
-    let distinct = match &select.distinct {
-        None => false,
-        Some(ast::Distinct::Distinct) => true,
-        Some(_) => return Err(Error::not_supported("DISTINCT ON")),
-    };
-    let (mut plan, mut scope, on) = bind_from(select, catalog)?;
-    let from_width = scope.fields.len();
+    match &select.distinct {
+        None => Ok(false),
+        Some(ast::Distinct::Distinct) => Ok(true),
+        Some(_) => Err(Error::not_supported("DISTINCT ON")),
+    }
+}
 
-    // Select list, with * expanded (names are taken before subqueries are cut out).
-    let mut items: Vec<(ast::Expr, String)> = vec![];
+/// A SELECT's clauses with their subqueries cut out: scalar subqueries become relations
+/// joined to the FROM list (or, in the select list and HAVING of an aggregation, to its
+/// result), IN / EXISTS inside other expressions mark joins; their places hold
+/// placeholder names.
+struct Clauses {
+    /// The select list with `*` expanded: expression and output name.
+    items: Vec<(ast::Expr, String)>,
+    /// WHERE's conjuncts, with the NULL guards of NOT IN.
+    where_terms: Vec<ast::Expr>,
+    having: Option<ast::Expr>,
+    order_by: Vec<ast::OrderByExpr>,
+    marks: Vec<bind_mark::MarkSubquery>,
+    /// Placeholder name, query, and whether an inner join may stand for the subquery:
+    /// those of WHERE first, then those of the select list, HAVING and ORDER BY.
+    scalars: Vec<(String, ast::Query, bool)>,
+}
+
+impl Clauses {
+    fn cut_subqueries(
+        select: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        catalog: &dyn Catalog,
+    ) -> Result<Clauses> {
+        // Names are taken before subqueries are cut out.
+        let mut items = select_items(select, scope)?;
+        let mut where_terms = where_conjuncts(select, scope, catalog)?;
+        let mut marks = vec![];
+        let mut mark_counter = 0;
+        for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
+            marks.extend(bind_mark::extract(t, &mut mark_counter, scope, catalog)?);
+        }
+        for (e, _) in items.iter_mut() {
+            marks.extend(bind_mark::extract(e, &mut mark_counter, scope, catalog)?);
+        }
+        let mut counter = 0;
+        let mut scalars = vec![];
+        for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
+            // The one place an inner join drops the same outer rows as the NULL of a
+            // correlated subquery without inner rows: the operand of a comparison that is
+            // a conjunct.
+            let comparison = bind_scalar::is_comparison_with_subquery(t);
+            let found = bind_scalar::extract(t, &mut counter);
+            let inner_join_ok = comparison && found.len() == 1;
+            scalars.extend(found.into_iter().map(|(n, q)| (n, q, inner_join_ok)));
+        }
+        let mut others = vec![];
+        for (e, _) in items.iter_mut() {
+            others.extend(bind_scalar::extract(e, &mut counter));
+        }
+        let mut having = select.having.clone();
+        if let Some(h) = having.as_mut() {
+            others.extend(bind_scalar::extract(h, &mut counter));
+        }
+        let mut order_by = order_by.to_vec();
+        for o in order_by.iter_mut() {
+            others.extend(bind_scalar::extract(&mut o.expr, &mut counter));
+        }
+        scalars.extend(others.into_iter().map(|(n, q)| (n, q, false)));
+        Ok(Clauses { items, where_terms, having, order_by, marks, scalars })
+    }
+}
+
+/// The select list, `*` expanded to the FROM clause's columns (`scope`).
+fn select_items(select: &ast::Select, scope: &Scope) -> Result<Vec<(ast::Expr, String)>> {
+    let mut items = vec![];
     for item in &select.projection {
         match item {
             ast::SelectItem::UnnamedExpr(e) => items.push((e.clone(), item_name(e))),
@@ -496,7 +601,7 @@ pub(crate) fn bind_select(
                         "column {q}.{n} of type {t} (select the other columns by name)"
                     )));
                 }
-                for f in &scope.fields[..from_width] {
+                for f in &scope.fields {
                     let id = ast::Expr::CompoundIdentifier(vec![
                         ast::Ident::new(f.qualifier.clone()),
                         ast::Ident::new(f.name.clone()),
@@ -507,65 +612,53 @@ pub(crate) fn bind_select(
             other => return Err(Error::not_supported(format!("select item {other}"))),
         }
     }
+    Ok(items)
+}
 
-    // Scalar subqueries become relations joined to the FROM list (or, in the select list
-    // and HAVING of an aggregation, to its result); their places hold placeholder names.
-    let mut counter = 0;
-    let mut where_terms = vec![];
+/// WHERE's conjuncts; NOT IN over nullable values adds its NULL semantics as one more
+/// (scalar subquery) term.
+fn where_conjuncts(select: &ast::Select, scope: &Scope, catalog: &dyn Catalog) -> Result<Vec<ast::Expr>> {
+    let mut terms = vec![];
     if let Some(w) = &select.selection {
-        split_and(w, &mut where_terms);
+        split_and(w, &mut terms);
     }
-    // NOT IN over nullable values: its NULL semantics as one more (scalar subquery) term.
-    for i in 0..where_terms.len() {
-        if let Some(guard) = not_in_null_guard(&where_terms[i], &scope, catalog)? {
-            where_terms.push(guard);
+    for i in 0..terms.len() {
+        if let Some(guard) = not_in_null_guard(&terms[i], scope, catalog)? {
+            terms.push(guard);
         }
     }
-    // IN / EXISTS inside other conditions or in the select list: mark joins.
-    let mut marks = vec![];
-    let mut mark_counter = 0;
-    for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
-        marks.extend(bind_mark::extract(t, &mut mark_counter, &scope, catalog)?);
-    }
-    for (e, _) in items.iter_mut() {
-        marks.extend(bind_mark::extract(e, &mut mark_counter, &scope, catalog)?);
-    }
-    let mut where_scalars = vec![];
-    for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
-        // The one place an inner join drops the same outer rows as the NULL of a correlated
-        // subquery without inner rows: the operand of a comparison that is a conjunct.
-        let comparison = bind_scalar::is_comparison_with_subquery(t);
-        let found = bind_scalar::extract(t, &mut counter);
-        let inner_join_ok = comparison && found.len() == 1;
-        where_scalars.extend(found.into_iter().map(|(n, q)| (n, q, inner_join_ok)));
-    }
-    let mut other_scalars = vec![];
-    for (e, _) in items.iter_mut() {
-        other_scalars.extend(bind_scalar::extract(e, &mut counter));
-    }
-    let mut having_ast = select.having.clone();
-    if let Some(h) = having_ast.as_mut() {
-        other_scalars.extend(bind_scalar::extract(h, &mut counter));
-    }
-    let mut order_by = order_by.to_vec();
-    for o in order_by.iter_mut() {
-        other_scalars.extend(bind_scalar::extract(&mut o.expr, &mut counter));
-    }
-    let group_exprs: Vec<ast::Expr> = match &select.group_by {
-        ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v.clone(),
+    Ok(terms)
+}
+
+/// The grouping keys where the SELECT aggregates (None where it does not): GROUP BY's,
+/// which may name a select alias or position (DuckDB, PostgreSQL), or DISTINCT's select
+/// list.
+fn grouping_keys(
+    select: &ast::Select,
+    distinct: bool,
+    clauses: &Clauses,
+    scope: &Scope,
+) -> Result<Option<Vec<ast::Expr>>> {
+    let group_exprs: &[ast::Expr] = match &select.group_by {
+        ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v,
         _ => return Err(Error::not_supported("GROUP BY ALL / ROLLUP / CUBE")),
     };
+    let items = &clauses.items;
     let is_agg = distinct
         || !group_exprs.is_empty()
-        || having_ast.is_some()
+        || clauses.having.is_some()
         || items.iter().any(|(e, _)| contains_aggregate(e))
-        || order_by.iter().any(|o| contains_aggregate(&o.expr));
-    // The grouping keys: GROUP BY's, which may name a select alias or position (DuckDB,
-    // PostgreSQL), or DISTINCT's select list.
-    let resolve_group = |e: &ast::Expr| -> Result<ast::Expr> {
+        || clauses.order_by.iter().any(|o| contains_aggregate(&o.expr));
+    if !is_agg {
+        return Ok(None);
+    }
+    if distinct && group_exprs.is_empty() {
+        return Ok(Some(items.iter().map(|(e, _)| e.clone()).collect()));
+    }
+    let resolve = |e: &ast::Expr| -> Result<ast::Expr> {
         if let Some(pos) = positional(e) {
             return items.get(pos.wrapping_sub(1)).map(|(x, _)| x.clone()).ok_or_else(|| {
-                Error::plan(format!("GROUP BY position {pos} is not in the select list{}", position(e.span())))
+                Error::bind(format!("GROUP BY position {pos} is not in the select list")).at_span(e.span())
             });
         }
         if let ast::Expr::Identifier(id) = e {
@@ -577,43 +670,34 @@ pub(crate) fn bind_select(
         }
         Ok(e.clone())
     };
-    let key_asts: Vec<ast::Expr> = if !is_agg {
-        vec![]
-    } else if distinct && group_exprs.is_empty() {
-        items.iter().map(|(e, _)| e.clone()).collect()
-    } else {
-        group_exprs.iter().map(resolve_group).collect::<Result<_>>()?
-    };
-    let mut conditions = vec![];
-    let mut post_aggregate = vec![];
-    let mut left_joined = vec![];
-    for (name, q, inner_join_ok) in
-        where_scalars.into_iter().chain(other_scalars.into_iter().map(|(n, q)| (n, q, false)))
-    {
-        // A value the grouping keys or WHERE read is joined to the FROM list; others
-        // (aggregated select items, HAVING, ORDER BY) to the groups.
-        let after_aggregation =
-            is_agg && !name_in(&name, &where_terms) && !name_in(&name, &key_asts) && !bind_mark::is_guard(&q);
-        let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
-        let s = bind_scalar::bind_scalar_subquery(name, &q, &scope, &outer, catalog, !after_aggregation)?;
-        if after_aggregation {
-            post_aggregate.push(s);
-        } else if !s.outer_keys.is_empty() && (s.over_no_rows.is_some() || !inner_join_ok) {
-            left_joined.push(s);
-        } else {
-            let (joined, keys) = join_scalar(plan, &mut scope, s)?;
-            plan = joined;
-            conditions.extend(keys);
-        }
-    }
+    group_exprs.iter().map(resolve).collect::<Result<_>>().map(Some)
+}
+
+/// The rows the SELECT reads: the FROM plan joined to the scalar subqueries read before
+/// any aggregation, filtered by WHERE and ON, semi/anti joined to WHERE's IN / EXISTS,
+/// mark joined, and left joined to the correlated subqueries that need it (their
+/// conditions filter after them). Returns the scalar subqueries joined after the
+/// aggregation. `key_asts`: the grouping keys where the SELECT aggregates.
+fn bind_where(
+    plan: LogicalPlan,
+    scope: &mut Scope,
+    on: &[ast::Expr],
+    clauses: &mut Clauses,
+    key_asts: Option<&[ast::Expr]>,
+    from: &[ast::TableWithJoins],
+    catalog: &dyn Catalog,
+) -> Result<(LogicalPlan, Vec<ScalarSubquery>)> {
+    let scalars = std::mem::take(&mut clauses.scalars);
+    let outer = bind_scalar::OuterQuery { from, where_terms: &clauses.where_terms };
+    let joined = join_scalar_subqueries(plan, scope, scalars, key_asts, &outer, catalog)?;
+    let mut conditions = joined.conditions;
 
     // WHERE conjuncts that are IN / EXISTS subqueries become semi/anti joins.
     let mut subquery_joins = vec![];
     let mut plain_terms = vec![];
-    let outer = bind_scalar::OuterQuery { from: &select.from, where_terms: &where_terms };
-    for t in &where_terms {
+    for t in &clauses.where_terms {
         if is_subquery_condition(t) {
-            subquery_joins.push(bind_subquery_condition(t, &scope, &outer, catalog)?);
+            subquery_joins.push(bind_subquery_condition(t, scope, &outer, catalog)?);
         } else {
             plain_terms.push(t.clone());
         }
@@ -623,8 +707,8 @@ pub(crate) fn bind_select(
     // conditions on their columns filter after them.
     let left_joined_from = scope.fields.len();
     let mut mark_joins = vec![];
-    for m in &marks {
-        mark_joins.push(bind_mark::bind(m, &scope, &outer, catalog)?);
+    for m in &clauses.marks {
+        mark_joins.push(bind_mark::bind(m, scope, &outer, catalog)?);
         scope.fields.push(ScopeField {
             qualifier: String::new(),
             name: m.name.clone(),
@@ -633,19 +717,11 @@ pub(crate) fn bind_select(
         });
     }
     let left_joined: Vec<(ScalarSubquery, Expr)> =
-        left_joined.into_iter().map(|s| scalar_left_join_value(&mut scope, s)).collect();
+        joined.left_joined.into_iter().map(|s| scalar_left_join_value(scope, s)).collect();
     let mut after_left_joins = vec![];
-    let plain = Context::Plain(&scope);
+    let plain = Context::Plain(scope);
     for (what, e) in on.iter().map(|e| ("JOIN … ON", e)).chain(plain_terms.iter().map(|w| ("WHERE", w))) {
-        if contains_subquery(e) {
-            let which = if what == "WHERE" { "IN / EXISTS subqueries inside other conditions" } else { "subqueries" };
-            return Err(Error::not_supported(format!("{which} in {what}{}", position(e.span()))));
-        }
-        if contains_aggregate(e) {
-            return Err(Error::plan(format!("aggregate functions are not allowed in {what}{}", position(e.span()))));
-        }
-        let pred = plain.bind(e)?;
-        require_bool(&pred, what)?;
+        let pred = bind_condition(&plain, e, what)?;
         let mut cols = vec![];
         pred.columns(&mut cols);
         if cols.iter().any(|c| *c >= left_joined_from) {
@@ -654,14 +730,8 @@ pub(crate) fn bind_select(
             conditions.push(pred);
         }
     }
-    if let Some(pred) = conditions.into_iter().reduce(|a, b| Expr::Binary {
-        op: gpusql_plan::BinaryOp::And,
-        left: Box::new(a),
-        right: Box::new(b),
-        ty: DataType::Boolean,
-    }) {
-        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
-    }
+
+    let mut plan = filter(joined.plan, conditions);
     for j in subquery_joins.into_iter().chain(mark_joins) {
         plan = LogicalPlan::Join {
             probe: Box::new(plan),
@@ -675,64 +745,142 @@ pub(crate) fn bind_select(
     for (s, value) in left_joined {
         plan = scalar_left_join(plan, s, value)?;
     }
-    if let Some(pred) = after_left_joins.into_iter().reduce(|a, b| Expr::Binary {
+    Ok((filter(plan, after_left_joins), joined.post_aggregate))
+}
+
+/// The scalar subqueries bound and sorted by where they join.
+struct ScalarJoins {
+    /// The FROM plan cross joined to the subqueries joined there.
+    plan: LogicalPlan,
+    /// Their keys equal to the outer values.
+    conditions: Vec<Expr>,
+    /// Joined after the aggregation.
+    post_aggregate: Vec<ScalarSubquery>,
+    /// Correlated, left joined after the WHERE conditions.
+    left_joined: Vec<ScalarSubquery>,
+}
+
+fn join_scalar_subqueries(
+    mut plan: LogicalPlan,
+    scope: &mut Scope,
+    scalars: Vec<(String, ast::Query, bool)>,
+    key_asts: Option<&[ast::Expr]>,
+    outer: &bind_scalar::OuterQuery,
+    catalog: &dyn Catalog,
+) -> Result<ScalarJoins> {
+    let mut conditions = vec![];
+    let mut post_aggregate = vec![];
+    let mut left_joined = vec![];
+    for (name, q, inner_join_ok) in scalars {
+        // A value the grouping keys or WHERE read is joined to the FROM list; others
+        // (aggregated select items, HAVING, ORDER BY) to the groups.
+        let after_aggregation = key_asts.is_some_and(|keys| {
+            !name_in(&name, outer.where_terms) && !name_in(&name, keys) && !bind_mark::is_guard(&q)
+        });
+        let s = bind_scalar::bind_scalar_subquery(name, &q, scope, outer, catalog, !after_aggregation)?;
+        if after_aggregation {
+            post_aggregate.push(s);
+        } else if !s.outer_keys.is_empty() && (s.over_no_rows.is_some() || !inner_join_ok) {
+            left_joined.push(s);
+        } else {
+            let (joined, keys) = join_scalar(plan, scope, s)?;
+            plan = joined;
+            conditions.extend(keys);
+        }
+    }
+    Ok(ScalarJoins { plan, conditions, post_aggregate, left_joined })
+}
+
+/// An ON or WHERE condition (`what`), which may hold neither subqueries nor aggregates.
+fn bind_condition(plain: &Context, e: &ast::Expr, what: &str) -> Result<Expr> {
+    if contains_subquery(e) {
+        let which = if what == "WHERE" { "IN / EXISTS subqueries inside other conditions" } else { "subqueries" };
+        return Err(Error::not_supported(format!("{which} in {what}")).at_span(e.span()));
+    }
+    if contains_aggregate(e) {
+        return Err(Error::bind(format!("aggregate functions are not allowed in {what}")).at_span(e.span()));
+    }
+    let pred = plain.bind(e)?;
+    require_bool(&pred, what)?;
+    Ok(pred)
+}
+
+/// `plan` filtered by the conjunction of `predicates` (none: unfiltered).
+fn filter(plan: LogicalPlan, predicates: Vec<Expr>) -> LogicalPlan {
+    let and = |a, b| Expr::Binary {
         op: gpusql_plan::BinaryOp::And,
         left: Box::new(a),
         right: Box::new(b),
         ty: DataType::Boolean,
-    }) {
-        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: pred };
-    }
-
-    let agg_ctx;
-    let ctx = if is_agg {
-        let mut keys = vec![];
-        let mut key_names = vec![];
-        for g in &key_asts {
-            if contains_aggregate(g) {
-                return Err(Error::plan(format!(
-                    "aggregate functions are not allowed in GROUP BY{}",
-                    position(g.span())
-                )));
-            }
-            let k = plain.bind(g)?;
-            if !keys.contains(&k) {
-                key_names.push(item_name(g));
-                keys.push(k);
-            }
-        }
-        let post = post_aggregate
-            .iter()
-            .map(|s| {
-                let f = s.plan.schema().fields[0].clone();
-                (s.name.clone(), f.ty, f.nullable)
-            })
-            .collect();
-        agg_ctx = AggContext { base: &scope, keys, key_names, aggs: RefCell::new(vec![]), post };
-        Context::Grouped(&agg_ctx)
-    } else {
-        Context::Plain(&scope)
     };
+    match predicates.into_iter().reduce(and) {
+        Some(predicate) => LogicalPlan::Filter { input: Box::new(plan), predicate },
+        None => plan,
+    }
+}
 
+/// The grouped context: the keys bound against the rows' scope (each once), and the
+/// scalar subqueries joined after the aggregation as placeholder columns.
+fn aggregation<'a>(
+    scope: &'a Scope,
+    key_asts: &[ast::Expr],
+    post_aggregate: &[ScalarSubquery],
+) -> Result<AggContext<'a>> {
+    let plain = Context::Plain(scope);
+    let mut keys = vec![];
+    let mut key_names = vec![];
+    for g in key_asts {
+        if contains_aggregate(g) {
+            return Err(Error::bind("aggregate functions are not allowed in GROUP BY").at_span(g.span()));
+        }
+        let k = plain.bind(g)?;
+        if !keys.contains(&k) {
+            key_names.push(item_name(g));
+            keys.push(k);
+        }
+    }
+    let post = post_aggregate
+        .iter()
+        .map(|s| {
+            let f = s.plan.schema().fields[0].clone();
+            (s.name.clone(), f.ty, f.nullable)
+        })
+        .collect();
+    Ok(AggContext { base: scope, keys, key_names, aggs: RefCell::new(vec![]), post })
+}
+
+/// The select list's expressions and names.
+fn bind_select_list(ctx: &Context, items: &[(ast::Expr, String)]) -> Result<(Vec<Expr>, Vec<String>)> {
     let mut exprs = vec![];
     let mut names = vec![];
-    for (e, n) in &items {
+    for (e, n) in items {
         // A mark outside an aggregate of a grouped select list is not a group key.
-        exprs.push(ctx.bind(e).map_err(|err| match err {
-            Error::Plan(m) if m.contains("'__mark") => Error::not_supported(format!(
-                "IN / EXISTS subqueries outside aggregates in a grouped select list{}",
-                position(e.span())
-            )),
-            other => other,
+        exprs.push(ctx.bind(e).map_err(|err| {
+            match err.kind() {
+                Error::Bind(m) if m.contains("'__mark") => {
+                    Error::not_supported("IN / EXISTS subqueries outside aggregates in a grouped select list")
+                        .at_span(e.span())
+                }
+                _ => err,
+            }
         })?);
         names.push(n.clone());
     }
-    let mut having = having_ast.as_ref().map(|h| ctx.bind(h)).transpose()?;
+    Ok((exprs, names))
+}
 
-    // ORDER BY: output position, output alias, or an expression (hidden column if needed).
+/// ORDER BY: each key an output position, an output alias, or an expression, which is
+/// added to `exprs` as a hidden column where the select list lacks it.
+fn bind_order_by(
+    ctx: &Context,
+    order_by: &[ast::OrderByExpr],
+    distinct: bool,
+    exprs: &mut Vec<Expr>,
+    names: &mut Vec<String>,
+) -> Result<Vec<SortKey>> {
     let visible = exprs.len();
     let mut keys = vec![];
-    for o in &order_by {
+    for o in order_by {
         let asc = !matches!(o.options.sort, Some(ast::OrderBySort::Desc));
         if matches!(o.options.sort, Some(ast::OrderBySort::Using(_))) {
             return Err(Error::not_supported("ORDER BY … USING"));
@@ -741,10 +889,9 @@ pub(crate) fn bind_select(
         let nulls_first = o.options.nulls_first.unwrap_or(false);
         let index = if let Some(pos) = positional(&o.expr) {
             if pos == 0 || pos > visible {
-                return Err(Error::plan(format!(
-                    "ORDER BY position {pos} is not in the select list{}",
-                    position(o.expr.span())
-                )));
+                return Err(
+                    Error::bind(format!("ORDER BY position {pos} is not in the select list")).at_span(o.expr.span())
+                );
             }
             pos - 1
         } else if let Some(i) = match &o.expr {
@@ -758,7 +905,7 @@ pub(crate) fn bind_select(
                 Some(i) => i,
                 None => {
                     if distinct {
-                        return Err(Error::plan(
+                        return Err(Error::bind(
                             "for SELECT DISTINCT, ORDER BY expressions must appear in the select list",
                         ));
                     }
@@ -775,31 +922,29 @@ pub(crate) fn bind_select(
             nulls_first,
         });
     }
+    Ok(keys)
+}
 
-    if let Context::Grouped(g) = &ctx {
-        // Values joined after the aggregation follow its keys and aggregates.
-        let width = g.keys.len() + g.aggs.borrow().len();
-        let renumber = |e: Expr| e.remap_columns(&|c| if c >= POST_AGGREGATE { width + c - POST_AGGREGATE } else { c });
-        exprs = exprs.into_iter().map(renumber).collect();
-        having = having.map(renumber);
-        plan = aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?;
-        for s in post_aggregate {
-            plan = LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) };
-        }
-        if let Some(h) = having {
-            require_bool(&h, "HAVING")?;
-            plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
-        }
-    }
-    let out_schema_len = exprs.len();
-    plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
-    if !keys.is_empty() {
-        plan = LogicalPlan::Sort { input: Box::new(plan), keys };
+/// The output: `exprs` projected, sorted, limited, then cut to the first `visible`
+/// columns where ORDER BY added hidden ones.
+fn project_sort_limit(
+    plan: LogicalPlan,
+    exprs: Vec<Expr>,
+    names: Vec<String>,
+    visible: usize,
+    sort_keys: Vec<SortKey>,
+    skip: usize,
+    fetch: Option<usize>,
+) -> LogicalPlan {
+    let width = exprs.len();
+    let mut plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
+    if !sort_keys.is_empty() {
+        plan = LogicalPlan::Sort { input: Box::new(plan), keys: sort_keys };
     }
     if skip > 0 || fetch.is_some() {
         plan = LogicalPlan::Limit { input: Box::new(plan), skip, fetch };
     }
-    if out_schema_len > visible {
+    if width > visible {
         let schema = plan.schema();
         let exprs = (0..visible)
             .map(|i| Expr::Column {
@@ -811,7 +956,7 @@ pub(crate) fn bind_select(
             .collect();
         plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names[..visible].to_vec() };
     }
-    Ok(plan)
+    plan
 }
 
 /// The Aggregate node. COUNT(DISTINCT x) becomes two: the distinct (keys, x) groups, with
@@ -939,7 +1084,7 @@ fn distinct_aggregate_plan(
     };
     let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
         let ty = AggExpr::result_type(func, Some(&arg.ty()))
-            .ok_or_else(|| Error::plan(format!("{} is not defined for {}", func.name(), arg.ty())))?;
+            .ok_or_else(|| Error::bind(format!("{} is not defined for {}", func.name(), arg.ty())))?;
         Ok(AggExpr { func, arg: Some(arg), ty, distinct: false })
     };
     // Partial states over the (keys, x) groups.
@@ -1055,7 +1200,7 @@ fn positional(e: &ast::Expr) -> Option<usize> {
 fn require_bool(e: &Expr, what: &str) -> Result<()> {
     match (e.ty(), e) {
         (DataType::Boolean, _) | (_, Expr::Literal { value: ScalarValue::Null, .. }) => Ok(()),
-        (t, _) => Err(Error::plan(format!("{what} condition must be BOOLEAN, got {t}"))),
+        (t, _) => Err(Error::bind(format!("{what} condition must be BOOLEAN, got {t}"))),
     }
 }
 

@@ -12,7 +12,7 @@
 //! NULL and no y is NULL (and x matches none); the binder adds that as a guard conjunct
 //! (see `not_in_null_guard`) next to the anti join, which on its own keeps NULL keys.
 
-use crate::bind_expr::{position, Context, Scope};
+use crate::bind_expr::{is_unknown_column, AtSpan, Context, Scope};
 use crate::bind_scalar::{magic_set, OuterQuery};
 use crate::bind_select::{bind_from, bind_query};
 use crate::coerce;
@@ -66,14 +66,15 @@ fn bind_in(
     catalog: &dyn Catalog,
 ) -> Result<SubqueryJoin> {
     let probe = Context::Plain(outer).bind(expr)?;
-    let build = bind_query(subquery, catalog).map_err(|e| match e {
-        Error::Plan(m) if m.contains("unknown column") => {
-            Error::not_supported(format!("correlated subqueries in IN (…){} ({m})", position(subquery.span())))
+    let build = bind_query(subquery, catalog).map_err(|e| {
+        if is_unknown_column(&e) {
+            Error::not_supported(format!("correlated subqueries in IN (…) ({})", e.kind())).at_span(subquery.span())
+        } else {
+            e
         }
-        other => other,
     })?;
     if build.schema().len() != 1 {
-        return Err(Error::plan(format!("the subquery of IN must return one column{}", position(subquery.span()))));
+        return Err(Error::bind("the subquery of IN must return one column").at_span(subquery.span()));
     }
     let (p, b, _) = coerce::unify(probe, column(&build, 0), "compare (IN)")?;
     Ok(SubqueryJoin {
@@ -138,13 +139,13 @@ fn bind_exists(
     outer_query: &OuterQuery,
     catalog: &dyn Catalog,
 ) -> Result<SubqueryJoin> {
-    let at = position(subquery.span());
+    let at = subquery.span();
     let ast::SetExpr::Select(select) = &*subquery.body else {
-        return Err(Error::not_supported(format!("this EXISTS subquery{at}")));
+        return Err(Error::not_supported("this EXISTS subquery").at_span(at));
     };
     let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
     if grouped || select.having.is_some() || subquery.limit_clause.is_some() || subquery.with.is_some() {
-        return Err(Error::not_supported(format!("EXISTS over a grouped or limited subquery{at}")));
+        return Err(Error::not_supported("EXISTS over a grouped or limited subquery").at_span(at));
     }
     let (plan, inner, on) = bind_from(select, catalog)?;
     let mut terms = vec![];
@@ -168,10 +169,7 @@ fn bind_exists(
                 && matches!(strip_nested(t), ast::Expr::InSubquery { .. })
                 && (j.probe_keys[0].nullable() || j.build_keys[0].nullable())
             {
-                return Err(Error::not_supported(format!(
-                    "NOT IN over values that can be NULL inside EXISTS{}",
-                    position(t.span())
-                )));
+                return Err(Error::not_supported("NOT IN over values that can be NULL inside EXISTS").at_span(t.span()));
             }
             nested.push(j);
             continue;
@@ -197,14 +195,10 @@ fn bind_exists(
         let Some((b, p, asts)) = correlated else {
             match Context::Plain(&both).bind(t) {
                 Ok(r) if r.ty() == DataType::Boolean => residual.push(r),
-                Ok(_) => {
-                    return Err(Error::plan(format!("EXISTS condition {t} must be BOOLEAN{}", position(t.span()))))
-                }
+                Ok(_) => return Err(Error::bind(format!("EXISTS condition {t} must be BOOLEAN")).at_span(t.span())),
                 Err(e) => {
-                    return Err(Error::not_supported(format!(
-                        "correlated condition {t} in EXISTS{} ({e})",
-                        position(t.span())
-                    )))
+                    return Err(Error::not_supported(format!("correlated condition {t} in EXISTS ({})", e.kind()))
+                        .at_span(t.span()))
                 }
             }
             continue;
@@ -220,7 +214,7 @@ fn bind_exists(
         } else {
             "EXISTS correlated without an inner = outer equality"
         };
-        return Err(Error::not_supported(format!("{what}{at}")));
+        return Err(Error::not_supported(what).at_span(at));
     }
     let and = |a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean };
     let mut build = match filters.into_iter().reduce(and) {

@@ -61,7 +61,7 @@ pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
         return Ok((l, cast(r, t), t));
     }
     let (lt, rt) = (l.ty(), r.ty());
-    let t = common_type(&lt, &rt).ok_or_else(|| Error::plan(format!("cannot {what} {lt} and {rt}")))?;
+    let t = common_type(&lt, &rt).ok_or_else(|| Error::bind(format!("cannot {what} {lt} and {rt}")))?;
     Ok((cast(l, t), cast(r, t), t))
 }
 
@@ -70,7 +70,7 @@ fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
         (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Date) => {
             let d = date::parse_date(s.as_str())
                 .and_then(|d| i32::try_from(d).ok())
-                .ok_or_else(|| Error::plan(format!("invalid date '{s}'")))?;
+                .ok_or_else(|| Error::bind(format!("invalid date '{s}'")))?;
             Ok(Expr::literal(ScalarValue::Date(d), DataType::Date))
         }
         (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Timestamp) => {
@@ -104,7 +104,7 @@ fn midnight_of(e: &Expr) -> Option<&Expr> {
 pub fn logical(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     for e in [&l, &r] {
         if e.ty() != DataType::Boolean && !is_null_literal(e) {
-            return Err(Error::plan(format!("{} expects BOOLEAN operands, got {}", op.symbol(), e.ty())));
+            return Err(Error::bind(format!("{} expects BOOLEAN operands, got {}", op.symbol(), e.ty())));
         }
     }
     Ok(Expr::Binary {
@@ -122,7 +122,7 @@ fn bin(op: BinaryOp, l: Expr, r: Expr, ty: DataType) -> Expr {
 pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     use DataType::*;
     let (lt, rt) = (l.ty(), r.ty());
-    let err = || Error::plan(format!("operator {} is not defined for {lt} and {rt}", op.symbol()));
+    let err = || Error::bind(format!("operator {} is not defined for {lt} and {rt}", op.symbol()));
     // Dates: date ± days, date - date.
     match (op, lt, rt) {
         (BinaryOp::Add, Date, Int32 | Int64) => {

@@ -2,7 +2,7 @@
 //! NULL 'x')] and COPY t | (query) TO 'file' [(FORMAT …, HEADER false, DELIMITER …)]:
 //! the format by the FORMAT option or else the file's extension.
 
-use crate::bind_expr::position;
+use crate::bind_expr::AtSpan;
 use crate::bind_select::bind_query;
 use crate::BoundStatement;
 use gpusql_common::{Catalog, Error, FileFormat, FileScan, Result, WriteOptions};
@@ -45,7 +45,7 @@ pub fn bind_copy(
     let format = match format.or_else(|| FileFormat::from_path(filename)) {
         Some(f) => f,
         None => {
-            return Err(Error::plan(format!(
+            return Err(Error::bind(format!(
                 "COPY: cannot tell the format of '{filename}' from its extension (add FORMAT csv, parquet or arrow)"
             )))
         }
@@ -53,7 +53,7 @@ pub fn bind_copy(
     if format != FileFormat::Csv
         && (header.is_some() || delimiter.is_some() || quote.is_some() || escape.is_some() || null.is_some())
     {
-        return Err(Error::plan("COPY: HEADER, DELIMITER, QUOTE, ESCAPE and NULL are options of the CSV format"));
+        return Err(Error::bind("COPY: HEADER, DELIMITER, QUOTE, ESCAPE and NULL are options of the CSV format"));
     }
     if to {
         if quote.is_some() || escape.is_some() || null.is_some() {
@@ -80,7 +80,7 @@ pub fn bind_copy(
         return Ok(BoundStatement::CopyTo { plan, path: filename.clone(), options });
     }
     let CopySource::Table { table_name, columns } = source else {
-        return Err(Error::plan("COPY FROM needs a table to copy into"));
+        return Err(Error::bind("COPY FROM needs a table to copy into"));
     };
     if !columns.is_empty() {
         return Err(Error::not_supported("COPY FROM into a list of columns"));
@@ -88,7 +88,7 @@ pub fn bind_copy(
     let name = table_name.to_string();
     let info = catalog
         .table(&name)
-        .ok_or_else(|| Error::plan(format!("unknown table '{name}'{}", position(table_name.span()))))?;
+        .ok_or_else(|| Error::bind(format!("unknown table '{name}'")).at_span(table_name.span()))?;
     let mut scan = FileScan::new(format, vec![filename.clone()]);
     if format == FileFormat::Csv {
         // The table's columns: nothing to detect but the delimiter (PostgreSQL's and
@@ -107,6 +107,6 @@ fn ascii(c: char, what: &str) -> Result<u8> {
     if c.is_ascii() {
         Ok(c as u8)
     } else {
-        Err(Error::plan(format!("COPY: {what} must be one ASCII character")))
+        Err(Error::bind(format!("COPY: {what} must be one ASCII character")))
     }
 }

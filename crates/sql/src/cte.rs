@@ -16,7 +16,7 @@ pub fn inline_ctes(q: &ast::Query) -> Result<ast::Query> {
     let mut ctes: Vec<(ast::TableAlias, ast::Query)> = vec![];
     for cte in &with.cte_tables {
         if ctes.iter().any(|(a, _)| a.name.value.eq_ignore_ascii_case(&cte.alias.name.value)) {
-            return Err(Error::plan(format!("WITH name '{}' specified more than once", cte.alias.name.value)));
+            return Err(Error::bind(format!("WITH name '{}' specified more than once", cte.alias.name.value)));
         }
         let mut body = (*cte.query).clone();
         substitute(&mut body, &ctes);

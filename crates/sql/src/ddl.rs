@@ -1,7 +1,7 @@
 //! Statements that change the catalog: CREATE TABLE [AS], CREATE VIEW, DROP, INSERT
 //! (VALUES or a query), and DESCRIBE of a table or view.
 
-use crate::bind_expr::{position, sql_type, Context, Scope};
+use crate::bind_expr::{sql_type, AtSpan, Context, Scope};
 use crate::bind_select::bind_query;
 use crate::coerce::cast;
 use crate::BoundStatement;
@@ -37,10 +37,10 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
     // when the statement runs).
     if !ct.if_not_exists && !ct.or_replace {
         if catalog.table(&name).is_some() {
-            return Err(Error::plan(format!("table '{name}' already exists")));
+            return Err(Error::bind(format!("table '{name}' already exists")));
         }
         if catalog.view(&name).is_some() {
-            return Err(Error::plan(format!("a view named '{name}' already exists")));
+            return Err(Error::bind(format!("a view named '{name}' already exists")));
         }
     }
     if let Some(q) = &ct.query {
@@ -51,7 +51,7 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
         let schema = plan.schema();
         for (i, f) in schema.fields.iter().enumerate() {
             if schema.fields[..i].iter().any(|g| g.name.eq_ignore_ascii_case(&f.name)) {
-                return Err(Error::plan(format!(
+                return Err(Error::bind(format!(
                     "CREATE TABLE {name} AS: column name '{}' appears twice (name the columns with AS)",
                     f.name
                 )));
@@ -70,7 +70,7 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
         columns.push(ColumnDef { name: c.name.value.clone(), ty: sql_type(&c.data_type)?, nullable });
     }
     if columns.is_empty() {
-        return Err(Error::plan("CREATE TABLE needs at least one column"));
+        return Err(Error::bind("CREATE TABLE needs at least one column"));
     }
     Ok(BoundStatement::CreateTable { name, columns, if_not_exists: ct.if_not_exists, replace: ct.or_replace })
 }
@@ -83,10 +83,10 @@ pub fn bind_create_view(v: &ast::CreateView, catalog: &dyn Catalog) -> Result<Bo
     }
     let name = v.name.to_string();
     if catalog.table(&name).is_some() {
-        return Err(Error::plan(format!("a table named '{name}' already exists")));
+        return Err(Error::bind(format!("a table named '{name}' already exists")));
     }
     if !v.or_replace && catalog.view(&name).is_some() {
-        return Err(Error::plan(format!("view '{name}' already exists")));
+        return Err(Error::bind(format!("view '{name}' already exists")));
     }
     let sql = if v.columns.is_empty() {
         v.query.to_string()
@@ -120,7 +120,7 @@ pub fn bind_describe_table(name: &ast::ObjectName, catalog: &dyn Catalog) -> Res
         let [ast::Statement::Query(q)] = stmts.as_slice() else { return Err(Error::plan("a view holds one query")) };
         return Ok(describe(&bind_query(q, catalog)?.schema(), &[]));
     }
-    Err(Error::plan(format!("unknown table '{n}'{}", position(name.span()))))
+    Err(Error::bind(format!("unknown table '{n}'")).at_span(name.span()))
 }
 
 pub fn describe(schema: &Schema, unsupported: &[(String, String)]) -> BoundStatement {
@@ -132,7 +132,7 @@ pub fn describe(schema: &Schema, unsupported: &[(String, String)]) -> BoundState
 
 pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStatement> {
     let name = ins.table.to_string();
-    let info = catalog.table(&name).ok_or_else(|| Error::plan(format!("unknown table '{name}'")))?;
+    let info = catalog.table(&name).ok_or_else(|| Error::bind(format!("unknown table '{name}'")))?;
     let Some(source) = &ins.source else {
         return Err(Error::not_supported("INSERT without VALUES or a query"));
     };
@@ -144,7 +144,7 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
             .iter()
             .map(|c| {
                 let n = c.to_string();
-                info.schema.index_of(&n).ok_or_else(|| Error::plan(format!("unknown column '{n}' in table {name}")))
+                info.schema.index_of(&n).ok_or_else(|| Error::bind(format!("unknown column '{n}' in table {name}")))
             })
             .collect::<Result<_>>()?
     };
@@ -156,7 +156,7 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
     let mut rows = vec![];
     for row in &values.rows {
         if row.len() != targets.len() {
-            return Err(Error::plan(format!("INSERT has {} values for {} columns", row.len(), targets.len())));
+            return Err(Error::bind(format!("INSERT has {} values for {} columns", row.len(), targets.len())));
         }
         let mut out = vec![ScalarValue::Null; info.schema.len()];
         for (v, &t) in row.iter().zip(&targets) {
@@ -170,7 +170,7 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
                 if !crate::coerce::assignable(&bound.ty(), &field.ty)
                     && !matches!(literal_value(&bound), ScalarValue::Null)
                 {
-                    return Err(Error::plan(format!(
+                    return Err(Error::bind(format!(
                         "cannot insert {} into column {} of type {}",
                         bound.ty(),
                         field.name,
@@ -180,7 +180,7 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
                 eval(&cast(bound, field.ty), &[])?
             };
             if value.is_null() && !field.nullable {
-                return Err(Error::plan(format!("NULL value in NOT NULL column {}", field.name)));
+                return Err(Error::bind(format!("NULL value in NOT NULL column {}", field.name)));
             }
             out[t] = value;
         }
@@ -201,7 +201,7 @@ fn bind_insert_query(
     let plan = bind_query(source, catalog)?;
     let out = plan.schema();
     if out.len() != targets.len() {
-        return Err(Error::plan(format!("INSERT has {} columns for {} target columns", out.len(), targets.len())));
+        return Err(Error::bind(format!("INSERT has {} columns for {} target columns", out.len(), targets.len())));
     }
     let mut exprs = vec![];
     for (i, field) in schema.fields.iter().enumerate() {
@@ -209,7 +209,7 @@ fn bind_insert_query(
             Some(j) => {
                 let src = &out.fields[j];
                 if !crate::coerce::assignable(&src.ty, &field.ty) {
-                    return Err(Error::plan(format!(
+                    return Err(Error::bind(format!(
                         "cannot insert {} into column {} of type {}",
                         src.ty, field.name, field.ty
                     )));
@@ -221,7 +221,7 @@ fn bind_insert_query(
                 ));
             }
             None if !field.nullable => {
-                return Err(Error::plan(format!(
+                return Err(Error::bind(format!(
                     "NULL value in NOT NULL column {} (not given by the INSERT)",
                     field.name
                 )))

@@ -25,10 +25,10 @@ pub const PARSER_RECURSION_LIMIT: usize = 2 * MAX_EXPRESSION_DEPTH + 64;
 
 /// The error for a statement nested beyond the limits, at `at` (line, column) where known.
 pub fn too_deep(at: Option<(u64, u64)>) -> Error {
-    let message = format!("expression nested too deeply (the limit is {MAX_EXPRESSION_DEPTH} levels)");
+    let error = Error::Syntax(format!("expression nested too deeply (the limit is {MAX_EXPRESSION_DEPTH} levels)"));
     match at {
-        Some((line, column)) if line > 0 => Error::Syntax { message, line, column },
-        _ => Error::plan(message),
+        Some((line, column)) if line > 0 => error.at(line, column),
+        _ => error,
     }
 }
 
@@ -244,9 +244,8 @@ mod tests {
     #[test]
     fn the_error_points_at_the_deep_expression() {
         let sql = format!("select 1\nfrom t where {}", vec!["a"; 3000].join(" or "));
-        match crate::parse(&sql) {
-            Err(Error::Syntax { line, column, .. }) => assert_eq!((line, column), (2, 14)),
-            other => panic!("{other:?}"),
-        }
+        let e = crate::parse(&sql).unwrap_err();
+        assert!(matches!(e.kind(), Error::Syntax(_)), "{e:?}");
+        assert_eq!(e.position(), Some((2, 14)));
     }
 }

@@ -5,7 +5,7 @@
 //! LENGTH, ROUND, date_trunc and date_part are bound in bind_expr with the helpers below. Aggregates with FILTER (WHERE c) aggregate
 //! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
 
-use crate::bind_expr::position;
+use crate::bind_expr::AtSpan;
 use gpusql_common::{DataType, Error, Result};
 use gpusql_plan::Expr;
 use sqlparser::ast::{self, Spanned};
@@ -23,9 +23,7 @@ pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
             Ok(e)
         });
     // The text was printed from a parsed expression: what does not parse back is too deep.
-    parsed.map_err(|_| {
-        Error::not_supported(format!("COALESCE, NULLIF or date functions nested this deeply{}", position(at.span())))
-    })
+    parsed.map_err(|_| Error::not_supported("COALESCE, NULLIF or date functions nested this deeply").at_span(at.span()))
 }
 
 fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
@@ -49,9 +47,9 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif") {
         return None;
     }
-    let at = position(f.span());
-    let Some(a) = args(f) else { return Some(Err(Error::plan(format!("{name} takes plain arguments{at}")))) };
-    let wrong = |n: &str| Some(Err(Error::plan(format!("{name} takes {n}{at}"))));
+    let at = f.span();
+    let Some(a) = args(f) else { return Some(Err(Error::bind(format!("{name} takes plain arguments")).at_span(at))) };
+    let wrong = |n: &str| Some(Err(Error::bind(format!("{name} takes {n}")).at_span(at)));
     let sql = match (name.as_str(), a.as_slice()) {
         ("coalesce", []) => return wrong("at least one argument"),
         ("coalesce", [rest @ .., last]) => {
@@ -98,7 +96,7 @@ fn two_arguments<'a>(f: &'a ast::Function, names: &[&str]) -> Option<Result<(&'a
     }
     Some(match args(f).as_deref() {
         Some([a, b]) => Ok((*a, *b)),
-        _ => Err(Error::plan(format!("{name} takes two arguments{}", position(f.span())))),
+        _ => Err(Error::bind(format!("{name} takes two arguments")).at_span(f.span())),
     })
 }
 
@@ -125,7 +123,7 @@ pub fn single_argument<'a>(f: &'a ast::Function, names: &[&str]) -> Option<Resul
     }
     Some(match args(f).as_deref() {
         Some([x]) => Ok(*x),
-        _ => Err(Error::plan(format!("{name} takes one argument{}", position(f.span())))),
+        _ => Err(Error::bind(format!("{name} takes one argument")).at_span(f.span())),
     })
 }
 
@@ -135,17 +133,17 @@ pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
     if !f.name.to_string().eq_ignore_ascii_case("round") {
         return None;
     }
-    let at = position(f.span());
+    let at = f.span();
     let digits = |d: &ast::Expr| -> Result<i32> {
         let text = d.to_string();
         text.parse::<i32>().map_err(|_| {
-            Error::not_supported(format!("ROUND with digits that are not an integer literal ({text}){at}"))
+            Error::not_supported(format!("ROUND with digits that are not an integer literal ({text})")).at_span(at)
         })
     };
     Some(match args(f).as_deref() {
         Some([x]) => Ok((*x, 0)),
         Some([x, d]) => digits(d).map(|n| (*x, n)),
-        _ => Err(Error::plan(format!("round takes one or two arguments{at}"))),
+        _ => Err(Error::bind("round takes one or two arguments").at_span(at)),
     })
 }
 
@@ -153,7 +151,7 @@ pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
 /// DECIMAL(p, s) with digits < s becomes DECIMAL(p, digits), a cast (which rounds halves
 /// away from zero), and is unchanged otherwise; integers are unchanged.
 pub fn bind_round(x: Expr, digits: i32, at: &ast::Expr) -> Result<Expr> {
-    let unsupported = |what: &str| Err(Error::not_supported(format!("ROUND {what}{}", position(at.span()))));
+    let unsupported = |what: &str| Err(Error::not_supported(format!("ROUND {what}")).at_span(at.span()));
     match x.ty() {
         _ if digits < 0 => unsupported("to negative digits"),
         DataType::Float64 => Ok(Expr::RoundDouble { expr: Box::new(x), digits }),

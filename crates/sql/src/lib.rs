@@ -141,11 +141,11 @@ fn syntax_error(e: ParserError, sql: &str) -> Error {
         let line = parts.next().and_then(|l| l.trim().parse().ok());
         let column = parts.next().and_then(|c| c.trim().parse().ok());
         if let (Some(line), Some(column)) = (line, column) {
-            return Error::Syntax { message: msg[..pos].to_string(), line, column };
+            return Error::Syntax(msg[..pos].to_string()).at(line, column);
         }
     }
     let (line, column) = if msg.contains("found: EOF") { end_position(sql) } else { (1, 1) };
-    Error::Syntax { message: msg, line, column }
+    Error::Syntax(msg).at(line, column)
 }
 
 pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundStatement> {

@@ -25,7 +25,7 @@ pub fn number(text: &str) -> Result<Expr> {
     }
     text.parse::<f64>()
         .map(|f| Expr::literal(ScalarValue::Float64(f), DataType::Float64))
-        .map_err(|_| Error::plan(format!("invalid number {text}")))
+        .map_err(|_| Error::bind(format!("invalid number {text}")))
 }
 
 pub fn value(v: &Value) -> Result<Expr> {
@@ -42,14 +42,14 @@ pub fn value(v: &Value) -> Result<Expr> {
 
 pub fn date_literal(text: &str) -> Result<Expr> {
     let d =
-        date::parse_date(text).ok_or_else(|| Error::plan(format!("invalid date '{text}' (expected YYYY-MM-DD)")))?;
-    let d = i32::try_from(d).map_err(|_| Error::plan(format!("date '{text}' out of range")))?;
+        date::parse_date(text).ok_or_else(|| Error::bind(format!("invalid date '{text}' (expected YYYY-MM-DD)")))?;
+    let d = i32::try_from(d).map_err(|_| Error::bind(format!("date '{text}' out of range")))?;
     Ok(Expr::literal(ScalarValue::Date(d), DataType::Date))
 }
 
 /// `TIMESTAMP '…'` (and text cast to TIMESTAMP): `YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]`.
 pub fn timestamp_literal(text: &str) -> Result<Expr> {
-    let v = gpusql_plan::eval::parse_datetime(text, &DataType::Timestamp).map_err(Error::Plan)?;
+    let v = gpusql_plan::eval::parse_datetime(text, &DataType::Timestamp).map_err(Error::Bind)?;
     Ok(Expr::literal(v, DataType::Timestamp))
 }
 
@@ -72,7 +72,7 @@ pub struct Interval {
 
 impl Interval {
     pub fn negate(self) -> Result<Interval> {
-        let err = || Error::plan("interval out of range");
+        let err = || Error::bind("interval out of range");
         Ok(Interval {
             months: self.months.checked_neg().ok_or_else(err)?,
             days: self.days.checked_neg().ok_or_else(err)?,
@@ -82,7 +82,7 @@ impl Interval {
 
     /// Adds `amount` of `unit` (a DuckDB unit name, singular or plural or abbreviated).
     fn add(&mut self, amount: i64, unit: &str, text: &str) -> Result<()> {
-        let range = || Error::plan(format!("interval '{text}' out of range"));
+        let range = || Error::bind(format!("interval '{text}' out of range"));
         let to_i32 = |v: i64| i32::try_from(v).map_err(|_| range());
         let (months, days, micros): (i64, i64, i64) = match unit.to_ascii_lowercase().as_str() {
             "year" | "years" | "y" | "yr" | "yrs" => (12, 0, 0),
@@ -161,7 +161,7 @@ pub fn interval(iv: &ast::Interval) -> Result<Interval> {
     if iv.last_field.is_some() || iv.leading_precision.is_some() || iv.fractional_seconds_precision.is_some() {
         return Err(Error::not_supported(format!("interval {iv}")));
     }
-    let invalid = || Error::plan(format!("invalid interval '{text}'"));
+    let invalid = || Error::bind(format!("invalid interval '{text}'"));
     let mut out = Interval::default();
     if let Some(field) = &iv.leading_field {
         // INTERVAL '2' HOUR: one integer amount of the named unit.

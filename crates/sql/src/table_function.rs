@@ -4,17 +4,17 @@
 //! `read_csv_auto(…)`, `read_arrow('f.arrow')`. Options are `name = value` or
 //! `name := value`; an unknown option is an error.
 
-use crate::bind_expr::{position, sql_type};
+use crate::bind_expr::{sql_type, AtSpan};
 use gpusql_common::{Compression, DataType, Error, FileFormat, FileScan, Result};
 use sqlparser::ast::{self, Spanned};
 
 /// The scan `FROM 'path'` asks for: the format by the file's extension.
 pub fn path_scan(path: &str, span: sqlparser::tokenizer::Span) -> Result<FileScan> {
     let format = FileFormat::from_path(path).ok_or_else(|| {
-        Error::plan(format!(
-            "cannot tell the format of '{path}' from its extension{} (use read_parquet, read_csv or read_arrow)",
-            position(span)
+        Error::bind(format!(
+            "cannot tell the format of '{path}' from its extension (use read_parquet, read_csv or read_arrow)"
         ))
+        .at_span(span)
     })?;
     Ok(FileScan::new(format, vec![path.to_string()]))
 }
@@ -26,7 +26,7 @@ pub fn function_scan(name: &str, args: &[ast::FunctionArg], span: sqlparser::tok
         "read_parquet" | "parquet_scan" => FileFormat::Parquet,
         "read_csv" | "read_csv_auto" => FileFormat::Csv,
         "read_arrow" | "read_feather" => FileFormat::Arrow,
-        _ => return Err(Error::not_supported(format!("table function {name}{}", position(span)))),
+        _ => return Err(Error::not_supported(format!("table function {name}")).at_span(span)),
     };
     let mut paths: Option<Vec<String>> = None;
     let mut scan = FileScan::new(format, vec![]);
@@ -36,28 +36,26 @@ pub fn function_scan(name: &str, args: &[ast::FunctionArg], span: sqlparser::tok
             None => {
                 let value = match a {
                     ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => e,
-                    other => return Err(Error::plan(format!("{name}: unexpected argument {other}{}", position(span)))),
+                    other => return Err(Error::bind(format!("{name}: unexpected argument {other}")).at_span(span)),
                 };
                 if paths.is_some() {
-                    return Err(Error::plan(format!(
-                        "{name}: one file argument (a path, a glob or a list of paths) expected{}",
-                        position(span)
-                    )));
+                    return Err(Error::bind(format!(
+                        "{name}: one file argument (a path, a glob or a list of paths) expected"
+                    ))
+                    .at_span(span));
                 }
                 paths = Some(path_list(value).ok_or_else(|| {
-                    Error::plan(format!(
-                        "{name}: the files must be a string or a list of strings, not {value}{}",
-                        position(span)
-                    ))
+                    Error::bind(format!("{name}: the files must be a string or a list of strings, not {value}"))
+                        .at_span(span)
                 })?);
             }
         }
     }
     scan.paths = paths.ok_or_else(|| {
-        Error::plan(format!("{name}: which files? (e.g. {name}('data/*.{}')){}", extension(format), position(span)))
+        Error::bind(format!("{name}: which files? (e.g. {name}('data/*.{}'))", extension(format))).at_span(span)
     })?;
     if scan.paths.is_empty() {
-        return Err(Error::plan(format!("{name}: the list of files is empty{}", position(span))));
+        return Err(Error::bind(format!("{name}: the list of files is empty")).at_span(span));
     }
     Ok(scan)
 }
@@ -106,7 +104,7 @@ fn string(e: &ast::Expr) -> Option<String> {
 }
 
 fn set_option(scan: &mut FileScan, function: &str, opt: &str, value: &ast::Expr) -> Result<()> {
-    let bad = |what: &str| Error::plan(format!("{function}: option {opt} must be {what}, not {value}"));
+    let bad = |what: &str| Error::bind(format!("{function}: option {opt} must be {what}, not {value}"));
     let csv = &mut scan.csv;
     match (scan.format, opt) {
         (FileFormat::Csv, "header") => csv.header = Some(boolean(value).ok_or_else(|| bad("true or false"))?),
@@ -157,7 +155,7 @@ fn set_option(scan: &mut FileScan, function: &str, opt: &str, value: &ast::Expr)
         }
         (FileFormat::Csv, "auto_detect") => {
             if !boolean(value).ok_or_else(|| bad("true or false"))? && csv.columns.is_none() {
-                return Err(Error::plan(format!("{function}: auto_detect = false needs columns = {{…}} before it")));
+                return Err(Error::bind(format!("{function}: auto_detect = false needs columns = {{…}} before it")));
             }
         }
         (_, other) => {
@@ -215,7 +213,7 @@ fn type_dict(e: &ast::Expr) -> Option<Result<Vec<(String, DataType)>>> {
             .iter()
             .map(|f| {
                 let ty = string(&f.value).ok_or_else(|| {
-                    Error::plan(format!("the type of column {} must be a string such as 'INTEGER'", f.key.value))
+                    Error::bind(format!("the type of column {} must be a string such as 'INTEGER'", f.key.value))
                 })?;
                 Ok((f.key.value.clone(), parse_type(&ty, e.span())?))
             })
@@ -228,8 +226,8 @@ pub fn parse_type(text: &str, span: sqlparser::tokenizer::Span) -> Result<DataTy
     let dialect = sqlparser::dialect::GenericDialect {};
     let mut p = sqlparser::parser::Parser::new(&dialect)
         .try_with_sql(text)
-        .map_err(|e| Error::plan(format!("type '{text}': {e}")))?;
-    let t = p.parse_data_type().map_err(|_| Error::plan(format!("unknown type '{text}'{}", position(span))))?;
+        .map_err(|e| Error::bind(format!("type '{text}': {e}")))?;
+    let t = p.parse_data_type().map_err(|_| Error::bind(format!("unknown type '{text}'")).at_span(span))?;
     sql_type(&t)
 }
 

@@ -91,14 +91,15 @@ impl TableStore {
     /// concatenated). A taken name is an error or replaced, as `if_exists` says.
     pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch], if_exists: IfExists) -> Result<()> {
         self.check_names(&[name], if_exists)?;
-        let first = batches.first().ok_or_else(|| Error::plan(format!("table {name}: no record batches given")))?;
+        let first =
+            batches.first().ok_or_else(|| Error::InvalidInput(format!("table {name}: no record batches given")))?;
         let fields = fields_of(name, first.schema().as_ref())?;
         let chunks = batches
             .iter()
             .filter(|b| b.num_rows() > 0 || batches.len() == 1)
             .map(|b| {
                 if b.num_columns() != fields.len() {
-                    return Err(Error::plan(format!("table {name}: batches of different schemas")));
+                    return Err(Error::InvalidInput(format!("table {name}: batches of different schemas")));
                 }
                 fields.iter().enumerate().map(|(i, f)| normalize_array(b.column(i), &f.ty)).collect::<Result<Vec<_>>>()
             })
@@ -126,18 +127,18 @@ impl TableStore {
     /// `Replace`, by a table; the error names every such name.
     pub fn check_names(&self, names: &[&str], if_exists: IfExists) -> Result<()> {
         if let Some(n) = names.iter().find(|n| key(n) == ONE_ROW_TABLE) {
-            return Err(Error::plan(format!("the table name '{n}' is reserved")));
+            return Err(Error::bind(format!("the table name '{n}' is reserved")));
         }
         if let Some(v) = names.iter().find(|n| self.views.contains_key(&key(n))) {
-            return Err(Error::plan(format!("a view named '{v}' already exists")));
+            return Err(Error::bind(format!("a view named '{v}' already exists")));
         }
         let taken: Vec<String> =
             names.iter().filter(|n| self.tables.contains_key(&key(n))).map(|n| format!("'{n}'")).collect();
         match (if_exists, taken.as_slice()) {
             (IfExists::Replace, _) | (_, []) => Ok(()),
-            (IfExists::Fail, [one]) => Err(Error::plan(format!("table {one} already exists"))),
+            (IfExists::Fail, [one]) => Err(Error::bind(format!("table {one} already exists"))),
             (IfExists::Fail, [rest @ .., last]) => {
-                Err(Error::plan(format!("tables {} and {last} already exist", rest.join(", "))))
+                Err(Error::bind(format!("tables {} and {last} already exist", rest.join(", "))))
             }
         }
     }
@@ -189,7 +190,7 @@ impl TableStore {
     }
 
     fn get_table(&self, name: &str) -> Result<Arc<HostTable>> {
-        self.tables.get(&key(name)).cloned().ok_or_else(|| Error::plan(format!("unknown table '{name}'")))
+        self.tables.get(&key(name)).cloned().ok_or_else(|| Error::bind(format!("unknown table '{name}'")))
     }
 
     /// Replaces `t` by itself with `chunks` appended; a small last chunk of `t` held in
@@ -229,7 +230,7 @@ impl TableStore {
         let target = self.get_table(name)?;
         let (_, src) = files::open(scan, scan.display(), 0)?;
         if src.schema.len() != target.schema.len() {
-            return Err(Error::plan(format!(
+            return Err(Error::bind(format!(
                 "COPY {name}: the files have {} columns, the table {}",
                 src.schema.len(),
                 target.schema.len()
@@ -260,10 +261,10 @@ impl TableStore {
 
     pub fn create_view(&mut self, view: ViewInfo, replace: bool) -> Result<()> {
         if self.tables.contains_key(&key(&view.name)) {
-            return Err(Error::plan(format!("a table named '{}' already exists", view.name)));
+            return Err(Error::bind(format!("a table named '{}' already exists", view.name)));
         }
         if !replace && self.views.contains_key(&key(&view.name)) {
-            return Err(Error::plan(format!("view '{}' already exists", view.name)));
+            return Err(Error::bind(format!("view '{}' already exists", view.name)));
         }
         self.views.insert(key(&view.name), view);
         Ok(())
@@ -314,7 +315,7 @@ fn batch_chunks(schema: &Schema, batches: &[RecordBatch]) -> Result<Vec<Vec<Arra
         .filter(|b| b.num_rows() > 0)
         .map(|b| {
             if b.num_columns() != schema.len() {
-                return Err(Error::plan(format!(
+                return Err(Error::bind(format!(
                     "{} columns given for {} table columns",
                     b.num_columns(),
                     schema.len()

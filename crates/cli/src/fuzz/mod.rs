@@ -352,7 +352,9 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
             if DuckDb::available() {
                 Some(start_duckdb(engine)?)
             } else if want == Some(true) {
-                return Err(gpusql::Error::plan("--duckdb: python3 cannot import duckdb (pip install duckdb)"));
+                return Err(gpusql::Error::InvalidInput(
+                    "--duckdb: python3 cannot import duckdb (pip install duckdb)".into(),
+                ));
             } else {
                 None
             }

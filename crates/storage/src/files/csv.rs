@@ -124,7 +124,7 @@ fn settle_dialect(data: &[u8], opts: &CsvOptions) -> Result<Dialect> {
         None
     } else {
         let alts: Vec<String> = null_strings.iter().map(|s| regex::escape(s)).collect();
-        Some(Regex::new(&format!("^(?:{})$", alts.join("|"))).map_err(|e| Error::plan(format!("nullstr: {e}")))?)
+        Some(Regex::new(&format!("^(?:{})$", alts.join("|"))).map_err(|e| Error::bind(format!("nullstr: {e}")))?)
     };
     let mut d = Dialect { delimiter, quote, escape: opts.escape, header: false, nulls, null_strings };
     d.header = match (opts.header, &opts.columns) {
@@ -234,7 +234,7 @@ fn infer_fields(path: &Path, header: Option<&[u8]>, rows: &[u8], d: &Dialect, op
     }
     for (n, _) in &opts.types {
         if !fields.iter().any(|f| f.name.eq_ignore_ascii_case(n)) {
-            return Err(Error::plan(format!("types: {} has no column '{n}'", path.display())));
+            return Err(Error::bind(format!("types: {} has no column '{n}'", path.display())));
         }
     }
     Ok(fields)
