@@ -6,10 +6,12 @@
 //! (`group_cache.rs`) saves most rows the global table lookup.
 
 use super::group_cache::emit_group_cache;
-use super::{arg_values, contribution, declare_args, declare_states, eval_args, init_kernel, lane_updates, StateCode};
+use super::{
+    arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, lane_updates,
+    StateCode,
+};
 use crate::hash_table::{emit_insert_with_runs, KeyArrays};
 use crate::kernel_builder::KernelBuilder;
-use crate::ops::common::group_table_params;
 use crate::ops::SinkOperator;
 use crate::spec::{InitKernel, Param, Part};
 use crate::types::{c_size, c_type};
@@ -40,14 +42,7 @@ impl SinkOperator for HashAggregate<'_> {
         let arg_vals = arg_values(states);
         let mut all_exprs: Vec<&Expr> = keys.iter().collect();
         all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));
-        let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        k.body().line(format!(
-            "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] (global hash table, atomicCAS insert) ----",
-            key_list.join(", "),
-            names.join(", ")
-        ));
-        let (slots, mask, max_groups) = group_table_params(k);
-        let count = k.param(Param::OutCount, "unsigned long long*");
+        let [slots, mask, max_groups, count] = group_table(k, id, keys, &names, "global hash table, atomicCAS insert");
         let mut key_out = vec![];
         for (column, e) in keys.iter().enumerate() {
             let ct = c_type(&e.ty());

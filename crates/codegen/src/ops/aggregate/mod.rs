@@ -7,12 +7,13 @@ pub mod group_cache;
 pub mod hash;
 pub mod replicated;
 
+use super::common::group_table_params;
 use crate::kernel_builder::KernelBuilder;
 use crate::spec::{InitKernel, Param};
 use crate::types::{c_max, c_min, c_type, helper_suffix};
 use crate::value::Value;
 use gpusql_common::Result;
-use gpusql_plan::{AggState, StateFunc};
+use gpusql_plan::{AggState, Expr, StateFunc};
 
 struct StateCode {
     ct: &'static str,
@@ -165,4 +166,18 @@ fn declare_states(k: &mut KernelBuilder, states: &[AggState]) -> Result<(Vec<Sta
         .map(|(j, c)| k.param(Param::State { index: j }, &format!("{}* __restrict__", c.ct)))
         .collect();
     Ok((codes, ptrs))
+}
+
+/// The heading comment of a HashAggregate (`how`: its table) and the kernel parameters of
+/// its group table: slots, mask, group capacity and group count.
+fn group_table(k: &mut KernelBuilder, id: usize, keys: &[Expr], names: &[String], how: &str) -> [String; 4] {
+    let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    k.body().line(format!(
+        "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({how}) ----",
+        key_list.join(", "),
+        names.join(", ")
+    ));
+    let (slots, mask, max_groups) = group_table_params(k);
+    let count = k.param(Param::OutCount, "unsigned long long*");
+    [slots, mask, max_groups, count]
 }

@@ -1,9 +1,12 @@
 //! HashAggregate over a bank-replicated shared-memory group table (`ReplicatedAggregate`).
 
-use super::{arg_values, declare_args, declare_states, eval_args, init_kernel, lane_updates, partial_code, StateCode};
+use super::{
+    arg_values, declare_args, declare_states, eval_args, group_table, init_kernel, lane_updates, partial_code,
+    StateCode,
+};
 use crate::hash_table::{emit_insert, KeyArrays};
 use crate::kernel_builder::KernelBuilder;
-use crate::ops::common::{check_replicated_key, group_table_params};
+use crate::ops::common::check_replicated_key;
 use crate::ops::SinkOperator;
 use crate::spec::{InitKernel, Param, Part, ReplicaPart};
 use crate::types::c_type;
@@ -31,14 +34,7 @@ impl SinkOperator for ReplicatedAggregate<'_> {
         check_replicated_key(keys, &rt)?;
         let (codes, ptrs) = declare_states(k, states)?;
         let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
-        let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        k.body().line(format!(
-            "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({rt}) ----",
-            key_list.join(", "),
-            names.join(", ")
-        ));
-        let (slots, mask, max_groups) = group_table_params(k);
-        let count = k.param(Param::OutCount, "unsigned long long*");
+        let [slots, mask, max_groups, count] = group_table(k, id, keys, &names, &rt.to_string());
         let kt = keys[0].ty();
         let ct = c_type(&kt);
         let key_values = k.param(Param::Output { column: 0, part: Part::Values }, &format!("{ct}* __restrict__"));
