@@ -35,6 +35,9 @@ pub struct BenchOptions {
     pub csv: Option<PathBuf>,
     /// Tables from this folder of files instead of generated ones.
     pub data: Option<PathBuf>,
+    /// Each query's first run starts with no compiled kernel cached (memory and disk,
+    /// but the helper module compiled when the session opened): a never-seen query.
+    pub cold: bool,
 }
 
 /// What one query measured. Times in ms; warm figures are over the warm runs.
@@ -62,6 +65,15 @@ struct QueryResult {
     upload_ms: f64,
     download_ms: f64,
     wall_ms_median: f64,
+    /// The executor's whole time (kernels, their launches and the host work between
+    /// them, result download), median over the warm runs; wall - this = parse and plan.
+    executor_ms_median: f64,
+    plan_ms_median: f64,
+    /// The first run's time by part: plan, compile (waits), kernels, upload, placement,
+    /// download, executor total.
+    cold_parts: Vec<(&'static str, f64)>,
+    /// Each stage's host wall ms (`KernelStat::wall_ms`), median over the warm runs.
+    stage_wall_ms_median: Vec<f64>,
     /// Each stage's kernel ms (pipelines, sorts: `KernelStat`s, in plan order), median
     /// over the warm runs: where the query's time goes, builds included.
     stage_ms_median: Vec<(String, f64)>,
@@ -87,6 +99,9 @@ pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
     let setup = prepare(&mut engine, opts)?;
     let mut results = vec![];
     for (name, path) in files {
+        if opts.cold {
+            engine.forget_kernels(false);
+        }
         let r = bench_query(&mut engine, &name, &path, opts.runs, setup.bandwidth_gbps);
         match r.status {
             "ok" => eprintln!("{name}: {:.3} ms", r.exec_ms_median),
@@ -229,6 +244,9 @@ fn add_stats(acc: &mut ExecStats, s: &ExecStats) {
     acc.upload_ms += s.upload_ms;
     acc.download_ms += s.download_ms;
     acc.total_ms += s.total_ms;
+    acc.plan_ms += s.plan_ms;
+    acc.placement_ms += s.placement_ms;
+    acc.decode_ms += s.decode_ms;
     acc.bytes_read += s.bytes_read;
 }
 
@@ -278,6 +296,19 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
     r.cold_cache = caches.join("+");
     r.cold_exec_ms = exec_ms(&cold.stats);
     r.cold_wall_ms = cold.wall_ms;
+    let c = &cold.stats;
+    r.cold_parts = vec![
+        ("plan", c.plan_ms),
+        ("compile", c.compile_ms),
+        ("kernels", c.kernel_ms),
+        ("upload", c.upload_ms),
+        ("decode", c.decode_ms),
+        ("placement", c.placement_ms),
+        ("download", c.download_ms),
+        ("executor", c.total_ms),
+    ];
+    // The first run may have used quickly compiled kernels; warm runs time the full ones.
+    engine.wait_for_compiles();
 
     let mut warm = vec![];
     for _ in 0..runs {
@@ -298,6 +329,13 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
     r.upload_ms = median(&mut warm.iter().map(|w| w.stats.upload_ms).collect::<Vec<_>>());
     r.download_ms = median(&mut warm.iter().map(|w| w.stats.download_ms).collect::<Vec<_>>());
     r.wall_ms_median = median(&mut warm.iter().map(|w| w.wall_ms).collect::<Vec<_>>());
+    r.executor_ms_median = median(&mut warm.iter().map(|w| w.stats.total_ms).collect::<Vec<_>>());
+    r.plan_ms_median = median(&mut warm.iter().map(|w| w.stats.plan_ms).collect::<Vec<_>>());
+    r.stage_wall_ms_median = warm.first().map_or(vec![], |w| {
+        (0..w.stats.kernels.len())
+            .map(|i| median(&mut warm.iter().filter_map(|x| x.stats.kernels.get(i).map(|k| k.wall_ms)).collect::<Vec<_>>()))
+            .collect()
+    });
     r.stage_ms_median = warm.first().map_or(vec![], |w| {
         (0..w.stats.kernels.len())
             .map(|i| {
@@ -328,6 +366,7 @@ fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> 
     let exec = if setup.gpu { "kernel ms" } else { "exec ms" };
     t.set_header(vec![
         "query".to_string(),
+        "first run ms".into(),
         format!("{exec} (median)"),
         "min".into(),
         "max".into(),
@@ -345,6 +384,7 @@ fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> 
     for r in results.iter().filter(|r| r.status == "ok") {
         t.add_row(vec![
             r.name.clone(),
+            format!("{:.1}", r.cold_wall_ms),
             format!("{:.3}", r.exec_ms_median),
             format!("{:.3}", r.exec_ms_min),
             format!("{:.3}", r.exec_ms_max),
@@ -360,18 +400,19 @@ fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> 
             format!("{:.2}", r.wall_ms_median),
         ]);
     }
-    for i in (1..14).filter(|&i| i != 5) {
+    for i in (1..15).filter(|&i| i != 6) {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
     let label = if opts.suite == Suite::Ssb { "SSB" } else { "TPC-H" };
     let mut s = format!(
-        "{label} SF {} on {}, {} warm run{}",
+        "{label} SF {} on {}, {} warm run{}{}",
         opts.sf,
         setup.device,
         opts.runs,
-        if opts.runs == 1 { "" } else { "s" }
+        if opts.runs == 1 { "" } else { "s" },
+        if opts.cold { "; first runs with no kernel cached (--cold)" } else { "" }
     );
     if setup.gpu {
         s.push_str(&format!(
@@ -427,6 +468,10 @@ fn query_json(r: &QueryResult) -> Value {
         "bytes_read": r.bytes_read, "achieved_gbps": r.achieved_gbps.map(|g| round(g, 2)),
         "floor_ms": r.floor_ms.map(ms), "ratio": r.ratio.map(|x| round(x, 3)),
         "upload_ms": ms(r.upload_ms), "download_ms": ms(r.download_ms), "wall_ms_median": ms(r.wall_ms_median),
+        "executor_ms_median": ms(r.executor_ms_median),
+        "plan_ms_median": ms(r.plan_ms_median),
+        "cold_parts_ms": r.cold_parts.iter().map(|(n, t)| (n.to_string(), json!(ms(*t)))).collect::<serde_json::Map<_, _>>(),
+        "stage_wall_ms_median": r.stage_wall_ms_median.iter().map(|t| ms(*t)).collect::<Vec<_>>(),
         "stage_ms_median": r.stage_ms_median.iter().map(|(n, t)| json!([n, ms(*t)])).collect::<Vec<_>>(),
     })
 }

@@ -234,6 +234,10 @@ struct BenchArgs {
     /// generating them; --sf is then only a label.
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
+    /// Run each query first with no compiled kernel cached, as a never-seen query (the
+    /// disk cache is not used; the helper module compiled at start is kept).
+    #[arg(long)]
+    cold: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -538,6 +542,7 @@ fn run_bench(suite: bench::Suite, args: BenchArgs) -> ExitCode {
         json: args.json,
         csv: args.csv,
         data: args.data,
+        cold: args.cold,
     };
     match bench::run(engine, &opts) {
         Ok(true) => ExitCode::SUCCESS,

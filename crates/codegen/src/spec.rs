@@ -120,6 +120,9 @@ pub enum BuildPart {
     Direct,
     /// `const uint32_t*`: the key bitmap (see BuildHint::bitmap).
     Bitmap,
+    /// uint32_t: the build's own slots - 1 (`Slots`; `Mask` is that of the table probes
+    /// read, which may be the entries or direct table instead).
+    SlotMask,
 }
 
 /// What the executor knows about a finished hash table when it generates a probe.
@@ -141,6 +144,27 @@ pub struct BuildHint {
     /// The key bitmap may be tested by an earlier probe of the pipeline, before its Lane
     /// Refill (`SET early_bitmaps`; see `hash_join::early_bitmap_probes`).
     pub early: bool,
+    /// Generated before the build ran: the probe looks keys up in the build's own slots
+    /// and key arrays and walks match ranges, which every finished table has (for unique
+    /// keys the executor supplies ranges of one row), whatever form it turned out to take.
+    /// Such kernels compile while the query's first stages run (`BuildHint::generic`).
+    pub generic: bool,
+}
+
+impl BuildHint {
+    /// The hint for a table not built yet: valid for any table (see `generic`).
+    pub fn generic(id: usize) -> BuildHint {
+        BuildHint {
+            id,
+            multi: true,
+            slots: usize::MAX,
+            shared_memory: false,
+            direct_min: None,
+            bitmap: None,
+            early: false,
+            generic: true,
+        }
+    }
 }
 
 /// Probe tables at most this large are copied into each block's shared memory, up to
@@ -216,6 +240,7 @@ impl Param {
                 BuildPart::Entries => format!("ht{id}_entries"),
                 BuildPart::Direct => format!("ht{id}_direct"),
                 BuildPart::Bitmap => format!("ht{id}_bitmap"),
+                BuildPart::SlotMask => format!("ht{id}_slot_mask"),
             },
         }
     }

@@ -1,6 +1,6 @@
 //! Kernel cache: loaded modules in memory, CUBINs on disk.
 //!
-//! Key = sha256(cache format, source, arch, NVRTC version, NVRTC options). The memory
+//! Key = sha256(cache format, source, arch, NVRTC version, NVRTC options, tier). The memory
 //! level holds loaded `CudaModule`s (so a repeated query neither compiles nor
 //! reloads); the disk level holds CUBIN files so a new process skips NVRTC. The disk
 //! is an optimisation only: any disk problem degrades to memory-only caching.
@@ -15,7 +15,7 @@ use cudarc::driver::CudaModule;
 use sha2::{Digest, Sha256};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::compile::{compile_cubin, NVRTC_OPTIONS};
+use crate::compile::{compile_cubin_tier, Tier, NVRTC_OPTIONS};
 use crate::CudaError;
 
 /// Bump when the on-disk format or the meaning of a key changes.
@@ -46,11 +46,13 @@ pub struct KernelCache {
     dir: Option<PathBuf>,
     /// Cleared after the first failed write so a read-only disk is not retried.
     disk_writable: AtomicBool,
+    /// Off: the disk level is neither read nor written (`set_disk_enabled`).
+    disk_enabled: AtomicBool,
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
     /// Keys of sources seen before: a stage loads several kernels of one module, and the
     /// executor's helper module on every hash build and sort, so the sha256 of ~30 KB of
     /// source (tens of microseconds) is computed once per source, not per load.
-    keys: Mutex<HashMap<String, String, BuildHasherDefault<SourceHasher>>>,
+    keys: Mutex<HashMap<String, [Option<String>; 2], BuildHasherDefault<SourceHasher>>>,
 }
 
 /// A fast non-cryptographic hash of kernel sources for the key memo (four independent
@@ -108,6 +110,7 @@ impl KernelCache {
         KernelCache {
             dir,
             disk_writable: AtomicBool::new(true),
+            disk_enabled: AtomicBool::new(true),
             modules: Mutex::new(HashMap::new()),
             keys: Mutex::new(HashMap::default()),
         }
@@ -143,22 +146,24 @@ impl KernelCache {
         self.dir.as_deref()
     }
 
-    /// `key(source, …)`, remembered per source (the arch and NVRTC version of one device
-    /// do not change).
-    pub fn key_memo(&self, source: &str, arch: &str, nvrtc_version: (i32, i32)) -> String {
+    /// `key(source, …)`, remembered per source and tier (the arch and NVRTC version of one
+    /// device do not change).
+    pub fn key_memo(&self, source: &str, arch: &str, nvrtc_version: (i32, i32), tier: Tier) -> String {
         let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = keys.get(source) {
+        let i = tier as usize;
+        if let Some(k) = keys.get(source).and_then(|k| k[i].as_ref()) {
             return k.clone();
         }
-        let k = Self::key(source, arch, nvrtc_version);
-        keys.insert(source.to_string(), k.clone());
+        let k = Self::key(source, arch, nvrtc_version, tier);
+        keys.entry(source.to_string()).or_default()[i] = Some(k.clone());
         k
     }
 
     /// Hex sha256 identifying a compiled kernel.
-    pub fn key(source: &str, arch: &str, nvrtc_version: (i32, i32)) -> String {
+    pub fn key(source: &str, arch: &str, nvrtc_version: (i32, i32), tier: Tier) -> String {
         let mut h = Sha256::new();
-        for part in [CACHE_FORMAT, arch, &format!("{nvrtc_version:?}"), &NVRTC_OPTIONS.join(" ")] {
+        let options = NVRTC_OPTIONS.iter().chain(tier.options()).copied().collect::<Vec<_>>().join(" ");
+        for part in [CACHE_FORMAT, arch, &format!("{nvrtc_version:?}"), &options] {
             h.update(part.as_bytes());
             h.update([0u8]);
         }
@@ -187,13 +192,25 @@ impl KernelCache {
         self.lock().clear();
     }
 
+    /// Drops the loaded modules whose key `keep` rejects.
+    pub fn retain_modules(&self, keep: impl Fn(&str) -> bool) {
+        self.lock().retain(|k, _| keep(k));
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<CudaModule>>> {
         // A panic elsewhere while holding the lock leaves the map usable.
         self.modules.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn cubin_path(&self, key: &str) -> Option<PathBuf> {
-        self.dir.as_ref().map(|d| d.join(format!("{key}.cubin")))
+        let enabled = self.disk_enabled.load(Ordering::Relaxed);
+        self.dir.as_ref().filter(|_| enabled).map(|d| d.join(format!("{key}.cubin")))
+    }
+
+    /// Turns the disk level off (or on again): `gpusql bench --cold` measures first runs
+    /// with nothing cached, without touching the user's cache folder.
+    pub fn set_disk_enabled(&self, on: bool) {
+        self.disk_enabled.store(on, Ordering::Relaxed);
     }
 
     /// The CUBIN stored under `key`, if present and plausibly valid (ELF magic).
@@ -229,6 +246,11 @@ impl KernelCache {
         }
     }
 
+    /// Whether a CUBIN is stored under `key` (not read: see `read_cubin`).
+    pub fn has_cubin(&self, key: &str) -> bool {
+        self.cubin_path(key).is_some_and(|p| p.is_file())
+    }
+
     /// Deletes a stored CUBIN (e.g. one the driver refused to load).
     pub fn remove_cubin(&self, key: &str) {
         if let Some(path) = self.cubin_path(key) {
@@ -239,12 +261,18 @@ impl KernelCache {
     /// The CUBIN for `key`: from disk, else compiled with NVRTC and stored.
     /// Returns the bytes, `Disk` or `Miss`, and the NVRTC time in ms.
     /// Needs no GPU.
-    pub fn cubin(&self, key: &str, source: &str, arch: &str) -> Result<(Vec<u8>, CacheHit, f64), CudaError> {
+    pub fn cubin(
+        &self,
+        key: &str,
+        source: &str,
+        arch: &str,
+        tier: Tier,
+    ) -> Result<(Vec<u8>, CacheHit, f64), CudaError> {
         if let Some(bytes) = self.read_cubin(key) {
             return Ok((bytes, CacheHit::Disk, 0.0));
         }
         let t = Instant::now();
-        let bytes = compile_cubin(source, arch)?;
+        let bytes = compile_cubin_tier(source, arch, tier)?;
         let compile_ms = t.elapsed().as_secs_f64() * 1e3;
         self.write_cubin(key, &bytes);
         Ok((bytes, CacheHit::Miss, compile_ms))
@@ -261,12 +289,15 @@ mod tests {
 
     #[test]
     fn key_depends_on_everything() {
-        let k = KernelCache::key("src", "sm_90", (13, 0));
+        let k = KernelCache::key("src", "sm_90", (13, 0), Tier::Full);
         assert_eq!(k.len(), 64);
-        assert_ne!(k, KernelCache::key("src2", "sm_90", (13, 0)));
-        assert_ne!(k, KernelCache::key("src", "sm_80", (13, 0)));
-        assert_ne!(k, KernelCache::key("src", "sm_90", (13, 1)));
-        assert_eq!(k, KernelCache::key("src", "sm_90", (13, 0)));
+        assert_ne!(k, KernelCache::key("src2", "sm_90", (13, 0), Tier::Full));
+        assert_ne!(k, KernelCache::key("src", "sm_80", (13, 0), Tier::Full));
+        assert_ne!(k, KernelCache::key("src", "sm_90", (13, 1), Tier::Full));
+        assert_eq!(k, KernelCache::key("src", "sm_90", (13, 0), Tier::Full));
+        if !Tier::Quick.options().is_empty() {
+            assert_ne!(k, KernelCache::key("src", "sm_90", (13, 0), Tier::Quick));
+        }
     }
 
     #[test]
@@ -274,7 +305,7 @@ mod tests {
         let dir = temp_dir("roundtrip");
         let cache = KernelCache::new(Some(dir.clone()));
         assert_eq!(cache.dir(), Some(dir.as_path()));
-        let key = KernelCache::key("x", "sm_90", (13, 0));
+        let key = KernelCache::key("x", "sm_90", (13, 0), Tier::Full);
         assert!(cache.read_cubin(&key).is_none());
         cache.write_cubin(&key, b"\x7fELFpayload");
         assert_eq!(cache.read_cubin(&key).as_deref(), Some(&b"\x7fELFpayload"[..]));
@@ -307,11 +338,13 @@ mod tests {
         let cache = KernelCache::new(Some(dir.clone()));
         let src = "extern \"C\" __global__ void k(int* p) { p[threadIdx.x] = 1; }";
         let Ok(version) = crate::compile::nvrtc_version() else { panic!("nvrtc version") };
-        let key = KernelCache::key(src, "sm_90", version);
-        let (a, hit_a, ms) = cache.cubin(&key, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        let key = KernelCache::key(src, "sm_90", version, Tier::Full);
+        assert!(!cache.has_cubin(&key));
+        let (a, hit_a, ms) = cache.cubin(&key, src, "sm_90", Tier::Full).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(hit_a, CacheHit::Miss);
         assert!(ms > 0.0);
-        let (b, hit_b, _) = cache.cubin(&key, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        assert!(cache.has_cubin(&key));
+        let (b, hit_b, _) = cache.cubin(&key, src, "sm_90", Tier::Full).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(hit_b, CacheHit::Disk);
         assert_eq!(a, b);
         let _ = std::fs::remove_dir_all(&dir);

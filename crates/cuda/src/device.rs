@@ -14,7 +14,8 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use crate::cache::{CacheHit, CompileStats, KernelCache};
-use crate::compile::nvrtc_version;
+use crate::compile::{nvrtc_version, Tier};
+use crate::compile_pool::{CompilePool, Loaded, Priority};
 use crate::staging::{Piece, Stager};
 use crate::{describe_driver_error, libs, CudaError};
 
@@ -31,7 +32,8 @@ pub struct GpuDevice {
     total_memory: usize,
     sm_count: u32,
     driver_version: (i32, i32),
-    cache: KernelCache,
+    cache: Arc<KernelCache>,
+    pool: CompilePool,
     allocated: AtomicUsize,
     /// Pinned staging buffers and copy streams (`staging`): allocated in the background
     /// when the device opens (pinning 256 MiB takes tens of ms), waited for by the first
@@ -56,7 +58,9 @@ impl Drop for GpuDevice {
     /// Waits for the staging buffers being pinned in the background: the thread holds a
     /// reference to the context, which must not outlive the device (a reset after a fault
     /// would otherwise be undone by its late release).
+    /// Also stops the compile threads (see `CompilePool::shutdown`).
     fn drop(&mut self) {
+        self.pool.shutdown();
         if let Some(h) = self.stager_pending.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = h.join();
         }
@@ -122,7 +126,8 @@ impl GpuDevice {
             total_memory,
             sm_count: sm_count.max(0) as u32,
             driver_version,
-            cache,
+            cache: Arc::new(cache),
+            pool: CompilePool::default(),
             allocated: AtomicUsize::new(0),
             stager: OnceLock::new(),
             stager_pending: std::sync::Mutex::new(None),
@@ -206,44 +211,85 @@ impl GpuDevice {
     /// memory cache, so asking again for any entry of the same source costs only a
     /// function lookup.
     pub fn load_kernel(&self, source: &str, entry: &str) -> Result<(CudaFunction, CompileStats), CudaError> {
+        self.load_kernel_tier(source, entry, Tier::Full)
+    }
+
+    /// [`GpuDevice::load_kernel`] compiled at `tier`. A module being compiled ahead
+    /// ([`GpuDevice::compile_ahead`]) is waited for (or, still queued, compiled here).
+    pub fn load_kernel_tier(
+        &self,
+        source: &str,
+        entry: &str,
+        tier: Tier,
+    ) -> Result<(CudaFunction, CompileStats), CudaError> {
         if entry.contains('\0') {
             return Err(CudaError::Driver(format!("kernel name {entry:?} contains a NUL byte")));
         }
         let arch = self.arch();
-        let key = self.cache.key_memo(source, &arch, nvrtc_version()?);
+        let key = self.cache.key_memo(source, &arch, nvrtc_version()?, tier);
 
         let t = Instant::now();
+        // Pending jobs first: a job caches its module before it leaves `pending`.
+        if let Some(job) = self.pool.pending(&key) {
+            let (module, _, _) = job.wait()?;
+            let func = lookup_function(&module, entry)?;
+            // What the query waited for is compile time, however much was done ahead.
+            let stats = CompileStats { cache_hit: CacheHit::Miss, compile_ms: ms_since(t), load_ms: 0.0 };
+            return Ok((func, stats));
+        }
         if let Some(module) = self.cache.get_module(&key) {
             let func = lookup_function(&module, entry)?;
             let stats = CompileStats { cache_hit: CacheHit::Memory, compile_ms: 0.0, load_ms: ms_since(t) };
             return Ok((func, stats));
         }
-
-        let (cubin, mut cache_hit, mut compile_ms) = self.cache.cubin(&key, source, &arch)?;
-        let t = Instant::now();
-        let module = match self.load_cubin(cubin) {
-            Ok(m) => m,
-            Err(e) if cache_hit == CacheHit::Disk => {
-                // A stale or damaged disk entry: drop it and compile afresh.
-                tracing::warn!(error = %e, "cached CUBIN failed to load; recompiling");
-                self.cache.remove_cubin(&key);
-                let (cubin, hit, ms) = self.cache.cubin(&key, source, &arch)?;
-                (cache_hit, compile_ms) = (hit, ms);
-                self.load_cubin(cubin)?
-            }
-            Err(e) => return Err(e),
-        };
-        let module = self.cache.insert_module(&key, module);
+        let (module, cache_hit, compile_ms) = compile_and_load(&self.cache, &self.ctx, &key, source, &arch, tier)?;
         let func = lookup_function(&module, entry)?;
-        let stats = CompileStats { cache_hit, compile_ms, load_ms: ms_since(t) };
+        let stats = CompileStats { cache_hit, compile_ms, load_ms: (ms_since(t) - compile_ms).max(0.0) };
         tracing::debug!(entry, ?stats, "kernel loaded");
         Ok((func, stats))
     }
 
-    fn load_cubin(&self, cubin: Vec<u8>) -> Result<Arc<CudaModule>, CudaError> {
-        self.ctx
-            .load_module(Ptx::from_binary(cubin))
-            .map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))
+    /// Whether `source` at `tier` is loaded, or stored on disk (then loading it costs a
+    /// file read and a module load, no compile). A module still compiling is not ready.
+    pub fn is_ready(&self, source: &str, tier: Tier) -> bool {
+        let Ok(version) = nvrtc_version() else { return false };
+        let key = self.cache.key_memo(source, &self.arch(), version, tier);
+        self.pool.pending(&key).is_none() && (self.cache.get_module(&key).is_some() || self.cache.has_cubin(&key))
+    }
+
+    /// Compiles and loads `source` at `tier` on a worker thread, unless it is loaded or
+    /// pending already. Errors surface when the module is asked for.
+    pub fn compile_ahead(&self, source: String, tier: Tier, priority: Priority) {
+        let Ok(version) = nvrtc_version() else { return };
+        let arch = self.arch();
+        let key = self.cache.key_memo(&source, &arch, version, tier);
+        if self.cache.get_module(&key).is_some() {
+            return;
+        }
+        let (cache, ctx, k) = (self.cache.clone(), self.ctx.clone(), key.clone());
+        self.pool.submit(key, priority, move || {
+            let r = compile_and_load(&cache, &ctx, &k, &source, &arch, tier);
+            if let Err(e) = &r {
+                tracing::debug!(error = %e, "compiling ahead failed (reported when the kernel is needed)");
+            }
+            r
+        });
+    }
+
+    /// Drops every loaded module but those of the sources in `keep` (either tier).
+    pub fn forget_modules_except(&self, keep: &[&str]) {
+        let Ok(version) = nvrtc_version() else { return self.cache.clear_memory() };
+        let arch = self.arch();
+        let keys: Vec<String> = keep
+            .iter()
+            .flat_map(|s| [Tier::Quick, Tier::Full].map(|t| self.cache.key_memo(s, &arch, version, t)))
+            .collect();
+        self.cache.retain_modules(|k| keys.iter().any(|x| x == k));
+    }
+
+    /// Blocks until every module compiling ahead is done.
+    pub fn wait_for_compiles(&self) {
+        self.pool.wait_idle();
     }
 
     /// Bytes successfully allocated through [`GpuDevice::alloc_zeros`] and
@@ -607,4 +653,33 @@ mod tests {
         check::<GpuDevice>();
         check::<GpuTimer>();
     }
+}
+
+/// The module of `source` (key `key`): from disk or compiled, then loaded and put in the
+/// memory cache. Returns it with where it came from and the NVRTC ms.
+fn compile_and_load(
+    cache: &KernelCache,
+    ctx: &Arc<CudaContext>,
+    key: &str,
+    source: &str,
+    arch: &str,
+    tier: Tier,
+) -> Loaded {
+    let load = |cubin: Vec<u8>| {
+        ctx.load_module(Ptx::from_binary(cubin)).map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))
+    };
+    let (cubin, mut cache_hit, mut compile_ms) = cache.cubin(key, source, arch, tier)?;
+    let module = match load(cubin) {
+        Ok(m) => m,
+        Err(e) if cache_hit == CacheHit::Disk => {
+            // A stale or damaged disk entry: drop it and compile afresh.
+            tracing::warn!(error = %e, "cached CUBIN failed to load; recompiling");
+            cache.remove_cubin(key);
+            let (cubin, hit, ms) = cache.cubin(key, source, arch, tier)?;
+            (cache_hit, compile_ms) = (hit, ms);
+            load(cubin)?
+        }
+        Err(e) => return Err(e),
+    };
+    Ok((cache.insert_module(key, module), cache_hit, compile_ms))
 }

@@ -9,12 +9,14 @@
 
 pub mod cache;
 pub mod compile;
+pub mod compile_pool;
 pub mod device;
 pub mod libs;
 pub mod staging;
 
 pub use cache::{CacheHit, CompileStats, KernelCache};
-pub use compile::{compile_cubin, compile_profile, nvrtc_version, CompileProfile};
+pub use compile::{compile_cubin, compile_cubin_tier, compile_profile, nvrtc_version, CompileProfile, Tier};
+pub use compile_pool::Priority;
 pub use device::{GpuDevice, GpuTimer};
 pub use staging::{Piece, STAGING_BYTES};
 

@@ -15,6 +15,9 @@ pub struct KernelStat {
     pub rows_out: usize,
     /// Bytes of columns this stage reads (the floor's numerator).
     pub bytes_read: usize,
+    /// The stage's whole time on the host, from its start to its results (kernels,
+    /// compile waits, allocations, launches, the downloads of counts and flags).
+    pub wall_ms: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -36,6 +39,8 @@ pub struct ExecStats {
     /// `total_ms` (execution).
     pub placement_ms: f64,
     pub total_ms: f64,
+    /// Parsing, binding, optimizing and planning the statement (engine).
+    pub plan_ms: f64,
     /// Bytes of table columns the query's scans read.
     pub bytes_read: usize,
 }

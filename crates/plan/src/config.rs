@@ -118,6 +118,8 @@ session_config! {
     shared_memory_probe_tables: bool = false;
     /// Direct-mapped tables for dense integer join keys (measured slower on SSB SF 20, Q3.1 1.32 -> 1.65 ms: a direct table skips the key bitmap).
     direct_tables: bool = false;
+    /// A new query's kernels compile at once on all cores, quickly optimized and with join probes that fit any table, while its first stages run; the fully optimized kernels it settles on compile in the background and replace them when ready (off: each kernel compiles fully optimized when its stage runs).
+    compile_ahead: bool = true;
     /// Freed GPU memory the allocation pool keeps between queries for the next one's tables and buffers, in MiB (keeping all measured no different from 4096 on SSB SF 20).
     pool_keep_mb: u64 = 4096;
     /// Times every kernel launch on its own (synchronizing after each), on stderr.

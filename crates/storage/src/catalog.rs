@@ -83,6 +83,18 @@ impl TableStore {
         self.views.values().cloned().collect()
     }
 
+    /// Changes with every change to the catalog (a table created, replaced, appended to
+    /// or dropped, a view created or dropped): plans cached under one generation stay
+    /// valid while it does not change.
+    pub fn generation(&self) -> u64 {
+        self.next_version.load(Ordering::Relaxed)
+    }
+
+    /// Whether `name` is a table of the catalog (not a view, not a file a query opened).
+    pub fn is_catalog_table(&self, name: &str) -> bool {
+        self.tables.contains_key(&key(name))
+    }
+
     fn bump(&self) -> u64 {
         self.next_version.fetch_add(1, Ordering::Relaxed) + 1
     }
@@ -256,10 +268,12 @@ impl TableStore {
 
     /// Drops table `name`; false where there is none.
     pub fn drop_table(&mut self, name: &str) -> bool {
+        self.bump();
         self.tables.remove(&key(name)).is_some()
     }
 
     pub fn create_view(&mut self, view: ViewInfo, replace: bool) -> Result<()> {
+        self.bump();
         if self.tables.contains_key(&key(&view.name)) {
             return Err(Error::bind(format!("a table named '{}' already exists", view.name)));
         }
@@ -271,6 +285,7 @@ impl TableStore {
     }
 
     pub fn drop_view(&mut self, name: &str) -> bool {
+        self.bump();
         self.views.remove(&key(name)).is_some()
     }
 

@@ -50,19 +50,11 @@ struct TableAccess {
 impl Operator for HashProbe<'_> {
     fn consume(&self, k: &mut KernelBuilder) -> Result<()> {
         let (b, kind) = (self.build, self.kind);
-        let mut hint = k.build_hint(b).unwrap_or(BuildHint {
-            id: b,
-            multi: true,
-            slots: usize::MAX,
-            shared_memory: false,
-            direct_min: None,
-            bitmap: None,
-            early: false,
-        });
+        let mut hint = k.build_hint(b).unwrap_or(BuildHint { generic: false, ..BuildHint::generic(b) });
         // Semi/anti probes only test for a match: never an expansion loop.
         let multi = hint.multi && matches!(kind, JoinKind::Inner | JoinKind::Left);
         let entry = match self.keys {
-            [key] => entry_type(c_type(&key.ty())),
+            [key] if !hint.generic => entry_type(c_type(&key.ty())),
             _ => None,
         };
         let replica = k.replica_of(ReplicaUser::Probe(b));
@@ -93,12 +85,14 @@ impl Operator for HashProbe<'_> {
         let table = match (entry, in_smem) {
             _ if replica.is_some() => "bank-replicated table in shared memory",
             _ if direct.is_some() => "direct-mapped by key",
+            _ if hint.generic => "slots + key arrays, any table: generated before the build ran",
             (Some(_), true) => "{key, group} entries in shared memory",
             (Some(_), false) => "{key, group} entries",
             _ => "slots + key arrays",
         };
         k.body().line(format!("// ---- HashProbe #{b} keys=[{key_text}] ({how}; {table}) ----"));
-        let mask = k.param(Param::Build { id: b, part: BuildPart::Mask }, "const uint32_t");
+        let mask_part = if hint.generic { BuildPart::SlotMask } else { BuildPart::Mask };
+        let mask = k.param(Param::Build { id: b, part: mask_part }, "const uint32_t");
         let access = TableAccess { hint, direct, in_smem, mask };
         self.find_group(k, replica, &access)?;
         match kind {
@@ -249,17 +243,7 @@ impl HashProbe<'_> {
             [key] if entry_type(c_type(&key.ty())).is_some() => {
                 access.emit_lookup(k, &mut lookup, b, key, &kv[0], gid)?
             }
-            _ => {
-                let slots = k.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
-                let mut arrays = vec![];
-                for (i, e) in self.keys.iter().enumerate() {
-                    let ct = c_type(&e.ty());
-                    let values =
-                        k.param(Param::Build { id: b, part: BuildPart::Key(i) }, &format!("const {ct}* __restrict__"));
-                    arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
-                }
-                emit_lookup(&mut lookup, &kv, &arrays, &slots, &access.mask, gid);
-            }
+            _ => access.emit_key_arrays_lookup(k, &mut lookup, b, self.keys, &kv, gid),
         }
         k.body().append(lookup);
         Ok(any_null)
@@ -486,6 +470,10 @@ impl TableAccess {
         gid: &str,
     ) -> Result<()> {
         let (hint, direct, in_smem, mask) = (self.hint, self.direct, self.in_smem, &self.mask);
+        if hint.generic {
+            self.emit_key_arrays_lookup(k, out, b, std::slice::from_ref(key), std::slice::from_ref(kv), gid);
+            return Ok(());
+        }
         let Some((ety, _)) = entry_type(c_type(&key.ty())) else {
             return Err(Error::exec(format!("probe table #{b}: key {key} has no entry layout")));
         };
@@ -529,6 +517,29 @@ impl TableAccess {
         out.close();
         out.close();
         Ok(())
+    }
+}
+
+impl TableAccess {
+    /// The lookup of key values `kv` through the build's slots and key arrays (any key
+    /// types; with `hint.generic` any table), leaving the group id in `gid`.
+    fn emit_key_arrays_lookup(
+        &self,
+        k: &mut KernelBuilder,
+        out: &mut Emitter,
+        b: usize,
+        keys: &[Expr],
+        kv: &[Value],
+        gid: &str,
+    ) {
+        let slots = k.param(Param::Build { id: b, part: BuildPart::Slots }, "const int* __restrict__");
+        let mut arrays = vec![];
+        for (i, e) in keys.iter().enumerate() {
+            let ct = c_type(&e.ty());
+            let values = k.param(Param::Build { id: b, part: BuildPart::Key(i) }, &format!("const {ct}* __restrict__"));
+            arrays.push(KeyArrays { values, validity: None, ty: e.ty() });
+        }
+        emit_lookup(out, kv, &arrays, &slots, &self.mask, gid);
     }
 }
 

@@ -120,6 +120,8 @@ pub struct BuiltTable {
     pub direct: Option<DirectTable>,
     /// Single integer keys over a small range: a bit per value (probes test it first).
     pub bitmap: Option<KeyBitmap>,
+    /// Unique keys: group g's match range starts at g (made when a generic probe asks).
+    pub iota: std::sync::OnceLock<CudaSlice<u32>>,
 }
 
 pub struct KeyBitmap {
@@ -135,6 +137,20 @@ pub struct DirectTable {
 }
 
 impl BuiltTable {
+    /// Where each key's matches start: the offsets of repeating keys; for unique keys
+    /// 0, 1, 2, … (group g's one row is at g), which only a generic probe reads.
+    pub fn match_offsets(&self, dev: &GpuDevice) -> Result<&CudaSlice<u32>> {
+        if let Some(o) = &self.offsets {
+            return Ok(o);
+        }
+        if let Some(i) = self.iota.get() {
+            return Ok(i);
+        }
+        let groups = self.counts.len() as u32;
+        let iota = dev.upload(&(0..groups).collect::<Vec<u32>>(), "hash table match offsets").map_err(cuda_error)?;
+        Ok(self.iota.get_or_init(|| iota))
+    }
+
     /// Slots of the table probes read (the entries table when there is one).
     pub fn probe_slots(&self) -> usize {
         if let Some(d) = &self.direct {

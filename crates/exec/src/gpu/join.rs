@@ -147,6 +147,7 @@ pub fn finish_build(
         entry_slots,
         direct,
         bitmap,
+        iota: Default::default(),
     })
 }
 

@@ -20,7 +20,7 @@ use gpusql_codegen::{
 };
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{
-    cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, PushKernelArg,
+    cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, Priority, PushKernelArg, Tier,
 };
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
 use gpusql_storage::host::HostTable;
@@ -42,7 +42,13 @@ pub struct GpuExecutor {
     /// memory pool, profiling, ...): the engine keeps it equal to its own.
     pub config: SessionConfig,
     /// Kernels of the helper module by name (see `util`).
-    util_functions: std::sync::Mutex<HashMap<String, CudaFunction>>,
+    util_functions: std::sync::Mutex<UtilFunctions>,
+}
+
+/// The helper module's kernels looked up so far, and the tier they are of.
+struct UtilFunctions {
+    tier: Tier,
+    functions: HashMap<String, CudaFunction>,
 }
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, dev: &GpuDevice) -> u64 {
@@ -61,10 +67,11 @@ fn cache_name(h: CacheHit) -> String {
 
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>, config: SessionConfig) -> Self {
-        GpuExecutor { dev, store: DeviceStore::default(), config, util_functions: Default::default() }
+        let util_functions = UtilFunctions { tier: Tier::Quick, functions: HashMap::new() };
+        GpuExecutor { dev, store: DeviceStore::default(), config, util_functions: std::sync::Mutex::new(util_functions) }
     }
 
-    pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
+    pub(crate) fn load(&self, source: &str, entry: &str, tier: Tier, stat: &mut KernelStat) -> Result<CudaFunction> {
         if let Some(dir) = &self.config.dump_kernels.path() {
             // The source as run (`\cuda` shows plan-time variants: the executed one also
             // depends on what the builds found, e.g. unique keys and key bitmaps).
@@ -73,7 +80,7 @@ impl GpuExecutor {
                 tracing::warn!(path = %path.display(), error = %e, "dump_kernels: cannot write the kernel");
             }
         }
-        let (f, cs) = self.dev.load_kernel(source, entry).map_err(cuda_error)?;
+        let (f, cs) = self.dev.load_kernel_tier(source, entry, tier).map_err(cuda_error)?;
         stat.compile_ms += cs.compile_ms + cs.load_ms;
         if stat.cache.is_empty() || cs.cache_hit == CacheHit::Miss {
             stat.cache = cache_name(cs.cache_hit);
@@ -84,13 +91,109 @@ impl GpuExecutor {
     /// A kernel of the helper module (`util_module`: scans, gathers, hash-table
     /// finishing). Looked up by name once: a hash build launches about ten of them, and
     /// finding the module by its 30 KB source each time cost microseconds per launch.
+    /// (Its quick build serves until the full one is ready: `refresh_util`.)
     pub(crate) fn util(&self, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
-        if let Some(f) = self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).get(entry) {
+        if let Some(f) = self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).functions.get(entry) {
             return Ok(f.clone());
         }
-        let f = self.load(gpusql_codegen::sort::util_module(), entry, stat)?;
-        self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).insert(entry.to_string(), f.clone());
+        let tier = self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).tier;
+        let f = self.load(gpusql_codegen::sort::util_module(), entry, tier, stat)?;
+        self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).functions.insert(entry.to_string(), f.clone());
         Ok(f)
+    }
+
+    /// Starts compiling the helper module, which every query uses, while the session
+    /// loads its data: quickly optimized first, then fully in the background.
+    pub fn compile_util_ahead(&self) {
+        if self.config.compile_ahead {
+            let util = gpusql_codegen::sort::util_module();
+            self.dev.compile_ahead(util.to_string(), Tier::Quick, Priority::Now);
+            self.dev.compile_ahead(util.to_string(), Tier::Full, Priority::Later);
+        }
+    }
+
+    /// Switches to the helper module's full build once it is ready (checked once a query).
+    fn refresh_util(&self) {
+        let mut u = self.util_functions.lock().unwrap_or_else(|e| e.into_inner());
+        let full_ready = || self.dev.is_ready(gpusql_codegen::sort::util_module(), Tier::Full);
+        if u.tier == Tier::Full {
+            return;
+        }
+        if !self.config.compile_ahead || full_ready() {
+            *u = UtilFunctions { tier: Tier::Full, functions: HashMap::new() };
+        }
+    }
+
+    /// The tier `source` runs at: `Full` when that build is ready (or compiling ahead is
+    /// off), else `Quick`, with the full build queued to replace it.
+    pub(crate) fn tier_for(&self, source: &str) -> Tier {
+        if !self.config.compile_ahead || self.dev.is_ready(source, Tier::Full) {
+            return Tier::Full;
+        }
+        self.dev.compile_ahead(source.to_string(), Tier::Full, Priority::Later);
+        Tier::Quick
+    }
+
+    /// The kernels a stage runs: the best form for what the builds found (`optimal`) when
+    /// its full build is ready; else the quick build of the form that fits any table
+    /// (`generic`, compiled ahead with the query's other kernels), while the full build
+    /// of `optimal` is queued for the next run.
+    fn choose_kernels(
+        &self,
+        optimal: KernelSpec,
+        generic: impl FnOnce() -> Result<KernelSpec>,
+    ) -> Result<(KernelSpec, Tier)> {
+        if !self.config.compile_ahead || self.dev.is_ready(&optimal.source, Tier::Full) {
+            return Ok((optimal, Tier::Full));
+        }
+        self.dev.compile_ahead(optimal.source.clone(), Tier::Full, Priority::Later);
+        Ok((generic()?, Tier::Quick))
+    }
+
+    /// On a plan's first run (its first kernel has no full build yet), every module of
+    /// the plan is handed to the compile threads at once, quickly optimized, with probes
+    /// in the generic form (`BuildHint::generic`), so that NVRTC runs on all cores while
+    /// the first stages run.
+    fn compile_plan_ahead(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<()> {
+        if !self.config.compile_ahead {
+            return Ok(());
+        }
+        let mut sources = vec![];
+        for stage in &plan.stages {
+            match stage {
+                Stage::Pipeline(p) => {
+                    let rows = match &p.source {
+                        Source::Table { table, .. } => tables.get(table).map_or(0, |t| t.rows as u64),
+                        Source::Intermediate { .. } => 0,
+                    };
+                    let builds: Vec<BuildHint> = plan
+                        .pipelines()
+                        .filter(|b| matches!(b.sink, Sink::HashBuild { .. }))
+                        .map(|b| BuildHint::generic(b.sink.id()))
+                        .collect();
+                    let spec = generate_pipeline(p, &builds, rows)?;
+                    if sources.is_empty() && self.dev.is_ready(&spec.source, Tier::Full) {
+                        return Ok(()); // a plan run before
+                    }
+                    sources.push(spec.source);
+                }
+                Stage::Sort { keys, schema, .. } => {
+                    sources.push(gpusql_codegen::sort::generate_sort(schema, keys)?.source);
+                }
+                Stage::Slice { .. } => {}
+            }
+        }
+        for s in sources {
+            self.dev.compile_ahead(s, Tier::Quick, Priority::Now);
+        }
+        Ok(())
+    }
+
+    /// Blocks until the kernels compiling in the background are ready (benchmarks call it
+    /// before timing warm runs).
+    pub fn wait_for_compiles(&self) {
+        self.dev.wait_for_compiles();
+        self.refresh_util();
     }
 
     /// Launches `f` with arguments bound in order; returns kernel ms (CUDA events).
@@ -252,9 +355,12 @@ impl GpuExecutor {
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
+        self.refresh_util();
+        self.compile_plan_ahead(plan, tables)?;
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
         for stage in &plan.stages {
+            let stage_start = std::time::Instant::now();
             match stage {
                 Stage::Pipeline(p) => {
                     let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats)?;
@@ -286,6 +392,9 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, sliced);
                 }
+            }
+            if let Some(k) = stats.kernels.last_mut() {
+                k.wall_ms = stage_start.elapsed().as_secs_f64() * 1e3;
             }
         }
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
@@ -323,7 +432,9 @@ impl GpuExecutor {
                 direct_min: (variant == ProbeVariant::UniqueDirect).then_some(1),
                 bitmap: (variant == ProbeVariant::UniqueShared).then_some((1, 1024)),
                 early: true,
+                generic: false,
             })
+            .map(|h| if variant == ProbeVariant::Generic { BuildHint::generic(h.id) } else { h })
             .collect();
         let mut out = vec![];
         for s in &plan.stages {
@@ -351,10 +462,12 @@ impl GpuExecutor {
         let hints = self.build_hints(built);
         let selection = self.chunk_selection(p, tables)?;
         let rows = source_rows(p, tables, inter, selection.as_deref());
-        let spec = generate_pipeline(p, &hints, rows as u64)?;
+        let optimal = generate_pipeline(p, &hints, rows as u64)?;
+        let generic: Vec<BuildHint> = hints.iter().map(|h| BuildHint::generic(h.id)).collect();
+        let (spec, tier) = self.choose_kernels(optimal, || generate_pipeline(p, &generic, rows as u64))?;
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
-        let func = self.load(&spec.source, &spec.entry, &mut stat)?;
-        let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, &mut stat)).transpose()?;
+        let func = self.load(&spec.source, &spec.entry, tier, &mut stat)?;
+        let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, tier, &mut stat)).transpose()?;
 
         let mut up = UploadStats::default();
         let source = match &p.source {
@@ -460,6 +573,7 @@ impl GpuExecutor {
                 direct_min: t.direct.as_ref().map(|d| d.min),
                 bitmap: t.bitmap.as_ref().map(|m| (m.min, m.bits as u64)),
                 early: self.config.early_bitmaps,
+                generic: false,
             })
             .collect()
     }
@@ -737,6 +851,8 @@ pub enum ProbeVariant {
     UniqueShared,
     /// Unique dense keys, direct-mapped tables.
     UniqueDirect,
+    /// The form that fits any table, compiled before the builds ran (`BuildHint::generic`).
+    Generic,
 }
 
 /// What a pipeline's sink produced.
@@ -792,12 +908,10 @@ fn sink_source_column(p: &Pipeline, source_columns: usize, index: usize) -> Opti
 fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
     Ok(match part {
         BuildPart::Slots => Arg::U64(ptr(&t.slots, dev)),
+        BuildPart::SlotMask => Arg::U32((t.slot_count.max(1) - 1) as u32),
         BuildPart::Mask => Arg::U32((t.probe_slots().max(1) - 1) as u32),
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
-        BuildPart::Offsets => Arg::U64(ptr(
-            t.offsets.as_ref().ok_or_else(|| Error::exec("hash table offsets missing (unique keys)"))?,
-            dev,
-        )),
+        BuildPart::Offsets => Arg::U64(ptr(t.match_offsets(dev)?, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
         BuildPart::Direct => {
             Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev))

@@ -21,6 +21,7 @@ pub fn run(
     input: usize,
 ) -> Result<(Intermediate, KernelStat)> {
     let spec = generate_sort(&data.schema, keys)?;
+    let tier = ex.tier_for(&spec.source);
     let mut stat =
         KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
     let n = data.rows;
@@ -51,8 +52,8 @@ pub fn run(
     if n <= SMALL_SORT {
         // Rank sort: every row's rank, then each row to its rank (a top-N gains nothing
         // at this size).
-        let rank_fn = ex.load(&spec.source, &spec.rank_entry, &mut stat)?;
-        let scatter = ex.load(&spec.source, &spec.scatter_entry, &mut stat)?;
+        let rank_fn = ex.load(&spec.source, &spec.rank_entry, tier, &mut stat)?;
+        let scatter = ex.load(&spec.source, &spec.scatter_entry, tier, &mut stat)?;
         let rank = ex.dev.alloc_zeros::<u32>(n.max(1), "sort ranks").map_err(cuda_error)?;
         let mut args = vec![Arg::U64(ptr(&rank, &ex.dev)), Arg::U64(n as u64)];
         args.extend(key_args.iter().copied());
@@ -64,8 +65,8 @@ pub fn run(
         data.perm = Some(perm);
         return Ok((data, stat));
     }
-    let iota = ex.load(&spec.source, &spec.iota_entry, &mut stat)?;
-    let step = ex.load(&spec.source, &spec.step_entry, &mut stat)?;
+    let iota = ex.load(&spec.source, &spec.iota_entry, tier, &mut stat)?;
+    let step = ex.load(&spec.source, &spec.step_entry, tier, &mut stat)?;
     stat.ms += ex.launch(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     let timer = ex.dev.timer_start().map_err(cuda_error)?;
     // Top-N: sort chunks of c (the wanted rows, rounded up to a power of two), then halve
@@ -85,7 +86,7 @@ pub fn run(
         k *= 2;
     }
     if let Some(c) = chunk {
-        let keep = ex.load(&spec.source, &spec.keep_halves_entry, &mut stat)?;
+        let keep = ex.load(&spec.source, &spec.keep_halves_entry, tier, &mut stat)?;
         let mut len = npow2;
         while len > c {
             ex.launch_untimed(&step, &step_args(ptr(&perm, &ex.dev), len, c, 0), len, None)?;

@@ -1,0 +1,216 @@
+//! Compiling ahead, on all cores: a query's modules are handed to worker threads at once
+//! (NVRTC spends 50-300 ms of one core on each; a TPC-H query has up to 12), and the
+//! fully optimized builds of the kernels a query settled on follow at low priority.
+//!
+//! Each job is keyed like the kernel cache. Whoever needs a module that is queued or being
+//! compiled waits for that job instead of compiling it twice; a job still queued is taken
+//! over by the thread that needs it, so a waiting query never sits behind background work.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+use cudarc::driver::CudaModule;
+
+use crate::cache::CacheHit;
+use crate::CudaError;
+
+/// NVRTC recurses over deeply nested expressions: its threads get the statement thread's
+/// stack (only the pages touched are committed).
+const WORKER_STACK_BYTES: usize = 256 << 20;
+
+/// Which queue a job waits in: workers take every `Now` job before any `Later` one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// A module the running query is about to need.
+    Now,
+    /// An optimized build that replaces a quick one when ready.
+    Later,
+}
+
+/// What compiling and loading one module produced.
+pub(crate) type Loaded = Result<(Arc<CudaModule>, CacheHit, f64), CudaError>;
+type Work = Box<dyn FnOnce() -> Loaded + Send>;
+
+pub(crate) struct Job {
+    work: Mutex<Option<Work>>,
+    done: Mutex<Option<Loaded>>,
+    finished: Condvar,
+}
+
+impl Job {
+    /// Runs the job here unless a thread has taken it already.
+    fn run(&self) {
+        let Some(work) = lock(&self.work).take() else { return };
+        let result = catch_unwind(AssertUnwindSafe(work))
+            .unwrap_or_else(|_| Err(CudaError::Nvrtc { msg: "compile job panicked".into(), log: String::new() }));
+        *lock(&self.done) = Some(result);
+        self.finished.notify_all();
+    }
+
+    /// The job's result: runs it here if no worker has started it, else waits for it.
+    pub(crate) fn wait(&self) -> Loaded {
+        self.run();
+        let mut done = lock(&self.done);
+        loop {
+            if let Some(r) = done.as_ref() {
+                return r.clone();
+            }
+            done = self.finished.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+#[derive(Default)]
+struct Queues {
+    now: VecDeque<Arc<Job>>,
+    later: VecDeque<Arc<Job>>,
+    /// Jobs queued or running, by cache key.
+    pending: HashMap<String, Arc<Job>>,
+    workers: usize,
+    /// Jobs workers are running now, and of them `Now` jobs.
+    running: usize,
+    running_now: usize,
+}
+
+#[derive(Default)]
+struct Shared {
+    queues: Mutex<Queues>,
+    work_ready: Condvar,
+    all_done: Condvar,
+}
+
+/// Worker threads (up to one per core, started on first use) and the jobs they share.
+#[derive(Default, Clone)]
+pub(crate) struct CompilePool {
+    shared: Arc<Shared>,
+}
+
+impl CompilePool {
+    /// The job compiling `key`, if one is queued or running.
+    pub(crate) fn pending(&self, key: &str) -> Option<Arc<Job>> {
+        lock(&self.shared.queues).pending.get(key).cloned()
+    }
+
+    /// Queues `work` under `key` unless a job for it is pending. `work` must put its module
+    /// where later lookups find it (the memory cache) before it returns: the job leaves
+    /// `pending` only after that.
+    pub(crate) fn submit(&self, key: String, priority: Priority, work: impl FnOnce() -> Loaded + Send + 'static) {
+        let mut q = lock(&self.shared.queues);
+        if q.pending.contains_key(&key) {
+            return;
+        }
+        // The key leaves `pending` when the work is done, wherever it ran.
+        let (pool, k) = (self.clone(), key.clone());
+        let work: Work = Box::new(move || {
+            let r = work();
+            pool.finish(&k);
+            r
+        });
+        let job = Arc::new(Job { work: Mutex::new(Some(work)), done: Mutex::new(None), finished: Condvar::new() });
+        q.pending.insert(key.clone(), job.clone());
+        match priority {
+            Priority::Now => q.now.push_back(job),
+            Priority::Later => q.later.push_back(job),
+        }
+        if q.workers < workers() {
+            let shared = self.shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name("gpusql-compile".into())
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn(move || worker(shared));
+            match spawned {
+                Ok(_) => q.workers += 1,
+                Err(e) => tracing::warn!(error = %e, "cannot start a compile thread"),
+            }
+        }
+        drop(q);
+        self.shared.work_ready.notify_one();
+    }
+
+    fn finish(&self, key: &str) {
+        let mut q = lock(&self.shared.queues);
+        q.pending.remove(key);
+        if q.pending.is_empty() {
+            self.shared.all_done.notify_all();
+        }
+    }
+
+    /// Drops the jobs no thread has started and waits for the running ones: a process
+    /// must not exit while NVRTC runs on another thread (its library teardown then
+    /// crashes it). A dropped job's module is simply not compiled.
+    pub(crate) fn shutdown(&self) {
+        let mut q = lock(&self.shared.queues);
+        let q = &mut *q;
+        let dropped: Vec<Arc<Job>> = q.now.drain(..).chain(q.later.drain(..)).collect();
+        for j in &dropped {
+            lock(&j.work).take();
+        }
+        q.pending.retain(|_, j| !dropped.iter().any(|d| Arc::ptr_eq(d, j)));
+        let mut q = lock(&self.shared.queues);
+        while q.running > 0 {
+            q = self.shared.all_done.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Blocks until no job is queued or running.
+    pub(crate) fn wait_idle(&self) {
+        let mut q = lock(&self.shared.queues);
+        while !q.pending.is_empty() {
+            q = self.shared.all_done.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+fn worker(shared: Arc<Shared>) {
+    loop {
+        let job = {
+            let mut q = lock(&shared.queues);
+            loop {
+                if let Some(j) = q.now.pop_front() {
+                    q.running += 1;
+                    q.running_now += 1;
+                    break (j, Priority::Now);
+                }
+                // Background work waits until no query waits on a compile: on a host
+                // whose compile throughput is a few cores it would slow the query down.
+                if q.running_now == 0 {
+                    if let Some(j) = q.later.pop_front() {
+                        q.running += 1;
+                        break (j, Priority::Later);
+                    }
+                }
+                q = shared.work_ready.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let (job, priority) = job;
+        let t = Instant::now();
+        job.run();
+        tracing::debug!("compile job ({priority:?}) ran {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+        let mut q = lock(&shared.queues);
+        q.running -= 1;
+        if priority == Priority::Now {
+            q.running_now -= 1;
+        }
+        drop(q);
+        // Waiting Later jobs may start now; shutdown and wait_idle look too.
+        shared.work_ready.notify_all();
+        shared.all_done.notify_all();
+    }
+}
+
+/// Compile threads: one per core.
+fn workers() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        let n = std::thread::available_parallelism().map_or(2, |n| n.get());
+        tracing::debug!("{n} compile threads");
+        n
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere while holding the lock leaves the data usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
