@@ -41,6 +41,8 @@ pub struct GpuExecutor {
     /// The session's settings this executor reads (key bitmaps, string layouts, the
     /// memory pool, profiling, ...): the engine keeps it equal to its own.
     pub config: SessionConfig,
+    /// The engine's cancel flag, checked before each stage (a running kernel finishes).
+    pub cancel: gpusql_common::CancelToken,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<HashMap<String, CudaFunction>>,
 }
@@ -61,7 +63,13 @@ fn cache_name(h: CacheHit) -> String {
 
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>, config: SessionConfig) -> Self {
-        GpuExecutor { dev, store: DeviceStore::default(), config, util_functions: Default::default() }
+        GpuExecutor {
+            dev,
+            store: DeviceStore::default(),
+            config,
+            cancel: Default::default(),
+            util_functions: Default::default(),
+        }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -255,6 +263,7 @@ impl GpuExecutor {
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
         for stage in &plan.stages {
+            self.cancel.check()?;
             match stage {
                 Stage::Pipeline(p) => {
                     let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats)?;
@@ -288,6 +297,7 @@ impl GpuExecutor {
                 }
             }
         }
+        self.cancel.check()?;
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
         let dl = std::time::Instant::now();
         let (batches, assembly) = result::download(self, plan, &result)?;
