@@ -8,9 +8,14 @@ mod bench;
 mod bench_compile;
 mod bench_join;
 mod bench_replicated;
+mod complete;
 mod datagen;
 mod format;
+mod interrupt;
+mod meta;
 mod paths;
+mod progress;
+mod script;
 mod session;
 mod shell;
 mod split;
@@ -57,7 +62,8 @@ struct Cli {
     /// field); or JSON, one object per line (decimals as strings at their exact scale).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Run SQL (one or more statements) and exit; repeatable, runs in order with -f.
+    /// Run SQL (one or more statements, and meta-commands such as \d or .tables at the
+    /// start of a line or after a ';') and exit; repeatable, runs in order with -f.
     #[arg(short = 'c', long = "command", value_name = "SQL")]
     command: Vec<String>,
     /// Run the statements of a file and exit; repeatable.
@@ -389,7 +395,7 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
         }
         loaded.extend(tables.iter().map(|t| (t.to_string(), flag)));
     }
-    let mut session = Session { engine, format: cli.format, timing: cli.timing };
+    let mut session = Session::new(engine, cli.format, cli.timing);
     if let Some(dir) = cli.dir.as_ref().or(cli.db.as_ref()) {
         if let Err(e) = session.open_directory(dir, if_exists) {
             let hint = if loaded.is_empty() {
@@ -406,18 +412,22 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
     } else {
         let mut ok = true;
         for s in scripts {
-            ok &= match s {
+            let outcome = match s {
                 Script::Sql(sql) => session.run_script(&sql, None),
                 Script::File(path) => {
                     match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| utf8::decode(b, 1)) {
                         Ok(text) => session.run_script(&text, Some(&path)),
                         Err(e) => {
                             eprintln!("Error: {}: {e}", path.display());
-                            false
+                            session::Outcome { ok: false, quit: false }
                         }
                     }
                 }
             };
+            ok &= outcome.ok;
+            if outcome.quit {
+                break;
+            }
         }
         ok
     };

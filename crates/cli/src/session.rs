@@ -1,45 +1,101 @@
-//! A session: the engine plus the display settings, running statements and printing
-//! their results. Shared by `-c`/`-f` and the interactive shell.
+//! A session: the engine plus the display settings, running statements and
+//! meta-commands and printing their results. Shared by `-c`/`-f` and the interactive shell.
 
-use crate::format::{write_batches, Format};
-use crate::split::{split, Piece};
+use crate::format::{write_batches, Format, TableLayout};
+use crate::interrupt::Interrupt;
+use crate::meta;
+use crate::progress::Progress;
+use crate::script::{Item, Script};
+use crate::split::Piece;
 use crate::timing;
 use gpusql::{Engine, Error, Output};
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 pub struct Session {
     pub engine: Engine,
     pub format: Format,
     pub timing: bool,
+    /// Rows beyond which a table shows its first and last halves (0: all; `\maxrows`).
+    pub max_rows: usize,
+    /// Whether tables are fitted to the terminal's width (where stdout is one).
+    pub fit_width: bool,
+    /// Ctrl-C's handling, where the shell installed it (statements mark themselves busy).
+    pub interrupt: Option<Arc<Interrupt>>,
+}
+
+/// What running a script came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Every statement and meta-command succeeded.
+    pub ok: bool,
+    /// A `\q` asked to quit (what followed it did not run).
+    pub quit: bool,
 }
 
 impl Session {
-    /// Runs every statement of `text` in order, one at a time so that earlier results are
-    /// printed even when a later statement fails; errors go to stderr (with the line they
-    /// point at, if they do) and the remaining statements still run. Returns whether all succeeded. `file` names the script in
-    /// error messages.
-    pub fn run_script(&mut self, text: &str, file: Option<&Path>) -> bool {
+    /// A session that prints every row of every result (`-c`, `-f`, piped input).
+    pub fn new(engine: Engine, format: Format, timing: bool) -> Session {
+        Session { engine, format, timing, max_rows: 0, fit_width: false, interrupt: None }
+    }
+
+    /// Runs the statements and meta-commands of `text` in order, one at a time so that
+    /// earlier results are printed even when a later statement fails; errors go to stderr
+    /// (with the line they point at, if they do) and what follows still runs, except after
+    /// a cancelled statement (Ctrl-C) or `\q`. `file` names the script in error messages.
+    pub fn run_script(&mut self, text: &str, file: Option<&Path>) -> Outcome {
         let mut ok = true;
-        for piece in split(text).iter().filter(|p| !p.blank) {
-            if let Err(e) = self.run_statement(piece.text) {
-                // The statement was cut out of `text`: its error's place moves into `text`.
-                let e = e.map_position(|line, column| piece.absolute(line, column));
-                eprintln!("Error: {}", describe_error(&e, piece, file));
-                if let Some(pointer) = e.position().and_then(|p| point_at(text, p)) {
-                    eprintln!("{pointer}");
+        let script = Script::new(text);
+        for item in script.items() {
+            match item {
+                Item::Statement(piece) => {
+                    let Err(e) = self.run_statement(piece.text) else { continue };
+                    ok = false;
+                    if e.kind() == &Error::Cancelled {
+                        eprintln!("Error: {e}");
+                        return Outcome { ok, quit: false };
+                    }
+                    // The statement was cut out of `text`: its error's place moves into `text`.
+                    let e = e.map_position(|line, column| piece.absolute(line, column));
+                    eprintln!("Error: {}", describe_error(&e, &piece, file));
+                    if let Some(pointer) = e.position().and_then(|p| point_at(text, p)) {
+                        eprintln!("{pointer}");
+                    }
                 }
-                ok = false;
+                Item::Meta { text, line } => match self.run_meta(text) {
+                    Ok(meta::Flow::Continue) => {}
+                    Ok(meta::Flow::Quit) => return Outcome { ok, quit: true },
+                    Err(e) => {
+                        ok = false;
+                        match file {
+                            Some(f) => eprintln!("Error: {}: {e} (line {line})", f.display()),
+                            None => eprintln!("Error: {e}"),
+                        }
+                    }
+                },
             }
         }
-        ok
+        Outcome { ok, quit: false }
+    }
+
+    /// Runs one meta-command line (`\d t`, `.mode csv`).
+    pub fn run_meta(&mut self, line: &str) -> Result<meta::Flow, String> {
+        let interrupt = self.interrupt.clone();
+        let _busy = interrupt.as_ref().map(|i| i.begin(false));
+        meta::run(self, line)
     }
 
     /// Runs one statement and prints what it produced.
     pub fn run_statement(&mut self, sql: &str) -> gpusql::Result<()> {
+        let interrupt = self.interrupt.clone();
+        let _busy = interrupt.as_ref().map(|i| i.begin(true));
         let start = Instant::now();
-        let outputs = self.engine.execute(sql);
+        let outputs = {
+            let _progress = Progress::start("running", interrupt.clone());
+            self.engine.execute(sql)
+        };
         if let Some(n) = self.engine.new_notice() {
             eprintln!("{n}");
         }
@@ -56,7 +112,7 @@ impl Session {
         let mut w = io::BufWriter::new(stdout.lock());
         match out {
             Output::Rows { batches, stats } => {
-                write_batches(&mut w, &batches, self.format)?;
+                write_batches(&mut w, &batches, self.format, &self.table_layout())?;
                 w.flush()?;
                 if self.timing {
                     eprintln!("{}", timing::report(&stats, wall_ms));
@@ -80,11 +136,23 @@ impl Session {
         Ok(())
     }
 
+    /// How tables are cut down: the row limit, and the terminal's width where stdout is
+    /// one and the session fits tables to it.
+    fn table_layout(&self) -> TableLayout {
+        let width = (self.fit_width && io::stdout().is_terminal())
+            .then(|| comfy_table::Table::new().width().map(usize::from))
+            .flatten();
+        TableLayout { max_rows: self.max_rows, width }
+    }
+
     /// Opens a folder as a database (`gpusql DIR`, `\open DIR`): says on stderr which
     /// tables it made and what did not open.
     pub fn open_directory(&mut self, dir: &Path, if_exists: gpusql::IfExists) -> Result<(), String> {
         let start = Instant::now();
-        let opened = self.engine.open_directory_with(dir, if_exists).map_err(|e| e.to_string())?;
+        let opened = {
+            let _progress = Progress::start(&format!("opening {}", dir.display()), self.interrupt.clone());
+            self.engine.open_directory_with(dir, if_exists).map_err(|e| e.to_string())?
+        };
         for e in &opened.errors {
             eprintln!("warning: {e}");
         }
@@ -164,6 +232,7 @@ fn point_at(text: &str, (line, column): (u64, u64)) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::split::split;
 
     #[test]
     fn positions_are_moved_into_the_whole_input() {

@@ -49,6 +49,17 @@ pub fn ends_open(text: &str) -> bool {
     matches!(scan(text, |_, _| {}), State::Quote(_) | State::BlockComment)
 }
 
+/// Byte offset of the first character of `text` that is not whitespace or comment.
+pub fn first_code(text: &str) -> Option<usize> {
+    let mut first = None;
+    scan(text, |i, ev| {
+        if ev == Event::Code && first.is_none() {
+            first = Some(i);
+        }
+    });
+    first
+}
+
 /// Splits `text` into statements. Blank trailing text comes back as a blank,
 /// unterminated piece; callers skip blank pieces.
 pub fn split(text: &str) -> Vec<Piece<'_>> {
@@ -220,6 +231,13 @@ mod tests {
     fn code_line_skips_comments() {
         let p = split("-- c\nselect 1;\n\n /* x\n */ select 2");
         assert_eq!((p[0].code_line, p[1].code_line), (2, 5));
+    }
+
+    #[test]
+    fn first_code_skips_whitespace_and_comments() {
+        assert_eq!(first_code("  -- c\n /* d */ \\d"), Some(16));
+        assert_eq!(first_code(" 'x'"), Some(1));
+        assert_eq!(first_code(" -- only a comment"), None);
     }
 
     #[test]

@@ -115,3 +115,75 @@ fn errors_point_at_their_place() {
     let o = gpusql(&["-c", "set no_such_setting = 1"], b"");
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
 }
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Meta-commands run from -c, -f and piped input as in the shell: on a line of their own
+/// or after a ';', in order with the statements around them.
+#[test]
+fn meta_commands_run_from_scripts() {
+    let o = gpusql(&["-c", "create table t (a integer)", "-c", "\\d", "-c", "select 1 as one; \\d t"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let (listing, rest) = out.split_once("table").unwrap();
+    assert!(listing.starts_with("CREATE TABLE\n"), "{out}");
+    assert!(rest.contains("memory"), "{out}");
+    let (one, described) = rest.split_once("(1 row)").unwrap();
+    assert!(one.contains("one"), "{out}");
+    assert!(described.contains("Table t (0 rows)") && described.contains("INTEGER"), "{out}");
+
+    // Dot forms, and settings that later statements use.
+    let o = gpusql(&["-c", ".tables\n.mode csv\nselect 2 as b;\n.maxrows 1"], b"");
+    assert!(stdout(&o).starts_with("No tables."), "{}", stdout(&o));
+    // (In CSV and JSON, stdout carries only data: confirmations go to stderr.)
+    assert!(stdout(&o).ends_with("\nb\n2\n"), "{}", stdout(&o));
+    assert_eq!(
+        stderr(&o),
+        "Output format is csv.\nTables show at most 1 rows: the first and last ones, with the total below.\n"
+    );
+
+    // A backslash inside a statement or a string is SQL.
+    let o = gpusql(&["--format", "csv", "-c", "select '\\d' as s"], b"");
+    assert_eq!(stdout(&o), "s\n\\d\n", "{}", stderr(&o));
+
+    // Errors: an unknown command fails the run, and what follows still runs; \q stops.
+    let o = gpusql(&["--format", "csv", "-c", "\\nope\nselect 3 as c; \\q\nselect 4 as d"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "Error: unknown command \\nope; \\? lists the commands\n");
+    assert_eq!(stdout(&o), "c\n3\n");
+
+    // A script file names itself and the line.
+    let dir = std::env::temp_dir().join(format!("gpusql-cli-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.sql");
+    std::fs::write(&file, "select 1;\n\\format xml\n").unwrap();
+    let o = gpusql(&["-f", file.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).ends_with("m.sql: unknown format 'xml' (table, csv or json) (line 2)\n"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // Piped into the shell.
+    let o = gpusql(&[], b"create table u (a integer);\n.tables\nselect 5 as e; \\format csv\nselect 6 as f;\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(" u ") && out.contains("(1 row)") && out.ends_with("f\n6\n"), "{out}");
+}
+
+/// -c and -f print every row (whatever the terminal) unless told otherwise; \maxrows
+/// cuts tables down to their first and last rows, never CSV or JSON.
+#[test]
+fn long_results_are_cut_only_when_asked() {
+    let all = gpusql(&["--tpch", "0.01", "-c", "select n_nationkey from nation order by 1"], b"");
+    let out = stdout(&all);
+    assert_eq!(out.lines().filter(|l| l.starts_with('│')).count(), 1 + 25, "{out}");
+    assert!(out.ends_with("(25 rows)\n"), "{out}");
+    let cut = gpusql(&["--tpch", "0.01", "-c", "\\maxrows 4", "-c", "select n_nationkey from nation order by 1"], b"");
+    let out = stdout(&cut);
+    let shown: Vec<&str> = out.lines().filter(|l| l.starts_with('│')).map(|l| l.trim_matches(['│', ' '])).collect();
+    assert_eq!(shown, ["n_nationkey", "0", "1", "…", "23", "24"], "{out}");
+    assert!(out.ends_with("(25 rows, 4 shown)\n"), "{out}");
+    let csv = gpusql(&["--tpch", "0.01", "-c", ".mode csv\n.maxrows 4\nselect n_nationkey from nation"], b"");
+    assert_eq!(stdout(&csv).lines().count(), 1 + 25, "{}", stdout(&csv));
+}

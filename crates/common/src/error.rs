@@ -32,6 +32,9 @@ pub enum Error {
     /// Planning failed where it should not have: an invariant of the planner, optimizer
     /// or executor broke. A bug, not something the user did.
     Plan(String),
+    /// The statement was cancelled (`CancelToken::cancel`, the shell's Ctrl-C) before it
+    /// finished; nothing it would have changed was changed.
+    Cancelled,
     /// `error` at a place in the statement's text: 1-based line and column, counted in
     /// characters (as sqlparser counts them). Never wraps another `At`.
     At { error: Box<Error>, line: u64, column: u64 },
@@ -108,7 +111,7 @@ impl Error {
     }
 
     /// The error with `f` applied to its message (and its place kept). Out-of-memory
-    /// errors, which have no message of their own, stay as they are.
+    /// errors and cancellations, which have no message of their own, stay as they are.
     pub fn map_message(self, f: impl FnOnce(String) -> String) -> Self {
         match self {
             Error::Syntax(m) => Error::Syntax(f(m)),
@@ -120,7 +123,7 @@ impl Error {
             Error::Io(m) => Error::Io(f(m)),
             Error::Plan(m) => Error::Plan(f(m)),
             Error::At { error, line, column } => Error::At { error: Box::new(error.map_message(f)), line, column },
-            oom @ Error::OutOfMemory { .. } => oom,
+            other @ (Error::OutOfMemory { .. } | Error::Cancelled) => other,
         }
     }
 }
@@ -144,6 +147,7 @@ impl fmt::Display for Error {
                 gib(*free)
             ),
             Error::Io(m) => write!(f, "I/O error: {m}"),
+            Error::Cancelled => write!(f, "query cancelled"),
             Error::At { error, line, column } => match error.kind() {
                 Error::Syntax(m) => write!(f, "syntax error at line {line}, column {column}: {m}"),
                 inner => write!(f, "{inner} (line {line}, column {column})"),

@@ -1,6 +1,7 @@
 //! Types shared by every phase: SQL data types, scalar values, errors.
 //! Kept free of heavy dependencies (only arrow's type enum for conversions).
 
+pub mod cancel;
 pub mod datatype;
 pub mod date;
 pub mod error;
@@ -9,6 +10,7 @@ pub mod scalar;
 pub mod schema;
 pub mod string_hash;
 
+pub use cancel::{CancelToken, Ticker};
 pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use files::{Compression, CsvOptions, FileFormat, FileScan, WriteOptions};

@@ -36,7 +36,7 @@ use gpusql_storage::TableStore;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub use gpusql_common::{DataType, Error, Result};
+pub use gpusql_common::{CancelToken, DataType, Error, Result};
 pub use gpusql_cuda::CompileProfile;
 pub use gpusql_exec::{ExecStats, KernelStat};
 
@@ -81,6 +81,9 @@ pub struct Engine {
     config: SessionConfig,
     /// Physical plans of SELECTs run before, by statement text.
     plans: PlanCache,
+    /// Set from another thread to stop the running statement ([`Engine::cancel_handle`]);
+    /// the executors hold clones.
+    cancel: CancelToken,
 }
 
 /// A repeated SELECT skips binding, optimizing and planning (0.5-5 ms a TPC-H query:
@@ -138,10 +141,10 @@ impl GpuSlot {
         }
     }
 
-    fn opening(config: SessionConfig) -> GpuSlot {
+    fn opening(config: SessionConfig, cancel: CancelToken) -> GpuSlot {
         GpuSlot {
             ready: OnceLock::new(),
-            opening: Mutex::new(Some(std::thread::spawn(move || open_gpu(config)))),
+            opening: Mutex::new(Some(std::thread::spawn(move || open_gpu(config, cancel)))),
             notice: OnceLock::new(),
             notice_shown: AtomicBool::new(false),
         }
@@ -182,16 +185,27 @@ impl Engine {
                 config.set(s.name, &v).map_err(|e| Error::InvalidInput(format!("{}: {e}", s.env_var())))?;
             }
         }
+        let cancel = CancelToken::new();
         let gpu = match choice {
             BackendChoice::Cpu => GpuSlot::ready(None),
-            BackendChoice::Gpu => {
-                GpuSlot::ready(Some(open_gpu(config.clone()).map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?))
-            }
-            BackendChoice::Auto => GpuSlot::opening(config.clone()),
+            BackendChoice::Gpu => GpuSlot::ready(Some(
+                open_gpu(config.clone(), cancel.clone()).map_err(|e| Error::Gpu(format!("--backend gpu: {e}")))?,
+            )),
+            BackendChoice::Auto => GpuSlot::opening(config.clone(), cancel.clone()),
         };
         let mut tables = TableStore::default();
         tables.sampling = config.selectivity == Selectivity::Sampled;
-        Ok(Engine { tables, gpu, config, plans: PlanCache::default() })
+        Ok(Engine { tables, gpu, config, cancel, plans: PlanCache::default() })
+    }
+
+    /// A handle that stops the statement running now when cancelled from another thread
+    /// (the shell's Ctrl-C): the statement ends with [`Error::Cancelled`] at its next check
+    /// (between stages and, on the CPU backend, every few thousand rows; a GPU kernel that
+    /// has started runs to its end), changing nothing, and the engine and its tables stay
+    /// usable. Each statement clears the flag when it starts: a request made while no
+    /// statement runs is forgotten.
+    pub fn cancel_handle(&self) -> CancelToken {
+        self.cancel.clone()
     }
 
     /// Changes a session setting (`SET name = value`); `SHOW ALL` lists them with their
@@ -403,8 +417,10 @@ impl Engine {
         Ok(last)
     }
 
-    /// Runs every statement of `sql`, one Output each.
+    /// Runs every statement of `sql`, one Output each (the first error, or a cancel
+    /// through [`Engine::cancel_handle`], ends the list: statements before it stay done).
     pub fn execute(&mut self, sql: &str) -> Result<Vec<Output>> {
+        self.cancel.reset();
         on_statement_stack(|| self.execute_here(sql))?
     }
 
@@ -414,6 +430,7 @@ impl Engine {
         let mut parse_ms = start.elapsed().as_secs_f64() * 1e3;
         let mut outs = vec![];
         for s in &stmts {
+            self.cancel.check()?;
             let start = std::time::Instant::now();
             let key = matches!(s, gpusql_sql::Statement::Query(_)).then(|| s.to_string());
             let generation = self.tables.generation();
@@ -639,6 +656,7 @@ impl Engine {
                 }
             }
             stack.extend(p.inputs());
+            self.cancel.check()?;
         }
         Ok(start.elapsed().as_secs_f64() * 1e3)
     }
@@ -743,13 +761,15 @@ impl Engine {
     }
 
     pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
+        self.cancel.reset();
         on_statement_stack(|| self.run_plan(plan))?
     }
 
     fn run_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
+        self.cancel.check()?;
         match self.gpu.get() {
             Some(g) => g.execute(plan, &self.tables),
-            None => gpusql_exec::cpu::execute(plan, &self.tables),
+            None => gpusql_exec::cpu::execute_cancellable(plan, &self.tables, &self.cancel),
         }
     }
 
@@ -769,7 +789,8 @@ impl Engine {
         }
         let ordinal = g.dev.ordinal();
         drop(self.gpu.ready.take());
-        let reopened = GpuDevice::reset_device(ordinal).and_then(|_| open_gpu(self.config.clone()));
+        let reopened =
+            GpuDevice::reset_device(ordinal).and_then(|_| open_gpu(self.config.clone(), self.cancel.clone()));
         let what = match reopened {
             Ok(g) => {
                 let _ = self.gpu.ready.set(Some(g));
@@ -791,7 +812,8 @@ impl Engine {
 
     /// Runs a plan on the CPU reference backend whatever the engine's backend.
     pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
-        on_statement_stack(|| gpusql_exec::cpu::execute(plan, &self.tables))?
+        self.cancel.reset();
+        on_statement_stack(|| gpusql_exec::cpu::execute_cancellable(plan, &self.tables, &self.cancel))?
     }
 }
 
@@ -871,9 +893,10 @@ pub fn strip_prelude(src: &str) -> &str {
     }
 }
 
-fn open_gpu(config: SessionConfig) -> std::result::Result<GpuExecutor, CudaError> {
+fn open_gpu(config: SessionConfig, cancel: CancelToken) -> std::result::Result<GpuExecutor, CudaError> {
     let dev = GpuDevice::open(0)?;
-    let gpu = GpuExecutor::new(Arc::new(dev), config);
+    let mut gpu = GpuExecutor::new(Arc::new(dev), config);
+    gpu.cancel = cancel;
     // Every query uses the helper module: it compiles while the session loads its data
     // (which also pays NVRTC's first-use cost, 130-500 ms, before any query waits on it).
     gpu.compile_util_ahead();

@@ -4,7 +4,7 @@
 use crate::stats::ExecStats;
 use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::RecordBatch;
-use gpusql_common::{DataType, Error, Result, ScalarValue, Schema};
+use gpusql_common::{CancelToken, DataType, Error, Result, ScalarValue, Schema, Ticker};
 use gpusql_plan::eval::eval;
 use gpusql_plan::{
     AggState, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc,
@@ -42,13 +42,26 @@ enum Needed {
 }
 
 pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBatch>, ExecStats)> {
+    execute_cancellable(plan, tables, &CancelToken::new())
+}
+
+/// [`execute`], ending with `Error::Cancelled` soon after `cancel` is set: it is checked
+/// before each stage and every `CHECK_EVERY` rows a pipeline reads or a join hands on.
+pub fn execute_cancellable(
+    plan: &PhysicalPlan,
+    tables: &TableStore,
+    cancel: &CancelToken,
+) -> Result<(Vec<RecordBatch>, ExecStats)> {
     let start = std::time::Instant::now();
     let needed = needed_rows(plan);
     let mut inter: HashMap<usize, Rows> = HashMap::new();
+    let ticker = Ticker::new(cancel);
     for stage in &plan.stages {
+        cancel.check()?;
         match stage {
             Stage::Pipeline(p) => {
-                let out = run_pipeline(p, tables, &inter, needed.get(&p.sink.id()).unwrap_or(&Needed::All))?;
+                let needed = needed.get(&p.sink.id()).unwrap_or(&Needed::All);
+                let out = run_pipeline(p, tables, &inter, needed, &ticker)?;
                 inter.insert(p.sink.id(), out);
             }
             Stage::Sort { input, output, keys, schema, limit } => {
@@ -70,6 +83,7 @@ pub fn execute(plan: &PhysicalPlan, tables: &TableStore) -> Result<(Vec<RecordBa
             }
         }
     }
+    cancel.check()?;
     let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
     let batches = to_batches(plan, &result)?;
     let stats =
@@ -176,10 +190,19 @@ fn for_each_source_row(
 /// GPU's fused kernel does): a probe hands each joined row on before making the next, so
 /// nothing between source and sink is held beyond the current row and memory is the
 /// sink's (groups, a hash table, the materialized rows a reader needs).
-fn run_pipeline(p: &Pipeline, tables: &TableStore, inter: &HashMap<usize, Rows>, needed: &Needed) -> Result<Rows> {
-    let flow = Flow { ops: &p.ops, inter, unread_matches: unread_matches(p, inter) };
+fn run_pipeline(
+    p: &Pipeline,
+    tables: &TableStore,
+    inter: &HashMap<usize, Rows>,
+    needed: &Needed,
+    ticker: &Ticker<'_>,
+) -> Result<Rows> {
+    let flow = Flow { ops: &p.ops, inter, unread_matches: unread_matches(p, inter), ticker };
     let mut sink = SinkState::new(&p.sink, needed);
-    for_each_source_row(&p.source, tables, inter, &mut |row| push(&flow, 0, row, 1, &mut sink))?;
+    for_each_source_row(&p.source, tables, inter, &mut |row| {
+        ticker.tick()?;
+        push(&flow, 0, row, 1, &mut sink)
+    })?;
     sink.finish(&p.sink)
 }
 
@@ -189,6 +212,9 @@ struct Flow<'a> {
     inter: &'a HashMap<usize, Rows>,
     /// Per operator: an inner or left probe whose appended columns nothing after it reads.
     unread_matches: Vec<bool>,
+    /// The statement's cancel flag, looked at now and then (one source row may join with
+    /// millions of build rows).
+    ticker: &'a Ticker<'a>,
 }
 
 /// For each operator, whether it is an inner or left join probe whose build columns no
@@ -318,6 +344,7 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
                         return push(flow, at + 1, &joined, weight * matches.len() as u64, sink);
                     }
                     for &m in matches {
+                        flow.ticker.tick()?;
                         join(&mut joined, m);
                         if !push(flow, at + 1, &joined, weight, sink)? {
                             return Ok(false);

@@ -41,6 +41,8 @@ pub struct GpuExecutor {
     /// The session's settings this executor reads (key bitmaps, string layouts, the
     /// memory pool, profiling, ...): the engine keeps it equal to its own.
     pub config: SessionConfig,
+    /// The engine's cancel flag, checked before each stage (a running kernel finishes).
+    pub cancel: gpusql_common::CancelToken,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<UtilFunctions>,
 }
@@ -68,7 +70,13 @@ fn cache_name(h: CacheHit) -> String {
 impl GpuExecutor {
     pub fn new(dev: Arc<GpuDevice>, config: SessionConfig) -> Self {
         let util_functions = UtilFunctions { tier: Tier::Quick, functions: HashMap::new() };
-        GpuExecutor { dev, store: DeviceStore::default(), config, util_functions: std::sync::Mutex::new(util_functions) }
+        GpuExecutor {
+            dev,
+            store: DeviceStore::default(),
+            config,
+            cancel: Default::default(),
+            util_functions: std::sync::Mutex::new(util_functions),
+        }
     }
 
     pub(crate) fn load(&self, source: &str, entry: &str, tier: Tier, stat: &mut KernelStat) -> Result<CudaFunction> {
@@ -361,6 +369,7 @@ impl GpuExecutor {
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
         for stage in &plan.stages {
             let stage_start = std::time::Instant::now();
+            self.cancel.check()?;
             match stage {
                 Stage::Pipeline(p) => {
                     let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats)?;
@@ -397,6 +406,7 @@ impl GpuExecutor {
                 k.wall_ms = stage_start.elapsed().as_secs_f64() * 1e3;
             }
         }
+        self.cancel.check()?;
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
         let dl = std::time::Instant::now();
         let (batches, assembly) = result::download(self, plan, &result)?;
