@@ -24,8 +24,10 @@
 //! (their NULL flag is the constant `true`, which removes code), types and decimal scales
 //! (the C types and the rescaling factors), the number of items of a short IN list, the
 //! form of a LIKE pattern (KMP or the byte matcher), which interval fields of a `DateAdd`
-//! are zero, SUBSTRING positions and ROUND's digits (function arguments that select no
-//! kernel data), whether a long IN list holds a NULL, and truncation units.
+//! are zero, whether a long IN list holds a NULL, and truncation units. Also, though they
+//! could travel as parameters: SUBSTRING positions and ROUND's digits (arguments of
+//! device helpers, folded into their arithmetic), and join keys that are integer literals
+//! (`ops/common.rs` `constant_key`: the planner's constant key of scalar subqueries).
 //!
 //! The executor uploads the bytes of all string and pattern constants of a launch as one
 //! small buffer (`LiteralData`) and binds each parameter from it.
