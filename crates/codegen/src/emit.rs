@@ -1,13 +1,18 @@
 //! A small indented-code writer with fresh temporary names.
 
+use crate::literals::Literals;
+use gpusql_common::{Error, Result};
+
 #[derive(Default)]
 pub struct Emitter {
     pub code: String,
     pub indent: usize,
     pub next_tmp: usize,
-    /// The literal sets the code searches (`in_set.rs`), set k read through the parameters
-    /// `inset{k}_…` the pipeline declares.
-    pub in_sets: Vec<std::sync::Arc<gpusql_plan::LiteralSet>>,
+    /// The query constants the code reads as kernel parameters (`literals.rs`): only the
+    /// row loop's body, where expressions are generated, has them (None elsewhere, so an
+    /// expression generated anywhere else is an error rather than a parameter that the
+    /// kernel never declares).
+    pub literals: Option<Literals>,
 }
 
 impl Emitter {
@@ -32,9 +37,16 @@ impl Emitter {
         self.indent += 1;
     }
     /// An empty emitter `deeper` levels inside this one's indentation: code generated
-    /// apart (while this one is borrowed) and appended later.
+    /// apart (while this one is borrowed) and appended later. It takes no expressions
+    /// (no constants: see `literals`).
     pub fn fork(&self, deeper: usize) -> Emitter {
         Emitter { indent: self.indent + deeper, ..Default::default() }
+    }
+    /// The constants registry of the row loop's body (an error elsewhere).
+    pub fn literals(&mut self) -> Result<&mut Literals> {
+        self.literals
+            .as_mut()
+            .ok_or_else(|| Error::plan("an expression with constants was generated outside the kernel's row loop"))
     }
     pub fn append(&mut self, other: Emitter) {
         self.code.push_str(&other.code);

@@ -1,12 +1,16 @@
 //! Expression -> CUDA statements. Every value is a pair: a C expression for the value and
 //! one for "is NULL" ("false" when the value cannot be NULL). CASE, AND and OR evaluate
 //! lazily, like the CPU backend, so a division in an untaken branch raises no error.
+//! Constants (literals, LIKE patterns, interval amounts) are kernel parameters
+//! (`literals.rs`), so the source does not depend on their values; NULL literals stay in
+//! the source (their constant NULL flag shapes the code).
 
 use crate::emit::Emitter;
-use crate::types::{c_literal, c_type, escape_c};
+use crate::literals::{interval_constants, param_name, LiteralPart};
+use crate::types::{c_type, null_value};
 use crate::value::{Row, Value};
-use gpusql_common::{DataType, Error, Result, ScalarValue};
-use gpusql_plan::{BinaryOp, DateField, Expr, LikeItem, LikePattern};
+use gpusql_common::{DataType, Error, Result};
+use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern};
 
 fn or_null(a: &Value, b: &Value) -> String {
     match (a.is_never_null(), b.is_never_null()) {
@@ -53,9 +57,9 @@ fn paren_depth(s: &str) -> usize {
 fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
     match e {
         Expr::Column { index, .. } => Ok(row[*index].clone()),
-        Expr::Literal { value, ty } => {
-            Ok(Value { v: c_literal(value, ty), null: if value.is_null() { "true".into() } else { "false".into() } })
-        }
+        // (NULL: the type's zero with a constant NULL flag, in the source.)
+        Expr::Literal { value, ty } if value.is_null() => Ok(Value { v: null_value(ty), null: "true".into() }),
+        Expr::Literal { value, ty } => Ok(Value::not_null(out.literals()?.value(e, None, value, *ty)?)),
         Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), left, right, .. } => {
             gen_logical(op, left, right, row, out)
         }
@@ -92,15 +96,19 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const {} {t} = {v};", c_type(ty)));
             Ok(Value { v: t, null: x.null })
         }
-        Expr::Like { expr, pattern, negated } => gen_like(expr, pattern, negated, row, out),
+        Expr::Like { expr, pattern, negated } => gen_like(e, expr, pattern, negated, row, out),
         Expr::Extract { field, expr } => gen_extract(field, expr, row, out),
-        Expr::TimestampAdd { expr, months, days, micros } => {
+        Expr::TimestampAdd { expr, .. } => {
             let x = gen(expr, row, out)?;
+            let [months, days, micros] = [ConstantField::Months, ConstantField::Days, ConstantField::Micros]
+                .map(|f| interval_amount(e, f, out).map(|a| a.unwrap_or_else(|| "0".into())));
             let t = out.tmp("ts");
             out.line(format!(
-                "const int64_t {t} = ts_add_interval({}, {months} /* months */, {days} /* days */, {} /* microseconds */, {});",
+                "const int64_t {t} = ts_add_interval({}, {} /* months */, {} /* days */, {} /* microseconds */, {});",
                 x.v,
-                crate::types::c_literal(&ScalarValue::Int64(*micros), &DataType::Int64),
+                months?,
+                days?,
+                micros?,
                 error_flag(&x)
             ));
             Ok(Value { v: t, null: x.null })
@@ -138,19 +146,35 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const int64_t {t} = str_chars({});", s.v));
             Ok(Value { v: t, null: s.null })
         }
-        Expr::DateAdd { date, months, days } => {
+        Expr::DateAdd { date, .. } => {
             let d = gen(date, row, out)?;
+            // (Which of months and days is zero is part of the code's shape: see literals.rs.)
+            let moved = match interval_amount(e, ConstantField::Months, out)? {
+                Some(months) => format!("date_add_months({}, {months})", d.v),
+                None => d.v.clone(),
+            };
             let t = out.tmp("t");
-            let moved = if *months != 0 { format!("date_add_months({}, {months})", d.v) } else { d.v.clone() };
-            out.line(format!("const int32_t {t} = {moved} + ({days});"));
+            match interval_amount(e, ConstantField::Days, out)? {
+                Some(days) => out.line(format!("const int32_t {t} = {moved} + {days};")),
+                None => out.line(format!("const int32_t {t} = {moved};")),
+            }
             Ok(Value { v: t, null: d.null })
         }
         Expr::Case { branches, else_expr, ty } => gen_case(branches, else_expr, ty, row, out),
         Expr::InSet { expr, set, negated } => {
             let x = gen(expr, row, out)?;
-            Ok(crate::in_set::gen(&x, set, *negated, out))
+            crate::in_set::gen(&x, set, *negated, out)
         }
         Expr::InList { expr, list, negated } => gen_in_list(expr, list, negated, row, out),
+    }
+}
+
+/// The parameter of interval amount `field` of `e` (a `DateAdd` or `TimestampAdd`), None
+/// where it is not one (a zero amount of a `DateAdd`).
+fn interval_amount(e: &Expr, field: ConstantField, out: &mut Emitter) -> Result<Option<String>> {
+    match interval_constants(e).into_iter().find(|(f, _, _)| *f == field) {
+        Some((f, value, ty)) => Ok(Some(out.literals()?.value(e, Some(f), &value, ty)?)),
+        None => Ok(None),
     }
 }
 
@@ -226,28 +250,25 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
     Ok(Value { v: t, null })
 }
 
-/// LIKE by the prelude's matcher (`like_kmp` handles `%…%` over Pivot-4 columns).
-fn gen_like(expr: &Expr, pattern: &LikePattern, negated: &bool, row: &Row, out: &mut Emitter) -> Result<Value> {
+/// LIKE by the prelude's matcher (`like_kmp` handles `%…%` over Pivot-4 columns): the
+/// pattern's bytes, their kinds and their count are kernel parameters.
+fn gen_like(
+    node: &Expr,
+    expr: &Expr,
+    pattern: &LikePattern,
+    negated: &bool,
+    row: &Row,
+    out: &mut Emitter,
+) -> Result<Value> {
     let x = gen(expr, row, out)?;
-    // Pattern bytes and a kind per byte (0 literal, 1 '_', 2 '%'), as C literals.
-    let mut bytes = vec![];
-    let mut kinds = vec![];
-    for item in &pattern.items {
-        let (b, k) = match item {
-            LikeItem::Byte(b) => (*b, 0u8),
-            LikeItem::One => (b'_', 1),
-            LikeItem::Any => (b'%', 2),
-        };
-        bytes.push(b);
-        kinds.push(k);
-    }
+    let p = out.literals()?.pattern(node, pattern, false);
     let t = out.tmp("like");
     out.line(format!(
-        "const bool {t} = like_match({}, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
+        "const bool {t} = like_match({}, {}, {}, {});",
         x.v,
-        escape_c(&bytes),
-        escape_c(&kinds),
-        bytes.len()
+        param_name(p, LiteralPart::Bytes),
+        param_name(p, LiteralPart::Kinds),
+        param_name(p, LiteralPart::Len)
     ));
     Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
 }
@@ -277,7 +298,7 @@ fn gen_case(
             let x = gen(e, row, out)?;
             out.line(format!("{v} = {}; {n} = {};", x.v, x.null));
         }
-        None => out.line(format!("{v} = {}; {n} = true;", c_literal(&ScalarValue::Null, ty))),
+        None => out.line(format!("{v} = {}; {n} = true;", null_value(ty))),
     }
     for _ in 0..opened {
         out.close();

@@ -12,7 +12,7 @@
 use crate::emit::Emitter;
 use crate::types::c_type;
 use crate::value::Value;
-use gpusql_common::{DataType, ScalarValue};
+use gpusql_common::{DataType, Result, ScalarValue};
 use gpusql_plan::LiteralSet;
 use std::sync::Arc;
 
@@ -88,12 +88,11 @@ fn string(v: &ScalarValue) -> &str {
     }
 }
 
-/// Emits the test of `x` against set number `index` (registered with the emitter, whose
+/// Emits the test of `x` against `set` (registered with the emitter's constants, whose
 /// pipeline declares its parameters). NULL rules as `InList`: a NULL `x` is NULL; a value
 /// in no item is NULL where the list held a NULL, else FALSE.
-pub fn gen(x: &Value, set: &Arc<LiteralSet>, negated: bool, out: &mut Emitter) -> Value {
-    let index = out.in_sets.len();
-    out.in_sets.push(set.clone());
+pub fn gen(x: &Value, set: &Arc<LiteralSet>, negated: bool, out: &mut Emitter) -> Result<Value> {
+    let index = out.literals()?.in_set(set);
     let len = param_name(index, InSetPart::Len);
     let search = match set.ty {
         DataType::Utf8 => format!(
@@ -116,5 +115,5 @@ pub fn gen(x: &Value, set: &Arc<LiteralSet>, negated: bool, out: &mut Emitter) -
         (true, true) => format!("(!{found})"),
         (false, true) => format!("({} || !{found})", x.null),
     };
-    Value { v: if negated { format!("(!{found})") } else { found }, null }
+    Ok(Value { v: if negated { format!("(!{found})") } else { found }, null })
 }

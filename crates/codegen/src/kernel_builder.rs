@@ -6,10 +6,12 @@
 
 use crate::emit::Emitter;
 use crate::expr::gen;
+use crate::literals::Literals;
 use crate::spec::{BuildHint, InitKernel, KernelSpec, Param, BLOCK_SIZE};
 use crate::value::Value;
 use gpusql_common::{DataType, Result};
-use gpusql_plan::{Expr, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink};
+use gpusql_plan::filter_plan::FilterPlan;
+use gpusql_plan::{AggState, Expr, Pipeline, PipelineOp, ReplicaUser, ReplicatedTable, Sink};
 
 /// At most this many columns are prefetched (a register each).
 const MAX_PREFETCH: usize = 4;
@@ -119,7 +121,7 @@ impl KernelBuilder {
         KernelBuilder {
             code: Sections {
                 pre: Emitter { indent: 1, ..Default::default() },
-                body: Emitter { indent: LOOP_BODY_INDENT, ..Default::default() },
+                body: Emitter { indent: LOOP_BODY_INDENT, literals: Some(Literals::default()), ..Default::default() },
                 post: Emitter { indent: 1, ..Default::default() },
                 extra: String::new(),
             },
@@ -318,6 +320,33 @@ impl KernelBuilder {
         gen(e, &self.row.values, &mut self.code.body)
     }
 
+    // ---- operator comments ----
+    // The comment heading an operator's code shows its expressions with their constants
+    // named by the kernel parameters that carry them (`lit<k>`, `inset<k>`), never with
+    // their values: the source must not depend on them (see literals.rs).
+
+    fn constants(&mut self, exprs: &[&Expr]) -> &Literals {
+        let literals = self.code.body.literals.get_or_insert_with(Literals::default);
+        for e in exprs {
+            literals.name_constants(e);
+        }
+        literals
+    }
+    /// `e` for a comment.
+    pub fn show(&mut self, e: &Expr) -> String {
+        e.display_with(self.constants(&[e])).to_string()
+    }
+    /// A filter plan for a comment.
+    pub fn show_filter(&mut self, plan: &FilterPlan) -> String {
+        let terms: Vec<&Expr> = plan.terms().collect();
+        plan.display_with(self.constants(&terms)).to_string()
+    }
+    /// An aggregate state for a comment.
+    pub fn show_state(&mut self, state: &AggState) -> String {
+        let args: Vec<&Expr> = state.arg.iter().collect();
+        state.display_with(self.constants(&args))
+    }
+
     // ---- the row loop ----
 
     /// Whether the sink synchronizes the whole block (loops around it must be uniform).
@@ -399,17 +428,24 @@ impl KernelBuilder {
 
     // ---- the kernel ----
 
-    /// Closes the expansion loops, declares the parameters of the literal sets the code
-    /// searches, and wraps the kernel around the code: `entry`'s parameters, the code
-    /// before the loop, the grid-stride row loop (with prefetches, the drain iterations of
-    /// Lane Refill, the early exit of a grouped aggregation) and the code after it.
+    /// Closes the expansion loops, declares the parameters of the constants the code reads
+    /// (`literals.rs`) and of the literal sets it searches, and wraps the kernel around the
+    /// code: `entry`'s parameters, the locals assembling constants passed in parts, the
+    /// code before the loop, the grid-stride row loop (with prefetches, the drain
+    /// iterations of Lane Refill, the early exit of a grouped aggregation) and the code
+    /// after it.
     pub fn finish(mut self, p: &Pipeline, entry: String, init: Option<InitKernel>) -> KernelSpec {
         while self.looping.open_loops > 0 {
             self.code.body.close();
             self.looping.open_loops -= 1;
         }
         // (Expressions are only generated into the row loop's body.)
-        let in_sets = std::mem::take(&mut self.code.body.in_sets);
+        let constants = self.code.body.literals.take().unwrap_or_default();
+        for (index, part, decl) in constants.params() {
+            self.param(Param::Literal { index, part }, &decl);
+        }
+        let locals = constants.locals();
+        let (literals, in_sets) = constants.into_list();
         for (index, set) in in_sets.iter().enumerate() {
             for &part in crate::in_set::parts(&set.ty) {
                 self.param(Param::InSet { index, part }, &crate::in_set::param_decl(&set.ty, part));
@@ -424,6 +460,12 @@ impl KernelBuilder {
             "extern \"C\" __global__ void __launch_bounds__({BLOCK_SIZE}) {entry}(\n    {})\n{{\n",
             params.join(",\n    ")
         ));
+        if !locals.is_empty() {
+            src.push_str("    // the query's constants passed in parts (kernel parameters: codegen literals.rs)\n");
+            for l in locals {
+                src.push_str(&format!("    {l}\n"));
+            }
+        }
         src.push_str(&self.code.pre.code);
         let early_exit = matches!(&p.sink, Sink::Aggregate { keys, .. } if !keys.is_empty());
         self.row_loop(&mut src, early_exit);
@@ -441,6 +483,7 @@ impl KernelBuilder {
             init,
             source_columns_read,
             in_sets,
+            literals,
         }
     }
 

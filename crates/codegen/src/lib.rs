@@ -4,8 +4,9 @@
 //!
 //! Layout: `pipeline` assembles a kernel from the operators in `ops/` (one file each),
 //! which write into a `KernelBuilder`; `expr` generates expressions; `hash_table` and
-//! `in_set` are device data structures operators share; `spec` is what the executor gets
-//! back; `device_constants` are the values Rust and CUDA share. Modules only import
+//! `in_set` are device data structures operators share; `literals` passes the query's
+//! constants as kernel parameters; `spec` is what the executor gets back;
+//! `device_constants` are the values Rust and CUDA share. Modules only import
 //! downwards in that order (no cycles).
 
 mod device_constants;
@@ -14,6 +15,7 @@ mod expr;
 mod hash_table;
 pub mod in_set;
 mod kernel_builder;
+pub mod literals;
 mod ops;
 mod pipeline;
 pub mod sort;

@@ -42,23 +42,22 @@ fn consume_operators(k: &mut KernelBuilder, p: &Pipeline) -> Result<()> {
         match op {
             // (Already placed inside the probe before it.)
             PipelineOp::LaneRefill { .. } if std::mem::take(&mut refill_done) => {}
-            PipelineOp::LaneRefill { threshold, activity } => match i.checked_sub(1).map(|j| &p.ops[j]) {
+            PipelineOp::LaneRefill { threshold, .. } => match i.checked_sub(1).map(|j| &p.ops[j]) {
                 Some(PipelineOp::HashProbe { build, .. }) if tested_early.contains(build) => {
-                    let what = format!("LaneRefill threshold={threshold}/32 (est. lane activity {activity:.3})");
+                    let what = format!("LaneRefill threshold={threshold}/32");
                     k.body().line(format!("// ---- {what}: left out, HashProbe #{build}'s key bitmap was tested before an earlier refill, so no row drops out here ----"));
                 }
                 _ => {
                     let live = live_columns(&p.ops[i + 1..], &p.sink, k.width());
-                    LaneRefill { threshold: *threshold, activity: *activity, live }.consume(k)?;
+                    LaneRefill { threshold: *threshold, live }.consume(k)?;
                 }
             },
             PipelineOp::Filter(plan) => Filter(plan).consume(k)?,
             PipelineOp::Project { exprs, .. } => Project(exprs).consume(k)?,
             PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
                 let refill = match p.ops.get(i + 1) {
-                    Some(PipelineOp::LaneRefill { threshold, activity }) => Some(RefillPoint {
+                    Some(PipelineOp::LaneRefill { threshold, .. }) => Some(RefillPoint {
                         threshold: *threshold,
-                        activity: *activity,
                         live: live_columns(&p.ops[i..], &p.sink, k.width()),
                         early: early_bitmap_probes(k, &p.ops[i + 1..]),
                     }),

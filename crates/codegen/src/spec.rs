@@ -3,6 +3,7 @@
 //! hash tables a probe reads (`BuildHint`), and the generated module (`KernelSpec`).
 
 use crate::in_set::{self, InSetPart};
+use crate::literals::{self, KernelLiteral, LiteralPart};
 
 /// Threads per block of pipeline kernels (8 warps).
 pub const BLOCK_SIZE: u32 = 256;
@@ -85,6 +86,12 @@ pub enum Param {
     InSet {
         index: usize,
         part: InSetPart,
+    },
+    /// A part of the query constant `index` (into `KernelSpec::literals`; see
+    /// `literals.rs`): a value, or a pointer into the launch's literal buffer.
+    Literal {
+        index: usize,
+        part: LiteralPart,
     },
 }
 
@@ -196,6 +203,9 @@ pub struct KernelSpec {
     pub source_columns_read: Vec<usize>,
     /// The literal sets of `Param::InSet` (the executor uploads `in_set::buffer`s).
     pub in_sets: Vec<std::sync::Arc<gpusql_plan::LiteralSet>>,
+    /// The query constants of `Param::Literal` (the executor binds them through
+    /// `literals::LiteralData`). Queries that differ only in these share the source.
+    pub literals: Vec<KernelLiteral>,
 }
 
 #[derive(Debug, Clone)]
@@ -230,6 +240,7 @@ impl Param {
                 ReplicaPart::SlotCodes => format!("rp{index}_codes"),
             },
             Param::InSet { index, part } => in_set::param_name(*index, *part),
+            Param::Literal { index, part } => literals::param_name(*index, *part),
             Param::Build { id, part } => match part {
                 BuildPart::Slots => format!("ht{id}_slots"),
                 BuildPart::Mask => format!("ht{id}_mask"),

@@ -1,6 +1,7 @@
-//! C types, literals and per-type helper names for generated CUDA.
+//! C types, NULL values, constants of the code's shape and per-type helper names for
+//! generated CUDA.
 
-use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_common::{DataType, Error, Result};
 
 /// The C type a value of `ty` has in registers and in fixed-width GPU columns.
 pub fn c_type(ty: &DataType) -> &'static str {
@@ -15,47 +16,17 @@ pub fn c_type(ty: &DataType) -> &'static str {
     }
 }
 
-/// A C expression of type `ty` holding `v` (NULL literals become the type's zero; their
-/// null flag is emitted separately).
-pub fn c_literal(v: &ScalarValue, ty: &DataType) -> String {
-    match v {
-        ScalarValue::Null => match ty {
-            DataType::Utf8 => "make_str(\"\", 0)".into(),
-            _ => format!("(({})0)", c_type(ty)),
-        },
-        ScalarValue::Boolean(b) => b.to_string(),
-        ScalarValue::Int32(x) => format!("((int32_t){x})"),
-        ScalarValue::Date(x) => format!("((int32_t){x})"),
-        ScalarValue::Int64(x) | ScalarValue::Timestamp(x) => i64_literal(*x),
-        ScalarValue::Float64(f) => {
-            if f.is_finite() {
-                format!("{f:?}")
-            } else if f.is_nan() {
-                "__longlong_as_double(0x7ff8000000000000ll)".into()
-            } else if *f > 0.0 {
-                "__longlong_as_double(0x7ff0000000000000ll)".into()
-            } else {
-                "__longlong_as_double(0xfff0000000000000ll)".into()
-            }
-        }
-        ScalarValue::Decimal(x) => {
-            if c_type(ty) == "__int128" {
-                i128_literal(*x)
-            } else {
-                i64_literal(*x as i64)
-            }
-        }
-        // With its hash: comparisons with dictionary-encoded strings skip the bytes.
-        ScalarValue::Utf8(s) => format!(
-            "make_str_h(\"{}\", {}, {:#x}u)",
-            escape_c(s.as_bytes()),
-            s.len(),
-            gpusql_common::str_hash32(s.as_bytes())
-        ),
+/// The value a NULL of type `ty` holds in generated code (the type's zero; its NULL flag
+/// is the constant `true`). Other literals are kernel parameters (`literals.rs`).
+pub fn null_value(ty: &DataType) -> String {
+    match ty {
+        DataType::Utf8 => "make_str(\"\", 0)".into(),
+        _ => format!("(({})0)", c_type(ty)),
     }
 }
 
-fn i64_literal(x: i64) -> String {
+/// An `int64_t` constant of the code's shape.
+pub fn i64_literal(x: i64) -> String {
     if x == i64::MIN {
         "((int64_t)(-9223372036854775807ll - 1))".into()
     } else {
@@ -63,6 +34,8 @@ fn i64_literal(x: i64) -> String {
     }
 }
 
+/// An `__int128` constant of the code's shape (a power of ten that rescales a decimal);
+/// the query's literals are kernel parameters (`literals.rs`).
 pub fn i128_literal(x: i128) -> String {
     if x >= i64::MIN as i128 && x <= i64::MAX as i128 {
         format!("((__int128){})", i64_literal(x as i64))
@@ -70,21 +43,6 @@ pub fn i128_literal(x: i128) -> String {
         let u = x as u128;
         format!("((__int128)(((unsigned __int128){}ull << 64) | {}ull))", (u >> 64) as u64, u as u64)
     }
-}
-
-/// Bytes as a C string literal body (octal escapes for anything not plain printable).
-pub fn escape_c(b: &[u8]) -> String {
-    let mut s = String::new();
-    for &c in b {
-        match c {
-            b'"' => s.push_str("\\\""),
-            b'\\' => s.push_str("\\\\"),
-            b'?' => s.push_str("\\?"),
-            0x20..=0x7e => s.push(c as char),
-            _ => s.push_str(&format!("\\{c:03o}")),
-        }
-    }
-    s
 }
 
 /// Expression hashing one value of `ty` to 64 bits.

@@ -383,53 +383,138 @@ impl Expr {
     }
 }
 
-impl fmt::Display for Expr {
+/// The constants of an expression that are not `Expr` nodes themselves (see
+/// `ConstantNames::field`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConstantField {
+    /// The pattern of an `Expr::Like`.
+    Pattern,
+    /// The set of an `Expr::InSet`.
+    Set,
+    /// The months, days and microseconds of an `Expr::DateAdd` / `Expr::TimestampAdd`.
+    Months,
+    Days,
+    Micros,
+}
+
+/// How `Expr::display_with` shows the constants of a query (literals, LIKE patterns, IN
+/// sets, interval amounts): a code generator that passes them to its kernel as
+/// parameters prints the parameters' names instead of the values, so that the kernel's
+/// text does not depend on them. None: the value, as `Display` prints it.
+pub trait ConstantNames {
+    /// What stands for literal `e` (an `Expr::Literal`).
+    fn literal(&self, e: &Expr) -> Option<String>;
+    /// What stands for constant `field` of node `e`.
+    fn field(&self, e: &Expr, field: ConstantField) -> Option<String>;
+    /// What stands for the name of a column (the name of a computed column spells its
+    /// expression, constants included: `sum(CASE WHEN (nation = 'BRAZIL') …)`).
+    fn column(&self, _name: &str) -> Option<String> {
+        None
+    }
+}
+
+/// An expression displayed with `ConstantNames` (`Expr::display_with`).
+pub struct ExprDisplay<'a> {
+    expr: &'a Expr,
+    names: Option<&'a dyn ConstantNames>,
+}
+
+impl fmt::Display for ExprDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.expr.write(f, self.names)
+    }
+}
+
+impl Expr {
+    /// The expression as `Display` prints it, but its constants as `names` says.
+    pub fn display_with<'a>(&'a self, names: &'a dyn ConstantNames) -> ExprDisplay<'a> {
+        ExprDisplay { expr: self, names: Some(names) }
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, names: Option<&dyn ConstantNames>) -> fmt::Result {
+        fn with<'a>(expr: &'a Expr, names: Option<&'a dyn ConstantNames>) -> ExprDisplay<'a> {
+            ExprDisplay { expr, names }
+        }
+        let show = |e| with(e, names);
+        let field = |field: ConstantField, value: &dyn fmt::Display| match names.and_then(|n| n.field(self, field)) {
+            Some(name) => name,
+            None => value.to_string(),
+        };
         match self {
-            Expr::Column { name, index, .. } => write!(f, "{name}#{index}"),
-            Expr::Literal { value, ty } => match value {
-                ScalarValue::Null => write!(f, "NULL"),
-                ScalarValue::Utf8(_) => write!(f, "{value}"),
-                ScalarValue::Date(_) => write!(f, "DATE '{}'", value.display(ty)),
-                ScalarValue::Timestamp(_) => write!(f, "TIMESTAMP '{}'", value.display(ty)),
-                v => write!(f, "{}", v.display(ty)),
-            },
-            Expr::Binary { op, left, right, .. } => write!(f, "({left} {} {right})", op.symbol()),
-            Expr::Not(e) => write!(f, "NOT {e}"),
-            Expr::Negate(e) => write!(f, "-{e}"),
-            Expr::Abs(e) => write!(f, "abs({e})"),
-            Expr::IsNull { expr, negated } => write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" }),
-            Expr::Cast { expr, ty } => write!(f, "CAST({expr} AS {ty})"),
-            Expr::DateAdd { date, months, days } => write!(f, "({date} + {months} months {days} days)"),
-            Expr::TimestampAdd { expr, months, days, micros } => {
-                write!(f, "({expr} + {months} months {days} days {micros} us)")
+            Expr::Column { name, index, .. } => {
+                let shown = names.and_then(|n| n.column(name));
+                write!(f, "{}#{index}", shown.as_deref().unwrap_or(name))
             }
-            Expr::DateTrunc { unit, expr } => write!(f, "date_trunc('{}', {expr})", unit.name()),
-            Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {expr})"),
-            Expr::Length(expr) => write!(f, "LENGTH({expr})"),
-            Expr::RoundDouble { expr, digits } => write!(f, "ROUND({expr}, {digits})"),
+            Expr::Literal { value, ty } => match names.and_then(|n| n.literal(self)) {
+                Some(name) => write!(f, "{name}"),
+                None => match value {
+                    ScalarValue::Null => write!(f, "NULL"),
+                    ScalarValue::Utf8(_) => write!(f, "{value}"),
+                    ScalarValue::Date(_) => write!(f, "DATE '{}'", value.display(ty)),
+                    ScalarValue::Timestamp(_) => write!(f, "TIMESTAMP '{}'", value.display(ty)),
+                    v => write!(f, "{}", v.display(ty)),
+                },
+            },
+            Expr::Binary { op, left, right, .. } => write!(f, "({} {} {})", show(left), op.symbol(), show(right)),
+            Expr::Not(e) => write!(f, "NOT {}", show(e)),
+            Expr::Negate(e) => write!(f, "-{}", show(e)),
+            Expr::Abs(e) => write!(f, "abs({})", show(e)),
+            Expr::IsNull { expr, negated } => {
+                write!(f, "{} IS {}NULL", show(expr), if *negated { "NOT " } else { "" })
+            }
+            Expr::Cast { expr, ty } => write!(f, "CAST({} AS {ty})", show(expr)),
+            Expr::DateAdd { date, months, days } => write!(
+                f,
+                "({} + {} months {} days)",
+                show(date),
+                field(ConstantField::Months, months),
+                field(ConstantField::Days, days)
+            ),
+            Expr::TimestampAdd { expr, months, days, micros } => write!(
+                f,
+                "({} + {} months {} days {} us)",
+                show(expr),
+                field(ConstantField::Months, months),
+                field(ConstantField::Days, days),
+                field(ConstantField::Micros, micros)
+            ),
+            Expr::DateTrunc { unit, expr } => write!(f, "date_trunc('{}', {})", unit.name(), show(expr)),
+            Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {})", show(expr)),
+            Expr::Length(expr) => write!(f, "LENGTH({})", show(expr)),
+            Expr::RoundDouble { expr, digits } => write!(f, "ROUND({}, {digits})", show(expr)),
             Expr::Substring { expr, start, len } => match len {
-                Some(l) => write!(f, "SUBSTRING({expr} FROM {start} FOR {l})"),
-                None => write!(f, "SUBSTRING({expr} FROM {start})"),
+                Some(l) => write!(f, "SUBSTRING({} FROM {start} FOR {l})", show(expr)),
+                None => write!(f, "SUBSTRING({} FROM {start})", show(expr)),
             },
             Expr::Like { expr, pattern, negated } => {
-                write!(f, "{expr} {}LIKE '{}'", if *negated { "NOT " } else { "" }, pattern.text.replace('\'', "''"))
+                let quoted = format!("'{}'", pattern.text.replace('\'', "''"));
+                let pattern = field(ConstantField::Pattern, &quoted);
+                write!(f, "{} {}LIKE {pattern}", show(expr), if *negated { "NOT " } else { "" })
             }
             Expr::Case { branches, else_expr, .. } => {
                 write!(f, "CASE")?;
                 for (w, t) in branches {
-                    write!(f, " WHEN {w} THEN {t}")?;
+                    write!(f, " WHEN {} THEN {}", show(w), show(t))?;
                 }
                 if let Some(e) = else_expr {
-                    write!(f, " ELSE {e}")?;
+                    write!(f, " ELSE {}", show(e))?;
                 }
                 write!(f, " END")
             }
             Expr::InList { expr, list, negated } => {
-                let items: Vec<String> = list.iter().map(|e| e.to_string()).collect();
-                write!(f, "{expr} {}IN ({})", if *negated { "NOT " } else { "" }, items.join(", "))
+                let items: Vec<String> = list.iter().map(|e| show(e).to_string()).collect();
+                write!(f, "{} {}IN ({})", show(expr), if *negated { "NOT " } else { "" }, items.join(", "))
             }
-            Expr::InSet { expr, set, negated } => write!(f, "{expr} {}IN ({set})", if *negated { "NOT " } else { "" }),
+            Expr::InSet { expr, set, negated } => {
+                let set = field(ConstantField::Set, set);
+                write!(f, "{} {}IN ({set})", show(expr), if *negated { "NOT " } else { "" })
+            }
         }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, None)
     }
 }

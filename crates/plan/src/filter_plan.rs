@@ -19,7 +19,7 @@
 //! `l_quantity < 2`: 4.47 -> 1.34 ms) and is within noise of the written order on TPC-H
 //! (docs/BENCHMARKS.md). `SET filter_order = optimized | ranked | written` switches.
 
-use crate::expr::{BinaryOp, Expr};
+use crate::expr::{BinaryOp, ConstantNames, Expr};
 use gpusql_common::{DataType, Schema};
 use std::fmt;
 
@@ -82,13 +82,30 @@ impl FilterPlan {
     }
 }
 
-impl fmt::Display for FilterPlan {
+impl FilterPlan {
+    /// The plan as `Display` prints it, its constants as `names` says.
+    pub fn display_with<'a>(&'a self, names: &'a dyn ConstantNames) -> impl fmt::Display + 'a {
+        FilterPlanDisplay { plan: self, names: Some(names) }
+    }
+}
+
+struct FilterPlanDisplay<'a> {
+    plan: &'a FilterPlan,
+    names: Option<&'a dyn ConstantNames>,
+}
+
+impl fmt::Display for FilterPlanDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |e: &Expr| match self.names {
+            Some(n) => e.display_with(n).to_string(),
+            None => e.to_string(),
+        };
         let groups: Vec<String> = self
+            .plan
             .groups
             .iter()
             .map(|g| {
-                let t: Vec<String> = g.iter().map(|e| e.to_string()).collect();
+                let t: Vec<String> = g.iter().map(show).collect();
                 if g.len() == 1 {
                     t.join("")
                 } else {
@@ -97,6 +114,12 @@ impl fmt::Display for FilterPlan {
             })
             .collect();
         write!(f, "{}", groups.join(" && "))
+    }
+}
+
+impl fmt::Display for FilterPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        FilterPlanDisplay { plan: self, names: None }.fmt(f)
     }
 }
 

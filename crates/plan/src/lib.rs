@@ -16,7 +16,9 @@ pub mod selectivity;
 
 pub use config::{SessionConfig, SettingInfo};
 pub use dictionary::encode_string_columns;
-pub use expr::{BinaryOp, DateField, Expr, LikeItem, LikePattern, TruncUnit};
+pub use expr::{
+    BinaryOp, ConstantField, ConstantNames, DateField, Expr, ExprDisplay, LikeItem, LikePattern, TruncUnit,
+};
 pub use literal_set::LiteralSet;
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
 pub use physical::{

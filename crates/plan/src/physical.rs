@@ -3,7 +3,7 @@
 //! breakers (aggregation, materialization for sorting or output) end a pipeline explicitly.
 //! Both backends execute exactly this structure.
 
-use crate::expr::Expr;
+use crate::expr::{ConstantNames, Expr};
 use crate::filter_plan::FilterPlan;
 use crate::logical::JoinKind;
 use gpusql_common::{DataType, ReplicaMode, ReplicaRequest, ReplicaSummary, Schema};
@@ -108,16 +108,29 @@ pub struct AggState {
     pub ty: DataType,
 }
 
-impl fmt::Display for AggState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self.func {
+impl AggState {
+    /// The state as `Display` prints it, the constants of its argument as `names` says.
+    pub fn display_with(&self, names: &dyn ConstantNames) -> String {
+        match &self.arg {
+            Some(a) => format!("{}({})", self.func_name(), a.display_with(names)),
+            None => "count(*)".into(),
+        }
+    }
+
+    fn func_name(&self) -> &'static str {
+        match self.func {
             StateFunc::Sum => "sum",
             StateFunc::Count => "count",
             StateFunc::Min => "min",
             StateFunc::Max => "max",
-        };
+        }
+    }
+}
+
+impl fmt::Display for AggState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.arg {
-            Some(a) => write!(f, "{name}({a})"),
+            Some(a) => write!(f, "{}({a})", self.func_name()),
             None => write!(f, "count(*)"),
         }
     }

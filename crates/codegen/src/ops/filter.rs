@@ -16,7 +16,8 @@ pub struct Filter<'a>(pub &'a FilterPlan);
 impl Operator for Filter<'_> {
     fn consume(&self, k: &mut KernelBuilder) -> Result<()> {
         let plan = self.0;
-        k.body().line(format!("// ---- Filter {plan} ----"));
+        let text = k.show_filter(plan);
+        k.body().line(format!("// ---- Filter {text} ----"));
         for group in &plan.groups {
             k.body().open("if (active)");
             let refs: Vec<&Expr> = group.iter().collect();

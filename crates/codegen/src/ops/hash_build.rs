@@ -3,7 +3,7 @@
 //! prefix-sum write; the host then groups the payload by key (scan of the counts,
 //! scatter), so a key's matches are one contiguous range for HashProbe.
 
-use super::common::{group_table_params, key_values};
+use super::common::{group_table_params, key_values, show_keys};
 use super::materialize::write_rows;
 use super::SinkOperator;
 use crate::hash_table::{emit_insert_with_runs, KeyArrays};
@@ -23,10 +23,9 @@ pub struct HashBuild<'a> {
 impl SinkOperator for HashBuild<'_> {
     fn consume(&self, k: &mut KernelBuilder, entry: &str) -> Result<Option<InitKernel>> {
         let (id, keys) = (self.id, self.keys);
-        let key_text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        let key_text = show_keys(k, keys);
         k.body().line(format!(
-            "// ---- HashBuild -> #{id} keys=[{}] (global hash table, rows grouped by key) ----",
-            key_text.join(", ")
+            "// ---- HashBuild -> #{id} keys=[{key_text}] (global hash table, rows grouped by key) ----"
         ));
         let (slots, mask, max_groups) = group_table_params(k);
         let groups = k.param(Param::GroupCount, "unsigned long long*");

@@ -7,7 +7,7 @@
 //! A semi/anti/mark probe with a residual condition (Q21) walks the key's matches per lane
 //! until one satisfies it.
 
-use super::common::{check_replicated_key, key_values};
+use super::common::{check_replicated_key, key_values, show_keys};
 use super::lane_refill::LaneRefill;
 use super::Operator;
 use crate::emit::Emitter;
@@ -68,8 +68,7 @@ impl Operator for HashProbe<'_> {
             k.claim_smem_table(bytes);
         }
         let direct = hint.direct_min.filter(|_| entry.is_some());
-        let key_text: Vec<String> = self.keys.iter().map(|e| e.to_string()).collect();
-        let key_text = key_text.join(", ");
+        let key_text = show_keys(k, self.keys);
         if self.refill_inside(k) {
             self.bitmaps_then_refill(k, &key_text, hint)?;
             hint.bitmap = None;
@@ -157,7 +156,7 @@ impl HashProbe<'_> {
             k.body().close();
         }
         k.body().close();
-        LaneRefill { threshold: r.threshold, activity: r.activity, live: r.live.clone() }.consume(k)?;
+        LaneRefill { threshold: r.threshold, live: r.live.clone() }.consume(k)?;
         for (e, _, _) in &r.early {
             k.forget_bitmap(*e);
         }
@@ -375,12 +374,11 @@ impl HashProbe<'_> {
     }
 }
 
-/// A Lane Refill planned right after a probe: its threshold, the planner's estimate of the
-/// lanes still active there, the row columns live after it, and the later probes whose
-/// key bitmaps may be tested before it (`early_bitmap_probes`: build id, key, bitmap).
+/// A Lane Refill planned right after a probe: its threshold, the row columns live after
+/// it, and the later probes whose key bitmaps may be tested before it
+/// (`early_bitmap_probes`: build id, key, bitmap).
 pub struct RefillPoint {
     pub threshold: u32,
-    pub activity: f64,
     pub live: Vec<bool>,
     pub early: Vec<(usize, Expr, (i64, u64))>,
 }
@@ -549,7 +547,8 @@ impl HashProbe<'_> {
     /// match range and stops at the first match that satisfies it (NULL does not).
     fn test_residual(&self, k: &mut KernelBuilder, cond: &Expr) -> Result<()> {
         let (b, build_schema, kind) = (self.build, self.build_schema, self.kind);
-        k.body().line(format!("// residual of HashProbe #{b}: {cond}"));
+        let cond_text = k.show(cond);
+        k.body().line(format!("// residual of HashProbe #{b}: {cond_text}"));
         let width = k.width();
         // The probe row's columns it reads are loaded for every active row (later operators
         // rely on them being loaded).

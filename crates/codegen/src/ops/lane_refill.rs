@@ -108,11 +108,11 @@ pub fn payload_columns_read<'a>(
     read
 }
 
-/// A Lane Refill point: below `threshold` active lanes a warp parks its rows; `activity`
-/// is the planner's estimate of the lanes active here; `live`: the row columns read after it.
+/// A Lane Refill point: below `threshold` active lanes a warp parks its rows; `live`: the
+/// row columns read after it. (The planner's estimate of the lanes active here, which
+/// placed it, is not part of the code: it changes with the query's constants.)
 pub struct LaneRefill {
     pub threshold: u32,
-    pub activity: f64,
     pub live: Vec<bool>,
 }
 
@@ -121,7 +121,9 @@ impl Operator for LaneRefill {
     /// `continue` would abandon the other matches (push-down parallelism already keeps
     /// those lanes busy), so it is left out there, with a comment saying so.
     fn consume(&self, k: &mut KernelBuilder) -> Result<()> {
-        let what = format!("LaneRefill threshold={}/32 (est. lane activity {:.3})", self.threshold, self.activity);
+        // (Not the planner's activity estimate, which EXPLAIN shows: it changes with the
+        // query's constants, which the source must not.)
+        let what = format!("LaneRefill threshold={}/32", self.threshold);
         if !k.at_loop_top() {
             k.body()
                 .line(format!("// ---- {what}: left out, the rows here are inside a multi-match expansion loop ----"));

@@ -9,90 +9,36 @@
 //! pointer.
 
 use crate::kernel_builder::KernelBuilder;
+use crate::literals::{kmp_segments, literal_name, param_name, LiteralPart};
 use crate::spec::{Param, Part};
-use crate::types::escape_c;
 use crate::value::Value;
-use gpusql_plan::{Expr, LikeItem, LikePattern};
-
-/// The literal segments of an unanchored pattern without `_`, concatenated, with KMP
-/// failure links (absolute positions) and each segment's end.
-struct Segments {
-    bytes: Vec<u8>,
-    next: Vec<u8>,
-    ends: Vec<u8>,
-}
-
-fn segments(p: &LikePattern) -> Option<Segments> {
-    let items = &p.items;
-    if !matches!(items.first(), Some(LikeItem::Any))
-        || !matches!(items.last(), Some(LikeItem::Any))
-        || items.iter().any(|i| matches!(i, LikeItem::One))
-    {
-        return None;
-    }
-    let mut segs: Vec<Vec<u8>> = vec![];
-    let mut cur = vec![];
-    for i in items {
-        match i {
-            LikeItem::Byte(b) => cur.push(*b),
-            _ if !cur.is_empty() => segs.push(std::mem::take(&mut cur)),
-            _ => {}
-        }
-    }
-    let total: usize = segs.iter().map(|s| s.len()).sum();
-    // Positions are stored as bytes; a pattern of only `%` needs no search.
-    if segs.is_empty() || total > 250 {
-        return None;
-    }
-    let (mut bytes, mut next, mut ends) = (vec![], vec![], vec![]);
-    for s in segs {
-        let base = bytes.len();
-        // pi[q]: length of the longest proper border of s[..=q] (prefix function).
-        let mut pi = vec![0usize; s.len()];
-        for q in 1..s.len() {
-            let mut k = pi[q - 1];
-            while k > 0 && s[q] != s[k] {
-                k = pi[k - 1];
-            }
-            if s[q] == s[k] {
-                k += 1;
-            }
-            pi[q] = k;
-        }
-        // After a mismatch at pattern position j (> segment start) continue at the border.
-        for j in 0..s.len() {
-            next.push((base + if j == 0 { 0 } else { pi[j - 1] }) as u8);
-        }
-        bytes.extend_from_slice(&s);
-        ends.push(bytes.len() as u8);
-    }
-    Some(Segments { bytes, next, ends })
-}
+use gpusql_plan::Expr;
 
 /// Emits `term` when it is `col [NOT] LIKE '%…%'` over a pivotable table string column;
-/// returns its value (None: not this form, the caller generates it the usual way).
+/// returns its value (None: not this form, the caller generates it the usual way). The
+/// pattern's segments, failure links and segment ends are kernel parameters
+/// (`literals.rs`), so patterns of this form share a kernel.
 pub fn try_gen(k: &mut KernelBuilder, term: &Expr) -> Option<Value> {
     let Expr::Like { expr, pattern, negated } = term else { return None };
     let Expr::Column { index, .. } = &**expr else { return None };
     let source_col = k.pivot_source(*index)?;
-    let seg = segments(pattern)?;
+    kmp_segments(pattern)?;
+    let p = k.body().literals().ok()?.pattern(term, pattern, true);
     let piv = k.param(Param::Input { column: source_col, part: Part::Pivoted }, "const uint32_t* __restrict__");
     let x = k.row()[*index].clone();
     let t = k.body().tmp("kmp");
-    k.body().line(format!(
-        "// LIKE '{}': lock-step KMP over the Pivot-4 copy where the column has one",
-        pattern.text.replace('\n', " ")
-    ));
+    k.body().line(format!("// LIKE {}: lock-step KMP over the Pivot-4 copy where the column has one", literal_name(p)));
     k.body().line(format!("bool {t};"));
     k.body().open(format!("if ({piv} != nullptr)"));
+    let part = |part| param_name(p, part);
     k.body().line(format!(
-        "{t} = {}like_kmp_pivot4({piv}, n_rows, row, {}.len, (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", (const uint8_t*)\"{}\", {}u);",
+        "{t} = {}like_kmp_pivot4({piv}, n_rows, row, {}.len, {}, {}, {}, {});",
         if *negated { "!" } else { "" },
         x.v,
-        escape_c(&seg.bytes),
-        escape_c(&seg.next),
-        escape_c(&seg.ends),
-        seg.ends.len(),
+        part(LiteralPart::KmpBytes),
+        part(LiteralPart::KmpNext),
+        part(LiteralPart::KmpEnds),
+        part(LiteralPart::KmpSegments),
     ));
     k.body().close_with("else");
     let fallback = k.eval(term).ok()?;
@@ -103,10 +49,11 @@ pub fn try_gen(k: &mut KernelBuilder, term: &Expr) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::literals::{kmp_segments, KmpSegments};
+    use gpusql_plan::LikePattern;
 
     /// `like_kmp_pivot4` of the prelude, transliterated (one row, its pieces in order).
-    fn kmp_pivot4(s: &[u8], seg: &Segments) -> bool {
+    fn kmp_pivot4(s: &[u8], seg: &KmpSegments) -> bool {
         let words: Vec<u32> = s
             .chunks(4)
             .map(|c| {
@@ -176,7 +123,7 @@ mod tests {
                 .chain(segs.iter().map(|g| format!("{}%", String::from_utf8_lossy(g))))
                 .collect();
             let pattern = LikePattern::new(&text, None).unwrap();
-            let seg = segments(&pattern).expect("unanchored pattern without _");
+            let seg = kmp_segments(&pattern).expect("unanchored pattern without _");
             let s: Vec<u8> = (0..rnd(40)).map(|_| b'a' + rnd(3) as u8).collect();
             let refs: Vec<&[u8]> = segs.iter().map(|g| g.as_slice()).collect();
             assert_eq!(kmp_pivot4(&s, &seg), reference(&s, &refs), "{text} on {}", String::from_utf8_lossy(&s));
@@ -194,7 +141,7 @@ mod tests {
             ("%", false),
             ("%%", false),
         ] {
-            assert_eq!(segments(&LikePattern::new(p, None).unwrap()).is_some(), ok, "{p}");
+            assert_eq!(kmp_segments(&LikePattern::new(p, None).unwrap()).is_some(), ok, "{p}");
         }
     }
 }

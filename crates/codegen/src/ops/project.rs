@@ -12,7 +12,7 @@ pub struct Project<'a>(pub &'a [Expr]);
 impl Operator for Project<'_> {
     fn consume(&self, k: &mut KernelBuilder) -> Result<()> {
         let exprs = self.0;
-        let items: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
+        let items: Vec<String> = exprs.iter().map(|e| k.show(e)).collect();
         k.body().line(format!("// ---- Project {} ----", items.join(", ")));
         let n = k.next_projection();
         let mut new_row = vec![];

@@ -15,6 +15,7 @@ use crate::stats::{ExecStats, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Intermediate};
 use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
+use gpusql_codegen::literals::{LiteralArg, LiteralData};
 use gpusql_codegen::{
     generate_pipeline, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart, BLOCK_SIZE,
 };
@@ -497,6 +498,7 @@ impl GpuExecutor {
         // (`rows` is the intermediate's, or the table's of the selected chunks.)
         let n = rows;
         let in_sets = self.upload_in_sets(&spec, &mut up)?;
+        let literals = self.upload_literals(&spec, &mut up)?;
         stats.upload_bytes += up.bytes;
         stats.upload_ms += up.ms;
         stat.bytes_read = bytes_read(&spec, &source.columns, n);
@@ -524,6 +526,7 @@ impl GpuExecutor {
                 max_groups,
                 source: &source,
                 in_sets: &in_sets,
+                literals: &literals,
                 built,
                 spec: &spec,
             };
@@ -634,6 +637,20 @@ impl GpuExecutor {
             replicas.push(self.store.replica(&self.dev, t, r.request, up)?);
         }
         Ok(SourceColumns { columns: cols, pivots, replicas })
+    }
+
+    /// The query constants the kernel takes as parameters (`KernelSpec::literals`): their
+    /// arguments, and the bytes of its string and pattern constants uploaded as one small
+    /// buffer (per run of the pipeline; none where the kernel reads none).
+    fn upload_literals(&self, spec: &KernelSpec, up: &mut UploadStats) -> Result<Literals> {
+        let data = LiteralData::new(&spec.literals)?;
+        let buffer = if data.bytes.is_empty() {
+            None
+        } else {
+            up.bytes += data.bytes.len();
+            Some(self.dev.upload(&data.bytes, "query literals").map_err(cuda_error)?)
+        };
+        Ok(Literals { data, buffer })
     }
 
     /// The literal sets of long IN lists, searched by the kernel.
@@ -747,6 +764,13 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
 /// The literal sets of a pipeline's long IN lists on the GPU, by (set, part).
 type InSets = HashMap<(usize, InSetPart), CudaSlice<u8>>;
 
+/// A pipeline's query constants: their parameters' arguments, and the literal buffer on the
+/// GPU their pointers point into.
+struct Literals {
+    data: LiteralData,
+    buffer: Option<CudaSlice<u8>>,
+}
+
 /// A pipeline's source on the GPU.
 #[derive(Default)]
 struct SourceColumns<'a> {
@@ -766,6 +790,7 @@ struct Binder<'a> {
     max_groups: usize,
     source: &'a SourceColumns<'a>,
     in_sets: &'a InSets,
+    literals: &'a Literals,
     built: &'a HashMap<usize, BuiltTable>,
     spec: &'a KernelSpec,
 }
@@ -798,6 +823,14 @@ impl Binder<'_> {
             }
             Param::InSet { index, part: InSetPart::Len } => Arg::U32(self.spec.in_sets[*index].values.len() as u32),
             Param::InSet { index, part } => Arg::U64(self.in_sets.get(&(*index, *part)).map_or(0, |b| ptr(b, dev))),
+            Param::Literal { index, part } => match self.literals.data.arg(*index, *part)? {
+                LiteralArg::U32(x) => Arg::U32(x),
+                LiteralArg::U64(x) => Arg::U64(x),
+                LiteralArg::Buffer(offset) => {
+                    let buffer = self.literals.buffer.as_ref().ok_or_else(|| Error::exec("literal buffer missing"))?;
+                    Arg::U64(ptr(buffer, dev) + offset as u64)
+                }
+            },
             Param::Replica { index, part } => {
                 let r = self
                     .source

@@ -19,7 +19,7 @@ impl SinkOperator for GlobalAggregate<'_> {
     fn consume(&self, k: &mut KernelBuilder, entry: &str) -> Result<Option<InitKernel>> {
         let (id, states) = (self.id, self.states);
         let (codes, ptrs) = declare_states(k, states)?;
-        let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = states.iter().map(|s| k.show_state(s)).collect();
         let arg_vals = arg_values(states);
         let all_exprs: Vec<&Expr> = states.iter().filter_map(|s| s.arg.as_ref()).collect();
         k.body().line(format!(

@@ -38,7 +38,7 @@ impl SinkOperator for HashAggregate<'_> {
         let (id, keys, states) = (self.id, self.keys, self.states);
         let (codes, ptrs) = declare_states(k, states)?;
         let smem_n = smem_groups(&codes);
-        let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = states.iter().map(|s| k.show_state(s)).collect();
         let arg_vals = arg_values(states);
         let mut all_exprs: Vec<&Expr> = keys.iter().collect();
         all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));

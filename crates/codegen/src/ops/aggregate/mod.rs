@@ -171,7 +171,7 @@ fn declare_states(k: &mut KernelBuilder, states: &[AggState]) -> Result<(Vec<Sta
 /// The heading comment of a HashAggregate (`how`: its table) and the kernel parameters of
 /// its group table: slots, mask, group capacity and group count.
 fn group_table(k: &mut KernelBuilder, id: usize, keys: &[Expr], names: &[String], how: &str) -> [String; 4] {
-    let key_list: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    let key_list: Vec<String> = keys.iter().map(|e| k.show(e)).collect();
     k.body().line(format!(
         "// ---- HashAggregate -> #{id} keys=[{}] states=[{}] ({how}) ----",
         key_list.join(", "),

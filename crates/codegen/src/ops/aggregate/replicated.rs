@@ -33,7 +33,7 @@ impl SinkOperator for ReplicatedAggregate<'_> {
         let rt = k.replicated(r).clone();
         check_replicated_key(keys, &rt)?;
         let (codes, ptrs) = declare_states(k, states)?;
-        let names: Vec<String> = states.iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = states.iter().map(|s| k.show_state(s)).collect();
         let [slots, mask, max_groups, count] = group_table(k, id, keys, &names, &rt.to_string());
         let kt = keys[0].ty();
         let ct = c_type(&kt);

@@ -21,7 +21,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     unsigned long long* out_count,
     int64_t* __restrict__ out0_values,
     const uint16_t* __restrict__ rp0_slots,
-    const int64_t* __restrict__ rp0_values)
+    const int64_t* __restrict__ rp0_values,
+    const int64_t lit0)
 {
     // HashAggregate #0: per slot, the block's partial states and whether its rows touched it
     // (32-bit counts and 64-bit sums of 32-bit values hold while a block takes < 2^31 rows)
@@ -46,12 +47,12 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         int64_t c0 = 0; 
         int64_t c1 = 0; 
         int64_t c2 = 0; 
-        // ---- HashAggregate -> #0 keys=[l_suppkey#0] states=[min(((l_quantity#1 * 2) - CAST(abs(l_tax#2) AS DECIMAL(25,2))))] (shared memory: bank-replicated table of 100 values, 846 copies in 864 slots (15 KiB; rows carry their slot; writes: a copy per lane, merged into the global groups per block)) ----
+        // ---- HashAggregate -> #0 keys=[l_suppkey#0] states=[min(((l_quantity#1 * lit0) - CAST(abs(l_tax#2) AS DECIMAL(25,2))))] (shared memory: bank-replicated table of 100 values, 846 copies in 864 slots (15 KiB; rows carry their slot; writes: a copy per lane, merged into the global groups per block)) ----
         __int128 a0_ = 0;
         if (active) {
             c1 = pf0_cur_;
             c2 = in2_values[row];
-            const __int128 t_1 = ((__int128)c1) * ((__int128)((int64_t)2ll));
+            const __int128 t_1 = ((__int128)c1) * ((__int128)lit0);
             const int64_t t_2 = c2;
             const __int128 t_3 = ((__int128)((__int128)(t_2 < 0 ? -t_2 : t_2) * ((__int128)((int64_t)1ll))));
             const __int128 t_4 = i128_sub(((__int128)t_1), ((__int128)t_3));
@@ -130,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
         // ---- Scan intermediate #0 ----
         int64_t c0 = 0; 
         __int128 c1 = 0; 
-        // ---- Project __distinct#0, min(((l_quantity#1 * 2) - CAST(abs(l_tax#2) AS DECIMAL(25,2))))#1 ----
+        // ---- Project __distinct#0, min(…)#1 ----
         int64_t p0_0 = 0; bool p0_0_null = true;
         __int128 p0_1 = 0; bool p0_1_null = true;
         if (active) {
@@ -139,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             p0_0 = c0; p0_0_null = false;
             p0_1 = c1; p0_1_null = false;
         }
-        // ---- GlobalAggregate -> #1 [count(*), count(min(((l_quantity#4 * CAST(2 AS DECIMAL(10,0))) - CAST(abs(l_tax#7) AS DECIMAL(25,2))))#1), min(min(((l_quantity#4 * CAST(2 AS DECIMAL(10,0))) - CAST(abs(l_tax#7) AS DECIMAL(25,2))))#1)] (block reduction, one atomic per block) ----
+        // ---- GlobalAggregate -> #1 [count(*), count(min(…)#1), min(min(…)#1)] (block reduction, one atomic per block) ----
         __int128 a1_ = 0;
         bool a1_null = true;
         __int128 a2_ = 0;
@@ -202,7 +203,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_2(
     const uint64_t out_capacity,
     int64_t* __restrict__ out0_values,
     __int128* __restrict__ out1_values,
-    uint8_t* __restrict__ out1_validity)
+    uint8_t* __restrict__ out1_validity,
+    const int64_t lit0)
 {
     __shared__ uint32_t warp_base_[8];
     __shared__ unsigned long long block_base_;
@@ -219,7 +221,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_2(
         int64_t c0 = 0; 
         int64_t c1 = 0; 
         __int128 c2 = 0; 
-        // ---- Project count(*)#0, CASE WHEN (count(min(((l_quantity#4 * CAST(2 AS DECIMAL(10,0))) - CAST(abs(l_tax#7) AS DECIMAL(25,2))))#1)#1 = 0) THEN NULL ELSE min(min(((l_quantity#4 * CAST(2 AS DECIMAL(10,0))) - CAST(abs(l_tax#7) AS DECIMAL(25,2))))#1)#2 END ----
+        // ---- Project count(*)#0, CASE WHEN (count(…)#1 = lit0) THEN NULL ELSE min(…)#2 END ----
         int64_t p0_0 = 0; bool p0_0_null = true;
         __int128 p0_1 = 0; bool p0_1_null = true;
         if (active) {
@@ -228,7 +230,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_2(
             c2 = in2_values[row];
             p0_0 = c0; p0_0_null = false;
             __int128 c_1; bool cn_2;
-            const bool t_3 = (c1 == ((int64_t)0ll));
+            const bool t_3 = (c1 == lit0);
             if (!false && (t_3)) {
                 c_1 = ((__int128)0); cn_2 = true;
             } else {

@@ -14,7 +14,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     const int64_t* __restrict__ in1_values,
     const int64_t* __restrict__ in2_values,
     int64_t* __restrict__ state0,
-    __int128* __restrict__ state1)
+    __int128* __restrict__ state1,
+    const int64_t lit0,
+    const int64_t lit1,
+    const int64_t lit2)
 {
     int64_t acc0_ = ((int64_t)0);
     __int128 acc1_ = ((__int128)0);
@@ -31,19 +34,19 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         int64_t c0 = 0; 
         int64_t c1 = 0; 
         int64_t c2 = 0; 
-        // ---- Filter (l_discount#2 >= 0.05) && (l_discount#2 <= 0.07) && (l_quantity#0 < 24.00) ----
+        // ---- Filter (l_discount#2 >= lit0) && (l_discount#2 <= lit1) && (l_quantity#0 < lit2) ----
         if (active) {
             c2 = pf0_cur_;
-            const bool t_1 = (c2 >= ((int64_t)5ll));
+            const bool t_1 = (c2 >= lit0);
             active = (t_1);
         }
         if (active) {
-            const bool t_2 = (c2 <= ((int64_t)7ll));
+            const bool t_2 = (c2 <= lit1);
             active = (t_2);
         }
         if (active) {
             c0 = in0_values[row];
-            const bool t_3 = (c0 < ((int64_t)2400ll));
+            const bool t_3 = (c0 < lit2);
             active = (t_3);
         }
         // ---- GlobalAggregate -> #0 [count(*), sum((l_extendedprice#1 * l_discount#2))] (block reduction, one atomic per block) ----
@@ -92,7 +95,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     const uint64_t out_capacity,
     __int128* __restrict__ out0_values,
     uint8_t* __restrict__ out0_validity,
-    int64_t* __restrict__ out1_values)
+    int64_t* __restrict__ out1_values,
+    const int64_t lit0)
 {
     __shared__ uint32_t warp_base_[8];
     __shared__ unsigned long long block_base_;
@@ -108,14 +112,14 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
         // ---- Scan intermediate #0 ----
         int64_t c0 = 0; 
         __int128 c1 = 0; 
-        // ---- Project CASE WHEN (count(*)#0 = 0) THEN NULL ELSE sum((l_extendedprice#1 * l_discount#2))#1 END, count(*)#0 ----
+        // ---- Project CASE WHEN (count(*)#0 = lit0) THEN NULL ELSE sum((l_extendedprice#1 * l_discount#2))#1 END, count(*)#0 ----
         __int128 p0_0 = 0; bool p0_0_null = true;
         int64_t p0_1 = 0; bool p0_1_null = true;
         if (active) {
             c0 = pf0_cur_;
             c1 = in1_values[row];
             __int128 c_1; bool cn_2;
-            const bool t_3 = (c0 == ((int64_t)0ll));
+            const bool t_3 = (c0 == lit0);
             if (!false && (t_3)) {
                 c_1 = ((__int128)0); cn_2 = true;
             } else {

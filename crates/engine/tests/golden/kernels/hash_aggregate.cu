@@ -164,7 +164,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     uint8_t* __restrict__ out2_validity,
     double* __restrict__ out3_values,
     uint8_t* __restrict__ out3_validity,
-    int64_t* __restrict__ out4_values)
+    int64_t* __restrict__ out4_values,
+    const int64_t lit0)
 {
     __shared__ uint32_t warp_base_[8];
     __shared__ unsigned long long block_base_;
@@ -183,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
         __int128 c2 = 0; 
         int64_t c3 = 0; 
         __int128 c4 = 0; 
-        // ---- Project l_returnflag#0, l_linestatus#1, sum(l_quantity#0)#2, CASE WHEN (count(*)#3 = 0) THEN NULL ELSE (CAST(sum(l_discount#1)#4 AS DOUBLE) / CAST(count(*)#3 AS DOUBLE)) END, count(*)#3 ----
+        // ---- Project l_returnflag#0, l_linestatus#1, sum(l_quantity#0)#2, CASE WHEN (count(*)#3 = lit0) THEN NULL ELSE (CAST(sum(l_discount#1)#4 AS DOUBLE) / CAST(count(*)#3 AS DOUBLE)) END, count(*)#3 ----
         Str p0_0 = make_str("", 0); bool p0_0_null = true;
         Str p0_1 = make_str("", 0); bool p0_1_null = true;
         __int128 p0_2 = 0; bool p0_2_null = true;
@@ -199,7 +200,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             p0_1 = c1; p0_1_null = false;
             p0_2 = c2; p0_2_null = false;
             double c_1; bool cn_2;
-            const bool t_3 = (c3 == ((int64_t)0ll));
+            const bool t_3 = (c3 == lit0);
             if (!false && (t_3)) {
                 c_1 = ((double)0); cn_2 = true;
             } else {

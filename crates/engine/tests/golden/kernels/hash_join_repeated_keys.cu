@@ -126,9 +126,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     unsigned long long* out_count,
     const uint64_t out_capacity,
     Str* __restrict__ out0_values,
-    int64_t* __restrict__ out1_values)
+    int64_t* __restrict__ out1_values,
+    const int32_t lit0)
 {
-    // LaneRefill threshold=24/32 (est. lane activity 0.011): one parked row per lane and buffered value
+    // LaneRefill threshold=24/32: one parked row per lane and buffered value
     uint32_t lr0_n = 0; // rows this warp has parked
     __shared__ uint32_t lr0_b0[256];
     const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
@@ -145,13 +146,13 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
         int64_t c0 = 0; 
         int32_t c1 = 0; 
         int64_t c2 = 0; 
-        // ---- Filter (ps_availqty#1 < 100) ----
+        // ---- Filter (ps_availqty#1 < lit0) ----
         if (active) {
             c1 = pf0_cur_;
-            const bool t_1 = (c1 < ((int32_t)100));
+            const bool t_1 = (c1 < lit0);
             active = (t_1);
         }
-        // ---- LaneRefill threshold=24/32 (est. lane activity 0.011): a warp below threshold parks its rows in shared memory and starts over; otherwise idle lanes take parked rows ----
+        // ---- LaneRefill threshold=24/32: a warp below threshold parks its rows in shared memory and starts over; otherwise idle lanes take parked rows ----
         const uint32_t lr0_lt = (1u << (threadIdx.x & 31)) - 1u, lr0_w = threadIdx.x & ~31u;
         const uint32_t lr0_m = __ballot_sync(FULL_MASK, active), lr0_na = __popc(lr0_m);
         if (!drain_ && lr0_na + lr0_n < 24u) {

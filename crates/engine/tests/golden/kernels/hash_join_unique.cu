@@ -136,7 +136,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     const uint32_t ht_mask,
     const uint32_t max_groups,
     unsigned long long* out_count,
-    Str* __restrict__ out0_values)
+    Str* __restrict__ out0_values,
+    const int64_t lit0)
 {
     // HashProbe #0: shared memory: table of 25 values, one copy each, in 32 slots (1 KiB; rows carry their slot; reads: equal keys share a copy)
     // filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it
@@ -184,10 +185,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
         // ---- Scan customer ----
         int64_t c0 = 0; 
         int64_t c1 = 0; 
-        // ---- Filter (c_acctbal#1 > 0.00) ----
+        // ---- Filter (c_acctbal#1 > lit0) ----
         if (active) {
             c1 = pf0_cur_;
-            const bool t_1 = (c1 > ((int64_t)0ll));
+            const bool t_1 = (c1 > lit0);
             active = (t_1);
         }
         // ---- HashProbe #0 keys=[c_nationkey#0] (multi-match: push-down parallelism; bank-replicated table in shared memory) ----

@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         if (row + stride_ < nr_) pf0_next_ = in0_values[row + stride_];
         // ---- Scan lineitem ----
         int64_t c0 = 0; 
-        // ---- Filter l_suppkey#0 IN (1, 2, 3, … 18 distinct values) ----
+        // ---- Filter l_suppkey#0 IN (inset0) ----
         if (active) {
             c0 = pf0_cur_;
             const bool in_1 = in_sorted(inset0_values, inset0_len, (int64_t)c0);

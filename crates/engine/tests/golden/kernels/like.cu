@@ -15,7 +15,17 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     const uint16_t* __restrict__ in1_dictcodes,
     const Str* __restrict__ in1_dictvalues,
     const uint32_t* __restrict__ in0_pivoted,
-    int64_t* __restrict__ state0)
+    int64_t* __restrict__ state0,
+    const uint8_t* __restrict__ lit0_kmp_bytes,
+    const uint8_t* __restrict__ lit0_kmp_next,
+    const uint8_t* __restrict__ lit0_kmp_ends,
+    const uint32_t lit0_kmp_segments,
+    const uint8_t* __restrict__ lit0_bytes,
+    const uint8_t* __restrict__ lit0_kinds,
+    const uint32_t lit0_len,
+    const uint8_t* __restrict__ lit1_bytes,
+    const uint8_t* __restrict__ lit1_kinds,
+    const uint32_t lit1_len)
 {
     int64_t acc0_ = ((int64_t)0);
     const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
@@ -26,22 +36,22 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         // ---- Scan part ----
         Str c0 = make_str("", 0); 
         Str c1 = make_str("", 0); 
-        // ---- Filter p_name#0 LIKE '%green%' && p_type#1 NOT LIKE 'PROMO%' ----
+        // ---- Filter p_name#0 LIKE lit0 && p_type#1 NOT LIKE lit1 ----
         if (active) {
             c0 = load_str(in0_offsets, in0_bytes, row);
-            // LIKE '%green%': lock-step KMP over the Pivot-4 copy where the column has one
+            // LIKE lit0: lock-step KMP over the Pivot-4 copy where the column has one
             bool kmp_1;
             if (in0_pivoted != nullptr) {
-                kmp_1 = like_kmp_pivot4(in0_pivoted, n_rows, row, c0.len, (const uint8_t*)"green", (const uint8_t*)"\000\000\000\000\000", (const uint8_t*)"\005", 1u);
+                kmp_1 = like_kmp_pivot4(in0_pivoted, n_rows, row, c0.len, lit0_kmp_bytes, lit0_kmp_next, lit0_kmp_ends, lit0_kmp_segments);
             } else {
-                const bool like_2 = like_match(c0, (const uint8_t*)"%green%", (const uint8_t*)"\002\000\000\000\000\000\002", 7u);
+                const bool like_2 = like_match(c0, lit0_bytes, lit0_kinds, lit0_len);
                 kmp_1 = like_2;
             }
             active = (kmp_1);
         }
         if (active) {
             c1 = in1_dictvalues[in1_dictcodes[row]];  /* dictionary-encoded */
-            const bool like_3 = like_match(c1, (const uint8_t*)"PROMO%", (const uint8_t*)"\000\000\000\000\000\002", 6u);
+            const bool like_3 = like_match(c1, lit1_bytes, lit1_kinds, lit1_len);
             active = ((!like_3));
         }
         // ---- GlobalAggregate -> #0 [count(*)] (block reduction, one atomic per block) ----

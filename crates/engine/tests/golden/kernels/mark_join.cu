@@ -22,7 +22,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     int64_t* __restrict__ gkey0_values,
     unsigned long long* out_count,
     const uint64_t out_capacity,
-    int64_t* __restrict__ out0_values)
+    int64_t* __restrict__ out0_values,
+    const int64_t lit0)
 {
     __shared__ uint32_t warp_base_[8];
     __shared__ unsigned long long block_base_;
@@ -38,10 +39,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         // ---- Scan orders ----
         int64_t c0 = 0; 
         int64_t c1 = 0; 
-        // ---- Filter (o_totalprice#1 > 400000.00) ----
+        // ---- Filter (o_totalprice#1 > lit0) ----
         if (active) {
             c1 = pf0_cur_;
-            const bool t_1 = (c1 > ((int64_t)40000000ll));
+            const bool t_1 = (c1 > lit0);
             active = (t_1);
         }
         // ---- Project o_custkey#0 ----
@@ -120,7 +121,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     const int64_t* __restrict__ rp0_values,
     const uint16_t* __restrict__ rp0_codes,
     const longlong2* __restrict__ ht0_entries,
-    int64_t* __restrict__ state0)
+    int64_t* __restrict__ state0,
+    const int64_t lit0)
 {
     // HashProbe #0: shared memory: table of 1500 values, one copy each, in 1504 slots (6 KiB; rows carry their slot; reads: equal keys share a copy)
     // filled per block: each value's first copy (slot = its code) by a lookup, the other copies from it
@@ -163,14 +165,14 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             hp0_gid = rp0_sm[rp0_slots[row]];
         }
         const bool hp0_mark = hp0_gid >= 0;
-        // ---- Filter (__mark0#2 OR (c_acctbal#1 < 0.00)) ----
+        // ---- Filter (__mark0#2 OR (c_acctbal#1 < lit0)) ----
         if (active) {
             c1 = pf0_cur_;
             bool b_1, bn_2;
             if (!false && (hp0_mark)) {
                 b_1 = true; bn_2 = false;
             } else {
-                const bool t_3 = (c1 < ((int64_t)0ll));
+                const bool t_3 = (c1 < lit0);
                 const bool t_ = (!false && (t_3));
                 bn_2 = !t_ && (false || false);
                 b_1 = t_;

@@ -85,7 +85,8 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     unsigned long long* out_count,
     const uint64_t out_capacity,
     double* __restrict__ out0_values,
-    uint8_t* __restrict__ out0_validity)
+    uint8_t* __restrict__ out0_validity,
+    const int64_t lit0)
 {
     __shared__ uint32_t warp_base_[8];
     __shared__ unsigned long long block_base_;
@@ -101,13 +102,13 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
         // ---- Scan intermediate #0 ----
         int64_t c0 = 0; 
         __int128 c1 = 0; 
-        // ---- Project CASE WHEN (count(*)#0 = 0) THEN NULL ELSE (CAST(sum(p_retailprice#0)#1 AS DOUBLE) / CAST(count(*)#0 AS DOUBLE)) END ----
+        // ---- Project CASE WHEN (count(*)#0 = lit0) THEN NULL ELSE (CAST(sum(p_retailprice#0)#1 AS DOUBLE) / CAST(count(*)#0 AS DOUBLE)) END ----
         double p0_0 = 0; bool p0_0_null = true;
         if (active) {
             c0 = pf0_cur_;
             c1 = in1_values[row];
             double c_1; bool cn_2;
-            const bool t_3 = (c0 == ((int64_t)0ll));
+            const bool t_3 = (c0 == lit0);
             if (!false && (t_3)) {
                 c_1 = ((double)0); cn_2 = true;
             } else {

@@ -12,7 +12,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     unsigned long long* out_count,
     const uint64_t out_capacity,
     int64_t* __restrict__ out0_values,
-    __int128* __restrict__ out1_values)
+    __int128* __restrict__ out1_values,
+    const int64_t lit0,
+    const int32_t lit1,
+    const int64_t lit2)
 {
     __shared__ uint32_t warp_base_[8];
     __shared__ unsigned long long block_base_;
@@ -31,18 +34,18 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         int64_t c2 = 0; 
         int64_t c3 = 0; 
         int32_t c4 = 0; 
-        // ---- Filter (l_quantity#1 < 10.00) && (l_shipdate#4 >= DATE '1995-01-01') ----
+        // ---- Filter (l_quantity#1 < lit0) && (l_shipdate#4 >= lit1) ----
         if (active) {
             c1 = pf0_cur_;
-            const bool t_1 = (c1 < ((int64_t)1000ll));
+            const bool t_1 = (c1 < lit0);
             active = (t_1);
         }
         if (active) {
             c4 = in4_values[row];
-            const bool t_2 = (c4 >= ((int32_t)9131));
+            const bool t_2 = (c4 >= lit1);
             active = (t_2);
         }
-        // ---- Project l_orderkey#0, (l_extendedprice#2 * (1.00 - l_discount#3)) ----
+        // ---- Project l_orderkey#0, (l_extendedprice#2 * (lit2 - l_discount#3)) ----
         int64_t p0_0 = 0; bool p0_0_null = true;
         __int128 p0_1 = 0; bool p0_1_null = true;
         if (active) {
@@ -50,7 +53,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
             c2 = in2_values[row];
             c3 = in3_values[row];
             p0_0 = c0; p0_0_null = false;
-            const int64_t t_3 = ((int64_t)((int64_t)100ll)) - ((int64_t)c3);
+            const int64_t t_3 = ((int64_t)lit2) - ((int64_t)c3);
             const __int128 t_4 = ((__int128)c2) * ((__int128)t_3);
             p0_1 = t_4; p0_1_null = false;
         }
