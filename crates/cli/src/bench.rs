@@ -38,6 +38,10 @@ pub struct BenchOptions {
     /// Each query's first run starts with no compiled kernel cached (memory and disk,
     /// but the helper module compiled when the session opened): a never-seen query.
     pub cold: bool,
+    /// A folder of the same query files with other literals (tpch/variants): each is run
+    /// once after its query's warm runs, the first run of a query differing only in
+    /// literals.
+    pub variants: Option<PathBuf>,
 }
 
 /// What one query measured. Times in ms; warm figures are over the warm runs.
@@ -68,6 +72,8 @@ struct QueryResult {
     /// The executor's whole time (kernels, their launches and the host work between
     /// them, result download), median over the warm runs; wall - this = parse and plan.
     executor_ms_median: f64,
+    /// The wall ms of the first run of the query's variant (other literals), if any.
+    variant_first_ms: Option<f64>,
     plan_ms_median: f64,
     /// The first run's time by part: plan, compile (waits), kernels, upload, placement,
     /// download, executor total.
@@ -102,7 +108,18 @@ pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
         if opts.cold {
             engine.forget_kernels(false);
         }
-        let r = bench_query(&mut engine, &name, &path, opts.runs, setup.bandwidth_gbps);
+        let mut r = bench_query(&mut engine, &name, &path, opts.runs, setup.bandwidth_gbps);
+        if let Some(v) = opts.variants.as_ref().map(|d| d.join(path.file_name().unwrap_or_default())) {
+            if r.status == "ok" && v.is_file() {
+                match std::fs::read_to_string(&v)
+                    .map_err(|e| e.to_string())
+                    .and_then(|sql| run_once(&mut engine, &sql).map_err(|e| e.to_string()))
+                {
+                    Ok(run) => r.variant_first_ms = Some(run.wall_ms),
+                    Err(e) => r.note = format!("variant: {e}"),
+                }
+            }
+        }
         match r.status {
             "ok" => eprintln!("{name}: {:.3} ms", r.exec_ms_median),
             _ => eprintln!("{name}: {}", r.status),
@@ -333,7 +350,9 @@ fn bench_query(engine: &mut Engine, name: &str, path: &Path, runs: usize, bandwi
     r.plan_ms_median = median(&mut warm.iter().map(|w| w.stats.plan_ms).collect::<Vec<_>>());
     r.stage_wall_ms_median = warm.first().map_or(vec![], |w| {
         (0..w.stats.kernels.len())
-            .map(|i| median(&mut warm.iter().filter_map(|x| x.stats.kernels.get(i).map(|k| k.wall_ms)).collect::<Vec<_>>()))
+            .map(|i| {
+                median(&mut warm.iter().filter_map(|x| x.stats.kernels.get(i).map(|k| k.wall_ms)).collect::<Vec<_>>())
+            })
             .collect()
     });
     r.stage_ms_median = warm.first().map_or(vec![], |w| {
@@ -469,6 +488,7 @@ fn query_json(r: &QueryResult) -> Value {
         "floor_ms": r.floor_ms.map(ms), "ratio": r.ratio.map(|x| round(x, 3)),
         "upload_ms": ms(r.upload_ms), "download_ms": ms(r.download_ms), "wall_ms_median": ms(r.wall_ms_median),
         "executor_ms_median": ms(r.executor_ms_median),
+        "variant_first_ms": r.variant_first_ms.map(ms),
         "plan_ms_median": ms(r.plan_ms_median),
         "cold_parts_ms": r.cold_parts.iter().map(|(n, t)| (n.to_string(), json!(ms(*t)))).collect::<serde_json::Map<_, _>>(),
         "stage_wall_ms_median": r.stage_wall_ms_median.iter().map(|t| ms(*t)).collect::<Vec<_>>(),

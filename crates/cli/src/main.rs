@@ -244,6 +244,10 @@ struct BenchArgs {
     /// disk cache is not used; the helper module compiled at start is kept).
     #[arg(long)]
     cold: bool,
+    /// A folder of the query files with other literals (e.g. tpch/variants): each runs
+    /// once after its query, timing the first run of a query differing only in literals.
+    #[arg(long, value_name = "DIR")]
+    variants: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -553,6 +557,7 @@ fn run_bench(suite: bench::Suite, args: BenchArgs) -> ExitCode {
         csv: args.csv,
         data: args.data,
         cold: args.cold,
+        variants: args.variants,
     };
     match bench::run(engine, &opts) {
         Ok(true) => ExitCode::SUCCESS,

@@ -142,13 +142,14 @@ impl CompilePool {
     /// crashes it). A dropped job's module is simply not compiled.
     pub(crate) fn shutdown(&self) {
         let mut q = lock(&self.shared.queues);
-        let q = &mut *q;
-        let dropped: Vec<Arc<Job>> = q.now.drain(..).chain(q.later.drain(..)).collect();
-        for j in &dropped {
+        let queued: Vec<Arc<Job>> = {
+            let q = &mut *q;
+            q.now.drain(..).chain(q.later.drain(..)).collect()
+        };
+        for j in &queued {
             lock(&j.work).take();
         }
-        q.pending.retain(|_, j| !dropped.iter().any(|d| Arc::ptr_eq(d, j)));
-        let mut q = lock(&self.shared.queues);
+        q.pending.retain(|_, j| !queued.iter().any(|d| Arc::ptr_eq(d, j)));
         while q.running > 0 {
             q = self.shared.all_done.wait(q).unwrap_or_else(|e| e.into_inner());
         }
@@ -213,4 +214,56 @@ fn workers() -> usize {
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere while holding the lock leaves the data usable.
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn failing(ms: u64, msg: &'static str) -> impl FnOnce() -> Loaded + Send + 'static {
+        move || {
+            std::thread::sleep(Duration::from_millis(ms));
+            Err(CudaError::Driver(msg.into()))
+        }
+    }
+
+    /// Runs `f` on a thread and fails the test if it does not finish in 10 s (a deadlock).
+    fn within_10s(f: impl FnOnce() + Send + 'static) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            f();
+            let _ = tx.send(());
+        });
+        assert!(rx.recv_timeout(Duration::from_secs(10)).is_ok(), "deadlock");
+    }
+
+    #[test]
+    fn a_waiter_gets_the_jobs_result_and_the_key_leaves_pending() {
+        within_10s(|| {
+            let pool = CompilePool::default();
+            pool.submit("a".into(), Priority::Now, failing(50, "job a"));
+            let job = pool.pending("a").expect("pending");
+            assert!(matches!(job.wait(), Err(CudaError::Driver(m)) if m == "job a"));
+            pool.wait_idle();
+            assert!(pool.pending("a").is_none());
+            // A second submit of a pending key is ignored; a finished key may run again.
+            pool.submit("a".into(), Priority::Later, failing(0, "again"));
+            pool.wait_idle();
+        });
+    }
+
+    #[test]
+    fn shutdown_drops_queued_jobs_and_waits_for_running_ones() {
+        within_10s(|| {
+            let pool = CompilePool::default();
+            for k in 0..64 {
+                pool.submit(format!("k{k}"), Priority::Later, failing(20, "slow"));
+            }
+            pool.submit("now".into(), Priority::Now, failing(20, "now"));
+            pool.shutdown();
+            assert_eq!(lock(&pool.shared.queues).running, 0);
+            assert!(lock(&pool.shared.queues).now.is_empty());
+        });
+    }
 }

@@ -18,9 +18,9 @@ mod table_function;
 
 pub use bind_select::bind_query;
 pub use ddl::{ColumnDef, InsertRows, ObjectKind};
-pub use table_function::parse_type;
 /// A parsed statement (sqlparser's AST).
 pub use sqlparser::ast::Statement;
+pub use table_function::parse_type;
 
 use gpusql_common::{Catalog, Error, FileScan, Result, ViewInfo, WriteOptions};
 use gpusql_plan::LogicalPlan;

@@ -21,7 +21,8 @@ use gpusql_codegen::{
 };
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{
-    cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, Priority, PushKernelArg, Tier,
+    cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, Priority, PushKernelArg,
+    Tier,
 };
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
 use gpusql_storage::host::HostTable;
