@@ -47,7 +47,13 @@ pub struct GpuExecutor {
     pub cancel: gpusql_common::CancelToken,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<UtilFunctions>,
+    /// The uploaded literal buffers of kernels run, by content (see `upload_literals`;
+    /// emptied at the start of a query once it holds `LITERAL_BUFFERS` of them).
+    literal_buffers: std::sync::Mutex<HashMap<Vec<u8>, Arc<CudaSlice<u8>>>>,
 }
+
+/// Literal buffers kept at most between queries.
+const LITERAL_BUFFERS: usize = 4096;
 
 /// The helper module's kernels looked up so far, and the tier they are of.
 struct UtilFunctions {
@@ -78,6 +84,7 @@ impl GpuExecutor {
             config,
             cancel: Default::default(),
             util_functions: std::sync::Mutex::new(util_functions),
+            literal_buffers: Default::default(),
         }
     }
 
@@ -366,6 +373,12 @@ impl GpuExecutor {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
         self.refresh_util();
+        {
+            let mut buffers = self.literal_buffers.lock().unwrap_or_else(|e| e.into_inner());
+            if buffers.len() >= LITERAL_BUFFERS {
+                buffers.clear();
+            }
+        }
         self.compile_plan_ahead(plan, tables)?;
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
@@ -645,13 +658,23 @@ impl GpuExecutor {
     /// buffer (per run of the pipeline; none where the kernel reads none).
     fn upload_literals(&self, spec: &KernelSpec, up: &mut UploadStats) -> Result<Literals> {
         let data = LiteralData::new(&spec.literals)?;
-        let buffer = if data.bytes.is_empty() {
-            None
-        } else {
-            up.bytes += data.bytes.len();
-            Some(self.dev.upload(&data.bytes, "query literals").map_err(cuda_error)?)
-        };
-        Ok(Literals { data, buffer })
+        if spec.literals.is_empty() {
+            return Ok(Literals { data, buffer: None });
+        }
+        // Kept by content for the session: a string constant a kernel writes into its
+        // rows (`CASE ... THEN 'low'`) is a pointer into this buffer, read when the result
+        // is assembled, after the pipeline; and a repeated query uploads nothing. (An
+        // empty string's buffer still has to exist: 16 bytes.)
+        let mut bytes = data.bytes.clone();
+        bytes.resize(bytes.len().max(16), 0);
+        let mut cache = self.literal_buffers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = cache.get(&bytes) {
+            return Ok(Literals { data, buffer: Some(b.clone()) });
+        }
+        up.bytes += bytes.len();
+        let buffer = Arc::new(self.dev.upload(&bytes, "query literals").map_err(cuda_error)?);
+        cache.insert(bytes, buffer.clone());
+        Ok(Literals { data, buffer: Some(buffer) })
     }
 
     /// The literal sets of long IN lists, searched by the kernel.
@@ -769,7 +792,7 @@ type InSets = HashMap<(usize, InSetPart), CudaSlice<u8>>;
 /// GPU their pointers point into.
 struct Literals {
     data: LiteralData,
-    buffer: Option<CudaSlice<u8>>,
+    buffer: Option<Arc<CudaSlice<u8>>>,
 }
 
 /// A pipeline's source on the GPU.
