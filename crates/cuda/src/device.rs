@@ -626,35 +626,6 @@ fn default_pool(ctx: &CudaContext) -> Result<cudarc::driver::sys::CUmemoryPool, 
     Ok(pool)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn open_without_gpu_is_unavailable_not_panic() {
-        match GpuDevice::open(0) {
-            Ok(dev) => println!("GPU present: {}", dev.describe()),
-            Err(e) => {
-                assert!(matches!(e, CudaError::Unavailable(_)), "{e}");
-                println!("no GPU: {e}");
-            }
-        }
-    }
-
-    #[test]
-    fn oom_message_names_what_and_sizes() {
-        let e = CudaError::OutOfMemory { what: "lineitem.l_comment".into(), requested: 1288490189, free: 858993459 };
-        assert_eq!(e.to_string(), "GPU out of memory: lineitem.l_comment needs 1.20 GiB, 0.80 GiB free");
-    }
-
-    #[test]
-    fn device_is_send_sync() {
-        fn check<T: Send + Sync>() {}
-        check::<GpuDevice>();
-        check::<GpuTimer>();
-    }
-}
-
 /// The module of `source` (key `key`): from disk or compiled, then loaded and put in the
 /// memory cache. Returns it with where it came from and the NVRTC ms.
 fn compile_and_load(
@@ -682,4 +653,33 @@ fn compile_and_load(
         Err(e) => return Err(e),
     };
     Ok((cache.insert_module(key, module), cache_hit, compile_ms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_without_gpu_is_unavailable_not_panic() {
+        match GpuDevice::open(0) {
+            Ok(dev) => println!("GPU present: {}", dev.describe()),
+            Err(e) => {
+                assert!(matches!(e, CudaError::Unavailable(_)), "{e}");
+                println!("no GPU: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn oom_message_names_what_and_sizes() {
+        let e = CudaError::OutOfMemory { what: "lineitem.l_comment".into(), requested: 1288490189, free: 858993459 };
+        assert_eq!(e.to_string(), "GPU out of memory: lineitem.l_comment needs 1.20 GiB, 0.80 GiB free");
+    }
+
+    #[test]
+    fn device_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<GpuDevice>();
+        check::<GpuTimer>();
+    }
 }
