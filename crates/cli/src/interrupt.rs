@@ -55,6 +55,7 @@ impl Interrupt {
         ctrlc::set_handler(move || match me.press() {
             Action::Exit => {
                 eprintln!("\nInterrupted twice: quitting.");
+                gpusql::stop_background_compiles();
                 std::process::exit(130);
             }
             Action::Warn => eprint!("\r\x1b[K(this cannot be cancelled; press Ctrl-C again to quit gpusql)\n"),

@@ -442,6 +442,7 @@ fn run_sql(cli: &Cli, scripts: Vec<Script>) -> ExitCode {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     std::mem::forget(session);
+    gpusql::stop_background_compiles();
     std::process::exit(if ok { 0 } else { 1 })
 }
 

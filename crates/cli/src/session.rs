@@ -180,6 +180,7 @@ impl Session {
 /// tools do; other write failures are reported as errors.
 fn handle_write_error(e: io::Error) -> gpusql::Result<()> {
     if e.kind() == io::ErrorKind::BrokenPipe {
+        gpusql::stop_background_compiles();
         std::process::exit(0);
     }
     Err(Error::Io(format!("writing results: {e}")))

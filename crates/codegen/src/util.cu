@@ -85,6 +85,11 @@ extern "C" __global__ void fill_minus_one(int* __restrict__ out, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = -1;
 }
 
+// 0, 1, 2, ...: the match offsets of a unique-key hash table, for a generic probe.
+extern "C" __global__ void iota_u32(uint32_t* __restrict__ out, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = (uint32_t)i;
+}
+
 // String lengths (to size the byte buffer on the host).
 extern "C" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
 use cudarc::driver::CudaModule;
@@ -72,6 +72,8 @@ struct Queues {
     /// Jobs workers are running now, and of them `Now` jobs.
     running: usize,
     running_now: usize,
+    /// Set by `shutdown`: no job is queued any more.
+    stopped: bool,
 }
 
 #[derive(Default)]
@@ -82,9 +84,33 @@ struct Shared {
 }
 
 /// Worker threads (up to one per core, started on first use) and the jobs they share.
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub(crate) struct CompilePool {
     shared: Arc<Shared>,
+}
+
+/// Every pool of the process, for `stop_all` before it exits.
+static POOLS: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
+
+impl Default for CompilePool {
+    fn default() -> Self {
+        let shared = Arc::new(Shared::default());
+        let mut pools = lock(&POOLS);
+        pools.retain(|p| p.strong_count() > 0);
+        pools.push(Arc::downgrade(&shared));
+        CompilePool { shared }
+    }
+}
+
+/// Stops every compile pool of the process (`CompilePool::shutdown`). A program that ends
+/// with `std::process::exit`, without dropping its devices, calls it first: the process
+/// must not exit while NVRTC runs on another thread (its library teardown then crashes
+/// it: a segmentation fault after the last answer).
+pub fn stop_all() {
+    let pools: Vec<Arc<Shared>> = lock(&POOLS).iter().filter_map(Weak::upgrade).collect();
+    for shared in pools {
+        CompilePool { shared }.shutdown();
+    }
 }
 
 impl CompilePool {
@@ -98,7 +124,7 @@ impl CompilePool {
     /// `pending` only after that.
     pub(crate) fn submit(&self, key: String, priority: Priority, work: impl FnOnce() -> Loaded + Send + 'static) {
         let mut q = lock(&self.shared.queues);
-        if q.pending.contains_key(&key) {
+        if q.stopped || q.pending.contains_key(&key) {
             return;
         }
         // The key leaves `pending` when the work is done, wherever it ran.
@@ -142,6 +168,7 @@ impl CompilePool {
     /// crashes it). A dropped job's module is simply not compiled.
     pub(crate) fn shutdown(&self) {
         let mut q = lock(&self.shared.queues);
+        q.stopped = true;
         let queued: Vec<Arc<Job>> = {
             let q = &mut *q;
             q.now.drain(..).chain(q.later.drain(..)).collect()

@@ -120,8 +120,8 @@ session_config! {
     direct_tables: bool = false;
     /// A new query's kernels compile at once on all cores, quickly optimized and with join probes that fit any table, while its first stages run; the fully optimized kernels it settles on compile in the background and replace them when ready (off: each kernel compiles fully optimized when its stage runs).
     compile_ahead: bool = true;
-    /// Freed GPU memory the allocation pool keeps between queries for the next one's tables and buffers, in MiB (keeping all measured no different from 4096 on SSB SF 20).
-    pool_keep_mb: u64 = 4096;
+    /// Freed GPU memory the allocation pool keeps between queries for the next one's tables and buffers, in MiB. Memory given back must be mapped again when a later query needs it: TPC-H Q21 at SF 10 frees ~8 GB a run, and trimming it to 4096 cost 8 ms a run, growing again 5 ms more.
+    pool_keep_mb: u64 = 16384;
     /// Times every kernel launch on its own (synchronizing after each), on stderr.
     profile_launches: bool = false;
     /// Times the host side of each queue of launches (timer start, submitting, GPU span), on stderr.

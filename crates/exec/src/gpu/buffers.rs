@@ -1,7 +1,8 @@
 //! GPU buffers of a query: source columns, sink outputs, intermediates.
 
-use super::ptr;
+use super::{ptr, GpuExecutor};
 use crate::gpu::device_store::{cuda_error, DeviceColumn, DeviceDictionary};
+use crate::stats::KernelStat;
 use gpusql_codegen::types::c_type;
 use gpusql_codegen::Part;
 use gpusql_common::{DataType, Error, Result, Schema};
@@ -138,17 +139,24 @@ pub struct DirectTable {
 
 impl BuiltTable {
     /// Where each key's matches start: the offsets of repeating keys; for unique keys
-    /// 0, 1, 2, … (group g's one row is at g), which only a generic probe reads.
-    pub fn match_offsets(&self, dev: &GpuDevice) -> Result<&CudaSlice<u32>> {
-        if let Some(o) = &self.offsets {
-            return Ok(o);
+    /// 0, 1, 2, … (group g's one row is at g), which only a generic probe reads, made by
+    /// `make_match_offsets` first.
+    pub fn match_offsets(&self) -> Result<&CudaSlice<u32>> {
+        self.offsets.as_ref().or(self.iota.get()).ok_or_else(|| Error::exec("hash table match offsets missing"))
+    }
+
+    /// Makes the match offsets of a unique-key table (0, 1, 2, … on the GPU) unless they
+    /// exist.
+    pub fn make_match_offsets(&self, ex: &GpuExecutor) -> Result<()> {
+        if self.offsets.is_some() || self.iota.get().is_some() {
+            return Ok(());
         }
-        if let Some(i) = self.iota.get() {
-            return Ok(i);
-        }
-        let groups = self.counts.len() as u32;
-        let iota = dev.upload(&(0..groups).collect::<Vec<u32>>(), "hash table match offsets").map_err(cuda_error)?;
-        Ok(self.iota.get_or_init(|| iota))
+        let groups = self.counts.len();
+        let iota = ex.dev.alloc_zeros::<u32>(groups.max(1), "hash table match offsets").map_err(cuda_error)?;
+        let f = ex.util("iota_u32", &mut KernelStat::default())?;
+        ex.launch_untimed(&f, &[Arg::U64(ptr(&iota, &ex.dev)), Arg::U64(groups as u64)], groups, Some(1024))?;
+        let _ = self.iota.set(iota);
+        Ok(())
     }
 
     /// Slots of the table probes read (the entries table when there is one).

@@ -6,6 +6,7 @@
 mod buffers;
 pub mod device_store;
 mod join;
+mod plan_memo;
 mod result;
 mod sort;
 mod upload;
@@ -31,6 +32,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use buffers::value_width;
+pub use plan_memo::PlanMemo;
 
 /// Groups a hash aggregation first makes room for; it grows 16x when full.
 const INITIAL_GROUPS: usize = 1 << 14;
@@ -50,6 +52,9 @@ pub struct GpuExecutor {
     /// The uploaded literal buffers of kernels run, by content (see `upload_literals`;
     /// emptied at the start of a query once it holds `LITERAL_BUFFERS` of them).
     literal_buffers: std::sync::Mutex<HashMap<Vec<u8>, Arc<CudaSlice<u8>>>>,
+    /// Rows (or groups) each pipeline's sink held when it last ran, by kernel and source
+    /// rows (see `SinkSizes`).
+    sink_sizes: std::sync::Mutex<SinkSizes>,
 }
 
 /// Literal buffers kept at most between queries.
@@ -85,6 +90,7 @@ impl GpuExecutor {
             cancel: Default::default(),
             util_functions: std::sync::Mutex::new(util_functions),
             literal_buffers: Default::default(),
+            sink_sizes: Default::default(),
         }
     }
 
@@ -171,10 +177,11 @@ impl GpuExecutor {
     /// the plan is handed to the compile threads at once, quickly optimized, with probes
     /// in the generic form (`BuildHint::generic`), so that NVRTC runs on all cores while
     /// the first stages run.
-    fn compile_plan_ahead(&self, plan: &PhysicalPlan, tables: &TableStore) -> Result<()> {
-        if !self.config.compile_ahead {
+    fn compile_plan_ahead(&self, plan: &PhysicalPlan, tables: &TableStore, memo: &PlanMemo) -> Result<()> {
+        if !self.config.compile_ahead || memo.compiled_ahead() {
             return Ok(());
         }
+        memo.set_compiled_ahead();
         let mut sources = vec![];
         for stage in &plan.stages {
             match stage {
@@ -188,7 +195,7 @@ impl GpuExecutor {
                         .filter(|b| matches!(b.sink, Sink::HashBuild { .. }))
                         .map(|b| BuildHint::generic(b.sink.id()))
                         .collect();
-                    let spec = generate_pipeline(p, &builds, rows)?;
+                    let spec = memo.spec(p.id, &builds, rows, || generate_pipeline(p, &builds, rows))?;
                     if sources.is_empty() && self.dev.is_ready(&spec.source, Tier::Full) {
                         return Ok(()); // a plan run before
                     }
@@ -341,7 +348,18 @@ impl GpuExecutor {
         plan: &PhysicalPlan,
         tables: &TableStore,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
-        match self.execute_once(plan, tables) {
+        self.execute_with(plan, tables, &PlanMemo::default())
+    }
+
+    /// `execute`, with what earlier runs of `plan` (the same plan, unchanged) left in
+    /// `memo`.
+    pub fn execute_with(
+        &self,
+        plan: &PhysicalPlan,
+        tables: &TableStore,
+        memo: &PlanMemo,
+    ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
+        match self.execute_once(plan, tables, memo) {
             Err(Error::OutOfMemory { .. }) => {
                 let keep: std::collections::HashSet<(String, usize)> = plan
                     .pipelines()
@@ -359,7 +377,7 @@ impl GpuExecutor {
                     "out of GPU memory: gave up {:.2} GB of other queries' resident columns, running again",
                     freed as f64 / 1e9
                 );
-                self.execute_once(plan, tables)
+                self.execute_once(plan, tables, memo)
             }
             other => other,
         }
@@ -369,6 +387,7 @@ impl GpuExecutor {
         &self,
         plan: &PhysicalPlan,
         tables: &TableStore,
+        memo: &PlanMemo,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
@@ -379,7 +398,11 @@ impl GpuExecutor {
                 buffers.clear();
             }
         }
-        self.compile_plan_ahead(plan, tables)?;
+        let mut steps = HostSteps::new(self.config.profile_host);
+        steps.last = start;
+        self.compile_plan_ahead(plan, tables, memo)?;
+        steps.mark("compile ahead");
+        steps.print("query start");
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
         for stage in &plan.stages {
@@ -387,18 +410,21 @@ impl GpuExecutor {
             self.cancel.check()?;
             match stage {
                 Stage::Pipeline(p) => {
-                    let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats)?;
+                    let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats, memo)?;
                     match out {
                         Produced::Rows(rows) => {
                             inter.insert(p.sink.id(), rows);
                         }
                         Produced::Table(sink, rows, key_range) => {
+                            let mut steps = HostSteps::new(self.config.profile_host);
                             let read = gpusql_codegen::payload_columns_read(
                                 plan.pipelines(),
                                 p.sink.id(),
                                 p.sink.schema().len(),
                             );
                             let t = join::finish_build(self, *sink, rows, key_range, &read, &mut stat)?;
+                            steps.mark("finish build");
+                            steps.print(&format!("pipeline_{}", p.id));
                             built.insert(p.sink.id(), t);
                         }
                     }
@@ -419,20 +445,31 @@ impl GpuExecutor {
             }
             if let Some(k) = stats.kernels.last_mut() {
                 k.wall_ms = stage_start.elapsed().as_secs_f64() * 1e3;
+                if self.config.profile_host {
+                    eprintln!("stage {}: host wall {:.3} ms, kernels {:.3} ms", k.name, k.wall_ms, k.ms);
+                }
             }
         }
         self.cancel.check()?;
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
         let dl = std::time::Instant::now();
         let (batches, assembly) = result::download(self, plan, &result)?;
+        let mut steps = HostSteps::new(self.config.profile_host);
+        steps.last = dl;
+        steps.mark("download result");
+        steps.print("result");
         // Compiling the result-assembly kernels (first query only) is compile time.
         stats.download_ms = dl.elapsed().as_secs_f64() * 1e3 - assembly.compile_ms;
         stats.compile_ms += assembly.compile_ms;
         stats.kernel_ms = stats.kernels.iter().map(|k| k.ms).sum();
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
         stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
+        let mut steps = HostSteps::new(self.config.profile_host);
         drop((inter, built, result));
+        steps.mark("free");
         self.dev.release_pool_memory((self.config.pool_keep_mb as usize).saturating_mul(1 << 20));
+        steps.mark("trim pool");
+        steps.print("end of query");
         Ok((batches, stats))
     }
 
@@ -483,16 +520,22 @@ impl GpuExecutor {
         inter: &HashMap<usize, Intermediate>,
         built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
+        memo: &PlanMemo,
     ) -> Result<(Produced, KernelStat)> {
+        let mut steps = HostSteps::new(self.config.profile_host);
         let hints = self.build_hints(built);
         let selection = self.chunk_selection(p, tables)?;
         let rows = source_rows(p, tables, inter, selection.as_deref());
-        let optimal = generate_pipeline(p, &hints, rows as u64)?;
+        let rows64 = rows as u64;
+        let optimal = memo.spec(p.id, &hints, rows64, || generate_pipeline(p, &hints, rows64))?;
         let generic: Vec<BuildHint> = hints.iter().map(|h| BuildHint::generic(h.id)).collect();
-        let (spec, tier) = self.choose_kernels(optimal, || generate_pipeline(p, &generic, rows as u64))?;
+        let (spec, tier) = self
+            .choose_kernels(optimal, || memo.spec(p.id, &generic, rows64, || generate_pipeline(p, &generic, rows64)))?;
+        steps.mark("codegen");
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
         let func = self.load(&spec.source, &spec.entry, tier, &mut stat)?;
         let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, tier, &mut stat)).transpose()?;
+        steps.mark("load");
 
         let mut up = UploadStats::default();
         let source = match &p.source {
@@ -513,6 +556,15 @@ impl GpuExecutor {
         let n = rows;
         let in_sets = self.upload_in_sets(&spec, &mut up)?;
         let literals = self.upload_literals(&spec, &mut up)?;
+        for q in &spec.params {
+            if let Param::Build { id, part: BuildPart::Offsets } = q {
+                built
+                    .get(id)
+                    .ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?
+                    .make_match_offsets(self)?;
+            }
+        }
+        steps.mark("source");
         stats.upload_bytes += up.bytes;
         stats.upload_ms += up.ms;
         stat.bytes_read = bytes_read(&spec, &source.columns, n);
@@ -522,6 +574,10 @@ impl GpuExecutor {
         stat.rows_in = n;
 
         let (mut max_groups, group_bound) = group_capacity(p, n, built);
+        let seen_key = SinkSizes::key(&spec.source, n);
+        if let Some(seen) = self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).get(seen_key) {
+            max_groups = capacity_from_seen(p, seen, max_groups, group_bound);
+        }
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
             if matches!(p.sink, Sink::Aggregate { .. } | Sink::HashBuild { .. }) && max_groups > i32::MAX as usize {
@@ -532,6 +588,7 @@ impl GpuExecutor {
             // [code, n - the first row that found a group table full (u32; 0: none)]
             let err: CudaSlice<i32> = self.dev.alloc_zeros(2, "error flag").map_err(cuda_error)?;
             let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;
+            steps.mark("allocate");
             let binder = Binder {
                 dev: &self.dev,
                 n,
@@ -545,10 +602,12 @@ impl GpuExecutor {
                 spec: &spec,
             };
             stat.ms += self.run_kernels(&func, init.as_ref(), &binder)?;
+            steps.mark("kernels");
             let err_host = self.dev.download(&err).map_err(cuda_error)?;
             let code = err_host[0];
             let full_at = n.saturating_sub(err_host[1] as u32 as usize);
             let count = self.dev.download(&sink.count).map_err(cuda_error)?[0] as usize;
+            steps.mark("download counts");
             let groups = Groups { max: max_groups, bound: group_bound, count, full_at, rows: n };
             if let Some(grown) = capacity_after_error(p, code, &groups)? {
                 max_groups = grown;
@@ -567,6 +626,8 @@ impl GpuExecutor {
                 Sink::Materialize { .. } | Sink::HashBuild { .. } => count,
             };
             stat.rows_out = rows;
+            self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).insert(seen_key, rows);
+            steps.print(&format!("pipeline_{} ({n} rows in, {rows} out, room for {max_groups})", p.id));
             if matches!(p.sink, Sink::HashBuild { .. }) {
                 return Ok((Produced::Table(Box::new(sink), rows, build_key_range(p, tables)), stat));
             }
@@ -590,7 +651,7 @@ impl GpuExecutor {
 
     /// What the code generator needs to know of the hash tables built so far.
     fn build_hints(&self, built: &HashMap<usize, BuiltTable>) -> Vec<BuildHint> {
-        built
+        let mut hints: Vec<BuildHint> = built
             .iter()
             .map(|(id, t)| BuildHint {
                 id: *id,
@@ -602,7 +663,10 @@ impl GpuExecutor {
                 early: self.config.early_bitmaps,
                 generic: false,
             })
-            .collect()
+            .collect();
+        // (In build order: the plan memo keys kernels by them.)
+        hints.sort_by_key(|h| h.id);
+        hints
     }
 
     /// A table scan narrowed by row-group pruning reads the kept chunks, unless the
@@ -734,6 +798,86 @@ fn group_capacity(p: &Pipeline, n: usize, built: &HashMap<usize, BuiltTable>) ->
     let group_bound = if expands { i32::MAX as usize } else { n.max(1) };
     (max_groups, group_bound)
 }
+
+/// The host wall time of each step of a stage, printed on stderr (`profile_host`).
+struct HostSteps {
+    enabled: bool,
+    last: std::time::Instant,
+    steps: Vec<(&'static str, f64)>,
+}
+
+impl HostSteps {
+    fn new(enabled: bool) -> Self {
+        HostSteps { enabled, last: std::time::Instant::now(), steps: vec![] }
+    }
+
+    /// Ends step `what` (it began at the previous mark).
+    fn mark(&mut self, what: &'static str) {
+        if self.enabled {
+            let now = std::time::Instant::now();
+            self.steps.push((what, (now - self.last).as_secs_f64() * 1e3));
+            self.last = now;
+        }
+    }
+
+    fn print(&self, stage: &str) {
+        if self.enabled {
+            let steps: Vec<String> = self.steps.iter().map(|(w, ms)| format!("{w} {ms:.3}")).collect();
+            eprintln!("host ms of {stage}: {}", steps.join(", "));
+        }
+    }
+}
+
+/// The rows (or groups) pipelines' sinks held when they last ran, by kernel source and
+/// source rows. A sink is first sized for every row it could receive (a hash build over
+/// lineitem: 60 M rows, 2^27 slots, 3 GB to allocate, zero and trim from the pool again,
+/// when Q12's filters let 311 K through: 9 of its 11 ms); once a pipeline has run, its
+/// buffers are sized from what it held then. The kernel source has no literal values
+/// (they are parameters), so a query differing only in literals starts from its sibling's
+/// size; a sink that finds it too small runs again (`run_pipeline`), as on a first run.
+#[derive(Default)]
+struct SinkSizes {
+    rows: HashMap<u64, usize>,
+}
+
+/// Sink sizes kept at most (emptied when full).
+const SINK_SIZES: usize = 1 << 16;
+
+impl SinkSizes {
+    fn key(source: &str, rows: usize) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (source, rows).hash(&mut h);
+        h.finish()
+    }
+
+    fn get(&self, key: u64) -> Option<usize> {
+        self.rows.get(&key).copied()
+    }
+
+    fn insert(&mut self, key: u64, rows: usize) {
+        if self.rows.len() >= SINK_SIZES {
+            self.rows.clear();
+        }
+        self.rows.insert(key, rows);
+    }
+}
+
+/// The capacity of a sink that held `seen` rows (groups) when its pipeline last ran:
+/// twice that (room for a sibling query's larger result, and a hash build's slots at a
+/// load factor of at most 1/4), never above what it could need nor, for a group table,
+/// below its usual start.
+fn capacity_from_seen(p: &Pipeline, seen: usize, first: usize, bound: usize) -> usize {
+    let room = seen.saturating_mul(2).max(MIN_SEEN_CAPACITY);
+    match &p.sink {
+        Sink::Aggregate { keys, .. } if keys.is_empty() => first,
+        Sink::Aggregate { .. } => room.next_power_of_two().max(first).min(bound.next_power_of_two()),
+        Sink::Materialize { .. } | Sink::HashBuild { .. } => room.min(bound),
+    }
+}
+
+/// The least capacity sized from a previous run (small sinks cost nothing to allocate).
+const MIN_SEEN_CAPACITY: usize = 1024;
 
 /// How a run of a pipeline's kernel filled its sink.
 struct Groups {
@@ -978,7 +1122,7 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::SlotMask => Arg::U32((t.slot_count.max(1) - 1) as u32),
         BuildPart::Mask => Arg::U32((t.probe_slots().max(1) - 1) as u32),
         BuildPart::Key(k) => Arg::U64(ptr(&t.keys[k].values, dev)),
-        BuildPart::Offsets => Arg::U64(ptr(t.match_offsets(dev)?, dev)),
+        BuildPart::Offsets => Arg::U64(ptr(t.match_offsets()?, dev)),
         BuildPart::Counts => Arg::U64(ptr(&t.counts, dev)),
         BuildPart::Direct => {
             Arg::U64(ptr(&t.direct.as_ref().ok_or_else(|| Error::exec("direct table missing"))?.table, dev))
