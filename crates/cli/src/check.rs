@@ -25,6 +25,9 @@ pub struct CheckOptions {
     pub ssb_sf: f64,
     /// TPC-H read from this folder of files instead of generated at `sf`.
     pub data: Option<PathBuf>,
+    /// Runs of each TPC-H and SSB query, every answer checked (later runs take the warm
+    /// paths: kept plans, compiled kernels, buffers sized from the first run).
+    pub runs: usize,
 }
 
 impl Default for CheckOptions {
@@ -37,6 +40,7 @@ impl Default for CheckOptions {
             compile_arch: None,
             ssb_sf: 0.1,
             data: None,
+            runs: 1,
         }
     }
 }
@@ -345,13 +349,20 @@ fn run_answers(
                 }
             }
         }
-        match engine.sql(&sql) {
-            Ok(batches) => match compare_answer(&batches, &expected) {
-                Ok(()) => report.passed.push(name),
-                Err(e) => report.failed.push((name, e)),
-            },
-            Err(e) if matches!(e.kind(), Error::NotSupported(_)) => report.skipped.push((name, e.to_string())),
-            Err(e) => report.failed.push((name, e.to_string())),
+        let runs = opts.runs.max(1);
+        for run in 1..=runs {
+            let name = if runs > 1 { format!("{name} run {run}") } else { name.clone() };
+            match engine.sql(&sql) {
+                Ok(batches) => match compare_answer(&batches, &expected) {
+                    Ok(()) => report.passed.push(name),
+                    Err(e) => report.failed.push((name, e)),
+                },
+                Err(e) if matches!(e.kind(), Error::NotSupported(_)) => {
+                    report.skipped.push((name, e.to_string()));
+                    break;
+                }
+                Err(e) => report.failed.push((name, e.to_string())),
+            }
         }
     }
 }

@@ -143,6 +143,10 @@ struct CheckArgs {
     /// SSB scale factor of the SSB answer checks (ssb/answers/sf<SF>).
     #[arg(long, default_value_t = 0.1)]
     ssb_sf: f64,
+    /// Runs of each TPC-H and SSB query, every answer checked (runs after the first take
+    /// the warm paths: kept plans, compiled kernels, buffers sized from earlier runs).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    runs: usize,
     /// Read TPC-H from this folder of files (as `gpusql datagen tpch --format parquet`
     /// writes them) instead of generating it; the answers must match (--answers-dir).
     #[arg(long, value_name = "DIR")]
@@ -481,6 +485,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         queries: args.queries,
         compile_arch: args.compile_arch,
         ssb_sf: args.ssb_sf,
+        runs: args.runs,
     };
     let report = gpusql_cli::check::run_suites(&slt_dir, &tpch_dir, &opts);
     print!("{}", report.render());

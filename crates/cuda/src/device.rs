@@ -456,6 +456,21 @@ impl GpuDevice {
         Ok(v)
     }
 
+    /// Copies elements `range` of a device buffer back to the host (waits for all queued
+    /// work first).
+    pub fn download_range<T: DeviceRepr>(
+        &self,
+        slice: &CudaSlice<T>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<T>, CudaError> {
+        if range.is_empty() {
+            return Ok(vec![]);
+        }
+        let v = self.stream.clone_dtoh(&slice.slice(range)).map_err(|e| CudaError::driver("download", e))?;
+        self.stream.synchronize().map_err(|e| CudaError::driver("download", e))?;
+        Ok(v)
+    }
+
     /// Whether the context still works. A kernel fault (illegal address, illegal
     /// instruction, …) is sticky: every later call of the context fails with it, until the
     /// context is destroyed (`reset_device`).

@@ -5,7 +5,7 @@
 //! touches are never read.
 
 use crate::convert::stored_value_at;
-use crate::replica::{dictionary, min_max, place, ReplicaPlacement};
+use crate::replica::{dictionary_of_chunks, min_max, place_in_background, ReplicaPlacement};
 use crate::string_dictionary::{self, StringDictionary, MAX_DICTIONARY_VALUES};
 use arrow::array::{Array, ArrayRef, Date32Array, Int32Array, Int64Array, StringArray};
 use gpusql_common::{DataType, Error, ReplicaRequest, Result, SampleRows, ScalarValue, Schema, TableStatistics};
@@ -326,12 +326,12 @@ impl HostTable {
         memo(&self.replicas, r, || {
             let start = std::time::Instant::now();
             let (col, mode) = (r.column, r.mode);
-            let p = Arc::new(
-                self.dictionary(col, r.max_slots)
-                    .map(|(values, codes)| place(&codes, values, mode, r.max_slots, r.replicate))?,
-            );
+            let d = self.dictionary(col, r.max_slots);
+            let dict_ms = start.elapsed().as_secs_f64() * 1e3;
+            let p =
+                Arc::new(d.map(|(values, codes)| place_in_background(codes, values, mode, r.max_slots, r.replicate))?);
             tracing::info!(
-                "replica placement of {}.{} ({mode:?}): {} values, {} copies in {} slots, {:.0} ms",
+                "replica placement of {}.{} ({mode:?}): {} values, {} copies in {} slots, dictionary {dict_ms:.0} ms, {:.0} ms",
                 self.name,
                 self.schema.fields[col].name,
                 p.values.len(),
@@ -414,24 +414,14 @@ impl HostTable {
         }
         let ty = &self.schema.fields[col].ty;
         let slices: Vec<IntSlice> = chunks.iter().map(|a| int_slice(a.as_ref(), ty)).collect::<Option<_>>()?;
-        // One contiguous column (a copy where there are several chunks).
-        match slices.as_slice() {
-            [IntSlice::I32(v)] => dictionary(v, max_values),
-            [IntSlice::I64(v)] => dictionary(v, max_values),
-            _ if matches!(slices[0], IntSlice::I32(_)) => {
-                let all: Vec<i32> = slices
-                    .iter()
-                    .flat_map(|s| if let IntSlice::I32(v) = s { v.iter().copied() } else { [].iter().copied() })
-                    .collect();
-                dictionary(&all, max_values)
-            }
-            _ => {
-                let all: Vec<i64> = slices
-                    .iter()
-                    .flat_map(|s| if let IntSlice::I64(v) = s { v.iter().copied() } else { [].iter().copied() })
-                    .collect();
-                dictionary(&all, max_values)
-            }
+        if matches!(slices.first(), Some(IntSlice::I32(_))) {
+            let v: Vec<&[i32]> =
+                slices.iter().filter_map(|s| if let IntSlice::I32(v) = s { Some(*v) } else { None }).collect();
+            dictionary_of_chunks(&v, max_values)
+        } else {
+            let v: Vec<&[i64]> =
+                slices.iter().filter_map(|s| if let IntSlice::I64(v) = s { Some(*v) } else { None }).collect();
+            dictionary_of_chunks(&v, max_values)
         }
     }
 

@@ -28,6 +28,8 @@
 use gpusql_common::ReplicaMode;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 pub const BANKS: usize = 32;
 /// Rows a block takes per loop iteration (256 threads): its 8 warps' chunks.
@@ -51,13 +53,32 @@ pub struct ReplicaPlacement {
     /// Per slot (`level * 32 + bank`): the code of the value it holds, or HOLE. Value
     /// `c`'s first copy is slot `c` (kernels fill those first and copy the rest).
     pub slot_code: Vec<u32>,
-    /// Per row: the slot its value is read from / accumulated into.
-    pub row_slot: Vec<u16>,
+    /// Per row: the slot its value is read from / accumulated into (`row_slot`).
+    row_slot: RowSlots,
     /// Copies placed: values plus extra copies.
     pub copies: usize,
 }
 
+/// The rows' slots: assigned on a background thread once the copies are made, so that
+/// planning needs only the copies (the table's layout, which the kernels are generated
+/// for) and the assignment of every row (lineitem: 234 K tiles) overlaps compiling them.
+#[derive(Debug)]
+struct RowSlots {
+    done: OnceLock<Vec<u16>>,
+    assigning: Mutex<Option<JoinHandle<Vec<u16>>>>,
+}
+
 impl ReplicaPlacement {
+    /// Per row: the slot its value is read from / accumulated into (waits for the
+    /// background assignment).
+    pub fn row_slot(&self) -> &[u16] {
+        self.row_slot.done.get_or_init(|| {
+            let pending = self.row_slot.assigning.lock().unwrap_or_else(|e| e.into_inner()).take();
+            // (A panicked assignment is a bug: it panics here again, in the query.)
+            pending.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).unwrap_or_default()
+        })
+    }
+
     /// Per slot, the value it holds (holes hold the first value: no row maps to them).
     pub fn slot_values(&self) -> Vec<i64> {
         self.slot_code.iter().map(|&c| if c == HOLE { self.values[0] } else { self.values[c as usize] }).collect()
@@ -75,44 +96,86 @@ pub fn min_max<T: Copy + Into<i64>>(values: &[T]) -> Option<(i64, i64)> {
 /// The distinct values of `col` (ascending) and each row's code, or None when there are
 /// more than `max_values`.
 pub fn dictionary<T: Copy + Into<i64> + Sync>(col: &[T], max_values: usize) -> Option<(Vec<i64>, Vec<u16>)> {
+    dictionary_of_chunks(&[col], max_values)
+}
+
+/// Rows a parallel task of `dictionary_of_chunks` takes.
+const DICTIONARY_TASK_ROWS: usize = 1 << 16;
+
+/// `dictionary` of a column held in chunks (codes of all rows in order), computed on all
+/// cores without copying the column into one piece (lineitem at SF 10: copying 60 M keys
+/// first took most of a first query's 0.5-1.2 s of planning, even for key columns that
+/// then had far too many values).
+pub fn dictionary_of_chunks<T: Copy + Into<i64> + Sync>(
+    chunks: &[&[T]],
+    max_values: usize,
+) -> Option<(Vec<i64>, Vec<u16>)> {
     let max_values = max_values.min(1 << 16);
-    let (min, max) = min_max(col)?;
+    let tasks = || chunks.par_iter().flat_map(|c| c.par_chunks(DICTIONARY_TASK_ROWS));
+    let (min, max) = tasks().filter_map(min_max).reduce_with(|(a, b), (c, d)| (a.min(c), b.max(d)))?;
     let range = (max as i128 - min as i128) as u128;
+    let code_of: Box<dyn Fn(i64) -> u16 + Sync>;
+    let values: Vec<i64>;
     if range < (1 << 22) {
-        // Dense range: a code per value of the range instead of hashing, counted while
-        // marking so that a column of too many values (most key columns) stops early.
-        const ABSENT: u32 = u32::MAX;
-        let mut code = vec![ABSENT; range as usize + 1];
-        let mut distinct = 0;
-        for &v in col {
-            let c = &mut code[(v.into() - min) as usize];
-            if *c == ABSENT {
-                distinct += 1;
-                if distinct > max_values {
-                    return None;
-                }
-                *c = 0;
-            }
-        }
-        let mut values = vec![];
-        for (i, c) in code.iter_mut().enumerate().filter(|(_, c)| **c != ABSENT) {
-            *c = values.len() as u32;
-            values.push(min + i as i64);
-        }
-        let codes = col.par_iter().map(|&v| code[(v.into() - min) as usize] as u16).collect();
-        return Some((values, codes));
-    }
-    let mut seen: HashMap<i64, ()> = HashMap::new();
-    for &v in col {
-        seen.insert(v.into(), ());
-        if seen.len() > max_values {
+        // Dense range: a bit per value of the range says which occur, then a code per value
+        // of the range instead of hashing.
+        let words = (range as usize + 1).div_ceil(64);
+        let present = tasks()
+            .fold(
+                || vec![0u64; words],
+                |mut bits, rows| {
+                    for &v in rows {
+                        let i = (v.into() - min) as usize;
+                        bits[i / 64] |= 1 << (i % 64);
+                    }
+                    bits
+                },
+            )
+            .reduce(
+                || vec![0u64; words],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                    a
+                },
+            );
+        if present.iter().map(|w| w.count_ones() as usize).sum::<usize>() > max_values {
             return None;
         }
+        values =
+            (0..=range as usize).filter(|i| present[i / 64] >> (i % 64) & 1 == 1).map(|i| min + i as i64).collect();
+        let mut code = vec![0u16; range as usize + 1];
+        for (c, v) in values.iter().enumerate() {
+            code[(v - min) as usize] = c as u16;
+        }
+        code_of = Box::new(move |v| code[(v - min) as usize]);
+    } else {
+        // A hash set, given up at too many values (most key columns, after a few rows).
+        let mut seen: HashMap<i64, ()> = HashMap::new();
+        for &v in chunks.iter().flat_map(|c| c.iter()) {
+            seen.insert(v.into(), ());
+            if seen.len() > max_values {
+                return None;
+            }
+        }
+        let mut sorted: Vec<i64> = seen.into_keys().collect();
+        sorted.sort_unstable();
+        let index: HashMap<i64, u16> = sorted.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
+        values = sorted;
+        code_of = Box::new(move |v| index[&v]);
     }
-    let mut values: Vec<i64> = seen.into_keys().collect();
-    values.sort_unstable();
-    let index: HashMap<i64, u16> = values.iter().enumerate().map(|(i, v)| (*v, i as u16)).collect();
-    let codes = col.par_iter().map(|&v| index[&v.into()]).collect();
+    let mut codes = vec![0u16; chunks.iter().map(|c| c.len()).sum()];
+    let mut outs = Vec::with_capacity(chunks.len());
+    let mut rest = codes.as_mut_slice();
+    for c in chunks {
+        let (out, tail) = rest.split_at_mut(c.len());
+        outs.push(out);
+        rest = tail;
+    }
+    outs.into_par_iter().zip(chunks.par_iter()).for_each(|(out, c)| {
+        out.par_chunks_mut(DICTIONARY_TASK_ROWS).zip(c.par_chunks(DICTIONARY_TASK_ROWS)).for_each(|(o, rows)| {
+            o.iter_mut().zip(rows).for_each(|(o, &v)| *o = code_of(v.into()));
+        })
+    });
     Some((values, codes))
 }
 
@@ -136,6 +199,11 @@ impl Copies {
             .collect();
         let budget = (values * COPY_BUDGET).max((values * BANKS).min(max_slots));
         Copies { of, levels, max_levels: max_slots / BANKS, budget, total: values }
+    }
+
+    /// Words of a bitset of every slot.
+    fn words(&self) -> usize {
+        (self.max_levels * BANKS).div_ceil(64)
     }
 
     /// A new copy of `code` in one of the `free` banks (that has none of it yet), the bank
@@ -318,30 +386,73 @@ pub fn place(
     max_slots: usize,
     replicate: bool,
 ) -> ReplicaPlacement {
-    let max_slots = max_slots.min(1 << 16) / BANKS * BANKS;
-    assert!(values.len() <= max_slots, "more values than slots");
-    let mut copies = Copies::new(values.len(), max_slots);
-    if !replicate {
-        copies.budget = values.len();
+    let (copies, slot_code) = make_copies(codes, values.len(), mode, max_slots, replicate);
+    let row_slot = assign_rows(codes, &copies, mode);
+    let done = OnceLock::from(row_slot);
+    let total = copies.total;
+    ReplicaPlacement {
+        mode,
+        values,
+        slot_code,
+        row_slot: RowSlots { done, assigning: Mutex::new(None) },
+        copies: total,
     }
-    let words = max_slots.div_ceil(64);
+}
+
+/// `place`, returning once the copies are made: the rows are assigned on another thread
+/// (`ReplicaPlacement::row_slot` waits for them).
+pub fn place_in_background(
+    codes: Vec<u16>,
+    values: Vec<i64>,
+    mode: ReplicaMode,
+    max_slots: usize,
+    replicate: bool,
+) -> ReplicaPlacement {
+    let (copies, slot_code) = make_copies(&codes, values.len(), mode, max_slots, replicate);
+    let total = copies.total;
+    let work = std::sync::Arc::new((codes, copies));
+    let job = work.clone();
+    let assign = move || assign_rows(&job.0, &job.1, mode);
+    let (done, assigning) = match std::thread::Builder::new().name("gpusql-placement".into()).spawn(assign) {
+        Ok(h) => (OnceLock::new(), Some(h)),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot start a placement thread: assigning the rows here");
+            (OnceLock::from(assign_rows(&work.0, &work.1, mode)), None)
+        }
+    };
+    ReplicaPlacement {
+        mode,
+        values,
+        slot_code,
+        row_slot: RowSlots { done, assigning: Mutex::new(assigning) },
+        copies: total,
+    }
+}
+
+/// The copies of each value (made on evenly spread tiles of the column), and per slot the
+/// code of the value it holds.
+fn make_copies(
+    codes: &[u16],
+    values: usize,
+    mode: ReplicaMode,
+    max_slots: usize,
+    replicate: bool,
+) -> (Copies, Vec<u32>) {
+    let max_slots = max_slots.min(1 << 16) / BANKS * BANKS;
+    assert!(values <= max_slots, "more values than slots");
+    let mut copies = Copies::new(values, max_slots);
+    if !replicate {
+        copies.budget = values;
+    }
     let tiles = codes.len().div_ceil(TILE_ROWS);
-    // Copies are made on evenly spread tiles...
     let step = tiles.div_ceil(PLACEMENT_TILES).max(1);
-    let clear = vec![0u64; words];
+    let clear = vec![0u64; copies.words()];
     let mut avoid = clear.clone();
     let mut scratch = vec![0u16; TILE_ROWS];
     for t in (0..tiles).step_by(step) {
         let rows = &codes[t * TILE_ROWS..((t + 1) * TILE_ROWS).min(codes.len())];
         assign_tile(rows, mode, &mut CopySet::Grow(&mut copies), &mut avoid, &clear, t, &mut scratch[..rows.len()]);
     }
-    // ... and every tile is assigned with the final copies.
-    let mut row_slot = vec![0u16; codes.len()];
-    let fixed = &copies;
-    row_slot.par_chunks_mut(TILE_ROWS).zip(codes.par_chunks(TILE_ROWS)).enumerate().for_each_init(
-        || clear.clone(),
-        |avoid, (t, (out, rows))| assign_tile(rows, mode, &mut CopySet::Fixed(fixed), avoid, &clear, t, out),
-    );
     let slots = copies.slots().max(BANKS);
     let mut slot_code = vec![HOLE; slots];
     for (code, of) in copies.of.iter().enumerate() {
@@ -349,7 +460,18 @@ pub fn place(
             slot_code[s as usize] = code as u32;
         }
     }
-    ReplicaPlacement { mode, values, slot_code, row_slot, copies: copies.total }
+    (copies, slot_code)
+}
+
+/// Every tile assigned with the final copies, on all cores.
+fn assign_rows(codes: &[u16], copies: &Copies, mode: ReplicaMode) -> Vec<u16> {
+    let clear = vec![0u64; copies.words()];
+    let mut row_slot = vec![0u16; codes.len()];
+    row_slot.par_chunks_mut(TILE_ROWS).zip(codes.par_chunks(TILE_ROWS)).enumerate().for_each_init(
+        || clear.clone(),
+        |avoid, (t, (out, rows))| assign_tile(rows, mode, &mut CopySet::Fixed(copies), avoid, &clear, t, out),
+    );
+    row_slot
 }
 
 #[cfg(test)]
@@ -400,8 +522,8 @@ mod tests {
 
     fn check(codes: &[u16], values: usize, mode: ReplicaMode, max_slots: usize) -> ReplicaPlacement {
         let p = place(codes, (0..values as i64).map(|v| v * 10).collect(), mode, max_slots, true);
-        assert_eq!(p.row_slot.len(), codes.len());
-        for (r, (&c, &s)) in codes.iter().zip(&p.row_slot).enumerate() {
+        assert_eq!(p.row_slot().len(), codes.len());
+        for (r, (&c, &s)) in codes.iter().zip(p.row_slot()).enumerate() {
             assert_eq!(p.slot_code[s as usize], c as u32, "row {r} maps to a slot of another value");
         }
         assert!(p.slot_code.len() <= max_slots && p.slot_code.len().is_multiple_of(BANKS));
@@ -426,7 +548,7 @@ mod tests {
             let codes = zipf(200_000, 1024, z, 7);
             let naive: Vec<u16> = codes.clone();
             let p = check(&codes, 1024, mode, 4096);
-            let (before, after) = (rounds(&naive, mode), rounds(&p.row_slot, mode));
+            let (before, after) = (rounds(&naive, mode), rounds(p.row_slot(), mode));
             eprintln!("zipf {z} {mode:?}: {before:.2} -> {after:.2} rounds per chunk, {} copies", p.copies);
             assert!(after < before * 0.75, "zipf {z} {mode:?}: {before:.2} -> {after:.2}");
         }
@@ -438,10 +560,10 @@ mod tests {
         let codes = zipf(5_000, 64, 0.5, 3);
         let p = check(&codes, 64, ReplicaMode::Write, 64);
         assert_eq!(p.copies, 64);
-        assert_eq!(p.row_slot, codes);
+        assert_eq!(p.row_slot(), codes);
         // One value, fewer rows than a chunk.
         let p = check(&[0, 0, 0], 1, ReplicaMode::Write, 1024);
-        assert_eq!(rounds(&p.row_slot, ReplicaMode::Write), 1.0);
+        assert_eq!(rounds(p.row_slot(), ReplicaMode::Write), 1.0);
         let p = check(&[0, 0, 0], 1, ReplicaMode::Read, 1024);
         assert_eq!(p.copies, 1);
     }
@@ -453,5 +575,35 @@ mod tests {
         assert_eq!(codes, vec![2, 0, 2, 1, 3]);
         assert!(dictionary(&[1i64, 2, 3], 2).is_none());
         assert!(dictionary(&(0..100_000i64).map(|v| v * 1_000_003).collect::<Vec<_>>(), 50).is_none());
+    }
+
+    #[test]
+    fn dictionary_of_chunks_matches_the_whole_column() {
+        // Dense (a range of 2000) and sparse (multiples of 2^40) columns, cut into uneven
+        // chunks, some longer than a parallel task.
+        for scale in [1i64, 1 << 40] {
+            let col: Vec<i64> = (0..200_000i64).map(|i| (i * 7919 % 2000 - 1000) * scale).collect();
+            let (values, codes) = dictionary(&col, 4000).unwrap();
+            assert_eq!(values.len(), 2000);
+            let cuts = [0, 1, 70_000, 70_001, 200_000];
+            let chunks: Vec<&[i64]> = cuts.windows(2).map(|w| &col[w[0]..w[1]]).collect();
+            assert_eq!(dictionary_of_chunks(&chunks, 4000), Some((values.clone(), codes.clone())));
+            for (r, &c) in codes.iter().enumerate() {
+                assert_eq!(values[c as usize], col[r]);
+            }
+            assert!(dictionary_of_chunks(&chunks, 1999).is_none());
+        }
+    }
+
+    #[test]
+    fn placed_in_background_as_in_the_foreground() {
+        let codes = zipf(100_000, 300, 1.0, 7);
+        let values: Vec<i64> = (0..300).collect();
+        for mode in [ReplicaMode::Read, ReplicaMode::Write] {
+            let a = place(&codes, values.clone(), mode, 4096, true);
+            let b = place_in_background(codes.clone(), values.clone(), mode, 4096, true);
+            assert_eq!((a.slot_code.clone(), a.copies), (b.slot_code.clone(), b.copies));
+            assert_eq!(a.row_slot(), b.row_slot());
+        }
     }
 }

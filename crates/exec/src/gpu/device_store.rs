@@ -175,10 +175,10 @@ impl DeviceStore {
             };
             let codes: Vec<u16> =
                 p.slot_code.iter().map(|&c| if c == gpusql_storage::replica::HOLE { 0 } else { c as u16 }).collect();
-            let row_slots = upload_padded(dev, &p.row_slot, &what)?;
+            let row_slots = upload_padded(dev, p.row_slot(), &what)?;
             let slot_values = upload_padded(dev, &value_bytes, &what)?;
             let slot_codes = upload_padded(dev, &codes, &what)?;
-            let bytes = p.row_slot.len() * 2 + value_bytes.len() + codes.len() * 2;
+            let bytes = p.row_slot().len() * 2 + value_bytes.len() + codes.len() * 2;
             Ok((Arc::new(DeviceReplica { row_slots, slot_values, slot_codes, bytes }), bytes))
         })
     }

@@ -61,14 +61,15 @@ pub fn finish_build(
         (None, row_group)
     };
     let mut payload = vec![];
+    let pos_ptr = ptr(&pos, dev);
     for (i, c) in sink.outputs.iter().enumerate() {
         if !payload_read.get(i).copied().unwrap_or(true) {
             payload.push(None);
             continue;
         }
-        let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), &pos, rows, &mut q, stat)?;
+        let values = ex.permute(Permute::Scatter, &c.values, value_width(&c.ty), pos_ptr, rows, &mut q, stat)?;
         let validity =
-            c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, &pos, rows, &mut q, stat)).transpose()?;
+            c.validity.as_ref().map(|v| ex.permute(Permute::Scatter, v, 1, pos_ptr, rows, &mut q, stat)).transpose()?;
         payload.push(Some(OwnedColumn { ty: c.ty, values, validity }));
     }
     let slots = sink.slots.ok_or_else(missing)?;

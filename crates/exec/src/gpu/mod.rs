@@ -295,17 +295,17 @@ impl GpuExecutor {
         Ok(())
     }
 
-    /// Moves `n` values of `width` bytes through an index array with the result-assembly
-    /// kernels: gather (`out[i] = in[idx[i]]`, result rows) or scatter
-    /// (`out[idx[i]] = in[i]`, hash-table payload grouped by key). The launch is added
-    /// to `queue`.
+    /// Moves `n` values of `width` bytes through an index array (`idx`: a device pointer
+    /// to n u32) with the result-assembly kernels: gather (`out[i] = in[idx[i]]`, result
+    /// rows) or scatter (`out[idx[i]] = in[i]`, hash-table payload grouped by key). The
+    /// launch is added to `queue`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn permute(
         &self,
         how: Permute,
         input: &CudaSlice<u8>,
         width: usize,
-        idx: &CudaSlice<u32>,
+        idx: u64,
         n: usize,
         queue: &mut LaunchQueue,
         stat: &mut KernelStat,
@@ -317,12 +317,8 @@ impl GpuExecutor {
         let out = self.dev.alloc_zeros::<u8>((n * width).max(16), what).map_err(cuda_error)?;
         if n > 0 {
             let f = self.util(&format!("{kernel}_{width}"), stat)?;
-            let args = [
-                Arg::U64(ptr(input, &self.dev)),
-                Arg::U64(ptr(idx, &self.dev)),
-                Arg::U64(ptr(&out, &self.dev)),
-                Arg::U64(n as u64),
-            ];
+            let args =
+                [Arg::U64(ptr(input, &self.dev)), Arg::U64(idx), Arg::U64(ptr(&out, &self.dev)), Arg::U64(n as u64)];
             queue.push(f, &args, n, Some(1024));
         }
         Ok(out)

@@ -15,27 +15,31 @@ use gpusql_cuda::CudaSlice;
 use gpusql_plan::PhysicalPlan;
 use std::sync::Arc;
 
-/// The indices of rows [skip, skip + fetch) of `r` (through its sort permutation), on the
-/// GPU, and how many there are.
+/// Rows [skip, skip + fetch) of `r`: where they start and how many there are.
+fn row_range(r: &Intermediate, skip: usize, fetch: Option<usize>) -> Result<(usize, usize)> {
+    let end = fetch.map_or(r.rows, |f| (skip + f).min(r.rows));
+    let start = skip.min(end);
+    check_rows_32(end, "returning")?;
+    Ok((start, end - start))
+}
+
+/// The indices of rows [skip, skip + fetch) of `r` on the GPU (a pointer into its sort
+/// permutation, or uploaded), the buffer that holds them where it is new, and how many
+/// there are.
 fn row_indices(
     ex: &GpuExecutor,
     r: &Intermediate,
     skip: usize,
     fetch: Option<usize>,
-) -> Result<(CudaSlice<u32>, usize)> {
-    let end = fetch.map_or(r.rows, |f| (skip + f).min(r.rows));
-    let start = skip.min(end);
-    let m = end - start;
-    check_rows_32(end, "returning")?;
-    let idx = match &r.perm {
-        Some(p) => {
-            let host: Vec<u32> =
-                if m == 0 { vec![] } else { ex.dev.download(p).map_err(cuda_error)?[start..end].to_vec() };
-            upload_u32(ex, &host)?
+) -> Result<(u64, Option<CudaSlice<u32>>, usize)> {
+    let (start, m) = row_range(r, skip, fetch)?;
+    Ok(match &r.perm {
+        Some(p) => (ptr(p, &ex.dev) + 4 * start as u64, None, m),
+        None => {
+            let idx = upload_u32(ex, &(start as u32..(start + m) as u32).collect::<Vec<_>>())?;
+            (ptr(&idx, &ex.dev), Some(idx), m)
         }
-        None => upload_u32(ex, &(start as u32..end as u32).collect::<Vec<_>>())?,
-    };
-    Ok((idx, m))
+    })
 }
 
 /// Rows [skip, skip + fetch) of `r`, columns `columns`, gathered into a dense intermediate
@@ -50,15 +54,18 @@ pub fn slice(
     input: usize,
 ) -> Result<(Intermediate, KernelStat)> {
     let mut stat = KernelStat { name: format!("slice #{input}"), rows_in: r.rows, ..Default::default() };
-    let (idx, m) = row_indices(ex, r, skip, fetch)?;
+    let (idx, idx_buffer, m) = row_indices(ex, r, skip, fetch)?;
     let mut out = vec![];
     let mut q = LaunchQueue::default();
     for c in columns {
         let col = &r.columns[*c];
-        let values = ex.permute(Permute::Gather, &col.values, value_width(&col.ty), &idx, m, &mut q, &mut stat)?;
+        let values = ex.permute(Permute::Gather, &col.values, value_width(&col.ty), idx, m, &mut q, &mut stat)?;
         let validity =
-            col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, &idx, m, &mut q, &mut stat)).transpose()?;
+            col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, idx, m, &mut q, &mut stat)).transpose()?;
         out.push(OwnedColumn { ty: col.ty, values, validity });
+    }
+    if let Some(b) = idx_buffer {
+        q.keep(b);
     }
     stat.ms += ex.run_queue(q)?;
     stat.rows_out = m;
@@ -68,30 +75,49 @@ pub fn slice(
 /// Returns the batches and the assembly kernels' statistics (their compile time). One
 /// batch, or several where a string column's bytes would pass an Arrow `Utf8` array's
 /// 2^31 (every batch then holds less).
+///
+/// Sorted rows are gathered through the permutation first, all columns in one queue;
+/// unsorted ones are downloaded where they lie. (Each column's download waits for the
+/// GPU: a handful of microseconds each, where timing a queue per column cost ~50.)
 pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(Vec<RecordBatch>, KernelStat)> {
     let mut stat = KernelStat::default();
-    // Row indices to take, on the GPU (permutation slice or a plain range).
-    let (idx, m) = row_indices(ex, r, plan.skip, plan.fetch)?;
+    let (start, m) = row_range(r, plan.skip, plan.fetch)?;
+    // Per returned column: its values and validity, and the row they start at.
+    let mut sources: Vec<(Buffer, Option<Buffer>, usize)> = vec![];
+    match &r.perm {
+        Some(p) => {
+            let idx = ptr(p, &ex.dev) + 4 * start as u64;
+            let mut q = LaunchQueue::default();
+            for c in &plan.columns {
+                let (f, col) = (&r.schema.fields[*c], &r.columns[*c]);
+                let values = ex.permute(Permute::Gather, &col.values, value_width(&f.ty), idx, m, &mut q, &mut stat)?;
+                let validity = match &col.validity {
+                    Some(v) => Some(Buffer::Own(ex.permute(Permute::Gather, v, 1, idx, m, &mut q, &mut stat)?)),
+                    None => None,
+                };
+                sources.push((Buffer::Own(values), validity, 0));
+            }
+            ex.run_queue(q)?;
+        }
+        None => {
+            for c in &plan.columns {
+                let col = &r.columns[*c];
+                sources.push((Buffer::Ref(&col.values), col.validity.as_ref().map(Buffer::Ref), start));
+            }
+        }
+    }
     let mut fields = vec![];
     let mut columns: Vec<Downloaded> = vec![];
-    for (c, name) in plan.columns.iter().zip(&plan.names) {
+    for ((c, name), (values, validity, first)) in plan.columns.iter().zip(&plan.names).zip(&sources) {
         let f = &r.schema.fields[*c];
-        let col = &r.columns[*c];
-        let mut q = LaunchQueue::default();
-        let values = ex.permute(Permute::Gather, &col.values, value_width(&f.ty), &idx, m, &mut q, &mut stat)?;
-        let validity = match &col.validity {
-            Some(v) => Some(ex.permute(Permute::Gather, v, 1, &idx, m, &mut q, &mut stat)?),
-            None => None,
-        };
-        ex.run_queue(q)?;
         let nulls = match validity {
             Some(v) => {
-                let b = ex.dev.download(&v).map_err(cuda_error)?;
-                Some(NullBuffer::from(b[..m].iter().map(|x| *x != 0).collect::<Vec<bool>>()))
+                let b = ex.dev.download_range(v.get(), *first..first + m).map_err(cuda_error)?;
+                Some(NullBuffer::from(b.iter().map(|x| *x != 0).collect::<Vec<bool>>()))
             }
             None => None,
         };
-        columns.push(to_host(ex, &f.ty, values, m, nulls, &mut stat)?);
+        columns.push(to_host(ex, &f.ty, values.get(), *first, m, nulls, &mut stat)?);
         fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
     }
     let schema = Arc::new(ArrowSchema::new(fields));
@@ -109,6 +135,21 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
         )?);
     }
     Ok((batches, stat))
+}
+
+/// A device buffer made here or one of the result's.
+enum Buffer<'a> {
+    Own(CudaSlice<u8>),
+    Ref(&'a CudaSlice<u8>),
+}
+
+impl Buffer<'_> {
+    fn get(&self) -> &CudaSlice<u8> {
+        match self {
+            Buffer::Own(b) => b,
+            Buffer::Ref(b) => b,
+        }
+    }
 }
 
 /// A result column on the host, before it is cut into batches.
@@ -184,18 +225,21 @@ fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
         .collect()
 }
 
+/// Rows [first, first + m) of a column's values on the host.
 fn to_host(
     ex: &GpuExecutor,
     ty: &DataType,
-    values: CudaSlice<u8>,
+    values: &CudaSlice<u8>,
+    first: usize,
     m: usize,
     nulls: Option<NullBuffer>,
     stat: &mut KernelStat,
 ) -> Result<Downloaded> {
     if *ty == DataType::Utf8 {
-        return strings(ex, &values, m, nulls, stat);
+        return strings(ex, ptr(values, &ex.dev) + (first * value_width(ty)) as u64, m, nulls, stat);
     }
-    let b = ex.dev.download(&values).map_err(cuda_error)?;
+    let w = value_width(ty);
+    let b = ex.dev.download_range(values, first * w..(first + m) * w).map_err(cuda_error)?;
     Ok(Downloaded::Array(match ty {
         DataType::Boolean => Arc::new(BooleanArray::new(b[..m].iter().map(|x| *x != 0).collect(), nulls)),
         DataType::Int32 => Arc::new(Int32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
@@ -215,11 +259,12 @@ fn to_host(
     }))
 }
 
-/// `Str` records -> one byte buffer (copied on the GPU) + offsets. NULL rows hold empty
-/// records (codegen initializes every string variable), so they copy nothing.
+/// `Str` records (`recs`: a device pointer to m of them) -> one byte buffer (copied on the
+/// GPU) + offsets. NULL rows hold empty records (codegen initializes every string
+/// variable), so they copy nothing.
 fn strings(
     ex: &GpuExecutor,
-    recs: &CudaSlice<u8>,
+    recs: u64,
     m: usize,
     nulls: Option<NullBuffer>,
     stat: &mut KernelStat,
@@ -229,12 +274,7 @@ fn strings(
     }
     let lens_d = ex.dev.alloc_zeros::<u32>(m, "string lengths").map_err(cuda_error)?;
     let f = ex.util("string_lengths", stat)?;
-    ex.launch_untimed(
-        &f,
-        &[Arg::U64(ptr(recs, &ex.dev)), Arg::U64(ptr(&lens_d, &ex.dev)), Arg::U64(m as u64)],
-        m,
-        Some(1024),
-    )?;
+    ex.launch_untimed(&f, &[Arg::U64(recs), Arg::U64(ptr(&lens_d, &ex.dev)), Arg::U64(m as u64)], m, Some(1024))?;
     let lens = ex.dev.download(&lens_d).map_err(cuda_error)?;
     let mut offsets = Vec::with_capacity(m + 1);
     let mut total: i64 = 0;
@@ -246,12 +286,7 @@ fn strings(
     let offs_d = ex.dev.upload(&offsets[..m], "string offsets").map_err(cuda_error)?;
     let bytes_d = ex.dev.alloc_zeros::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
     let f = ex.util("copy_strings", stat)?;
-    let args = [
-        Arg::U64(ptr(recs, &ex.dev)),
-        Arg::U64(ptr(&offs_d, &ex.dev)),
-        Arg::U64(ptr(&bytes_d, &ex.dev)),
-        Arg::U64(m as u64),
-    ];
+    let args = [Arg::U64(recs), Arg::U64(ptr(&offs_d, &ex.dev)), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
     ex.launch_untimed(&f, &args, m, Some(1024))?;
     let mut bytes = ex.dev.download(&bytes_d).map_err(cuda_error)?;
     bytes.truncate(total as usize);
