@@ -90,6 +90,20 @@ extern "C" __global__ void iota_u32(uint32_t* __restrict__ out, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = (uint32_t)i;
 }
 
+// The Pivot-4 copy of a string column (bytes, rows + 1 offsets): piece k (4 bytes,
+// zero-padded) of row r at out[k * n + r], so consecutive threads write consecutive words.
+extern "C" __global__ void pivot_strings(const uint8_t* __restrict__ bytes, const int64_t* __restrict__ offsets, uint32_t* __restrict__ out, uint64_t n, uint32_t pieces) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n * pieces; i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t k = i / n, r = i - k * n;
+        const int64_t b = offsets[r] + 4 * (int64_t)k, e = offsets[r + 1];
+        uint32_t w = 0;
+        for (int j = 0; j < 4; j++) {
+            if (b + j < e) w |= (uint32_t)bytes[b + j] << (8 * j);
+        }
+        out[i] = w;
+    }
+}
+
 // String lengths (to size the byte buffer on the host).
 extern "C" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;

@@ -159,60 +159,31 @@ pub fn validity_bytes(chunks: &[ArrayRef]) -> Vec<u8> {
     chunks.iter().flat_map(|a| (0..a.len()).map(|i| a.is_valid(i) as u8)).collect()
 }
 
-/// A string column in the Pivot-4 layout of [Sitaridi 2016] §5.3.2: each string cut into 4-byte
-/// pieces (zero-padded), piece k of row r at `words[k * rows + r]`, so the lanes of a warp
-/// reading piece k of consecutive rows read consecutive words.
-pub struct PivotedStrings {
-    pub words: Vec<u32>,
-    pub pieces: u32,
-}
-
 /// Strings longer than this stay contiguous only (a pivoted copy pads every row to it).
 pub const PIVOT_MAX_LEN: usize = 256;
 
-/// The Pivot-4 copy of a string column (its chunks), or None where it does not pay:
-/// strings longer than PIVOT_MAX_LEN, or padding that would more than double the bytes
+/// The pieces per row of a string column's Pivot-4 copy ([Sitaridi 2016] §5.3.2: each
+/// string cut into 4-byte pieces, zero-padded, piece k of row r at `words[k * rows + r]`,
+/// so the lanes of a warp reading piece k of consecutive rows read consecutive words;
+/// made on the GPU from the resident column), or None where it does not pay: strings
+/// longer than PIVOT_MAX_LEN, or padding that would more than double the bytes
 /// (pieces x 4 > 2 x the mean length + 8).
-pub fn pivot_strings(chunks: &[ArrayRef]) -> Option<PivotedStrings> {
+pub fn pivot_pieces(chunks: &[ArrayRef]) -> Option<u32> {
+    use rayon::prelude::*;
     let strings: Vec<&StringArray> =
         chunks.iter().map(|a| a.as_any().downcast_ref::<StringArray>()).collect::<Option<_>>()?;
     let rows: usize = strings.iter().map(|s| s.len()).sum();
-    let len = |s: &StringArray, r: usize| (s.value_offsets()[r + 1] - s.value_offsets()[r]) as usize;
-    let max_len = strings.iter().flat_map(|s| (0..s.len()).map(move |r| len(s, r))).max().unwrap_or(0);
+    let max_len = strings
+        .par_iter()
+        .map(|s| s.value_offsets().windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0))
+        .max()
+        .unwrap_or(0);
     let total: usize = strings.iter().map(|s| (s.value_offsets()[s.len()] - s.value_offsets()[0]) as usize).sum();
     let pieces = max_len.div_ceil(4);
     if rows == 0 || max_len > PIVOT_MAX_LEN || pieces * 4 > 2 * total / rows + 8 {
         return None;
     }
-    // Global row r is row r - start of its chunk.
-    let starts: Vec<usize> = strings.iter().scan(0, |at, s| Some(std::mem::replace(at, *at + s.len()))).collect();
-    let mut words = vec![0u32; pieces * rows];
-    // One thread per group of piece columns: each writes only its own columns.
-    let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).min(pieces.max(1));
-    let per = pieces.div_ceil(threads);
-    std::thread::scope(|scope| {
-        for (t, cols) in words.chunks_mut(per * rows).enumerate() {
-            let (strings, starts) = (&strings, &starts);
-            scope.spawn(move || {
-                for (c, col) in cols.chunks_mut(rows).enumerate() {
-                    let k = t * per + c;
-                    for (s, start) in strings.iter().zip(starts) {
-                        let (offs, bytes) = (s.value_offsets(), s.value_data());
-                        for (r, w) in col[*start..*start + s.len()].iter_mut().enumerate() {
-                            let (b, e) = (offs[r] as usize + 4 * k, offs[r + 1] as usize);
-                            let mut x = [0u8; 4];
-                            if b < e {
-                                let n = (e - b).min(4);
-                                x[..n].copy_from_slice(&bytes[b..b + n]);
-                            }
-                            *w = u32::from_le_bytes(x);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    Some(PivotedStrings { words, pieces: pieces as u32 })
+    Some(pieces as u32)
 }
 
 /// Bytes per row of a fixed-width column on the GPU.

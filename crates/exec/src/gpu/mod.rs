@@ -701,7 +701,7 @@ impl GpuExecutor {
         let mut pivots: HashMap<usize, u64> = HashMap::new();
         for q in spec.params.iter().filter(|_| self.config.pivoted_strings && selection.is_none()) {
             if let Param::Input { column, part: Part::Pivoted } = q {
-                if let Some(piv) = self.store.pivoted(&self.dev, t, columns[*column], up)? {
+                if let Some(piv) = self.store.pivoted(&self.dev, t, columns[*column], up, |c, k| self.pivot(c, k))? {
                     pivots.insert(*column, ptr(&piv.words, &self.dev));
                 }
             }
@@ -711,6 +711,25 @@ impl GpuExecutor {
             replicas.push(self.store.replica(&self.dev, t, r.request, up)?);
         }
         Ok(SourceColumns { columns: cols, pivots, replicas })
+    }
+
+    /// The Pivot-4 copy of resident string column `c` in `pieces` 4-byte pieces per row
+    /// (`convert::pivot_pieces`).
+    fn pivot(&self, c: &device_store::DeviceColumn, pieces: u32) -> Result<CudaSlice<u32>> {
+        let offsets = c.offsets.as_ref().ok_or_else(|| Error::exec("pivoting a column that holds no strings"))?;
+        let words = c.rows * pieces as usize;
+        // (4 words of padding, as every uploaded column has.)
+        let out = self.dev.alloc_zeros::<u32>(words + 4, "pivoted strings").map_err(cuda_error)?;
+        let f = self.util("pivot_strings", &mut KernelStat::default())?;
+        let args = [
+            Arg::U64(ptr(&c.values, &self.dev)),
+            Arg::U64(ptr(offsets, &self.dev)),
+            Arg::U64(ptr(&out, &self.dev)),
+            Arg::U64(c.rows as u64),
+            Arg::U32(pieces),
+        ];
+        self.launch_untimed(&f, &args, words, Some(self.grid_limit()))?;
+        Ok(out)
     }
 
     /// The query constants the kernel takes as parameters (`KernelSpec::literals`): their
