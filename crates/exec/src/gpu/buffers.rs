@@ -87,6 +87,11 @@ fn alloc(dev: &GpuDevice, bytes: usize, what: &str) -> Result<CudaSlice<u8>> {
     dev.alloc_zeros::<u8>(bytes.max(16), what).map_err(cuda_error)
 }
 
+/// `alloc` without zeroing: rows a sink writes in full before anything reads them.
+fn alloc_unset(dev: &GpuDevice, bytes: usize, what: &str) -> Result<CudaSlice<u8>> {
+    dev.alloc_unset::<u8>(bytes.max(16), what).map_err(cuda_error)
+}
+
 /// Buffers a sink writes: output/key columns, aggregate states, hash slots, a counter.
 pub struct SinkBuffers {
     pub outputs: Vec<OwnedColumn>,
@@ -182,12 +187,22 @@ impl SinkBuffers {
                 validity: if nullable { Some(alloc(dev, capacity, what)?) } else { None },
             })
         };
+        // Rows of materializations and hash builds: each written in full (values and
+        // validity) before it is read; a build's keys per group likewise, and its slots
+        // by the init kernel.
+        let rows_column = |ty: DataType, nullable: bool, what: &str| -> Result<OwnedColumn> {
+            Ok(OwnedColumn {
+                ty,
+                values: alloc_unset(dev, capacity * value_width(&ty), what)?,
+                validity: if nullable { Some(alloc_unset(dev, capacity, what)?) } else { None },
+            })
+        };
         match sink {
             Sink::Materialize { id, schema } => {
                 let outputs = schema
                     .fields
                     .iter()
-                    .map(|f| column(f.ty, f.nullable, &format!("result #{id} column {}", f.name)))
+                    .map(|f| rows_column(f.ty, f.nullable, &format!("result #{id} column {}", f.name)))
                     .collect::<Result<_>>()?;
                 Ok(SinkBuffers::plain(outputs, vec![], None, 0, count))
             }
@@ -195,25 +210,25 @@ impl SinkBuffers {
                 let outputs = schema
                     .fields
                     .iter()
-                    .map(|f| column(f.ty, f.nullable, &format!("hash table #{id} column {}", f.name)))
+                    .map(|f| rows_column(f.ty, f.nullable, &format!("hash table #{id} column {}", f.name)))
                     .collect::<Result<_>>()?;
                 let group_keys = keys
                     .iter()
                     .enumerate()
-                    .map(|(i, k)| column(k.ty(), false, &format!("hash table #{id} key {i}")))
+                    .map(|(i, k)| rows_column(k.ty(), false, &format!("hash table #{id} key {i}")))
                     .collect::<Result<_>>()?;
                 let n = (capacity * 2).next_power_of_two();
                 let what = format!("hash table #{id}");
                 let mut b = SinkBuffers::plain(
                     outputs,
                     vec![],
-                    Some(dev.alloc_zeros::<i32>(n, &what).map_err(cuda_error)?),
+                    Some(dev.alloc_unset::<i32>(n, &what).map_err(cuda_error)?),
                     n,
                     count,
                 );
                 b.group_keys = group_keys;
                 b.group_rows = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
-                b.row_group = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
+                b.row_group = Some(dev.alloc_unset::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
                 b.group_count = Some(dev.alloc_zeros::<u64>(1, &what).map_err(cuda_error)?);
                 b.multi = Some(dev.alloc_zeros::<i32>(1, &what).map_err(cuda_error)?);
                 Ok(b)
