@@ -357,7 +357,11 @@ impl GpuDevice {
     /// Allocates `n` elements left as they are (no memset): for buffers every element of
     /// which the kernels write before anything reads it (a 60 M-row hash build's rows and
     /// slots: ~2 GB of memsets a run otherwise).
-    pub fn alloc_unset<T: DeviceRepr + ValidAsZeroBits>(&self, n: usize, what: &str) -> Result<CudaSlice<T>, CudaError> {
+    pub fn alloc_unset<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        n: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>, CudaError> {
         let bytes = self.byte_size::<T>(n, what)?;
         // SAFETY: T is a plain number type (any bits are a value); callers write before reading.
         self.with_room(bytes, what, "allocation", || unsafe { self.stream.alloc::<T>(n) })

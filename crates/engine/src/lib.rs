@@ -12,6 +12,8 @@
 //! the error itself to match on (`Error::Syntax`, `Error::Bind`, `Error::NotSupported`, …).
 
 mod files;
+#[cfg(feature = "datagen")]
+pub mod generated_cache;
 
 pub use files::OpenedDirectory;
 pub use gpusql_common::WriteOptions;
@@ -92,6 +94,9 @@ pub struct Engine {
     /// Set from another thread to stop the running statement ([`Engine::cancel_handle`]);
     /// the executors hold clones.
     cancel: CancelToken,
+    /// Where generated data sets are kept between runs (`generated_cache`).
+    #[cfg(feature = "datagen")]
+    data_cache: Option<std::path::PathBuf>,
 }
 
 /// A repeated SELECT skips binding, optimizing and planning (0.5-5 ms a TPC-H query:
@@ -209,7 +214,15 @@ impl Engine {
         };
         let mut tables = TableStore::default();
         tables.sampling = config.selectivity == Selectivity::Sampled;
-        Ok(Engine { tables, gpu, config, cancel, plans: PlanCache::default() })
+        Ok(Engine {
+            tables,
+            gpu,
+            config,
+            cancel,
+            plans: PlanCache::default(),
+            #[cfg(feature = "datagen")]
+            data_cache: generated_cache::default_dir(),
+        })
     }
 
     /// A handle that stops the statement running now when cancelled from another thread
@@ -318,7 +331,7 @@ impl Engine {
         if_exists: IfExists,
         progress: &(dyn Fn(&str, usize) + Sync),
     ) -> Result<()> {
-        self.register_generated(&gpusql_datagen::TPCH_TABLES, if_exists, || {
+        self.register_generated("tpch", sf, &gpusql_datagen::TPCH_TABLES, if_exists, || {
             gpusql_datagen::tpch_with_progress(sf, progress)
         })
     }
@@ -339,7 +352,7 @@ impl Engine {
         if_exists: IfExists,
         progress: &(dyn Fn(&str, usize) + Sync),
     ) -> Result<()> {
-        self.register_generated(&gpusql_datagen::SSB_TABLES, if_exists, || {
+        self.register_generated("ssb", sf, &gpusql_datagen::SSB_TABLES, if_exists, || {
             gpusql_datagen::ssb_with_progress(sf, progress)
         })
     }
@@ -348,17 +361,47 @@ impl Engine {
     /// (unless `if_exists` replaces). Each table's batches are dropped once registered
     /// (registering concatenates them).
     #[cfg(feature = "datagen")]
+    /// Registers generated data set `label` at `sf`: read from the generated-data cache
+    /// where it is kept there (`generated_cache`), else generated and kept.
     fn register_generated(
         &mut self,
+        label: &str,
+        sf: f64,
         names: &[&str],
         if_exists: IfExists,
         generate: impl FnOnce() -> std::result::Result<Vec<gpusql_datagen::GeneratedTable>, gpusql_datagen::DatagenError>,
     ) -> Result<()> {
         self.tables.check_names(names, if_exists)?;
-        for t in generate()? {
+        let start = std::time::Instant::now();
+        let kept = generated_cache::set_dir(self.data_cache.as_deref(), label, sf);
+        if let Some(tables) = kept.as_deref().and_then(|d| generated_cache::read(d, names)) {
+            for (name, batches) in &tables {
+                self.register_batches_with(name, batches, if_exists)?;
+            }
+            tracing::debug!(
+                "read {label} SF {sf} from the generated-data cache in {:.0} ms",
+                start.elapsed().as_secs_f64() * 1e3
+            );
+            return Ok(());
+        }
+        let tables = generate()?;
+        tracing::debug!("generated {label} SF {sf} in {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
+        for t in &tables {
             self.register_batches_with(&t.name, &t.batches, if_exists)?;
         }
+        if let Some(dir) = kept {
+            let parts: Vec<_> =
+                tables.iter().map(|t| (t.name.as_str(), t.schema.clone(), t.batches.as_slice())).collect();
+            generated_cache::write(&dir, &parts);
+        }
         Ok(())
+    }
+
+    /// Where generated data sets are kept between runs (`generated_cache`; None: not kept).
+    /// Defaults to `generated_cache::default_dir()`.
+    #[cfg(feature = "datagen")]
+    pub fn set_generated_data_cache(&mut self, dir: Option<std::path::PathBuf>) {
+        self.data_cache = dir;
     }
 
     /// Drops the GPU's copies of a table that was replaced.
@@ -586,10 +629,17 @@ impl Engine {
     fn run_select(&mut self, plan: LogicalPlan) -> Result<(Output, CachedPlan)> {
         let start = std::time::Instant::now();
         let optimized = optimizer::optimize(plan)?;
+        let optimize_ms = start.elapsed().as_secs_f64() * 1e3;
         let decode_ms = self.decode_scans(&optimized)?;
         let (physical, placement_ms) = self.physical_plan(&optimized)?;
         tracing::debug!("physical plan:\n{physical}");
         let plan_ms = start.elapsed().as_secs_f64() * 1e3 - decode_ms;
+        if self.config.profile_host {
+            eprintln!(
+                "host ms of planning: optimize {optimize_ms:.3}, physical plan {:.3} (placements and dictionaries {placement_ms:.3})",
+                plan_ms - optimize_ms
+            );
+        }
         let memo = PlanMemo::default();
         let (batches, mut stats) = self.execute_recovering(&physical, &memo)?;
         stats.plan_ms = plan_ms;
