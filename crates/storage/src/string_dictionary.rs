@@ -54,7 +54,9 @@ pub fn build(chunks: &[&StringArray], max_values: usize) -> Option<StringDiction
     if limit == 0 {
         return None;
     }
-    if chunks.iter().any(|a| has_too_many_values(a, limit)) {
+    // (Each chunk's first rows, all chunks at once: one after another this pass alone
+    // took 1.2 s over lineitem's 60 M l_shipmode at SF 10.)
+    if chunks.par_iter().any(|a| has_too_many_values(a, limit)) {
         return None;
     }
     // Pieces of at most 64k rows of one chunk: (chunk, first row, end row).
