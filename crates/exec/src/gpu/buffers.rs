@@ -98,14 +98,41 @@ pub struct SinkBuffers {
     pub states: Vec<OwnedColumn>,
     pub slots: Option<CudaSlice<i32>>,
     pub slot_count: usize,
-    pub count: CudaSlice<u64>,
-    /// HashBuild only: key arrays per group, rows per group, group of each row, number of
-    /// groups, and the repeated-key flag.
+    /// The words the kernel counts into (`Counter`), read back with one download.
+    pub counters: CudaSlice<u64>,
+    /// HashBuild only: key arrays per group, rows per group, group of each row.
     pub group_keys: Vec<OwnedColumn>,
     pub group_rows: Option<CudaSlice<u32>>,
     pub row_group: Option<CudaSlice<u32>>,
-    pub group_count: Option<CudaSlice<u64>>,
-    pub multi: Option<CudaSlice<i32>>,
+}
+
+/// The words of `SinkBuffers::counters`: what a pipeline's run reports, read back in one
+/// download (one wait for the GPU, where each was a download of its own).
+#[derive(Debug, Clone, Copy)]
+pub enum Counter {
+    /// Rows (groups) the sink counted (`unsigned long long`).
+    Rows = 0,
+    /// HashBuild: distinct keys (`unsigned long long`).
+    Groups = 1,
+    /// HashBuild: set to 1 (an `int`) where some key has several rows.
+    RepeatedKeys = 2,
+    /// `int[2]`: the kernel's error code, and n minus the first row that found a group
+    /// table full.
+    Error = 3,
+}
+
+/// Words of `SinkBuffers::counters`.
+pub const COUNTERS: usize = 4;
+
+/// What the counters said after a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Counted {
+    pub rows: usize,
+    pub groups: usize,
+    pub repeated_keys: bool,
+    pub error: i32,
+    /// n minus the first row that found the group table full (0: none).
+    pub full_from_end: u32,
 }
 
 /// A finished hash table of a join's build side: payload rows grouped by key.
@@ -177,9 +204,28 @@ impl BuiltTable {
 }
 
 impl SinkBuffers {
+    /// Device pointer of counter `c`.
+    pub fn counter_ptr(&self, c: Counter, dev: &GpuDevice) -> u64 {
+        ptr(&self.counters, dev) + 8 * c as u64
+    }
+
+    /// Downloads the counters (waits for the GPU).
+    pub fn counted(&self, dev: &GpuDevice) -> Result<Counted> {
+        let w = dev.download(&self.counters).map_err(cuda_error)?;
+        // (Little-endian halves: the int at a word's address is its low half.)
+        let error_word = w[Counter::Error as usize];
+        Ok(Counted {
+            rows: w[Counter::Rows as usize] as usize,
+            groups: w[Counter::Groups as usize] as usize,
+            repeated_keys: (w[Counter::RepeatedKeys as usize] as u32) != 0,
+            error: error_word as u32 as i32,
+            full_from_end: (error_word >> 32) as u32,
+        })
+    }
+
     /// `capacity`: rows (materialize) or groups (aggregate) the buffers hold.
     pub fn allocate(dev: &GpuDevice, sink: &Sink, capacity: usize) -> Result<SinkBuffers> {
-        let count = dev.alloc_zeros::<u64>(1, "row counter").map_err(cuda_error)?;
+        let count = dev.alloc_zeros::<u64>(COUNTERS, "sink counters").map_err(cuda_error)?;
         let column = |ty: DataType, nullable: bool, what: &str| -> Result<OwnedColumn> {
             Ok(OwnedColumn {
                 ty,
@@ -229,8 +275,6 @@ impl SinkBuffers {
                 b.group_keys = group_keys;
                 b.group_rows = Some(dev.alloc_zeros::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
                 b.row_group = Some(dev.alloc_unset::<u32>(capacity.max(1), &what).map_err(cuda_error)?);
-                b.group_count = Some(dev.alloc_zeros::<u64>(1, &what).map_err(cuda_error)?);
-                b.multi = Some(dev.alloc_zeros::<i32>(1, &what).map_err(cuda_error)?);
                 Ok(b)
             }
             Sink::Aggregate { id, keys, states, .. } => {
@@ -262,19 +306,17 @@ impl SinkBuffers {
         states: Vec<OwnedColumn>,
         slots: Option<CudaSlice<i32>>,
         slot_count: usize,
-        count: CudaSlice<u64>,
+        counters: CudaSlice<u64>,
     ) -> Self {
         SinkBuffers {
             outputs,
             states,
             slots,
             slot_count,
-            count,
+            counters,
             group_keys: vec![],
             group_rows: None,
             row_group: None,
-            group_count: None,
-            multi: None,
         }
     }
 

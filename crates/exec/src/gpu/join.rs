@@ -5,7 +5,7 @@
 //! reads is scattered to those positions. Where every key has one row, a row's position
 //! is its group id: no scan, no positions.
 
-use super::buffers::{value_width, Arg, BuiltTable, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
+use super::buffers::{value_width, Arg, BuiltTable, Counted, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
 use super::{ptr, GpuExecutor, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
@@ -25,7 +25,7 @@ pub struct KeyRange {
 pub fn finish_build(
     ex: &GpuExecutor,
     sink: SinkBuffers,
-    rows: usize,
+    counted: Counted,
     key_range: Option<KeyRange>,
     payload_read: &[bool],
     stat: &mut KernelStat,
@@ -33,8 +33,7 @@ pub fn finish_build(
     let shared_memory = ex.config.shared_memory_probe_tables;
     let dev = &ex.dev;
     let missing = || Error::exec("hash build buffers missing");
-    let groups = dev.download(sink.group_count.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] as usize;
-    let multi = dev.download(sink.multi.as_ref().ok_or_else(missing)?).map_err(cuda_error)?[0] != 0;
+    let (rows, groups, multi) = (counted.rows, counted.groups, counted.repeated_keys);
     let counts = sink.group_rows.ok_or_else(missing)?;
     let row_group = sink.row_group.ok_or_else(missing)?;
     // Buffers are allocated and launches gathered first, then run back to back (timed).

@@ -13,7 +13,7 @@ mod upload;
 
 use crate::gpu::device_store::{cuda_error, UploadStats};
 use crate::stats::{ExecStats, KernelStat};
-use buffers::{Arg, BuiltTable, Column, Intermediate};
+use buffers::{Arg, BuiltTable, Column, Counted, Counter, Intermediate};
 use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::literals::{LiteralArg, LiteralData};
@@ -411,14 +411,14 @@ impl GpuExecutor {
                         Produced::Rows(rows) => {
                             inter.insert(p.sink.id(), rows);
                         }
-                        Produced::Table(sink, rows, key_range) => {
+                        Produced::Table(sink, counted, key_range) => {
                             let mut steps = HostSteps::new(self.config.profile_host);
                             let read = gpusql_codegen::payload_columns_read(
                                 plan.pipelines(),
                                 p.sink.id(),
                                 p.sink.schema().len(),
                             );
-                            let t = join::finish_build(self, *sink, rows, key_range, &read, &mut stat)?;
+                            let t = join::finish_build(self, *sink, counted, key_range, &read, &mut stat)?;
                             steps.mark("finish build");
                             steps.print(&format!("pipeline_{}", p.id));
                             built.insert(p.sink.id(), t);
@@ -581,14 +581,11 @@ impl GpuExecutor {
                     "hash tables of more than 2,147,483,647 groups or build rows on the GPU ({max_groups})"
                 )));
             }
-            // [code, n - the first row that found a group table full (u32; 0: none)]
-            let err: CudaSlice<i32> = self.dev.alloc_zeros(2, "error flag").map_err(cuda_error)?;
             let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;
             steps.mark("allocate");
             let binder = Binder {
                 dev: &self.dev,
                 n,
-                err: &err,
                 sink: &sink,
                 max_groups,
                 source: &source,
@@ -599,10 +596,10 @@ impl GpuExecutor {
             };
             stat.ms += self.run_kernels(&func, init.as_ref(), &binder)?;
             steps.mark("kernels");
-            let err_host = self.dev.download(&err).map_err(cuda_error)?;
-            let code = err_host[0];
-            let full_at = n.saturating_sub(err_host[1] as u32 as usize);
-            let count = self.dev.download(&sink.count).map_err(cuda_error)?[0] as usize;
+            let counted = sink.counted(&self.dev)?;
+            let code = counted.error;
+            let full_at = n.saturating_sub(counted.full_from_end as usize);
+            let count = counted.rows;
             steps.mark("download counts");
             let groups = Groups { max: max_groups, bound: group_bound, count, full_at, rows: n };
             if let Some(grown) = capacity_after_error(p, code, &groups)? {
@@ -625,7 +622,7 @@ impl GpuExecutor {
             self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).insert(seen_key, rows);
             steps.print(&format!("pipeline_{} ({n} rows in, {rows} out, room for {max_groups})", p.id));
             if matches!(p.sink, Sink::HashBuild { .. }) {
-                return Ok((Produced::Table(Box::new(sink), rows, build_key_range(p, tables)), stat));
+                return Ok((Produced::Table(Box::new(sink), counted, build_key_range(p, tables)), stat));
             }
             return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat));
         }
@@ -968,7 +965,6 @@ struct SourceColumns<'a> {
 struct Binder<'a> {
     dev: &'a GpuDevice,
     n: usize,
-    err: &'a CudaSlice<i32>,
     sink: &'a buffers::SinkBuffers,
     max_groups: usize,
     source: &'a SourceColumns<'a>,
@@ -983,13 +979,13 @@ impl Binder<'_> {
         let (dev, sink, n, max_groups) = (self.dev, self.sink, self.n, self.max_groups);
         Ok(match q {
             Param::RowCount => Arg::U64(n as u64),
-            Param::ErrorFlag => Arg::U64(ptr(self.err, dev)),
+            Param::ErrorFlag => Arg::U64(sink.counter_ptr(Counter::Error, dev)),
             Param::Input { column, part: Part::Pivoted } => {
                 Arg::U64(self.source.pivots.get(column).copied().unwrap_or(0))
             }
             Param::Input { column, part } => Arg::U64(self.source.columns[*column].ptr(*part, dev)?),
             Param::Output { column, part } => Arg::U64(sink.output_ptr(*column, *part, dev)?),
-            Param::OutCount => Arg::U64(ptr(&sink.count, dev)),
+            Param::OutCount => Arg::U64(sink.counter_ptr(Counter::Rows, dev)),
             Param::OutCapacity => Arg::U64(max_groups as u64),
             Param::State { index } => Arg::U64(sink.state_ptr(*index, dev)?),
             Param::HashSlots => Arg::U64(sink.slots.as_ref().map(|s| ptr(s, dev)).unwrap_or(0)),
@@ -998,8 +994,8 @@ impl Binder<'_> {
             Param::GroupKey { key, .. } => Arg::U64(ptr(&sink.group_keys[*key].values, dev)),
             Param::GroupRows => Arg::U64(sink.group_rows.as_ref().map_or(0, |s| ptr(s, dev))),
             Param::RowGroup => Arg::U64(sink.row_group.as_ref().map_or(0, |s| ptr(s, dev))),
-            Param::GroupCount => Arg::U64(sink.group_count.as_ref().map_or(0, |s| ptr(s, dev))),
-            Param::MultiFlag => Arg::U64(sink.multi.as_ref().map_or(0, |s| ptr(s, dev))),
+            Param::GroupCount => Arg::U64(sink.counter_ptr(Counter::Groups, dev)),
+            Param::MultiFlag => Arg::U64(sink.counter_ptr(Counter::RepeatedKeys, dev)),
             Param::Build { id, part } => {
                 let t = self.built.get(id).ok_or_else(|| Error::exec(format!("hash table #{id} missing")))?;
                 bind_build(t, *part, dev)?
@@ -1084,9 +1080,9 @@ pub enum ProbeVariant {
 /// What a pipeline's sink produced.
 enum Produced {
     Rows(Intermediate),
-    /// A hash build's raw buffers and row count, to be grouped by key, and what is known
-    /// of its key before the build (for the key bitmap).
-    Table(Box<buffers::SinkBuffers>, usize, Option<join::KeyRange>),
+    /// A hash build's raw buffers and what it counted (rows, keys), to be grouped by key,
+    /// and what is known of its key before the build (for the key bitmap).
+    Table(Box<buffers::SinkBuffers>, Counted, Option<join::KeyRange>),
 }
 
 /// For a hash build whose single key is a column of the table it scans: that column's
