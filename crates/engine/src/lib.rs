@@ -401,20 +401,30 @@ impl Engine {
     /// Builds the string dictionaries of tables `names` on another thread, so that the
     /// first query over a column does not: at TPC-H SF 10 they took 0.1-0.5 s of a first
     /// query's planning each (Q01's two flags: 0.49 s). A query that needs one being built
-    /// waits for it (each is built once, under its table's lock).
+    /// waits for that column's only (`HostTable` keeps one cell per column).
     #[cfg(feature = "datagen")]
     fn build_dictionaries_in_background(&self, names: &[&str]) {
         if !self.config.dictionary_strings {
             return;
         }
         let tables: Vec<_> = names.iter().filter_map(|n| self.tables.get(n)).collect();
+        // On a quarter of the cores: a query started meanwhile keeps the rest for its own
+        // parallel work (on all of them, a first query right after loading SF 10 waited
+        // behind the dictionaries of columns it did not read: Q12 2.1 s).
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() / 4).max(1);
         let build = move || {
-            for t in tables {
-                for c in 0..t.schema.len() {
-                    if t.schema.fields[c].ty == DataType::Utf8 {
-                        t.string_dictionary(c);
+            let build_all = || {
+                for t in &tables {
+                    for c in 0..t.schema.len() {
+                        if t.schema.fields[c].ty == DataType::Utf8 {
+                            t.string_dictionary(c);
+                        }
                     }
                 }
+            };
+            match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                Ok(pool) => pool.install(build_all),
+                Err(_) => build_all(),
             }
         };
         if let Err(e) = std::thread::Builder::new().name("gpusql-dictionaries".into()).spawn(build) {

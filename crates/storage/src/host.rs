@@ -65,13 +65,13 @@ pub struct HostTable {
     pub unsupported: Vec<(String, String)>,
     /// Rows the sample draws, computed once; and the sample's values per column.
     sample_positions: OnceLock<Vec<usize>>,
-    sample_columns: Mutex<HashMap<usize, Option<Arc<Vec<ScalarValue>>>>>,
+    sample_columns: Memo<usize, Arc<Vec<ScalarValue>>>,
     /// Replica placements (see `replica`), computed on first use.
-    replicas: Mutex<HashMap<ReplicaRequest, Option<Arc<ReplicaPlacement>>>>,
+    replicas: Memo<ReplicaRequest, Arc<ReplicaPlacement>>,
     /// Value ranges of integer columns (see `column_range`).
-    ranges: Mutex<HashMap<usize, Option<(i64, i64)>>>,
+    ranges: Memo<usize, (i64, i64)>,
     /// Dictionaries of string columns (see `string_dictionary`).
-    string_dictionaries: Mutex<HashMap<usize, Option<Arc<StringDictionary>>>>,
+    string_dictionaries: Memo<usize, Arc<StringDictionary>>,
 }
 
 impl std::fmt::Debug for HostTable {
@@ -514,20 +514,16 @@ fn int_slice<'a>(a: &'a dyn Array, ty: &DataType) -> Option<IntSlice<'a>> {
     })
 }
 
+/// Values computed once per key: each key has its own cell, so computing one (a column's
+/// dictionary, built in the background after a load) does not hold up a query that needs
+/// another; a second caller of the same key waits for the first.
+type Memo<K, V> = Mutex<HashMap<K, Arc<std::sync::OnceLock<Option<V>>>>>;
+
 /// What `cache` holds for `key`, computed by `make` the first time (None while its lock
 /// is poisoned, as if nothing could be computed).
-fn memo<K: Eq + std::hash::Hash, V: Clone>(
-    cache: &Mutex<HashMap<K, Option<V>>>,
-    key: K,
-    make: impl FnOnce() -> Option<V>,
-) -> Option<V> {
-    let mut cache = cache.lock().ok()?;
-    if let Some(v) = cache.get(&key) {
-        return v.clone();
-    }
-    let v = make();
-    cache.insert(key, v.clone());
-    v
+fn memo<K: Eq + std::hash::Hash, V: Clone>(cache: &Memo<K, V>, key: K, make: impl FnOnce() -> Option<V>) -> Option<V> {
+    let cell = cache.lock().ok()?.entry(key).or_default().clone();
+    cell.get_or_init(make).clone()
 }
 
 /// Fails when decoding `need` more bytes would not fit the memory the system has left

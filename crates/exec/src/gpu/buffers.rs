@@ -121,8 +121,13 @@ pub enum Counter {
     Error = 3,
 }
 
-/// Words of `SinkBuffers::counters`.
-pub const COUNTERS: usize = 4;
+/// u64 words between two counters: each in its own 128-byte line, so that a hash build's
+/// atomics on its key count and stores to its repeated-keys flag (from every run of
+/// equal keys) do not contend with each other or the row count in one line.
+const COUNTER_STRIDE: usize = 16;
+
+/// u64 words of `SinkBuffers::counters`.
+pub const COUNTERS: usize = 4 * COUNTER_STRIDE;
 
 /// What the counters said after a run.
 #[derive(Debug, Clone, Copy)]
@@ -206,18 +211,19 @@ impl BuiltTable {
 impl SinkBuffers {
     /// Device pointer of counter `c`.
     pub fn counter_ptr(&self, c: Counter, dev: &GpuDevice) -> u64 {
-        ptr(&self.counters, dev) + 8 * c as u64
+        ptr(&self.counters, dev) + (8 * COUNTER_STRIDE * c as usize) as u64
     }
 
     /// Downloads the counters (waits for the GPU).
     pub fn counted(&self, dev: &GpuDevice) -> Result<Counted> {
         let w = dev.download(&self.counters).map_err(cuda_error)?;
         // (Little-endian halves: the int at a word's address is its low half.)
-        let error_word = w[Counter::Error as usize];
+        let word = |c: Counter| w[COUNTER_STRIDE * c as usize];
+        let error_word = word(Counter::Error);
         Ok(Counted {
-            rows: w[Counter::Rows as usize] as usize,
-            groups: w[Counter::Groups as usize] as usize,
-            repeated_keys: (w[Counter::RepeatedKeys as usize] as u32) != 0,
+            rows: word(Counter::Rows) as usize,
+            groups: word(Counter::Groups) as usize,
+            repeated_keys: (word(Counter::RepeatedKeys) as u32) != 0,
             error: error_word as u32 as i32,
             full_from_end: (error_word >> 32) as u32,
         })
