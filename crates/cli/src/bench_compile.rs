@@ -93,24 +93,7 @@ pub fn run(o: &CompileOptions) -> Result<String, String> {
 /// All of a query's modules as one program: the prelude once, then each module's own
 /// code (None where two modules define a kernel of the same name, e.g. two sorts).
 fn one_program(sources: &[(String, String)]) -> Option<String> {
-    let (_, first) = sources.first()?;
-    let body = gpusql::strip_prelude(first);
-    let mut src = first[..first.len() - body.len()].to_string();
-    let mut names = std::collections::HashSet::new();
-    for (_, s) in sources {
-        let code = gpusql::strip_prelude(s);
-        for rest in code.split("__global__ void ").skip(1) {
-            // (`__launch_bounds__(256) pipeline_0(…`)
-            let rest =
-                rest.strip_prefix("__launch_bounds__(").and_then(|r| r.split_once(") ")).map_or(rest, |(_, r)| r);
-            let name = rest.split('(').next().unwrap_or_default();
-            if !names.insert(name.to_string()) {
-                return None;
-            }
-        }
-        src.push_str(code);
-    }
-    Some(src)
+    gpusql::merge_modules(&sources.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>())
 }
 
 fn row(query: &str, module: &str, p: &CompileProfile) -> String {

@@ -56,6 +56,30 @@ pub fn prelude() -> &'static str {
     &PRELUDE
 }
 
+/// One source holding the kernels of every generated module in `modules` (each the
+/// prelude, then its kernels), with the prelude once, for NVRTC to compile as one program:
+/// on the engine's GPU host a program's fixed cost outweighed what compiling modules on
+/// separate threads gained (docs/BENCHMARKS.md, "Compile time"). `None` when a module does
+/// not start with the prelude or two define the same kernel.
+pub fn merge_modules(modules: &[&str]) -> Option<String> {
+    let prelude = prelude();
+    let mut merged = String::from(prelude);
+    let mut kernels = std::collections::HashSet::new();
+    for m in modules {
+        let body = m.strip_prefix(prelude)?;
+        for rest in body.split("__global__ void ").skip(1) {
+            // (`__launch_bounds__(256) pipeline_0(…`)
+            let rest =
+                rest.strip_prefix("__launch_bounds__(").and_then(|r| r.split_once(") ")).map_or(rest, |(_, r)| r);
+            if !kernels.insert(rest.split('(').next().unwrap_or_default()) {
+                return None;
+            }
+        }
+        merged.push_str(body);
+    }
+    Some(merged)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +91,16 @@ mod tests {
             assert!(prelude().contains(&format!("#define {} {}\n", e.c_name(), e as i32)));
         }
         assert_eq!(KernelError::from_code(0), None);
+    }
+
+    #[test]
+    fn merged_modules_hold_the_prelude_once_and_every_kernel() {
+        let a = format!("{}extern \"C\" __global__ void __launch_bounds__(256) pipeline_0(int x) {{}}\n", prelude());
+        let b = format!("{}extern \"C\" __global__ void pipeline_1(int x) {{}}\n", prelude());
+        let m = merge_modules(&[&a, &b]).unwrap();
+        assert_eq!(m.matches("end of prelude").count(), 1);
+        assert!(m.contains("pipeline_0(") && m.contains("pipeline_1("));
+        assert_eq!(merge_modules(&[&a, &a]), None, "a kernel defined twice");
+        assert_eq!(merge_modules(&[&a, "extern \"C\" __global__ void k() {}"]), None, "no prelude");
     }
 }

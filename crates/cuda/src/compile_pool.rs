@@ -34,12 +34,18 @@ pub(crate) type Loaded = Result<(Arc<CudaModule>, CacheHit, f64), CudaError>;
 type Work = Box<dyn FnOnce() -> Loaded + Send>;
 
 pub(crate) struct Job {
+    /// Whether the job compiles the modules of several keys as one program.
+    shared: bool,
     work: Mutex<Option<Work>>,
     done: Mutex<Option<Loaded>>,
     finished: Condvar,
 }
 
 impl Job {
+    pub(crate) fn shared(&self) -> bool {
+        self.shared
+    }
+
     /// Runs the job here unless a thread has taken it already.
     fn run(&self) {
         let Some(work) = lock(&self.work).take() else { return };
@@ -123,19 +129,36 @@ impl CompilePool {
     /// where later lookups find it (the memory cache) before it returns: the job leaves
     /// `pending` only after that.
     pub(crate) fn submit(&self, key: String, priority: Priority, work: impl FnOnce() -> Loaded + Send + 'static) {
+        self.submit_shared(vec![key], priority, work);
+    }
+
+    /// `submit` of one job that compiles the modules of every key in `keys` (one program
+    /// holding all their kernels); it is pending under each key not pending already, and
+    /// not queued when every key is.
+    pub(crate) fn submit_shared(
+        &self,
+        keys: Vec<String>,
+        priority: Priority,
+        work: impl FnOnce() -> Loaded + Send + 'static,
+    ) {
         let mut q = lock(&self.shared.queues);
-        if q.stopped || q.pending.contains_key(&key) {
+        let keys: Vec<String> = keys.into_iter().filter(|k| !q.pending.contains_key(k)).collect();
+        if q.stopped || keys.is_empty() {
             return;
         }
-        // The key leaves `pending` when the work is done, wherever it ran.
-        let (pool, k) = (self.clone(), key.clone());
+        // The keys leave `pending` when the work is done, wherever it ran.
+        let shared = keys.len() > 1;
+        let (pool, ks) = (self.clone(), keys.clone());
         let work: Work = Box::new(move || {
             let r = work();
-            pool.finish(&k);
+            pool.finish(&ks);
             r
         });
-        let job = Arc::new(Job { work: Mutex::new(Some(work)), done: Mutex::new(None), finished: Condvar::new() });
-        q.pending.insert(key.clone(), job.clone());
+        let job =
+            Arc::new(Job { shared, work: Mutex::new(Some(work)), done: Mutex::new(None), finished: Condvar::new() });
+        for k in keys {
+            q.pending.insert(k, job.clone());
+        }
         match priority {
             Priority::Now => q.now.push_back(job),
             Priority::Later => q.later.push_back(job),
@@ -155,9 +178,11 @@ impl CompilePool {
         self.shared.work_ready.notify_one();
     }
 
-    fn finish(&self, key: &str) {
+    fn finish(&self, keys: &[String]) {
         let mut q = lock(&self.shared.queues);
-        q.pending.remove(key);
+        for k in keys {
+            q.pending.remove(k);
+        }
         if q.pending.is_empty() {
             self.shared.all_done.notify_all();
         }
@@ -277,6 +302,22 @@ mod tests {
             // A second submit of a pending key is ignored; a finished key may run again.
             pool.submit("a".into(), Priority::Later, failing(0, "again"));
             pool.wait_idle();
+        });
+    }
+
+    #[test]
+    fn a_shared_job_is_pending_under_each_key_until_done() {
+        within_10s(|| {
+            let pool = CompilePool::default();
+            pool.submit("a".into(), Priority::Now, failing(50, "a alone"));
+            pool.submit_shared(vec!["a".into(), "b".into(), "c".into()], Priority::Now, failing(50, "b and c"));
+            // "a" was pending: the shared job took the other two.
+            assert!(matches!(pool.pending("a").unwrap().wait(), Err(CudaError::Driver(m)) if m == "a alone"));
+            let (b, c) = (pool.pending("b").expect("b"), pool.pending("c").expect("c"));
+            assert!(Arc::ptr_eq(&b, &c));
+            assert!(matches!(c.wait(), Err(CudaError::Driver(m)) if m == "b and c"));
+            pool.wait_idle();
+            assert!(pool.pending("b").is_none() && pool.pending("c").is_none());
         });
     }
 

@@ -14,7 +14,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use crate::cache::{CacheHit, CompileStats, KernelCache};
-use crate::compile::{nvrtc_version, Tier};
+use crate::compile::{compile_cubin_tier, nvrtc_version, Tier};
 use crate::compile_pool::{CompilePool, Loaded, Priority};
 use crate::staging::{Piece, Stager};
 use crate::{describe_driver_error, libs, CudaError};
@@ -231,11 +231,17 @@ impl GpuDevice {
         let t = Instant::now();
         // Pending jobs first: a job caches its module before it leaves `pending`.
         if let Some(job) = self.pool.pending(&key) {
-            let (module, _, _) = job.wait()?;
-            let func = lookup_function(&module, entry)?;
-            // What the query waited for is compile time, however much was done ahead.
-            let stats = CompileStats { cache_hit: CacheHit::Miss, compile_ms: ms_since(t), load_ms: 0.0 };
-            return Ok((func, stats));
+            match job.wait().and_then(|(module, _, _)| lookup_function(&module, entry)) {
+                Ok(func) => {
+                    // What the query waited for is compile time, however much was done ahead.
+                    let stats = CompileStats { cache_hit: CacheHit::Miss, compile_ms: ms_since(t), load_ms: 0.0 };
+                    return Ok((func, stats));
+                }
+                // A program merged from several modules failed: this one compiles alone
+                // below (reporting its own error, if it has one).
+                Err(e) if job.shared() => tracing::debug!(error = %e, "a merged compile failed"),
+                Err(e) => return Err(e),
+            }
         }
         if let Some(module) = self.cache.get_module(&key) {
             let func = lookup_function(&module, entry)?;
@@ -273,6 +279,59 @@ impl GpuDevice {
                 tracing::debug!(error = %e, "compiling ahead failed (reported when the kernel is needed)");
             }
             r
+        });
+    }
+
+    /// [`GpuDevice::compile_ahead`] of several modules, `sources`, as one NVRTC program:
+    /// `merge` makes its source from theirs (`None`: each compiles alone). Sources loaded,
+    /// pending or on disk already are left out of it. The program's module then serves
+    /// each of them; were it to fail, each would compile alone when asked for.
+    pub fn compile_ahead_merged(
+        &self,
+        sources: Vec<String>,
+        tier: Tier,
+        priority: Priority,
+        merge: impl FnOnce(&[&str]) -> Option<String>,
+    ) {
+        let Ok(version) = nvrtc_version() else { return };
+        let arch = self.arch();
+        let (mut keys, mut members) = (vec![], vec![]);
+        for s in sources {
+            let key = self.cache.key_memo(&s, &arch, version, tier);
+            if self.cache.get_module(&key).is_some() || self.pool.pending(&key).is_some() {
+                continue;
+            }
+            if self.cache.has_cubin(&key) {
+                self.compile_ahead(s, tier, priority); // a file read, no compile
+                continue;
+            }
+            keys.push(key);
+            members.push(s);
+        }
+        let merged = match members.len() {
+            0 => return,
+            1 => None,
+            _ => merge(&members.iter().map(String::as_str).collect::<Vec<_>>()),
+        };
+        let Some(merged) = merged else {
+            return members.into_iter().for_each(|s| self.compile_ahead(s, tier, priority));
+        };
+        let (cache, ctx, ks) = (self.cache.clone(), self.ctx.clone(), keys.clone());
+        self.pool.submit_shared(keys, priority, move || {
+            let t = Instant::now();
+            let cubin = compile_cubin_tier(&merged, &arch, tier)?;
+            let compile_ms = ms_since(t);
+            let module = ctx
+                .load_module(Ptx::from_binary(cubin.clone()))
+                .map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))?;
+            // Under each member's key, in memory and on disk (a later session finds any of
+            // them there).
+            for k in &ks {
+                cache.write_cubin(k, &cubin);
+                cache.insert_module(k, module.clone());
+            }
+            tracing::debug!(modules = ks.len(), compile_ms, "merged modules compiled");
+            Ok((module, CacheHit::Miss, compile_ms))
         });
     }
 

@@ -39,6 +39,7 @@ use gpusql_storage::TableStore;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub use gpusql_codegen::merge_modules;
 pub use gpusql_common::{CancelToken, DataType, Error, Result};
 pub use gpusql_cuda::CompileProfile;
 

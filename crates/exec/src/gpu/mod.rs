@@ -182,7 +182,7 @@ impl GpuExecutor {
             return Ok(());
         }
         memo.set_compiled_ahead();
-        let mut sources = vec![];
+        let (mut sources, mut sorts) = (vec![], vec![]);
         for stage in &plan.stages {
             match stage {
                 Stage::Pipeline(p) => {
@@ -202,12 +202,16 @@ impl GpuExecutor {
                     sources.push(spec.source);
                 }
                 Stage::Sort { keys, schema, .. } => {
-                    sources.push(gpusql_codegen::sort::generate_sort(schema, keys)?.source);
+                    sorts.push(gpusql_codegen::sort::generate_sort(schema, keys)?.source);
                 }
                 Stage::Slice { .. } => {}
             }
         }
-        for s in sources {
+        for group in balanced_groups(sources, self.config.compile_programs as usize) {
+            self.dev.compile_ahead_merged(group, Tier::Quick, Priority::Now, gpusql_codegen::merge_modules);
+        }
+        // (A sort module holds fixed helpers of its own: two would clash in one program.)
+        for s in sorts {
             self.dev.compile_ahead(s, Tier::Quick, Priority::Now);
         }
         Ok(())
@@ -812,6 +816,21 @@ fn group_capacity(p: &Pipeline, n: usize, built: &HashMap<usize, BuiltTable>) ->
 }
 
 /// The host wall time of each step of a stage, printed on stderr (`profile_host`).
+/// `sources` in `groups` groups of about equal bytes (0: a group each).
+fn balanced_groups(mut sources: Vec<String>, groups: usize) -> Vec<Vec<String>> {
+    if groups == 0 || groups >= sources.len() {
+        return sources.into_iter().map(|s| vec![s]).collect();
+    }
+    sources.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out: Vec<(usize, Vec<String>)> = (0..groups).map(|_| (0, vec![])).collect();
+    for s in sources {
+        let g = out.iter_mut().min_by_key(|(bytes, _)| *bytes).expect("groups > 0");
+        g.0 += s.len();
+        g.1.push(s);
+    }
+    out.into_iter().map(|(_, g)| g).collect()
+}
+
 struct HostSteps {
     enabled: bool,
     last: std::time::Instant,
@@ -1157,4 +1176,21 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_groups;
+
+    #[test]
+    fn groups_balance_bytes_and_keep_every_source() {
+        let s = |n: usize| "x".repeat(n);
+        let groups = balanced_groups(vec![s(5), s(1), s(4), s(2), s(3), s(3)], 2);
+        assert_eq!(groups.len(), 2);
+        let bytes: Vec<usize> = groups.iter().map(|g| g.iter().map(String::len).sum()).collect();
+        assert_eq!(bytes, vec![9, 9]);
+        assert_eq!(balanced_groups(vec![s(1), s(2)], 0).len(), 2, "0: a group each");
+        assert_eq!(balanced_groups(vec![s(1), s(2)], 5).len(), 2, "no empty groups");
+        assert!(balanced_groups(vec![], 2).is_empty());
+    }
 }
