@@ -246,6 +246,22 @@ impl KernelCache {
         }
     }
 
+    /// Stores one CUBIN under each of `keys` (a program merged from several modules, whose
+    /// keys all name it): one file, hard-linked under the other keys (a copy where links
+    /// fail), so a merged program costs its size on disk once.
+    pub fn write_cubin_shared(&self, keys: &[String], cubin: &[u8]) {
+        let Some((first, rest)) = keys.split_first() else { return };
+        self.write_cubin(first, cubin);
+        let Some(target) = self.cubin_path(first).filter(|p| p.is_file()) else { return };
+        for k in rest {
+            let Some(path) = self.cubin_path(k) else { return };
+            let _ = std::fs::remove_file(&path);
+            if std::fs::hard_link(&target, &path).is_err() {
+                self.write_cubin(k, cubin);
+            }
+        }
+    }
+
     /// Whether a CUBIN is stored under `key` (not read: see `read_cubin`).
     pub fn has_cubin(&self, key: &str) -> bool {
         self.cubin_path(key).is_some_and(|p| p.is_file())
@@ -312,6 +328,22 @@ mod tests {
         cache.write_cubin(&key, b"garbage");
         assert!(cache.read_cubin(&key).is_none(), "non-ELF file is ignored");
         assert!(!dir.join(format!("{key}.cubin")).exists(), "and removed");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_shared_cubin_is_found_under_every_key() {
+        let dir = temp_dir("shared");
+        let cache = KernelCache::new(Some(dir.clone()));
+        let keys: Vec<String> =
+            ["a", "b", "c"].iter().map(|s| KernelCache::key(s, "sm_90", (13, 0), Tier::Full)).collect();
+        cache.write_cubin_shared(&keys, b"\x7fELF merged");
+        for k in &keys {
+            assert_eq!(cache.read_cubin(k).as_deref(), Some(&b"\x7fELF merged"[..]));
+        }
+        // Removing one key's file leaves the others.
+        cache.remove_cubin(&keys[0]);
+        assert!(!cache.has_cubin(&keys[0]) && cache.has_cubin(&keys[2]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

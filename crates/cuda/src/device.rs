@@ -326,8 +326,8 @@ impl GpuDevice {
                 .map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))?;
             // Under each member's key, in memory and on disk (a later session finds any of
             // them there).
+            cache.write_cubin_shared(&ks, &cubin);
             for k in &ks {
-                cache.write_cubin(k, &cubin);
                 cache.insert_module(k, module.clone());
             }
             tracing::debug!(modules = ks.len(), compile_ms, "merged modules compiled");
