@@ -129,7 +129,7 @@ impl CompilePool {
     /// where later lookups find it (the memory cache) before it returns: the job leaves
     /// `pending` only after that.
     pub(crate) fn submit(&self, key: String, priority: Priority, work: impl FnOnce() -> Loaded + Send + 'static) {
-        self.submit_shared(vec![key], priority, work);
+        self.queue(vec![key], priority, false, work);
     }
 
     /// `submit` of one job that compiles the modules of every key in `keys` (one program
@@ -141,13 +141,22 @@ impl CompilePool {
         priority: Priority,
         work: impl FnOnce() -> Loaded + Send + 'static,
     ) {
+        self.queue(keys, priority, true, work);
+    }
+
+    fn queue(
+        &self,
+        keys: Vec<String>,
+        priority: Priority,
+        shared: bool,
+        work: impl FnOnce() -> Loaded + Send + 'static,
+    ) {
         let mut q = lock(&self.shared.queues);
         let keys: Vec<String> = keys.into_iter().filter(|k| !q.pending.contains_key(k)).collect();
         if q.stopped || keys.is_empty() {
             return;
         }
         // The keys leave `pending` when the work is done, wherever it ran.
-        let shared = keys.len() > 1;
         let (pool, ks) = (self.clone(), keys.clone());
         let work: Work = Box::new(move || {
             let r = work();
