@@ -42,6 +42,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub use gpusql_codegen::merge_modules;
 pub use gpusql_common::{CancelToken, DataType, Error, Result};
 pub use gpusql_cuda::CompileProfile;
+pub use gpusql_exec::{ExecStats, KernelStat};
 
 /// Stops the kernel builds running in the background (dropping queued ones, waiting for
 /// running ones). A program that ends with `std::process::exit` while an engine is alive
@@ -49,7 +50,6 @@ pub use gpusql_cuda::CompileProfile;
 pub fn stop_background_compiles() {
     gpusql_cuda::compile_pool::stop_all();
 }
-pub use gpusql_exec::{ExecStats, KernelStat};
 
 /// Which backend runs queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -414,15 +414,7 @@ impl Engine {
         // behind the dictionaries of columns it did not read: Q12 2.1 s).
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get() / 4).max(1);
         let build = move || {
-            let build_all = || {
-                for t in &tables {
-                    for c in 0..t.schema.len() {
-                        if t.schema.fields[c].ty == DataType::Utf8 {
-                            t.string_dictionary(c);
-                        }
-                    }
-                }
-            };
+            let build_all = || tables.iter().for_each(|t| build_string_dictionaries(t));
             match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
                 Ok(pool) => pool.install(build_all),
                 Err(_) => build_all(),
@@ -467,11 +459,7 @@ impl Engine {
         }
         for name in self.tables.names() {
             if let Some(t) = self.tables.get(&name) {
-                for c in 0..t.schema.len() {
-                    if t.schema.fields[c].ty == DataType::Utf8 {
-                        t.string_dictionary(c);
-                    }
-                }
+                build_string_dictionaries(&t);
             }
         }
     }
@@ -660,7 +648,6 @@ impl Engine {
         }
     }
 
-    /// A SELECT: optimized, planned and executed, with its statistics; and its plan.
     /// Plans and runs a SELECT: its output, and its plan with what running it taught.
     fn run_select(&mut self, plan: LogicalPlan) -> Result<(Output, CachedPlan)> {
         let start = std::time::Instant::now();
@@ -1010,6 +997,15 @@ pub fn compile_util_module(arch: &str) -> Result<()> {
 /// Compiles a CUDA module's source for `arch` with NVRTC, as the GPU backend does.
 pub fn compile_module(src: &str, arch: &str) -> Result<()> {
     gpusql_cuda::compile_cubin(src, arch).map(|_| ()).map_err(|e| Error::Gpu(e.to_string()))
+}
+
+/// Builds (and keeps) the dictionary of each string column of `t` that has few values.
+fn build_string_dictionaries(t: &gpusql_storage::host::HostTable) {
+    for c in 0..t.schema.len() {
+        if t.schema.fields[c].ty == DataType::Utf8 {
+            t.string_dictionary(c);
+        }
+    }
 }
 
 /// Generated sources without the shared prelude (for display).

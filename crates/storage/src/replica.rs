@@ -68,6 +68,12 @@ struct RowSlots {
     assigning: Mutex<Option<JoinHandle<Vec<u16>>>>,
 }
 
+impl RowSlots {
+    fn ready(row_slot: Vec<u16>) -> Self {
+        RowSlots { done: OnceLock::from(row_slot), assigning: Mutex::new(None) }
+    }
+}
+
 impl ReplicaPlacement {
     /// Per row: the slot its value is read from / accumulated into (waits for the
     /// background assignment).
@@ -387,16 +393,8 @@ pub fn place(
     replicate: bool,
 ) -> ReplicaPlacement {
     let (copies, slot_code) = make_copies(codes, values.len(), mode, max_slots, replicate);
-    let row_slot = assign_rows(codes, &copies, mode);
-    let done = OnceLock::from(row_slot);
-    let total = copies.total;
-    ReplicaPlacement {
-        mode,
-        values,
-        slot_code,
-        row_slot: RowSlots { done, assigning: Mutex::new(None) },
-        copies: total,
-    }
+    let row_slot = RowSlots::ready(assign_rows(codes, &copies, mode));
+    ReplicaPlacement { mode, values, slot_code, row_slot, copies: copies.total }
 }
 
 /// `place`, returning once the copies are made: the rows are assigned on another thread
@@ -413,20 +411,14 @@ pub fn place_in_background(
     let work = std::sync::Arc::new((codes, copies));
     let job = work.clone();
     let assign = move || assign_rows(&job.0, &job.1, mode);
-    let (done, assigning) = match std::thread::Builder::new().name("gpusql-placement".into()).spawn(assign) {
-        Ok(h) => (OnceLock::new(), Some(h)),
+    let row_slot = match std::thread::Builder::new().name("gpusql-placement".into()).spawn(assign) {
+        Ok(h) => RowSlots { done: OnceLock::new(), assigning: Mutex::new(Some(h)) },
         Err(e) => {
             tracing::warn!(error = %e, "cannot start a placement thread: assigning the rows here");
-            (OnceLock::from(assign_rows(&work.0, &work.1, mode)), None)
+            RowSlots::ready(assign_rows(&work.0, &work.1, mode))
         }
     };
-    ReplicaPlacement {
-        mode,
-        values,
-        slot_code,
-        row_slot: RowSlots { done, assigning: Mutex::new(assigning) },
-        copies: total,
-    }
+    ReplicaPlacement { mode, values, slot_code, row_slot, copies: total }
 }
 
 /// The copies of each value (made on evenly spread tiles of the column), and per slot the

@@ -815,7 +815,6 @@ fn group_capacity(p: &Pipeline, n: usize, built: &HashMap<usize, BuiltTable>) ->
     (max_groups, group_bound)
 }
 
-/// The host wall time of each step of a stage, printed on stderr (`profile_host`).
 /// `sources` in `groups` groups of about equal bytes (0: a group each).
 fn balanced_groups(mut sources: Vec<String>, groups: usize) -> Vec<Vec<String>> {
     if groups == 0 || groups >= sources.len() {
@@ -831,6 +830,7 @@ fn balanced_groups(mut sources: Vec<String>, groups: usize) -> Vec<Vec<String>> 
     out.into_iter().map(|(_, g)| g).collect()
 }
 
+/// The host wall time of each step of a stage, printed on stderr (`profile_host`).
 struct HostSteps {
     enabled: bool,
     last: std::time::Instant,
@@ -878,7 +878,8 @@ impl SinkSizes {
     fn key(source: &str, rows: usize) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (source, rows).hash(&mut h);
+        // (Every pipeline's source starts with the same 30 KB prelude: not hashed each run.)
+        (source.strip_prefix(gpusql_codegen::prelude()).unwrap_or(source), rows).hash(&mut h);
         h.finish()
     }
 
