@@ -116,6 +116,14 @@ impl GpuDevice {
             Err(_) => (0, 0),
         };
         keep_freed_memory(&ctx);
+        // Every buffer is used on the one stream (the staging streams copy into buffers
+        // by raw pointer and wait for their copies before the upload returns), so
+        // cudarc's per-buffer events, which order uses across streams, order nothing
+        // here; they cost two events made per allocation and an event recorded per
+        // pointer taken (tens of µs a stage).
+        // SAFETY: called before any buffer exists; no work runs on another stream while
+        // a buffer is in use on this one (see above).
+        unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let dev = GpuDevice {
             ctx,

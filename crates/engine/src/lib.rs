@@ -14,6 +14,7 @@
 mod files;
 #[cfg(feature = "datagen")]
 pub mod generated_cache;
+mod statement_thread;
 
 pub use files::OpenedDirectory;
 pub use gpusql_common::WriteOptions;
@@ -36,6 +37,7 @@ use gpusql_plan::{
 use gpusql_sql::{BoundStatement, ObjectKind};
 pub use gpusql_storage::IfExists;
 use gpusql_storage::TableStore;
+use statement_thread::StatementThread;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -95,6 +97,8 @@ pub struct Engine {
     /// Set from another thread to stop the running statement ([`Engine::cancel_handle`]);
     /// the executors hold clones.
     cancel: CancelToken,
+    /// The thread statements run on (a big stack, kept: `statement_thread`).
+    statements: Arc<StatementThread>,
     /// Where generated data sets are kept between runs (`generated_cache`).
     #[cfg(feature = "datagen")]
     data_cache: Option<std::path::PathBuf>,
@@ -220,6 +224,7 @@ impl Engine {
             gpu,
             config,
             cancel,
+            statements: Arc::new(StatementThread::new()),
             plans: PlanCache::default(),
             #[cfg(feature = "datagen")]
             data_cache: generated_cache::default_dir(),
@@ -502,7 +507,8 @@ impl Engine {
     /// through [`Engine::cancel_handle`], ends the list: statements before it stay done).
     pub fn execute(&mut self, sql: &str) -> Result<Vec<Output>> {
         self.cancel.reset();
-        on_statement_stack(|| self.execute_here(sql))?
+        let statements = Arc::clone(&self.statements);
+        statements.run(|| self.execute_here(sql))?
     }
 
     fn execute_here(&mut self, sql: &str) -> Result<Vec<Output>> {
@@ -796,7 +802,7 @@ impl Engine {
 
     /// Plans a query (SQL text of one SELECT) without running it.
     pub fn plan(&self, sql: &str) -> Result<PhysicalPlan> {
-        on_statement_stack(|| self.plan_here(sql))?
+        self.statements.run(|| self.plan_here(sql))?
     }
 
     fn plan_here(&self, sql: &str) -> Result<PhysicalPlan> {
@@ -816,13 +822,13 @@ impl Engine {
     /// The CUDA sources of the query with its join probes in form `variant` (which form
     /// runs depends on what the builds find: repeated keys, key bitmaps, …).
     pub fn cuda_sources_for(&self, sql: &str, variant: ProbeVariant) -> Result<Vec<(String, String)>> {
-        on_statement_stack(|| GpuExecutor::sources(&self.plan_here(sql)?, variant))?
+        self.statements.run(|| GpuExecutor::sources(&self.plan_here(sql)?, variant))?
     }
 
     /// Every CUDA source (name, code) the query can run: its join probes in each form they
     /// take at run time, and with 64-bit row indices (for sources of 2^31 rows or more).
     pub fn all_cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
-        on_statement_stack(|| -> Result<Vec<(String, String)>> {
+        self.statements.run(|| -> Result<Vec<(String, String)>> {
             let plan = self.plan_here(sql)?;
             let mut sources = vec![];
             let forms = [
@@ -848,7 +854,7 @@ impl Engine {
     pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
         let sources = self.all_cuda_sources(sql)?;
         // (NVRTC recurses over a deeply nested expression too: on the statement's stack.)
-        on_statement_stack(|| -> Result<()> {
+        self.statements.run(|| -> Result<()> {
             for (name, src) in &sources {
                 gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
             }
@@ -880,7 +886,7 @@ impl Engine {
 
     pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         self.cancel.reset();
-        on_statement_stack(|| self.run_plan(plan, &PlanMemo::default()))?
+        self.statements.run(|| self.run_plan(plan, &PlanMemo::default()))?
     }
 
     fn run_plan(&self, plan: &PhysicalPlan, memo: &PlanMemo) -> Result<(Vec<RecordBatch>, ExecStats)> {
@@ -931,24 +937,8 @@ impl Engine {
     /// Runs a plan on the CPU reference backend whatever the engine's backend.
     pub fn execute_plan_cpu(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         self.cancel.reset();
-        on_statement_stack(|| gpusql_exec::cpu::execute_cancellable(plan, &self.tables, &self.cancel))?
+        self.statements.run(|| gpusql_exec::cpu::execute_cancellable(plan, &self.tables, &self.cancel))?
     }
-}
-
-/// The stack statements are parsed, bound, planned and run on. Every pass recurses over
-/// expressions, which may nest `gpusql_sql::depth::MAX_EXPRESSION_DEPTH` deep (and
-/// parentheses twice that): more than the 2 MiB of a thread a library user may call from (crates/engine/tests/depth.rs runs
-/// 1,000 levels from one). Only touched pages are committed.
-const STATEMENT_STACK_BYTES: usize = 256 << 20;
-
-/// Runs `f` on a thread of [`STATEMENT_STACK_BYTES`] of stack (60–100 µs per statement
-/// to create and join), passing panics on.
-fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
-    std::thread::scope(|s| {
-        let thread = std::thread::Builder::new().name("gpusql-statement".into()).stack_size(STATEMENT_STACK_BYTES);
-        let handle = thread.spawn_scoped(s, f).map_err(|e| Error::exec(format!("starting a statement thread: {e}")))?;
-        handle.join().map_err(|p| std::panic::resume_unwind(p))
-    })
 }
 
 /// A statement's rows in one batch (SHOW, DESCRIBE: no execution statistics).
