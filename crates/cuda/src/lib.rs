@@ -17,7 +17,7 @@ pub mod staging;
 pub use cache::{CacheHit, CompileStats, KernelCache};
 pub use compile::{compile_cubin, compile_cubin_tier, compile_profile, nvrtc_version, CompileProfile, Tier};
 pub use compile_pool::Priority;
-pub use device::{GpuDevice, GpuTimer};
+pub use device::{EndedTimer, GpuDevice, GpuTimer};
 pub use staging::{Piece, STAGING_BYTES};
 
 /// The cudarc version this crate is built against, re-exported so callers use

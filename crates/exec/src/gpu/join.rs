@@ -22,6 +22,7 @@ pub struct KeyRange {
 }
 
 /// `payload_read`: per payload column, whether a probe reads it (`payload_columns_read`).
+/// Returns the table and the GPU span of its finishing launches, which may still run.
 pub fn finish_build(
     ex: &GpuExecutor,
     sink: SinkBuffers,
@@ -29,7 +30,7 @@ pub fn finish_build(
     key_range: Option<KeyRange>,
     payload_read: &[bool],
     stat: &mut KernelStat,
-) -> Result<BuiltTable> {
+) -> Result<(BuiltTable, gpusql_cuda::EndedTimer)> {
     let shared_memory = ex.config.shared_memory_probe_tables;
     let dev = &ex.dev;
     let missing = || Error::exec("hash build buffers missing");
@@ -131,11 +132,12 @@ pub fn finish_build(
         }
         _ => None,
     };
-    stat.ms += ex.run_queue(q)?;
-    // (`pos` and the sink's arrival-order payload are read by the queued launches: they
-    // live until here.)
+    // Not waited for: the next stage's host work overlaps these launches. (Buffers freed
+    // meanwhile, `pos` and the sink's arrival-order payload, are freed in stream order,
+    // after the launches that read them.)
+    let span = ex.submit_queue(q)?;
     drop((pos, sink.outputs));
-    Ok(BuiltTable {
+    let table = BuiltTable {
         slots,
         slot_count: sink.slot_count,
         keys: sink.group_keys,
@@ -148,7 +150,8 @@ pub fn finish_build(
         direct,
         bitmap,
         iota: Default::default(),
-    })
+    };
+    Ok((table, span))
 }
 
 /// Exclusive prefix sum of `n` u32 values on the GPU (256 per block, block totals scanned

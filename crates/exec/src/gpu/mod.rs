@@ -163,9 +163,9 @@ impl GpuExecutor {
     /// of `optimal` is queued for the next run.
     fn choose_kernels(
         &self,
-        optimal: KernelSpec,
-        generic: impl FnOnce() -> Result<KernelSpec>,
-    ) -> Result<(KernelSpec, Tier)> {
+        optimal: Arc<KernelSpec>,
+        generic: impl FnOnce() -> Result<Arc<KernelSpec>>,
+    ) -> Result<(Arc<KernelSpec>, Tier)> {
         if !self.config.compile_ahead || self.dev.is_ready(&optimal.source, Tier::Full) {
             return Ok((optimal, Tier::Full));
         }
@@ -199,10 +199,12 @@ impl GpuExecutor {
                     if sources.is_empty() && self.dev.is_ready(&spec.source, Tier::Full) {
                         return Ok(()); // a plan run before
                     }
-                    sources.push(spec.source);
+                    sources.push(spec.source.clone());
                 }
-                Stage::Sort { keys, schema, .. } => {
-                    sorts.push(gpusql_codegen::sort::generate_sort(schema, keys)?.source);
+                Stage::Sort { input, keys, schema, .. } => {
+                    sorts.push(
+                        memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys))?.source.clone(),
+                    );
                 }
                 Stage::Slice { .. } => {}
             }
@@ -224,22 +226,15 @@ impl GpuExecutor {
         self.refresh_util();
     }
 
-    /// Launches `f` with arguments bound in order; returns kernel ms (CUDA events).
-    pub(crate) fn launch(
-        &self,
-        f: &CudaFunction,
-        args: &[Arg],
-        work_items: usize,
-        max_blocks: Option<u32>,
-    ) -> Result<f64> {
-        let timer = self.dev.timer_start().map_err(cuda_error)?;
-        self.launch_untimed(f, args, work_items, max_blocks)?;
-        timer.stop().map_err(cuda_error)
-    }
-
     /// Submits every launch of `q` in order, back to back, and returns their GPU ms
     /// (CUDA events around them all).
     pub(crate) fn run_queue(&self, q: LaunchQueue) -> Result<f64> {
+        self.submit_queue(q)?.ms().map_err(cuda_error)
+    }
+
+    /// `run_queue` without waiting: the span's end is queued, to be read once the host
+    /// has waited for the stream anyway (downloading what the launches counted).
+    pub(crate) fn submit_queue(&self, q: LaunchQueue) -> Result<gpusql_cuda::EndedTimer> {
         let t0 = std::time::Instant::now();
         let timer = self.dev.timer_start().map_err(cuda_error)?;
         let t1 = std::time::Instant::now();
@@ -247,18 +242,17 @@ impl GpuExecutor {
             self.launch_untimed(&l.function, &l.args, l.work_items, l.max_blocks)?;
         }
         let t2 = std::time::Instant::now();
-        let ms = timer.stop().map_err(cuda_error)?;
+        let ended = timer.end_here().map_err(cuda_error)?;
         if self.config.profile_host {
             eprintln!(
-                "queue: {} launches, timer start {:.1} us, submitting them {:.1} us (host), GPU span {:.1} us, host total {:.1} us",
+                "queue: {} launches, timer start {:.1} us, submitting them {:.1} us (host), host total {:.1} us",
                 q.launches.len(),
                 (t1 - t0).as_secs_f64() * 1e6,
                 (t2 - t1).as_secs_f64() * 1e6,
-                ms * 1e3,
                 t0.elapsed().as_secs_f64() * 1e6
             );
         }
-        Ok(ms)
+        Ok(ended)
     }
 
     /// Queues a launch of `f` (no timing, no synchronization).
@@ -405,6 +399,9 @@ impl GpuExecutor {
         steps.print("query start");
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
+        // GPU spans not waited for when their stage ended (a build's finishing launches):
+        // by stage, read once the result is downloaded.
+        let mut pending_spans = vec![];
         for stage in &plan.stages {
             let stage_start = std::time::Instant::now();
             self.cancel.check()?;
@@ -422,7 +419,8 @@ impl GpuExecutor {
                                 p.sink.id(),
                                 p.sink.schema().len(),
                             );
-                            let t = join::finish_build(self, *sink, counted, key_range, &read, &mut stat)?;
+                            let (t, span) = join::finish_build(self, *sink, counted, key_range, &read, &mut stat)?;
+                            pending_spans.push((stats.kernels.len(), span));
                             steps.mark("finish build");
                             steps.print(&format!("pipeline_{}", p.id));
                             built.insert(p.sink.id(), t);
@@ -432,7 +430,9 @@ impl GpuExecutor {
                 }
                 Stage::Sort { input, output, keys, limit, .. } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
-                    let (sorted, stat) = sort::run(self, data, keys, *limit, *input)?;
+                    let spec = memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(&data.schema, keys))?;
+                    let (sorted, stat, span) = sort::run(self, data, &spec, *limit, *input)?;
+                    pending_spans.push((stats.kernels.len(), span));
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);
                 }
@@ -460,6 +460,12 @@ impl GpuExecutor {
         steps.print("result");
         // Compiling the result-assembly kernels (first query only) is compile time.
         stats.download_ms = dl.elapsed().as_secs_f64() * 1e3 - assembly.compile_ms;
+        for (stage, span) in pending_spans {
+            let ms = span.ms().map_err(cuda_error)?;
+            if let Some(k) = stats.kernels.get_mut(stage) {
+                k.ms += ms;
+            }
+        }
         stats.compile_ms += assembly.compile_ms;
         stats.kernel_ms = stats.kernels.iter().map(|k| k.ms).sum();
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
@@ -598,9 +604,10 @@ impl GpuExecutor {
                 built,
                 spec: &spec,
             };
-            stat.ms += self.run_kernels(&func, init.as_ref(), &binder)?;
+            let span = self.run_kernels(&func, init.as_ref(), &binder)?;
             steps.mark("kernels");
             let counted = sink.counted(&self.dev)?;
+            stat.ms += span.ms().map_err(cuda_error)?;
             let code = counted.error;
             let full_at = n.saturating_sub(counted.full_from_end as usize);
             let count = counted.rows;
@@ -632,9 +639,14 @@ impl GpuExecutor {
         }
     }
 
-    /// Runs the init kernel (empty hash slots) and the pipeline kernel, back to back;
-    /// returns their GPU ms.
-    fn run_kernels(&self, func: &CudaFunction, init: Option<&CudaFunction>, b: &Binder) -> Result<f64> {
+    /// Queues the init kernel (empty hash slots) and the pipeline kernel, back to back;
+    /// returns their GPU span.
+    fn run_kernels(
+        &self,
+        func: &CudaFunction,
+        init: Option<&CudaFunction>,
+        b: &Binder,
+    ) -> Result<gpusql_cuda::EndedTimer> {
         let bind = |q: &Param| b.bind(q);
         let mut q = LaunchQueue::default();
         if let (Some(init_fn), Some(init_spec)) = (init, &b.spec.init) {
@@ -643,7 +655,7 @@ impl GpuExecutor {
         }
         let args = b.spec.params.iter().map(bind).collect::<Result<Vec<_>>>()?;
         q.push(func.clone(), &args, b.n, Some(self.resident_grid(func)));
-        self.run_queue(q)
+        self.submit_queue(q)
     }
 
     /// What the code generator needs to know of the hash tables built so far.
@@ -831,19 +843,19 @@ fn balanced_groups(mut sources: Vec<String>, groups: usize) -> Vec<Vec<String>> 
 }
 
 /// The host wall time of each step of a stage, printed on stderr (`profile_host`).
-struct HostSteps {
+pub(crate) struct HostSteps {
     enabled: bool,
     last: std::time::Instant,
     steps: Vec<(&'static str, f64)>,
 }
 
 impl HostSteps {
-    fn new(enabled: bool) -> Self {
+    pub(crate) fn new(enabled: bool) -> Self {
         HostSteps { enabled, last: std::time::Instant::now(), steps: vec![] }
     }
 
     /// Ends step `what` (it began at the previous mark).
-    fn mark(&mut self, what: &'static str) {
+    pub(crate) fn mark(&mut self, what: &'static str) {
         if self.enabled {
             let now = std::time::Instant::now();
             self.steps.push((what, (now - self.last).as_secs_f64() * 1e3));
@@ -851,7 +863,7 @@ impl HostSteps {
         }
     }
 
-    fn print(&self, stage: &str) {
+    pub(crate) fn print(&self, stage: &str) {
         if self.enabled {
             let steps: Vec<String> = self.steps.iter().map(|(w, ms)| format!("{w} {ms:.3}")).collect();
             eprintln!("host ms of {stage}: {}", steps.join(", "));

@@ -3,7 +3,7 @@
 //! the GPU, then downloaded into Arrow arrays.
 
 use super::buffers::{value_width, Arg, Intermediate, OwnedColumn};
-use super::{ptr, GpuExecutor, LaunchQueue, Permute};
+use super::{ptr, GpuExecutor, HostSteps, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use arrow::array::*;
@@ -77,13 +77,17 @@ pub fn slice(
 /// 2^31 (every batch then holds less).
 ///
 /// Sorted rows are gathered through the permutation first, all columns in one queue;
-/// unsorted ones are downloaded where they lie. (Each column's download waits for the
-/// GPU: a handful of microseconds each, where timing a queue per column cost ~50.)
+/// unsorted ones are copied from where they lie. Everything comes back in at most two
+/// round trips (`GpuDevice::download_many`, each waiting for the GPU once): validity,
+/// fixed-width values and string lengths, then all string columns' bytes, copied into
+/// one buffer on the GPU at offsets made from those lengths.
 pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(Vec<RecordBatch>, KernelStat)> {
     let mut stat = KernelStat::default();
+    let mut steps = HostSteps::new(ex.config.profile_host);
     let (start, m) = row_range(r, plan.skip, plan.fetch)?;
     // Per returned column: its values and validity, and the row they start at.
     let mut sources: Vec<(Buffer, Option<Buffer>, usize)> = vec![];
+    let mut span = None;
     match &r.perm {
         Some(p) => {
             let idx = ptr(p, &ex.dev) + 4 * start as u64;
@@ -97,7 +101,7 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
                 };
                 sources.push((Buffer::Own(values), validity, 0));
             }
-            ex.run_queue(q)?;
+            span = Some(ex.submit_queue(q)?);
         }
         None => {
             for c in &plan.columns {
@@ -106,20 +110,81 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
             }
         }
     }
-    let mut fields = vec![];
+    steps.mark("gathers");
+    let types: Vec<DataType> = plan.columns.iter().map(|c| r.schema.fields[*c].ty).collect();
+    // `Str` records of the string columns, and their lengths, one u32 per row each.
+    let records: Vec<u64> = types
+        .iter()
+        .zip(&sources)
+        .filter(|(ty, _)| **ty == DataType::Utf8)
+        .map(|(ty, (values, _, first))| ptr(values.get(), &ex.dev) + (first * value_width(ty)) as u64)
+        .collect();
+    let lengths = if records.is_empty() || m == 0 {
+        None
+    } else {
+        let lens = ex.dev.alloc_unset::<u32>(records.len() * m, "string lengths").map_err(cuda_error)?;
+        let f = ex.util("string_lengths", &mut stat)?;
+        for (j, recs) in records.iter().enumerate() {
+            let out = ptr(&lens, &ex.dev) + (4 * j * m) as u64;
+            ex.launch_untimed(&f, &[Arg::U64(*recs), Arg::U64(out), Arg::U64(m as u64)], m, Some(1024))?;
+        }
+        Some(lens)
+    };
+    steps.mark("string lengths");
+    // Round trip 1: per column its validity and (not strings) values, then the lengths.
+    let mut ranges = vec![];
+    for (ty, (values, validity, first)) in types.iter().zip(&sources) {
+        if let Some(v) = validity {
+            ranges.push((ptr(v.get(), &ex.dev) + *first as u64, m));
+        }
+        if *ty != DataType::Utf8 {
+            let w = value_width(ty);
+            ranges.push((ptr(values.get(), &ex.dev) + (first * w) as u64, m * w));
+        }
+    }
+    if let Some(lens) = &lengths {
+        ranges.push((ptr(lens, &ex.dev), 4 * records.len() * m));
+    }
+    // SAFETY: each range lies in a live buffer: rows [first, first + m) of a column.
+    let mut host = unsafe { ex.dev.download_many(&ranges) }.map_err(cuda_error)?.into_iter();
+    steps.mark("round trip");
+    if let Some(span) = span {
+        stat.ms += span.ms().map_err(cuda_error)?;
+    }
     let mut columns: Vec<Downloaded> = vec![];
-    for ((c, name), (values, validity, first)) in plan.columns.iter().zip(&plan.names).zip(&sources) {
-        let f = &r.schema.fields[*c];
+    for (ty, (_, validity, _)) in types.iter().zip(&sources) {
         let nulls = match validity {
-            Some(v) => {
-                let b = ex.dev.download_range(v.get(), *first..first + m).map_err(cuda_error)?;
-                Some(NullBuffer::from(b.iter().map(|x| *x != 0).collect::<Vec<bool>>()))
-            }
+            Some(_) => Some(NullBuffer::from(next(&mut host)?.iter().map(|x| *x != 0).collect::<Vec<bool>>())),
             None => None,
         };
-        columns.push(to_host(ex, &f.ty, values.get(), *first, m, nulls, &mut stat)?);
-        fields.push(ArrowField::new(name, f.ty.to_arrow(), f.nullable));
+        columns.push(match ty {
+            DataType::Utf8 => Downloaded::Strings { offsets: vec![], bytes: vec![], nulls },
+            _ => Downloaded::Array(fixed_width_array(ty, &next(&mut host)?, m, nulls)?),
+        });
     }
+    steps.mark("arrays");
+    if lengths.is_some() {
+        let lens = next(&mut host)?;
+        string_bytes(ex, &records, &lens, m, &mut columns, &mut stat)?;
+        steps.mark("string bytes");
+    } else {
+        // (No rows: each string column is empty.)
+        for c in &mut columns {
+            if let Downloaded::Strings { offsets, .. } = c {
+                offsets.push(0);
+            }
+        }
+    }
+    drop(lengths);
+    let fields: Vec<ArrowField> = plan
+        .columns
+        .iter()
+        .zip(&plan.names)
+        .map(|(c, name)| {
+            let f = &r.schema.fields[*c];
+            ArrowField::new(name, f.ty.to_arrow(), f.nullable)
+        })
+        .collect();
     let schema = Arc::new(ArrowSchema::new(fields));
     let mut batches = vec![];
     let strings: Vec<&[i64]> = columns
@@ -134,7 +199,14 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
             &RecordBatchOptions::new().with_row_count(Some(end - start)),
         )?);
     }
+    steps.mark("batches");
+    steps.print(&format!("result download ({m} rows, {} columns)", types.len()));
     Ok((batches, stat))
+}
+
+/// The next downloaded range (`download` reads them in the order it asked for them).
+fn next(host: &mut std::vec::IntoIter<Vec<u8>>) -> Result<Vec<u8>> {
+    host.next().ok_or_else(|| gpusql_common::Error::exec("result download: fewer ranges than columns"))
 }
 
 /// A device buffer made here or one of the result's.
@@ -225,72 +297,86 @@ fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
         .collect()
 }
 
-/// Rows [first, first + m) of a column's values on the host.
-fn to_host(
-    ex: &GpuExecutor,
-    ty: &DataType,
-    values: &CudaSlice<u8>,
-    first: usize,
-    m: usize,
-    nulls: Option<NullBuffer>,
-    stat: &mut KernelStat,
-) -> Result<Downloaded> {
-    if *ty == DataType::Utf8 {
-        return strings(ex, ptr(values, &ex.dev) + (first * value_width(ty)) as u64, m, nulls, stat);
-    }
-    let w = value_width(ty);
-    let b = ex.dev.download_range(values, first * w..(first + m) * w).map_err(cuda_error)?;
-    Ok(Downloaded::Array(match ty {
+/// A fixed-width column's `m` values (`b`, the GPU layout) as an Arrow array.
+fn fixed_width_array(ty: &DataType, b: &[u8], m: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+    Ok(match ty {
         DataType::Boolean => Arc::new(BooleanArray::new(b[..m].iter().map(|x| *x != 0).collect(), nulls)),
-        DataType::Int32 => Arc::new(Int32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
-        DataType::Date => Arc::new(Date32Array::new(bytes_to::<i32>(&b, m).into(), nulls)),
-        DataType::Int64 => Arc::new(Int64Array::new(bytes_to::<i64>(&b, m).into(), nulls)),
-        DataType::Timestamp => Arc::new(TimestampMicrosecondArray::new(bytes_to::<i64>(&b, m).into(), nulls)),
-        DataType::Float64 => Arc::new(Float64Array::new(bytes_to::<f64>(&b, m).into(), nulls)),
+        DataType::Int32 => Arc::new(Int32Array::new(bytes_to::<i32>(b, m).into(), nulls)),
+        DataType::Date => Arc::new(Date32Array::new(bytes_to::<i32>(b, m).into(), nulls)),
+        DataType::Int64 => Arc::new(Int64Array::new(bytes_to::<i64>(b, m).into(), nulls)),
+        DataType::Timestamp => Arc::new(TimestampMicrosecondArray::new(bytes_to::<i64>(b, m).into(), nulls)),
+        DataType::Float64 => Arc::new(Float64Array::new(bytes_to::<f64>(b, m).into(), nulls)),
         DataType::Decimal { precision, scale } => {
             let v: Vec<i128> = if *precision <= 18 {
-                bytes_to::<i64>(&b, m).into_iter().map(|x| x as i128).collect()
+                bytes_to::<i64>(b, m).into_iter().map(|x| x as i128).collect()
             } else {
-                bytes_to::<i128>(&b, m)
+                bytes_to::<i128>(b, m)
             };
             Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(*precision, *scale as i8)?)
         }
-        DataType::Utf8 => unreachable!(),
-    }))
+        DataType::Utf8 => return Err(gpusql_common::Error::exec("a string column is not fixed-width")),
+    })
 }
 
-/// `Str` records (`recs`: a device pointer to m of them) -> one byte buffer (copied on the
-/// GPU) + offsets. NULL rows hold empty records (codegen initializes every string
-/// variable), so they copy nothing.
-fn strings(
+/// The bytes of the string columns (`records`: a device pointer to m `Str` records each;
+/// `lens`: their lengths, column after column): copied on the GPU into one buffer, each
+/// column's rows back to back after the previous column's, and downloaded in one round
+/// trip into the `Strings` entries of `columns`, in order. NULL rows hold empty records
+/// (codegen initializes every string variable), so they copy nothing.
+fn string_bytes(
     ex: &GpuExecutor,
-    recs: u64,
+    records: &[u64],
+    lens: &[u8],
     m: usize,
-    nulls: Option<NullBuffer>,
+    columns: &mut [Downloaded],
     stat: &mut KernelStat,
-) -> Result<Downloaded> {
-    if m == 0 {
-        return Ok(Downloaded::Strings { offsets: vec![0], bytes: vec![], nulls });
-    }
-    let lens_d = ex.dev.alloc_zeros::<u32>(m, "string lengths").map_err(cuda_error)?;
-    let f = ex.util("string_lengths", stat)?;
-    ex.launch_untimed(&f, &[Arg::U64(recs), Arg::U64(ptr(&lens_d, &ex.dev)), Arg::U64(m as u64)], m, Some(1024))?;
-    let lens = ex.dev.download(&lens_d).map_err(cuda_error)?;
-    let mut offsets = Vec::with_capacity(m + 1);
+) -> Result<()> {
+    let mut steps = HostSteps::new(ex.config.profile_host);
+    let lens: Vec<u32> = bytes_to::<u32>(lens, records.len() * m);
+    // Per column: offsets of its rows in the shared buffer (m each, uploaded) and on the
+    // host (m + 1 each, from 0), and where its bytes start.
+    let mut device_offsets = Vec::with_capacity(records.len() * m);
+    let mut host_offsets = vec![];
+    let mut starts = vec![];
     let mut total: i64 = 0;
-    offsets.push(0i64);
-    for l in &lens[..m] {
-        total += *l as i64;
-        offsets.push(total);
+    for col in lens.chunks(m) {
+        starts.push(total);
+        let mut offs = Vec::with_capacity(m + 1);
+        offs.push(0i64);
+        for l in col {
+            device_offsets.push(total);
+            total += *l as i64;
+            offs.push(total - starts[starts.len() - 1]);
+        }
+        host_offsets.push(offs);
     }
-    let offs_d = ex.dev.upload(&offsets[..m], "string offsets").map_err(cuda_error)?;
-    let bytes_d = ex.dev.alloc_zeros::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
+    steps.mark("offsets");
+    let offs_d = ex.dev.upload(&device_offsets, "string offsets").map_err(cuda_error)?;
+    steps.mark("upload");
+    let bytes_d = ex.dev.alloc_unset::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
     let f = ex.util("copy_strings", stat)?;
-    let args = [Arg::U64(recs), Arg::U64(ptr(&offs_d, &ex.dev)), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
-    ex.launch_untimed(&f, &args, m, Some(1024))?;
-    let mut bytes = ex.dev.download(&bytes_d).map_err(cuda_error)?;
-    bytes.truncate(total as usize);
-    Ok(Downloaded::Strings { offsets, bytes, nulls })
+    for (j, recs) in records.iter().enumerate() {
+        let offs = ptr(&offs_d, &ex.dev) + (8 * j * m) as u64;
+        let args = [Arg::U64(*recs), Arg::U64(offs), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
+        ex.launch_untimed(&f, &args, m, Some(1024))?;
+    }
+    let base = ptr(&bytes_d, &ex.dev);
+    let ranges: Vec<(u64, usize)> =
+        starts.iter().zip(&host_offsets).map(|(s, offs)| (base + *s as u64, offs[m] as usize)).collect();
+    steps.mark("copies");
+    // SAFETY: each range is a column's bytes in `bytes_d`, alive here.
+    let bytes = unsafe { ex.dev.download_many(&ranges) }.map_err(cuda_error)?;
+    steps.mark("round trip");
+    steps.print("string bytes");
+    let strings = columns.iter_mut().filter_map(|c| match c {
+        Downloaded::Strings { offsets, bytes, .. } => Some((offsets, bytes)),
+        Downloaded::Array(_) => None,
+    });
+    for ((offsets, bytes), (offs, b)) in strings.zip(host_offsets.into_iter().zip(bytes)) {
+        *offsets = offs;
+        *bytes = b;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

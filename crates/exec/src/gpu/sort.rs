@@ -1,14 +1,14 @@
 //! Sort stage on the GPU: a rank sort for small inputs, else a bitonic sort of a row
-//! permutation.
+//! permutation. Its launches are queued, not waited for: the GPU span is returned.
 
 use super::buffers::{Arg, Intermediate};
 use super::{ptr, GpuExecutor, LaunchQueue};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
-use gpusql_codegen::sort::{generate_sort, SMALL_SORT};
+use gpusql_codegen::sort::{SortSpec, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
-use gpusql_plan::SortColumn;
+use gpusql_cuda::EndedTimer;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;
@@ -16,11 +16,10 @@ const TOP_N_MIN_CHUNK: usize = 64;
 pub fn run(
     ex: &GpuExecutor,
     mut data: Intermediate,
-    keys: &[SortColumn],
+    spec: &SortSpec,
     limit: Option<usize>,
     input: usize,
-) -> Result<(Intermediate, KernelStat)> {
-    let spec = generate_sort(&data.schema, keys)?;
+) -> Result<(Intermediate, KernelStat, EndedTimer)> {
     let tier = ex.tier_for(&spec.source);
     let mut stat =
         KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
@@ -61,14 +60,14 @@ pub fn run(
         q.push(rank_fn, &args, n * n.div_ceil(32) * 32, None);
         q.push(scatter, &[Arg::U64(ptr(&rank, &ex.dev)), Arg::U64(ptr(&perm, &ex.dev)), Arg::U64(n as u64)], n, None);
         q.keep(rank);
-        stat.ms += ex.run_queue(q)?;
+        let span = ex.submit_queue(q)?;
         data.perm = Some(perm);
-        return Ok((data, stat));
+        return Ok((data, stat, span));
     }
     let iota = ex.load(&spec.source, &spec.iota_entry, tier, &mut stat)?;
     let step = ex.load(&spec.source, &spec.step_entry, tier, &mut stat)?;
-    stat.ms += ex.launch(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     let timer = ex.dev.timer_start().map_err(cuda_error)?;
+    ex.launch_untimed(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     // Top-N: sort chunks of c (the wanted rows, rounded up to a power of two), then halve
     // the rows until one chunk is left: a compare-exchange at distance c between each
     // ascending chunk and its descending neighbour leaves their c first rows in the first
@@ -114,7 +113,7 @@ pub fn run(
         data.rows = n.min(c);
         stat.rows_out = data.rows;
     }
-    stat.ms += timer.stop().map_err(cuda_error)?;
+    let span = timer.end_here().map_err(cuda_error)?;
     data.perm = Some(perm);
-    Ok((data, stat))
+    Ok((data, stat, span))
 }
