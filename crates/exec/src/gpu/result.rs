@@ -286,21 +286,23 @@ fn upload_u32(ex: &GpuExecutor, v: &[u32]) -> Result<CudaSlice<u32>> {
 }
 
 fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
-    let w = std::mem::size_of::<T>();
-    (0..m)
-        .map(|i| {
-            let mut v = T::default();
-            // SAFETY: T is a plain number type and the slice holds w bytes at i*w.
-            unsafe { std::ptr::copy_nonoverlapping(b[i * w..].as_ptr(), &mut v as *mut T as *mut u8, w) };
-            v
-        })
-        .collect()
+    // (At most the values `b` holds: a short download makes a short array, which the
+    // record batch then refuses.)
+    let n = m.min(b.len() / std::mem::size_of::<T>().max(1));
+    let mut v = Vec::<T>::with_capacity(n);
+    // SAFETY: T is a plain number type (any bytes are a value); `b` holds n of them,
+    // copied into the capacity reserved above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+        v.set_len(n);
+    }
+    v
 }
 
 /// A fixed-width column's `m` values (`b`, the GPU layout) as an Arrow array.
 fn fixed_width_array(ty: &DataType, b: &[u8], m: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
     Ok(match ty {
-        DataType::Boolean => Arc::new(BooleanArray::new(b[..m].iter().map(|x| *x != 0).collect(), nulls)),
+        DataType::Boolean => Arc::new(BooleanArray::new(b.iter().take(m).map(|x| *x != 0).collect(), nulls)),
         DataType::Int32 => Arc::new(Int32Array::new(bytes_to::<i32>(b, m).into(), nulls)),
         DataType::Date => Arc::new(Date32Array::new(bytes_to::<i32>(b, m).into(), nulls)),
         DataType::Int64 => Arc::new(Int64Array::new(bytes_to::<i64>(b, m).into(), nulls)),
