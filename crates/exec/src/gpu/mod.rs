@@ -399,8 +399,8 @@ impl GpuExecutor {
         steps.print("query start");
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
-        // GPU spans not waited for when their stage ended (a build's finishing launches):
-        // by stage, read once the result is downloaded.
+        // GPU spans not waited for when their stage ended (a build's finishing launches,
+        // a sort): by stage, read once the result is downloaded.
         let mut pending_spans = vec![];
         for stage in &plan.stages {
             let stage_start = std::time::Instant::now();
