@@ -216,10 +216,7 @@ impl SinkBuffers {
 
     /// Downloads the counters (waits for the GPU).
     pub fn counted(&self, dev: &GpuDevice) -> Result<Counted> {
-        // SAFETY: the range is the counters buffer, alive in `self`.
-        let bytes = unsafe { dev.download_many(&[(ptr(&self.counters, dev), COUNTERS * 8)]) }.map_err(cuda_error)?;
-        let w: Vec<u64> =
-            bytes[0].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())).collect();
+        let w = dev.download(&self.counters).map_err(cuda_error)?;
         // (Little-endian halves: the int at a word's address is its low half.)
         let word = |c: Counter| w[COUNTER_STRIDE * c as usize];
         let error_word = word(Counter::Error);
