@@ -56,6 +56,7 @@ pub fn report(stats: &ExecStats, wall_ms: f64) -> String {
             );
         }
     }
-    let _ = write!(s, "\nTime: {wall_ms:.3} ms (wall, parse to result)");
+    let plan = if stats.plan_kept { "a kept plan" } else { "planned" };
+    let _ = write!(s, "\nTime: {wall_ms:.3} ms (wall, parse to result; {plan}: {:.2} ms)", stats.plan_ms);
     s
 }

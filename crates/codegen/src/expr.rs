@@ -60,6 +60,9 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         // (NULL: the type's zero with a constant NULL flag, in the source.)
         Expr::Literal { value, ty } if value.is_null() => Ok(Value { v: null_value(ty), null: "true".into() }),
         Expr::Literal { value, ty } => Ok(Value::not_null(out.literals()?.value(e, None, value, *ty)?)),
+        Expr::Parameter { value, ty, source } => {
+            Ok(Value::not_null(out.literals()?.parameter(e, source.id, value, *ty)?))
+        }
         Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), left, right, .. } => {
             gen_logical(op, left, right, row, out)
         }

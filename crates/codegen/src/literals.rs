@@ -40,6 +40,7 @@
 
 use crate::types::c_type;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_plan::parameters::ParamValues;
 use gpusql_plan::{ConstantField, ConstantNames, Expr, LikeItem, LikePattern, LiteralSet};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -49,6 +50,9 @@ use std::sync::Arc;
 pub enum KernelLiteral {
     /// A non-NULL value of type `ty`.
     Value { value: ScalarValue, ty: DataType },
+    /// The value of a plan template's parameter `id` (`Expr::Parameter`), `value` in the run
+    /// the kernel was generated for: a later run binds its own (`resolve`).
+    Parameter { id: u64, value: ScalarValue, ty: DataType },
     /// A LIKE pattern.
     Pattern(LikePattern),
 }
@@ -106,7 +110,7 @@ pub fn param_name(index: usize, part: LiteralPart) -> String {
 fn param_decl(literal: &KernelLiteral, part: LiteralPart) -> String {
     match part {
         LiteralPart::Value => match literal {
-            KernelLiteral::Value { ty, .. } => format!("const {}", c_type(ty)),
+            KernelLiteral::Value { ty, .. } | KernelLiteral::Parameter { ty, .. } => format!("const {}", c_type(ty)),
             KernelLiteral::Pattern(_) => "const uint32_t".into(),
         },
         LiteralPart::Low | LiteralPart::High => "const uint64_t".into(),
@@ -156,7 +160,7 @@ pub enum LiteralArg {
 /// The parameter data of `literal`, for every part it can be passed as.
 fn part_data(literal: &KernelLiteral) -> Result<Vec<(LiteralPart, PartData)>> {
     match literal {
-        KernelLiteral::Value { value, ty } => value_data(value, ty),
+        KernelLiteral::Value { value, ty } | KernelLiteral::Parameter { value, ty, .. } => value_data(value, ty),
         KernelLiteral::Pattern(p) => {
             let mut bytes = vec![];
             let mut kinds = vec![];
@@ -285,6 +289,31 @@ pub struct LiteralData {
     args: HashMap<(usize, LiteralPart), LiteralArg>,
 }
 
+/// `literals` with the values their parameters take in a run with `values` (None: they
+/// are the values the kernel was generated with).
+pub fn resolve(literals: &[KernelLiteral], values: &ParamValues) -> Option<Vec<KernelLiteral>> {
+    let stale = |l: &KernelLiteral| match l {
+        KernelLiteral::Parameter { id, value, .. } => values.get(*id).is_some_and(|v| v != value),
+        _ => false,
+    };
+    if !literals.iter().any(stale) {
+        return None;
+    }
+    Some(
+        literals
+            .iter()
+            .map(|l| match l {
+                KernelLiteral::Parameter { id, value, ty } => KernelLiteral::Parameter {
+                    id: *id,
+                    value: values.get(*id).cloned().unwrap_or_else(|| value.clone()),
+                    ty: *ty,
+                },
+                other => other.clone(),
+            })
+            .collect(),
+    )
+}
+
 impl LiteralData {
     pub fn new(literals: &[KernelLiteral]) -> Result<LiteralData> {
         let mut data = LiteralData::default();
@@ -378,6 +407,17 @@ impl Literals {
         // (Checks that the value fits the parameter's type before anything is registered.)
         value_data(value, &ty)?;
         let i = self.register(e, field, KernelLiteral::Value { value: value.clone(), ty });
+        for &part in value_parts(&ty).0 {
+            self.use_part(i, part);
+        }
+        Ok(literal_name(i))
+    }
+
+    /// The C expression of parameter `e` (an `Expr::Parameter` of source `id`), whose
+    /// value is `value` in this run.
+    pub fn parameter(&mut self, e: &Expr, id: u64, value: &ScalarValue, ty: DataType) -> Result<String> {
+        value_data(value, &ty)?;
+        let i = self.register(e, None, KernelLiteral::Parameter { id, value: value.clone(), ty });
         for &part in value_parts(&ty).0 {
             self.use_part(i, part);
         }

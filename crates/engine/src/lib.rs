@@ -105,7 +105,10 @@ pub struct Engine {
 }
 
 /// A repeated SELECT skips binding, optimizing and planning (0.5-5 ms a TPC-H query:
-/// selectivity samples, placements): its physical plan is kept by the statement's text.
+/// selectivity samples, placements): its physical plan is kept by the statement's text,
+/// and, where it was planned with its literals as parameters, by its shape
+/// (`gpusql_sql::parameterize`): a query differing only in those literals runs that plan
+/// with its values.
 /// Valid while the catalog's generation and the settings are unchanged (a `SET` clears
 /// it). Plans scanning files named in the query are not kept (the files may change).
 #[derive(Default)]
@@ -114,10 +117,11 @@ struct PlanCache {
     plans: std::collections::HashMap<String, Arc<CachedPlan>>,
 }
 
-/// A kept plan, and what the GPU executor learnt running it (its kernels' sources, ...).
+/// A kept plan, and what the GPU executor learnt running it (its kernels' sources, ...),
+/// shared by the plans made from one template (`parameters.rs` in the plan crate).
 struct CachedPlan {
     plan: PhysicalPlan,
-    memo: PlanMemo,
+    memo: Arc<PlanMemo>,
 }
 
 /// Plans kept at most (least recently added go first).
@@ -525,7 +529,17 @@ impl Engine {
             let start = std::time::Instant::now();
             let key = matches!(s, gpusql_sql::Statement::Query(_)).then(|| s.to_string());
             let generation = self.tables.generation();
-            if let Some(cached) = key.as_ref().and_then(|k| self.plans.get(generation, k)) {
+            let shaped = key.as_ref().filter(|_| self.config.plan_templates).and_then(|_| gpusql_sql::parameterize(s));
+            let kept = key.as_ref().and_then(|k| self.plans.get(generation, k)).or_else(|| {
+                // The same shape with other values: its plan with these.
+                let p = shaped.as_ref()?;
+                let template = self.plans.get(generation, &p.shape)?;
+                let plan = gpusql_plan::parameters::instantiate(&template.plan, &p.values)?;
+                let cached = Arc::new(CachedPlan { plan, memo: template.memo.clone() });
+                self.plans.insert(generation, key.clone()?, cached.clone());
+                Some(cached)
+            });
+            if let Some(cached) = kept {
                 if stmts.len() == 1 {
                     self.plans.insert(generation, sql.to_string(), cached.clone());
                 }
@@ -536,7 +550,7 @@ impl Engine {
                 outs.push(out);
                 continue;
             }
-            let bound = gpusql_sql::bind_statement(s, &self.tables)?;
+            let (bound, shape) = self.bind_parameterized(s, shaped)?;
             let bind_ms = start.elapsed().as_secs_f64() * 1e3;
             let mut out = match (bound, key) {
                 (BoundStatement::Query(plan), Some(key)) => {
@@ -548,6 +562,9 @@ impl Engine {
                         let cached = Arc::new(cached);
                         if stmts.len() == 1 {
                             self.plans.insert(generation, sql.to_string(), cached.clone());
+                        }
+                        if let Some(shape) = shape {
+                            self.plans.insert(generation, shape, cached.clone());
                         }
                         self.plans.insert(generation, key, cached);
                     }
@@ -561,6 +578,27 @@ impl Engine {
             outs.push(out);
         }
         Ok(outs)
+    }
+
+    /// Binds `s`: with its literals as parameters where it has a shape (`shaped`) and that
+    /// binds (and its plan may keep them: it reads no table pruned by file statistics,
+    /// which judge literals only), else as written. The shape, where parameters were used.
+    fn bind_parameterized(
+        &self,
+        s: &gpusql_sql::Statement,
+        shaped: Option<gpusql_sql::Parameterized>,
+    ) -> Result<(BoundStatement, Option<String>)> {
+        if let Some(p) = shaped {
+            // (Binding with parameters can fail where a literal was needed, e.g. a
+            // constant a function folds; the statement binds as written then.)
+            if let Ok(bound @ BoundStatement::Query(_)) = p.bind(&self.tables) {
+                let BoundStatement::Query(plan) = &bound else { unreachable!() };
+                if !reads_file_statistics(plan) {
+                    return Ok((bound, Some(p.shape)));
+                }
+            }
+        }
+        Ok((gpusql_sql::bind_statement(s, &self.tables)?, None))
     }
 
     /// Runs a kept plan (found at `start`).
@@ -577,6 +615,7 @@ impl Engine {
             );
         }
         stats.plan_ms = plan_ms;
+        stats.plan_kept = true;
         Ok(Output::Rows { batches, stats })
     }
 
@@ -669,7 +708,7 @@ impl Engine {
                 plan_ms - optimize_ms
             );
         }
-        let memo = PlanMemo::default();
+        let memo = Arc::new(PlanMemo::default());
         let (batches, mut stats) = self.execute_recovering(&physical, &memo)?;
         stats.plan_ms = plan_ms;
         stats.placement_ms = placement_ms;
@@ -1049,4 +1088,10 @@ mod tests {
         let e = engine.set("no_such_setting", "1").unwrap_err();
         assert!(matches!(e, Error::InvalidInput(_)) && e.position().is_none(), "{e:?}");
     }
+}
+
+/// Whether `plan` scans a table with per-chunk statistics (row-group pruning reads them).
+fn reads_file_statistics(plan: &LogicalPlan) -> bool {
+    matches!(plan, LogicalPlan::Scan { statistics: Some(_), .. })
+        || plan.inputs().into_iter().any(reads_file_statistics)
 }

@@ -41,6 +41,9 @@ pub struct ExecStats {
     pub total_ms: f64,
     /// Parsing, binding, optimizing and planning the statement (engine).
     pub plan_ms: f64,
+    /// The plan was a kept one: of the same text, or of the same shape with other literal
+    /// values (`plan_templates`).
+    pub plan_kept: bool,
     /// Bytes of table columns the query's scans read.
     pub bytes_read: usize,
 }

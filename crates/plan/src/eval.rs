@@ -113,7 +113,7 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
     use ScalarValue as S;
     Ok(match e {
         Expr::Column { index, .. } => row[*index].clone(),
-        Expr::Literal { value, .. } => value.clone(),
+        Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.clone(),
         Expr::Binary { op: BinaryOp::And, left, right, .. } => and(left, right, row)?,
         Expr::Binary { op: BinaryOp::Or, left, right, .. } => or(left, right, row)?,
         Expr::Binary { op, left, right, ty } => binary(*op, eval(left, row)?, eval(right, row)?, ty)?,

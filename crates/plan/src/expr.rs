@@ -3,6 +3,7 @@
 //! of one type (decimals at a common scale) and both backends stay simple.
 
 use crate::literal_set::LiteralSet;
+use crate::parameters::ParamSource;
 pub use gpusql_common::date::{DateField, TruncUnit};
 use gpusql_common::{DataType, ScalarValue};
 use std::fmt;
@@ -63,6 +64,16 @@ pub enum Expr {
     Literal {
         value: ScalarValue,
         ty: DataType,
+    },
+    /// A constant of a statement planned once for all its literal values (a plan
+    /// template, `parameters.rs`): `value` is this run's, computed from the statement's
+    /// literals as `source` says. The planner takes no decision on it that a literal's
+    /// value would drive (folding, pruning, sets), so the plan holds for any value;
+    /// backends read it as a literal.
+    Parameter {
+        value: ScalarValue,
+        ty: DataType,
+        source: Arc<ParamSource>,
     },
     /// Operands have the same type for comparisons, + and - (the binder casts them);
     /// for * on decimals the scales add.
@@ -251,6 +262,7 @@ impl Expr {
         match self {
             Expr::Column { ty, .. }
             | Expr::Literal { ty, .. }
+            | Expr::Parameter { ty, .. }
             | Expr::Binary { ty, .. }
             | Expr::Cast { ty, .. }
             | Expr::Case { ty, .. } => *ty,
@@ -271,7 +283,7 @@ impl Expr {
     pub fn nullable(&self) -> bool {
         match self {
             Expr::Column { nullable, .. } => *nullable,
-            Expr::Literal { value, .. } => value.is_null(),
+            Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.is_null(),
             Expr::IsNull { .. } => false,
             Expr::Case { branches, else_expr, .. } => {
                 else_expr.as_ref().is_none_or(|e| e.nullable()) || branches.iter().any(|(_, t)| t.nullable())
@@ -282,7 +294,7 @@ impl Expr {
 
     pub fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Column { .. } | Expr::Literal { .. } => vec![],
+            Expr::Column { .. } | Expr::Literal { .. } | Expr::Parameter { .. } => vec![],
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e)
             | Expr::Negate(e)
@@ -402,7 +414,7 @@ pub enum ConstantField {
 /// parameters prints the parameters' names instead of the values, so that the kernel's
 /// text does not depend on them. None: the value, as `Display` prints it.
 pub trait ConstantNames {
-    /// What stands for literal `e` (an `Expr::Literal`).
+    /// What stands for literal `e` (an `Expr::Literal` or `Expr::Parameter`).
     fn literal(&self, e: &Expr) -> Option<String>;
     /// What stands for constant `field` of node `e`.
     fn field(&self, e: &Expr, field: ConstantField) -> Option<String>;
@@ -445,16 +457,18 @@ impl Expr {
                 let shown = names.and_then(|n| n.column(name));
                 write!(f, "{}#{index}", shown.as_deref().unwrap_or(name))
             }
-            Expr::Literal { value, ty } => match names.and_then(|n| n.literal(self)) {
-                Some(name) => write!(f, "{name}"),
-                None => match value {
-                    ScalarValue::Null => write!(f, "NULL"),
-                    ScalarValue::Utf8(_) => write!(f, "{value}"),
-                    ScalarValue::Date(_) => write!(f, "DATE '{}'", value.display(ty)),
-                    ScalarValue::Timestamp(_) => write!(f, "TIMESTAMP '{}'", value.display(ty)),
-                    v => write!(f, "{}", v.display(ty)),
-                },
-            },
+            Expr::Literal { value, ty } | Expr::Parameter { value, ty, .. } => {
+                match names.and_then(|n| n.literal(self)) {
+                    Some(name) => write!(f, "{name}"),
+                    None => match value {
+                        ScalarValue::Null => write!(f, "NULL"),
+                        ScalarValue::Utf8(_) => write!(f, "{value}"),
+                        ScalarValue::Date(_) => write!(f, "DATE '{}'", value.display(ty)),
+                        ScalarValue::Timestamp(_) => write!(f, "TIMESTAMP '{}'", value.display(ty)),
+                        v => write!(f, "{}", v.display(ty)),
+                    },
+                }
+            }
             Expr::Binary { op, left, right, .. } => write!(f, "({} {} {})", show(left), op.symbol(), show(right)),
             Expr::Not(e) => write!(f, "NOT {}", show(e)),
             Expr::Negate(e) => write!(f, "-{}", show(e)),

@@ -9,6 +9,7 @@ pub mod filter_plan;
 pub mod literal_set;
 pub mod logical;
 pub mod optimizer;
+pub mod parameters;
 pub mod physical;
 pub mod planner;
 pub mod replicated;

@@ -295,6 +295,9 @@ pub struct PhysicalPlan {
     pub names: Vec<String>,
     pub skip: usize,
     pub fetch: Option<usize>,
+    /// The values of this run of a plan template's parameters (`parameters::instantiate`;
+    /// empty where the plan was made for its values).
+    pub parameters: crate::parameters::ParamValues,
 }
 
 impl PhysicalPlan {

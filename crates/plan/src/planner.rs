@@ -62,7 +62,16 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         }
         Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
     };
-    Ok(PhysicalPlan { stages: p.stages, result: id, result_schema: schema, columns, names, skip, fetch })
+    Ok(PhysicalPlan {
+        stages: p.stages,
+        result: id,
+        result_schema: schema,
+        columns,
+        names,
+        skip,
+        fetch,
+        parameters: Default::default(),
+    })
 }
 
 /// Keeps a Lane Refill mark where the estimated lane activity since the pipeline's start (or

@@ -69,8 +69,8 @@ pub fn conjunction_selectivity(terms: &[Expr]) -> f64 {
             _ => return None,
         };
         match (&**left, &**right) {
-            (e, Expr::Literal { .. }) => Some(((*e).clone(), lower)),
-            (Expr::Literal { .. }, e) => Some(((*e).clone(), !lower)),
+            (e, Expr::Literal { .. } | Expr::Parameter { .. }) => Some(((*e).clone(), lower)),
+            (Expr::Literal { .. } | Expr::Parameter { .. }, e) => Some(((*e).clone(), !lower)),
             _ => None,
         }
     };

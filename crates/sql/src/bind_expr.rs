@@ -340,6 +340,7 @@ impl<'a> Context<'a> {
         // Text <-> DATE / TIMESTAMP of constants only, evaluated here (the GPU makes no
         // strings from dates, parses none; constant folding leaves CASE branches).
         let constant_text = cols.is_empty()
+            && !gpusql_plan::parameters::has_parameters(&inner)
             && matches!(
                 (from, ty),
                 (DataType::Utf8, DataType::Date | DataType::Timestamp)
@@ -646,7 +647,7 @@ fn expect_bool(e: &Expr, what: &str) -> Result<()> {
 }
 
 /// `DATE '…'`, `TIMESTAMP '…'` and other `<type> '…'` literals.
-fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
+pub(crate) fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
     let text = match &ts.value.value {
         ast::Value::SingleQuotedString(s) => s.clone(),
         other => other.to_string(),
@@ -726,7 +727,7 @@ fn constant_concat(l: Expr, r: Expr) -> Option<Expr> {
         }
         let mut cols = vec![];
         e.columns(&mut cols);
-        if !cols.is_empty() || e.ty() != DataType::Utf8 {
+        if !cols.is_empty() || e.ty() != DataType::Utf8 || gpusql_plan::parameters::has_parameters(e) {
             return None;
         }
         match gpusql_plan::eval::eval(e, &[]).ok()? {

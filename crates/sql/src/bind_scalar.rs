@@ -218,6 +218,10 @@ fn value_over_no_rows(plan: &LogicalPlan, nkeys: usize) -> Option<ScalarValue> {
             ),
             LogicalPlan::Project { input, exprs, .. } => {
                 let r = row(input)?;
+                // (A value computed from parameters would hold for this run only.)
+                if exprs.iter().any(gpusql_plan::parameters::has_parameters) {
+                    return None;
+                }
                 exprs.iter().map(|e| gpusql_plan::eval::eval(e, &r).ok()).collect()
             }
             _ => None,

@@ -76,6 +76,10 @@ fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
         (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Timestamp) => {
             crate::literal::timestamp_literal(s)
         }
+        // A parameter's text next to a DATE: the same conversion, made per run.
+        (Expr::Parameter { ty: DataType::Utf8, .. }, ty @ (DataType::Date | DataType::Timestamp)) => {
+            gpusql_plan::parameters::derived(Expr::Cast { expr: Box::new(e), ty })
+        }
         _ => Ok(e),
     }
 }

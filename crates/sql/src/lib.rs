@@ -14,10 +14,12 @@ pub mod depth;
 mod functions;
 mod literal;
 mod outside_subqueries;
+mod parameterize;
 mod table_function;
 
 pub use bind_select::bind_query;
 pub use ddl::{ColumnDef, InsertRows, ObjectKind};
+pub use parameterize::{parameterize, Parameterized};
 /// A parsed statement (sqlparser's AST).
 pub use sqlparser::ast::Statement;
 pub use table_function::parse_type;

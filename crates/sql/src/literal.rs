@@ -36,8 +36,36 @@ pub fn value(v: &Value) -> Result<Expr> {
         }
         Value::Boolean(b) => Ok(Expr::literal(ScalarValue::Boolean(*b), DataType::Boolean)),
         Value::Null => Ok(Expr::literal(ScalarValue::Null, DataType::Int32)),
+        Value::Placeholder(p) => PARAMETERS.with(|params| {
+            let params = params.borrow();
+            let index = p.strip_prefix('$').and_then(|i| i.parse::<usize>().ok()).and_then(|i| i.checked_sub(1));
+            match (params.as_ref(), index) {
+                (Some(params), Some(i)) if i < params.len() => Ok(params[i].clone()),
+                _ => Err(Error::not_supported(format!("parameter {p}"))),
+            }
+        }),
         other => Err(Error::not_supported(format!("literal {other}"))),
     }
+}
+
+thread_local! {
+    /// The parameters `$1`, `$2`, … of the statement being bound (`bind_with_parameters`).
+    static PARAMETERS: std::cell::RefCell<Option<Vec<Expr>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `bind` with `$k` standing for `params[k - 1]` (each an `Expr::Parameter`: every
+/// use of one shares its source). The binder passes no context through its calls, so
+/// the statement's parameters are the thread's while it binds.
+pub fn with_parameters<T>(params: Vec<Expr>, bind: impl FnOnce() -> T) -> T {
+    struct Reset(Option<Vec<Expr>>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            PARAMETERS.with(|p| *p.borrow_mut() = old);
+        }
+    }
+    let _reset = Reset(PARAMETERS.with(|p| p.borrow_mut().replace(params)));
+    bind()
 }
 
 pub fn date_literal(text: &str) -> Result<Expr> {

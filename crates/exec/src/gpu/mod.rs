@@ -25,6 +25,7 @@ use gpusql_cuda::{
     cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, Priority, PushKernelArg,
     Tier,
 };
+use gpusql_plan::parameters::ParamValues;
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
 use gpusql_storage::host::HostTable;
 use gpusql_storage::TableStore;
@@ -407,7 +408,8 @@ impl GpuExecutor {
             self.cancel.check()?;
             match stage {
                 Stage::Pipeline(p) => {
-                    let (out, mut stat) = self.run_pipeline(p, tables, &inter, &built, &mut stats, memo)?;
+                    let (out, mut stat) =
+                        self.run_pipeline(p, &plan.parameters, tables, &inter, &built, &mut stats, memo)?;
                     match out {
                         Produced::Rows(rows) => {
                             inter.insert(p.sink.id(), rows);
@@ -519,9 +521,11 @@ impl GpuExecutor {
         Ok(out)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn run_pipeline(
         &self,
         p: &Pipeline,
+        params: &ParamValues,
         tables: &TableStore,
         inter: &HashMap<usize, Intermediate>,
         built: &HashMap<usize, BuiltTable>,
@@ -561,7 +565,7 @@ impl GpuExecutor {
         // (`rows` is the intermediate's, or the table's of the selected chunks.)
         let n = rows;
         let in_sets = self.upload_in_sets(&spec, &mut up)?;
-        let literals = self.upload_literals(&spec, &mut up)?;
+        let literals = self.upload_literals(&spec, params, &mut up)?;
         for q in &spec.params {
             if let Param::Build { id, part: BuildPart::Offsets } = q {
                 built
@@ -748,8 +752,12 @@ impl GpuExecutor {
     /// The query constants the kernel takes as parameters (`KernelSpec::literals`): their
     /// arguments, and the bytes of its string and pattern constants uploaded as one small
     /// buffer (per run of the pipeline; none where the kernel reads none).
-    fn upload_literals(&self, spec: &KernelSpec, up: &mut UploadStats) -> Result<Literals> {
-        let data = LiteralData::new(&spec.literals)?;
+    fn upload_literals(&self, spec: &KernelSpec, params: &ParamValues, up: &mut UploadStats) -> Result<Literals> {
+        // (A kept spec holds the values of the run it was generated for.)
+        let data = match gpusql_codegen::literals::resolve(&spec.literals, params) {
+            Some(literals) => LiteralData::new(&literals)?,
+            None => LiteralData::new(&spec.literals)?,
+        };
         if spec.literals.is_empty() {
             return Ok(Literals { data, buffer: None });
         }

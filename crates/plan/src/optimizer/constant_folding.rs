@@ -1,12 +1,13 @@
 //! Evaluates column-free subexpressions once at plan time (e.g. `date '1998-12-01' -
 //! interval '90' day`, `0.06 + 0.01`). Folds maximal constant subtrees only, so a CASE
-//! keeps its lazy branches.
+//! keeps its lazy branches. Subtrees over parameters become derived parameters.
 
 use super::{map_node_exprs, map_plan, OptimizerRule};
 use crate::eval::eval;
 use crate::expr::Expr;
 use crate::literal_set::LiteralSet;
 use crate::logical::LogicalPlan;
+use crate::parameters;
 use gpusql_common::Result;
 use std::sync::Arc;
 
@@ -28,10 +29,15 @@ fn has_columns(e: &Expr) -> bool {
 }
 
 pub fn fold(e: Expr) -> Result<Expr> {
-    if e.is_literal() {
+    if matches!(e, Expr::Literal { .. } | Expr::Parameter { .. }) {
         return Ok(e);
     }
     if !has_columns(&e) {
+        // Over parameters: a parameter computed per run, never a literal of this run's
+        // values (`parameters.rs`).
+        if parameters::has_parameters(&e) {
+            return parameters::derived(e);
+        }
         let ty = e.ty();
         return Ok(Expr::Literal { value: eval(&e, &[])?, ty });
     }

@@ -1,0 +1,229 @@
+//! A query's shape: its text with its literal values replaced by parameters `$1`, `$2`, …
+//! Queries of one shape (and parameter types) share one plan, made once with parameters
+//! (`gpusql_plan::parameters`) and run with each query's values.
+//!
+//! Only literals whose value the binder never decides on become parameters: numbers,
+//! strings and `DATE '…'` as an operand of arithmetic or a comparison, a `BETWEEN`
+//! bound, an item of a short `IN` list (long lists become sorted sets at plan time) or a
+//! `CASE` part. The others stay in the shape, so a query that changes them is a new
+//! shape: function arguments, LIKE patterns, intervals, casts, signed numbers, LIMIT and
+//! OFFSET, GROUP BY and ORDER BY (ordinals), and select items without an alias (their
+//! text names the column).
+
+use crate::literal;
+use crate::BoundStatement;
+use gpusql_common::{Catalog, DataType, Result, ScalarValue};
+use gpusql_plan::literal_set::IN_SET_MIN_ITEMS;
+use gpusql_plan::parameters::literal_parameter;
+use gpusql_plan::Expr;
+use sqlparser::ast::{self, BinaryOperator as Op, Statement, Visit, VisitMut, Visitor, VisitorMut};
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+/// A query with its literals as parameters.
+pub struct Parameterized {
+    /// The statement's text with parameters, and their types: the key of its plan.
+    pub shape: String,
+    /// The literals' values, parameter `$k`'s at `k - 1`.
+    pub values: Vec<ScalarValue>,
+    types: Vec<DataType>,
+    statement: Statement,
+}
+
+/// `stmt` (a query) with its literals as parameters; None where it has none, or holds
+/// parameters already.
+pub fn parameterize(stmt: &Statement) -> Option<Parameterized> {
+    if !matches!(stmt, Statement::Query(_)) {
+        return None;
+    }
+    let mut found = Candidates::default();
+    if stmt.visit(&mut found).is_break() || !found.decisions.contains(&true) {
+        return None;
+    }
+    // The clone has the same literals in the same visiting order.
+    let mut statement = stmt.clone();
+    let mut replace = Replace { decisions: &found.decisions, next: 0, values: vec![], types: vec![], failed: false };
+    let _ = VisitMut::visit(&mut statement, &mut replace);
+    if replace.failed || replace.values.is_empty() {
+        return None;
+    }
+    let types: Vec<String> = replace.types.iter().map(|t| t.to_string()).collect();
+    let shape = format!("{statement}\n-- parameters: {}", types.join(", "));
+    Some(Parameterized { shape, values: replace.values, types: replace.types, statement })
+}
+
+impl Parameterized {
+    /// Binds the statement with `Expr::Parameter`s for its parameters, valued as its
+    /// literals were.
+    pub fn bind(&self, catalog: &dyn Catalog) -> Result<BoundStatement> {
+        let params = self
+            .values
+            .iter()
+            .zip(&self.types)
+            .enumerate()
+            .map(|(i, (v, t))| literal_parameter(i, v.clone(), *t))
+            .collect();
+        literal::with_parameters(params, || crate::bind_statement(&self.statement, catalog))
+    }
+}
+
+/// Which literals become parameters: per literal node, in visiting order.
+#[derive(Default)]
+struct Candidates {
+    decisions: Vec<bool>,
+    /// Literal nodes (by address) in a place a parameter may take, and in a place it
+    /// may not.
+    allowed: HashSet<usize>,
+    excluded: HashSet<usize>,
+    /// Inside GROUP BY or ORDER BY.
+    ordinal_depth: usize,
+}
+
+fn address(e: &ast::Expr) -> usize {
+    e as *const ast::Expr as usize
+}
+
+/// Whether `e` is a literal that can be a parameter.
+fn is_literal(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Value(v) => matches!(v.value, ast::Value::Number(..) | ast::Value::SingleQuotedString(_)),
+        ast::Expr::TypedString(ts) => matches!(ts.data_type, ast::DataType::Date),
+        _ => false,
+    }
+}
+
+fn exclude_all(node: &impl Visit, excluded: &mut HashSet<usize>) {
+    let _ = ast::visit_expressions(node, |e| {
+        excluded.insert(address(e));
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+impl Visitor for Candidates {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+        exclude_all(&q.limit_clause, &mut self.excluded);
+        exclude_all(&q.fetch, &mut self.excluded);
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_select(&mut self, s: &ast::Select) -> ControlFlow<()> {
+        for item in &s.projection {
+            if let ast::SelectItem::UnnamedExpr(e) = item {
+                exclude_all(e, &mut self.excluded);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_order_by(&mut self, _: &ast::OrderBy) -> ControlFlow<()> {
+        self.ordinal_depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_order_by(&mut self, _: &ast::OrderBy) -> ControlFlow<()> {
+        self.ordinal_depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_group_by(&mut self, _: &ast::GroupByExpr) -> ControlFlow<()> {
+        self.ordinal_depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_group_by(&mut self, _: &ast::GroupByExpr) -> ControlFlow<()> {
+        self.ordinal_depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_value(&mut self, v: &ast::ValueWithSpan) -> ControlFlow<()> {
+        // A statement with parameters of its own is not ours to number.
+        match v.value {
+            ast::Value::Placeholder(_) => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+        if is_literal(e) {
+            let a = address(e);
+            self.decisions.push(self.ordinal_depth == 0 && self.allowed.contains(&a) && !self.excluded.contains(&a));
+        }
+        if self.ordinal_depth > 0 {
+            return ControlFlow::Continue(());
+        }
+        let operands: Vec<&ast::Expr> = match e {
+            ast::Expr::BinaryOp { left, op, right } => match op {
+                Op::Plus
+                | Op::Minus
+                | Op::Multiply
+                | Op::Divide
+                | Op::Modulo
+                | Op::Eq
+                | Op::NotEq
+                | Op::Lt
+                | Op::LtEq
+                | Op::Gt
+                | Op::GtEq => vec![left, right],
+                _ => vec![],
+            },
+            ast::Expr::Between { expr, low, high, .. } => vec![expr, low, high],
+            ast::Expr::InList { expr, list, .. } if list.len() <= IN_SET_MIN_ITEMS => {
+                std::iter::once(&**expr).chain(list).collect()
+            }
+            ast::Expr::Case { operand, conditions, else_result, .. } => operand
+                .iter()
+                .map(|o| &**o)
+                .chain(conditions.iter().flat_map(|c| [&c.condition, &c.result]))
+                .chain(else_result.iter().map(|o| &**o))
+                .collect(),
+            _ => vec![],
+        };
+        for o in operands {
+            if is_literal(o) {
+                self.allowed.insert(address(o));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Replaces the literals `decisions` marks by `$1`, `$2`, … and notes their values.
+struct Replace<'a> {
+    decisions: &'a [bool],
+    next: usize,
+    values: Vec<ScalarValue>,
+    types: Vec<DataType>,
+    failed: bool,
+}
+
+impl VisitorMut for Replace<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+        if !is_literal(e) {
+            return ControlFlow::Continue(());
+        }
+        let i = self.next;
+        self.next += 1;
+        if !self.decisions.get(i).copied().unwrap_or(false) {
+            return ControlFlow::Continue(());
+        }
+        // The literal as the binder reads it (its value and narrowest type).
+        let bound = match &*e {
+            ast::Expr::Value(v) => literal::value(&v.value),
+            ast::Expr::TypedString(ts) => crate::bind_expr::typed_string(ts),
+            _ => unreachable!("is_literal"),
+        };
+        match bound {
+            Ok(Expr::Literal { value, ty }) if !value.is_null() => {
+                self.values.push(value);
+                self.types.push(ty);
+                *e = ast::Expr::value(ast::Value::Placeholder(format!("${}", self.values.len())));
+                ControlFlow::Continue(())
+            }
+            _ => {
+                self.failed = true;
+                ControlFlow::Break(())
+            }
+        }
+    }
+}
