@@ -459,6 +459,9 @@ impl Literals {
             Expr::Literal { value, ty } if !value.is_null() && value_data(value, ty).is_ok() => {
                 self.register(e, None, KernelLiteral::Value { value: value.clone(), ty: *ty });
             }
+            Expr::Parameter { value, ty, source } if value_data(value, ty).is_ok() => {
+                self.register(e, None, KernelLiteral::Parameter { id: source.id, value: value.clone(), ty: *ty });
+            }
             Expr::Like { pattern, .. } => {
                 self.register(e, Some(ConstantField::Pattern), KernelLiteral::Pattern(pattern.clone()));
             }
@@ -492,7 +495,7 @@ impl Literals {
     pub fn locals(&self) -> Vec<String> {
         let mut out = vec![];
         for (i, r) in self.list.iter().enumerate() {
-            if let KernelLiteral::Value { ty, .. } = &r.literal {
+            if let KernelLiteral::Value { ty, .. } | KernelLiteral::Parameter { ty, .. } = &r.literal {
                 if let (_, Some(template)) = value_parts(ty) {
                     if !r.parts.is_empty() {
                         out.push(template.replace('$', &literal_name(i)));

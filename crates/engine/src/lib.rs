@@ -529,7 +529,7 @@ impl Engine {
             let start = std::time::Instant::now();
             let key = matches!(s, gpusql_sql::Statement::Query(_)).then(|| s.to_string());
             let generation = self.tables.generation();
-            let shaped = key.as_ref().filter(|_| self.config.plan_templates).and_then(|_| gpusql_sql::parameterize(s));
+            let shaped = self.shape_of(s);
             let kept = key.as_ref().and_then(|k| self.plans.get(generation, k)).or_else(|| {
                 // The same shape with other values: its plan with these.
                 let p = shaped.as_ref()?;
@@ -578,6 +578,12 @@ impl Engine {
             outs.push(out);
         }
         Ok(outs)
+    }
+
+    /// Query `s` with its literals as parameters, where `plan_templates` is on and it has
+    /// some.
+    fn shape_of(&self, s: &gpusql_sql::Statement) -> Option<gpusql_sql::Parameterized> {
+        self.config.plan_templates.then(|| gpusql_sql::parameterize(s)).flatten()
     }
 
     /// Binds `s`: with its literals as parameters where it has a shape (`shaped`) and that
@@ -839,7 +845,8 @@ impl Engine {
         Ok((physical, start.elapsed().as_secs_f64() * 1e3))
     }
 
-    /// Plans a query (SQL text of one SELECT) without running it.
+    /// Plans a query (SQL text of one SELECT) without running it, as `execute` would: with
+    /// its literals as parameters where `plan_templates` is on and it has some.
     pub fn plan(&self, sql: &str) -> Result<PhysicalPlan> {
         self.statements.run(|| self.plan_here(sql))?
     }
@@ -847,7 +854,7 @@ impl Engine {
     fn plan_here(&self, sql: &str) -> Result<PhysicalPlan> {
         let stmts = gpusql_sql::parse(sql)?;
         let [stmt] = stmts.as_slice() else { return Err(Error::InvalidInput("expected exactly one statement".into())) };
-        match gpusql_sql::bind_statement(stmt, &self.tables)? {
+        match self.bind_parameterized(stmt, self.shape_of(stmt))?.0 {
             BoundStatement::Query(p) | BoundStatement::Explain { plan: p, .. } => self.plan_query(p),
             _ => Err(Error::InvalidInput("expected a query".into())),
         }

@@ -42,7 +42,8 @@ pub fn parameterize(stmt: &Statement) -> Option<Parameterized> {
     }
     // The clone has the same literals in the same visiting order.
     let mut statement = stmt.clone();
-    let mut replace = Replace { decisions: &found.decisions, next: 0, values: vec![], types: vec![], failed: false };
+    let mut replace =
+        Replace { decisions: &found.decisions, next: 0, values: vec![], types: vec![], texts: vec![], failed: false };
     let _ = VisitMut::visit(&mut statement, &mut replace);
     if replace.failed || replace.values.is_empty() {
         return None;
@@ -192,6 +193,8 @@ struct Replace<'a> {
     next: usize,
     values: Vec<ScalarValue>,
     types: Vec<DataType>,
+    /// Each parameter's literal as written.
+    texts: Vec<String>,
     failed: bool,
 }
 
@@ -207,6 +210,16 @@ impl VisitorMut for Replace<'_> {
         if !self.decisions.get(i).copied().unwrap_or(false) {
             return ControlFlow::Continue(());
         }
+        // The same string or date written again is the same parameter: terms that repeat
+        // it stay equal (the optimizer factors `(a AND x = 'k') OR (b AND x = 'k')`).
+        // Numbers are not merged: a small number is often written in unrelated places
+        // (TPC-H Q19's 1 and 10), and a query changing one of them would be a new shape.
+        let text = e.to_string();
+        let number = matches!(e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)));
+        if let Some(k) = self.texts.iter().position(|t| !number && *t == text) {
+            *e = ast::Expr::value(ast::Value::Placeholder(format!("${}", k + 1)));
+            return ControlFlow::Continue(());
+        }
         // The literal as the binder reads it (its value and narrowest type).
         let bound = match &*e {
             ast::Expr::Value(v) => literal::value(&v.value),
@@ -217,6 +230,7 @@ impl VisitorMut for Replace<'_> {
             Ok(Expr::Literal { value, ty }) if !value.is_null() => {
                 self.values.push(value);
                 self.types.push(ty);
+                self.texts.push(text);
                 *e = ast::Expr::value(ast::Value::Placeholder(format!("${}", self.values.len())));
                 ControlFlow::Continue(())
             }
