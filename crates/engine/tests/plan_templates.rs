@@ -62,8 +62,9 @@ fn tpch_variants_run_the_originals_plans_with_their_values() {
         through_template(&mut with, &mut without, &variant, &original);
     }
     // Those whose variants change only literals a parameter may take (Q1 changes an
-    // interval; Q2, Q9, Q13, Q16 and Q20 LIKE patterns: new shapes, planned anew).
-    let want: Vec<u32> = (1..=22).filter(|q| ![1, 2, 9, 13, 16, 20].contains(q)).collect();
+    // interval; Q2, Q9, Q13, Q16 and Q20 LIKE patterns; Q19 one of two places a literal
+    // was written: new shapes, planned anew).
+    let want: Vec<u32> = (1..=22).filter(|q| ![1, 2, 9, 13, 16, 19, 20].contains(q)).collect();
     assert_eq!(kept, want);
 }
 
@@ -151,14 +152,6 @@ fn a_repeated_shape_keeps_its_plan_and_kernels() {
     assert!(!kept);
 }
 
-/// Queries whose template plans differ from the plans made for their values, and why.
-const TEMPLATE_DIFFERS: &[(u32, &str)] = &[(
-    19,
-    "its OR branches share `p_size >= 1`, which the optimizer factors out of a plan made for \
-     the values; in the template each 1 is a parameter of its own (numbers written twice are \
-     not merged), so the term stays in each branch",
-)];
-
 /// A template's kernels are the ones its query planned with its values generates: its
 /// parameters are kernel constants, as literals are. (So EXPLAIN VERBOSE, which shows a
 /// plan made for the values, shows the kernels that run.)
@@ -182,10 +175,8 @@ fn template_plans_generate_the_kernels_of_plans_made_for_their_values() {
                 }
             }
         }
-        match (TEMPLATE_DIFFERS.iter().find(|(n, _)| *n == q), differs) {
-            (None, Some(d)) => failures.push(format!("q{q:02} {d}")),
-            (Some((_, why)), None) => failures.push(format!("q{q:02} is listed as differing ({why}) but is not")),
-            _ => {}
+        if let Some(d) = differs {
+            failures.push(format!("q{q:02} {d}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -210,13 +210,12 @@ impl VisitorMut for Replace<'_> {
         if !self.decisions.get(i).copied().unwrap_or(false) {
             return ControlFlow::Continue(());
         }
-        // The same string or date written again is the same parameter: terms that repeat
-        // it stay equal (the optimizer factors `(a AND x = 'k') OR (b AND x = 'k')`).
-        // Numbers are not merged: a small number is often written in unrelated places
-        // (TPC-H Q19's 1 and 10), and a query changing one of them would be a new shape.
+        // The same literal written again is the same parameter: terms that repeat it stay
+        // equal, so the optimizer still factors `(a AND x >= 1) OR (b AND x >= 1)` (TPC-H
+        // Q19: 3x slower kernels without). A query that changes one of the places only
+        // (Q19's variant: a quantity of 1 becomes 4, a size of 1 stays) is a new shape.
         let text = e.to_string();
-        let number = matches!(e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)));
-        if let Some(k) = self.texts.iter().position(|t| !number && *t == text) {
+        if let Some(k) = self.texts.iter().position(|t| *t == text) {
             *e = ast::Expr::value(ast::Value::Placeholder(format!("${}", k + 1)));
             return ControlFlow::Continue(());
         }
