@@ -1066,6 +1066,12 @@ fn open_gpu(config: SessionConfig, cancel: CancelToken) -> std::result::Result<G
     Ok(gpu)
 }
 
+/// Whether `plan` scans a table with per-chunk statistics (row-group pruning reads them).
+fn reads_file_statistics(plan: &LogicalPlan) -> bool {
+    matches!(plan, LogicalPlan::Scan { statistics: Some(_), .. })
+        || plan.inputs().into_iter().any(reads_file_statistics)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1095,10 +1101,4 @@ mod tests {
         let e = engine.set("no_such_setting", "1").unwrap_err();
         assert!(matches!(e, Error::InvalidInput(_)) && e.position().is_none(), "{e:?}");
     }
-}
-
-/// Whether `plan` scans a table with per-chunk statistics (row-group pruning reads them).
-fn reads_file_statistics(plan: &LogicalPlan) -> bool {
-    matches!(plan, LogicalPlan::Scan { statistics: Some(_), .. })
-        || plan.inputs().into_iter().any(reads_file_statistics)
 }

@@ -152,20 +152,22 @@ impl Visitor for Candidates {
             return ControlFlow::Continue(());
         }
         let operands: Vec<&ast::Expr> = match e {
-            ast::Expr::BinaryOp { left, op, right } => match op {
-                Op::Plus
-                | Op::Minus
-                | Op::Multiply
-                | Op::Divide
-                | Op::Modulo
-                | Op::Eq
-                | Op::NotEq
-                | Op::Lt
-                | Op::LtEq
-                | Op::Gt
-                | Op::GtEq => vec![left, right],
-                _ => vec![],
-            },
+            ast::Expr::BinaryOp {
+                left,
+                op:
+                    Op::Plus
+                    | Op::Minus
+                    | Op::Multiply
+                    | Op::Divide
+                    | Op::Modulo
+                    | Op::Eq
+                    | Op::NotEq
+                    | Op::Lt
+                    | Op::LtEq
+                    | Op::Gt
+                    | Op::GtEq,
+                right,
+            } => vec![left, right],
             ast::Expr::Between { expr, low, high, .. } => vec![expr, low, high],
             ast::Expr::InList { expr, list, .. } if list.len() <= IN_SET_MIN_ITEMS => {
                 std::iter::once(&**expr).chain(list).collect()
