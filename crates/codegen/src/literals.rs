@@ -40,6 +40,7 @@
 
 use crate::types::c_type;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_plan::expr::KMP_MAX_BYTES;
 use gpusql_plan::parameters::ParamValues;
 use gpusql_plan::{ConstantField, ConstantNames, Expr, LikeItem, LikePattern, LiteralSet};
 use std::collections::HashMap;
@@ -230,9 +231,6 @@ pub struct KmpSegments {
     pub ends: Vec<u8>,
 }
 
-/// Patterns of at most this many segment bytes take KMP (positions are stored as bytes).
-const KMP_MAX_BYTES: usize = 250;
-
 pub fn kmp_segments(p: &LikePattern) -> Option<KmpSegments> {
     let items = &p.items;
     if !matches!(items.first(), Some(LikeItem::Any))
@@ -292,8 +290,13 @@ pub struct LiteralData {
 /// `literals` with the values their parameters take in a run with `values` (None: they
 /// are the values the kernel was generated with).
 pub fn resolve(literals: &[KernelLiteral], values: &ParamValues) -> Option<Vec<KernelLiteral>> {
+    let new_text = |p: &LikePattern| match (&p.source, p.source.as_ref().and_then(|s| values.get(s.id))) {
+        (Some(_), Some(ScalarValue::Utf8(t))) if *t != p.text => Some(t.clone()),
+        _ => None,
+    };
     let stale = |l: &KernelLiteral| match l {
         KernelLiteral::Parameter { id, value, .. } => values.get(*id).is_some_and(|v| v != value),
+        KernelLiteral::Pattern(p) => new_text(p).is_some(),
         _ => false,
     };
     if !literals.iter().any(stale) {
@@ -307,6 +310,11 @@ pub fn resolve(literals: &[KernelLiteral], values: &ParamValues) -> Option<Vec<K
                     id: *id,
                     value: values.get(*id).cloned().unwrap_or_else(|| value.clone()),
                     ty: *ty,
+                },
+                // (`instantiate` checked that the new text compiles to the same form.)
+                KernelLiteral::Pattern(p) => match new_text(p).and_then(|t| LikePattern::new(&t, None).ok()) {
+                    Some(new) => KernelLiteral::Pattern(LikePattern { source: p.source.clone(), ..new }),
+                    None => KernelLiteral::Pattern(p.clone()),
                 },
                 other => other.clone(),
             })

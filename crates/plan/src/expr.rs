@@ -191,7 +191,15 @@ pub fn substring_range(chars: i64, start: i64, len: Option<i64>) -> (i64, i64) {
 pub struct LikePattern {
     pub text: String,
     pub items: Vec<LikeItem>,
+    /// The parameter the pattern's text is, in a plan template (`parameters.rs`; None: a
+    /// literal pattern).
+    pub source: Option<Arc<ParamSource>>,
 }
+
+/// Patterns whose bytes between `%`s number at most this many (and no `_`, `%` at both
+/// ends) are matched by lock-step KMP (codegen `like_kmp.rs`: positions are stored as
+/// bytes); others by the byte matcher.
+pub const KMP_MAX_BYTES: usize = 250;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LikeItem {
@@ -220,7 +228,25 @@ impl LikePattern {
                 items.extend(c.to_string().bytes().map(LikeItem::Byte));
             }
         }
-        Ok(LikePattern { text: text.to_string(), items })
+        Ok(LikePattern { text: text.to_string(), items, source: None })
+    }
+
+    /// What the generated code depends on: the order of `%`, `_` and runs of bytes, and
+    /// whether the bytes fit KMP (a parameter's new text must keep it).
+    pub fn form(&self) -> (Vec<u8>, bool) {
+        let mut form = vec![];
+        for i in &self.items {
+            let k = match i {
+                LikeItem::Byte(_) => b'b',
+                LikeItem::One => b'_',
+                LikeItem::Any => b'%',
+            };
+            if k != b'b' || form.last() != Some(&b'b') {
+                form.push(k);
+            }
+        }
+        let bytes = self.items.iter().filter(|i| matches!(i, LikeItem::Byte(_))).count();
+        (form, bytes <= KMP_MAX_BYTES)
     }
 
     /// Greedy wildcard matching with backtracking to the last `%` (the same algorithm as

@@ -11,13 +11,15 @@
 //! folding turns a column-free expression over parameters into a derived parameter (its
 //! expression kept, evaluated again per run) instead of a literal; row-group pruning,
 //! literal sets and the code generator's constant keys only look at `Expr::Literal`.
+//! A LIKE pattern that is a parameter (`LikePattern::source`) is compiled again per run,
+//! and must keep its form (`LikePattern::form`: the code differs by it).
 //! Selectivity estimates do read the first values (they order filters and joins, which
 //! changes no result). A value that would not fit the plan (a derived parameter that
 //! becomes NULL, an error evaluating one) makes `instantiate` refuse: the statement is
 //! then planned as written.
 
 use crate::eval::eval;
-use crate::expr::Expr;
+use crate::expr::{Expr, LikePattern};
 use crate::physical::{PhysicalPlan, PipelineOp, Sink, Stage};
 use gpusql_common::{DataType, Result, ScalarValue};
 use std::collections::HashMap;
@@ -101,6 +103,21 @@ pub fn instantiate(template: &PhysicalPlan, literals: &[ScalarValue]) -> Option<
                         Expr::Parameter { value, ty, source }
                     }
                 },
+                // A pattern that is a parameter: compiled again, to the same form.
+                Expr::Like { expr, pattern: old, negated } if ok && old.source.is_some() => {
+                    let source = old.source.clone().expect("checked");
+                    let new = match value_of(&source, literals, &mut values) {
+                        Some(ScalarValue::Utf8(t)) => LikePattern::new(&t, None).ok(),
+                        _ => None,
+                    };
+                    match new.filter(|p| p.form() == old.form()) {
+                        Some(p) => Expr::Like { expr, pattern: LikePattern { source: Some(source), ..p }, negated },
+                        None => {
+                            ok = false;
+                            Expr::Like { expr, pattern: old, negated }
+                        }
+                    }
+                }
                 other => other,
             });
         }

@@ -438,8 +438,10 @@ impl<'a> Context<'a> {
         if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
             return Err(Error::bind(format!("LIKE needs VARCHAR, got {}", v.ty())).at_span(whole.span()));
         }
-        let text = match self.bind(pattern)? {
-            Expr::Literal { value: ScalarValue::Utf8(s), .. } => s,
+        let (text, source) = match self.bind(pattern)? {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => (s, None),
+            // A template's pattern (no ESCAPE: the shape keeps those written).
+            Expr::Parameter { value: ScalarValue::Utf8(s), source, .. } if escape_char.is_none() => (s, Some(source)),
             _ => {
                 return Err(
                     Error::not_supported("LIKE with a pattern that is not a string literal").at_span(pattern.span())
@@ -454,6 +456,7 @@ impl<'a> Context<'a> {
             },
         };
         let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::bind(m).at_span(whole.span()))?;
+        let pattern = gpusql_plan::LikePattern { source, ..pattern };
         Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated })
     }
 

@@ -4,11 +4,12 @@
 //!
 //! Only literals whose value the binder never decides on become parameters: numbers,
 //! strings and `DATE '…'` as an operand of arithmetic or a comparison, a `BETWEEN`
-//! bound, an item of a short `IN` list (long lists become sorted sets at plan time) or a
-//! `CASE` part. The others stay in the shape, so a query that changes them is a new
-//! shape: function arguments, LIKE patterns, intervals, casts, signed numbers, LIMIT and
-//! OFFSET, GROUP BY and ORDER BY (ordinals), and select items without an alias (their
-//! text names the column).
+//! bound, an item of a short `IN` list (long lists become sorted sets at plan time), a
+//! `CASE` part, or a LIKE pattern without ESCAPE (a template compiles each run's pattern
+//! and refuses one of another form). The others stay in the shape, so a query that
+//! changes them is a new shape: function arguments, intervals, casts, signed numbers,
+//! LIMIT and OFFSET, GROUP BY and ORDER BY (ordinals), and select items without an alias
+//! (their text names the column).
 
 use crate::literal;
 use crate::BoundStatement;
@@ -169,6 +170,8 @@ impl Visitor for Candidates {
                 right,
             } => vec![left, right],
             ast::Expr::Between { expr, low, high, .. } => vec![expr, low, high],
+            // A pattern (the binder compiles it; a template compiles each run's again).
+            ast::Expr::Like { any: false, pattern, escape_char: None, .. } => vec![pattern],
             ast::Expr::InList { expr, list, .. } if list.len() <= IN_SET_MIN_ITEMS => {
                 std::iter::once(&**expr).chain(list).collect()
             }
