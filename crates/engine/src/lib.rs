@@ -550,11 +550,23 @@ impl Engine {
                 outs.push(out);
                 continue;
             }
-            let (bound, shape) = self.bind_parameterized(s, shaped)?;
+            let (bound, mut shape) = self.bind_parameterized(s, shaped)?;
             let bind_ms = start.elapsed().as_secs_f64() * 1e3;
             let mut out = match (bound, key) {
                 (BoundStatement::Query(plan), Some(key)) => {
-                    let (out, cached) = self.run_select(plan)?;
+                    let (out, cached) = match self.run_select(plan) {
+                        // A template that plans or runs where its query as written would
+                        // not is a gap in parameters (logged); the query runs as written.
+                        Err(e @ (Error::NotSupported(_) | Error::Plan(_))) if shape.is_some() => {
+                            tracing::warn!("plan template failed ({e}); planning the query as written");
+                            shape = None;
+                            let BoundStatement::Query(plan) = gpusql_sql::bind_statement(s, &self.tables)? else {
+                                unreachable!("a query binds to a query")
+                            };
+                            self.run_select(plan)?
+                        }
+                        other => other?,
+                    };
                     if cached.plan.pipelines().all(|p| match &p.source {
                         Source::Table { table, .. } => self.tables.is_catalog_table(table),
                         Source::Intermediate { .. } => true,

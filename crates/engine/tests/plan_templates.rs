@@ -123,6 +123,11 @@ fn values_the_plan_cannot_take_are_planned_as_written() {
             "SELECT count(*) AS n FROM customer WHERE c_mktsegment = 'NOSUCH' AND c_name > 'Customer#000001000'",
         ),
         ("SELECT 'a' || 'b' AS ab, 1 + 2 AS three", "SELECT 'c' || 'd' AS ab, 3 + 4 AS three"),
+        // Days added to a DATE.
+        (
+            "SELECT count(*) AS n FROM orders WHERE o_orderdate + 5 < DATE '1995-01-01'",
+            "SELECT count(*) AS n FROM orders WHERE o_orderdate + 30 < DATE '1995-02-01'",
+        ),
         // LIKE patterns: another of the same form, then of another form (planned anew).
         (
             "SELECT count(*) AS n FROM part WHERE p_type LIKE '%BRASS' AND p_name NOT LIKE '%green%'",
