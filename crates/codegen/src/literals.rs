@@ -412,21 +412,26 @@ impl Literals {
         value: &ScalarValue,
         ty: DataType,
     ) -> Result<String> {
-        // (Checks that the value fits the parameter's type before anything is registered.)
-        value_data(value, &ty)?;
-        let i = self.register(e, field, KernelLiteral::Value { value: value.clone(), ty });
-        for &part in value_parts(&ty).0 {
-            self.use_part(i, part);
-        }
-        Ok(literal_name(i))
+        self.value_parts_of(e, field, KernelLiteral::Value { value: value.clone(), ty })
     }
 
     /// The C expression of parameter `e` (an `Expr::Parameter` of source `id`), whose
     /// value is `value` in this run.
     pub fn parameter(&mut self, e: &Expr, id: u64, value: &ScalarValue, ty: DataType) -> Result<String> {
-        value_data(value, &ty)?;
-        let i = self.register(e, None, KernelLiteral::Parameter { id, value: value.clone(), ty });
-        for &part in value_parts(&ty).0 {
+        self.value_parts_of(e, None, KernelLiteral::Parameter { id, value: value.clone(), ty })
+    }
+
+    /// Registers value constant `literal` (a `Value` or `Parameter`) with the parameters
+    /// its type is passed as; its C expression.
+    fn value_parts_of(&mut self, e: &Expr, field: Option<ConstantField>, literal: KernelLiteral) -> Result<String> {
+        let (KernelLiteral::Value { value, ty } | KernelLiteral::Parameter { value, ty, .. }) = &literal else {
+            return Err(Error::plan("a value constant expected"));
+        };
+        // (Checks that the value fits the parameter's type before anything is registered.)
+        value_data(value, ty)?;
+        let parts = value_parts(ty).0;
+        let i = self.register(e, field, literal);
+        for &part in parts {
             self.use_part(i, part);
         }
         Ok(literal_name(i))

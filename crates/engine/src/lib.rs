@@ -529,9 +529,11 @@ impl Engine {
             let start = std::time::Instant::now();
             let key = matches!(s, gpusql_sql::Statement::Query(_)).then(|| s.to_string());
             let generation = self.tables.generation();
-            let shaped = self.shape_of(s);
+            let mut shaped = None;
             let kept = key.as_ref().and_then(|k| self.plans.get(generation, k)).or_else(|| {
-                // The same shape with other values: its plan with these.
+                // The same shape with other values: its plan with these. (Shaped only
+                // here: a statement of a known text needs no shape.)
+                shaped = self.shape_of(s);
                 let p = shaped.as_ref()?;
                 let template = self.plans.get(generation, &p.shape)?;
                 let plan = gpusql_plan::parameters::instantiate(&template.plan, &p.values)?;
@@ -609,10 +611,9 @@ impl Engine {
         if let Some(p) = shaped {
             // (Binding with parameters can fail where a literal was needed, e.g. a
             // constant a function folds; the statement binds as written then.)
-            if let Ok(bound @ BoundStatement::Query(_)) = p.bind(&self.tables) {
-                let BoundStatement::Query(plan) = &bound else { unreachable!() };
-                if !reads_file_statistics(plan) {
-                    return Ok((bound, Some(p.shape)));
+            if let Ok(BoundStatement::Query(plan)) = p.bind(&self.tables) {
+                if !reads_file_statistics(&plan) {
+                    return Ok((BoundStatement::Query(plan), Some(p.shape)));
                 }
             }
         }

@@ -77,8 +77,6 @@ struct Candidates {
     /// may not.
     allowed: HashSet<usize>,
     excluded: HashSet<usize>,
-    /// Inside GROUP BY or ORDER BY.
-    ordinal_depth: usize,
 }
 
 fn address(e: &ast::Expr) -> usize {
@@ -105,34 +103,20 @@ impl Visitor for Candidates {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+        // (ORDER BY and GROUP BY: a number there may be an ordinal.)
+        exclude_all(&q.order_by, &mut self.excluded);
         exclude_all(&q.limit_clause, &mut self.excluded);
         exclude_all(&q.fetch, &mut self.excluded);
         ControlFlow::Continue(())
     }
 
     fn pre_visit_select(&mut self, s: &ast::Select) -> ControlFlow<()> {
+        exclude_all(&s.group_by, &mut self.excluded);
         for item in &s.projection {
             if let ast::SelectItem::UnnamedExpr(e) = item {
                 exclude_all(e, &mut self.excluded);
             }
         }
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_order_by(&mut self, _: &ast::OrderBy) -> ControlFlow<()> {
-        self.ordinal_depth += 1;
-        ControlFlow::Continue(())
-    }
-    fn post_visit_order_by(&mut self, _: &ast::OrderBy) -> ControlFlow<()> {
-        self.ordinal_depth -= 1;
-        ControlFlow::Continue(())
-    }
-    fn pre_visit_group_by(&mut self, _: &ast::GroupByExpr) -> ControlFlow<()> {
-        self.ordinal_depth += 1;
-        ControlFlow::Continue(())
-    }
-    fn post_visit_group_by(&mut self, _: &ast::GroupByExpr) -> ControlFlow<()> {
-        self.ordinal_depth -= 1;
         ControlFlow::Continue(())
     }
 
@@ -147,10 +131,7 @@ impl Visitor for Candidates {
     fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
         if is_literal(e) {
             let a = address(e);
-            self.decisions.push(self.ordinal_depth == 0 && self.allowed.contains(&a) && !self.excluded.contains(&a));
-        }
-        if self.ordinal_depth > 0 {
-            return ControlFlow::Continue(());
+            self.decisions.push(self.allowed.contains(&a) && !self.excluded.contains(&a));
         }
         let operands: Vec<&ast::Expr> = match e {
             ast::Expr::BinaryOp {
