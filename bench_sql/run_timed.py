@@ -12,7 +12,8 @@ Each line of LIST is one of:
   @path/to/query.sql     that file, timed (a glob such as @tpch/q??.sql: each file, sorted)
   anything else          that statement, timed
 A timed statement runs --runs times; printed: the median kernel ms of all runs but the
-first (which compiles and uploads), from `--timing`'s "kernels … ms".
+first (which compiles and uploads), from `--timing`'s "kernels … ms", and with --wall also
+the median wall ms (parse to result, `Time: … ms`) of those runs.
 """
 import argparse
 import glob
@@ -57,6 +58,7 @@ def main():
     ap.add_argument("list")
     ap.add_argument("--data", default="--tpch 10", help='data to generate, e.g. "--ssb 20"')
     ap.add_argument("--runs", type=int, default=8)
+    ap.add_argument("--wall", action="store_true", help="also print the median wall ms")
     a = ap.parse_args()
     steps = expand(open(a.list))
     args = [a.binary, *a.data.split(), "--backend", "gpu", "--timing", "--format", "csv"]
@@ -68,8 +70,9 @@ def main():
             args += [flag, src] * a.runs
     out = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     times = [float(m) for m in re.findall(r"kernels ([0-9.]+) ms", out.stderr)]
+    walls = [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms \(wall", out.stderr, re.M)]
     timed = [s for s in steps if s[0] == "time"]
-    if out.returncode != 0 or len(times) != len(timed) * a.runs:
+    if out.returncode != 0 or len(times) != len(timed) * a.runs or (a.wall and len(walls) != len(times)):
         sys.exit(f"gpusql failed or printed {len(times)} timings for {len(timed) * a.runs} runs:\n{out.stderr[-3000:]}")
     i = 0
     for step in steps:
@@ -77,8 +80,11 @@ def main():
             print("--", step[1])
             continue
         runs = times[i * a.runs:(i + 1) * a.runs]
+        wall = ""
+        if a.wall:
+            wall = f"  wall {statistics.median(walls[i * a.runs + 1:(i + 1) * a.runs]):9.3f} ms"
         i += 1
-        print(f"{statistics.median(runs[1:]):9.3f} ms  {step[1][:110]}")
+        print(f"{statistics.median(runs[1:]):9.3f} ms{wall}  {step[1][:110]}")
 
 
 if __name__ == "__main__":

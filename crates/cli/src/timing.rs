@@ -57,6 +57,7 @@ pub fn report(stats: &ExecStats, wall_ms: f64) -> String {
         }
     }
     let plan = if stats.plan_kept { "a kept plan" } else { "planned" };
-    let _ = write!(s, "\nTime: {wall_ms:.3} ms (wall, parse to result; {plan}: {:.2} ms)", stats.plan_ms);
+    let replayed = if stats.replayed { "; stages replayed" } else { "" };
+    let _ = write!(s, "\nTime: {wall_ms:.3} ms (wall, parse to result; {plan}: {:.2} ms{replayed})", stats.plan_ms);
     s
 }

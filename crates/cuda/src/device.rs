@@ -540,6 +540,19 @@ impl GpuDevice {
         self.download_range(slice, 0..slice.len())
     }
 
+    /// Queues a copy of `bytes` bytes from device address `src` to `dst` (no wait).
+    ///
+    /// # Safety
+    /// Both ranges must lie in allocations of this context that live until the copy runs.
+    pub unsafe fn copy_device(&self, dst: u64, src: u64, bytes: usize) -> Result<(), CudaError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's ranges.
+        unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, self.stream.cu_stream()) }
+            .map_err(|e| CudaError::driver("device copy", e))
+    }
+
     /// Copies elements `range` of a device buffer back to the host (waits for all queued
     /// work first), through the pinned buffer of `download_many`.
     pub fn download_range<T: DeviceRepr>(

@@ -44,6 +44,9 @@ pub struct ExecStats {
     /// The plan was a kept one: of the same text, or of the same shape with other literal
     /// values (`plan_templates`).
     pub plan_kept: bool,
+    /// The stages ran back to back with the counts of the plan's last run with these
+    /// values, checked at the end (`replay_repeats`).
+    pub replayed: bool,
     /// Bytes of table columns the query's scans read.
     pub bytes_read: usize,
 }

@@ -1,5 +1,6 @@
 //! GPU buffers of a query: source columns, sink outputs, intermediates.
 
+use super::replay::ReadBacks;
 use super::{ptr, GpuExecutor};
 use crate::gpu::device_store::{cuda_error, DeviceColumn, DeviceDictionary};
 use crate::stats::KernelStat;
@@ -214,9 +215,9 @@ impl SinkBuffers {
         ptr(&self.counters, dev) + (8 * COUNTER_STRIDE * c as usize) as u64
     }
 
-    /// Downloads the counters (waits for the GPU).
-    pub fn counted(&self, dev: &GpuDevice) -> Result<Counted> {
-        let w = dev.download(&self.counters).map_err(cuda_error)?;
+    /// Reads the counters back (waits for the GPU, unless `reads` replays a run).
+    pub fn counted(&self, dev: &GpuDevice, reads: &mut ReadBacks, site: u64) -> Result<Counted> {
+        let w = reads.read(dev, site, &self.counters)?;
         // (Little-endian halves: the int at a word's address is its low half.)
         let word = |c: Counter| w[COUNTER_STRIDE * c as usize];
         let error_word = word(Counter::Error);

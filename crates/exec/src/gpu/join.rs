@@ -6,6 +6,7 @@
 //! is its group id: no scan, no positions.
 
 use super::buffers::{value_width, Arg, BuiltTable, Counted, DirectTable, KeyBitmap, OwnedColumn, SinkBuffers};
+use super::replay::ReadBacks;
 use super::{ptr, GpuExecutor, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
@@ -30,6 +31,7 @@ pub fn finish_build(
     key_range: Option<KeyRange>,
     payload_read: &[bool],
     stat: &mut KernelStat,
+    reads: &mut ReadBacks,
 ) -> Result<(BuiltTable, gpusql_cuda::EndedTimer)> {
     let shared_memory = ex.config.shared_memory_probe_tables;
     let dev = &ex.dev;
@@ -78,7 +80,8 @@ pub fn finish_build(
     // larger ones keep the build's slot order and its low load factor (most probes of a
     // filtered dimension miss, and a miss walks the run of occupied slots: compact
     // global tables measured up to 40% slower on SSB Q2/Q3).
-    let direct = if ex.config.direct_tables { direct_table(ex, &sink.group_keys, groups, &mut q, stat)? } else { None };
+    let direct =
+        if ex.config.direct_tables { direct_table(ex, &sink.group_keys, groups, &mut q, stat, reads)? } else { None };
     let (entries, entry_slots) = match sink.group_keys.as_slice() {
         _ if direct.is_some() => (None, 0),
         [k] => match gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) {
@@ -198,6 +201,7 @@ fn key_range(
     w: usize,
     groups: usize,
     stat: &mut KernelStat,
+    reads: &mut ReadBacks,
 ) -> Result<([i64; 2], u128)> {
     let dev = &ex.dev;
     let minmax = dev.upload(&[i64::MAX, i64::MIN], "key range").map_err(cuda_error)?;
@@ -208,7 +212,7 @@ fn key_range(
         groups,
         Some(1024),
     )?;
-    let mm = dev.download(&minmax).map_err(cuda_error)?;
+    let mm = reads.read(dev, super::replay::site(("key range", w, groups)), &minmax)?;
     Ok(([mm[0], mm[1]], (mm[1] as i128 - mm[0] as i128 + 1) as u128))
 }
 
@@ -264,6 +268,7 @@ fn direct_table(
     groups: usize,
     q: &mut LaunchQueue,
     stat: &mut KernelStat,
+    reads: &mut ReadBacks,
 ) -> Result<Option<DirectTable>> {
     let [k] = keys else { return Ok(None) };
     let Some((_, size)) = gpusql_codegen::entry_type(gpusql_codegen::c_type(&k.ty)) else { return Ok(None) };
@@ -272,7 +277,7 @@ fn direct_table(
     }
     let dev = &ex.dev;
     let w = size / 2;
-    let (mm, range) = key_range(ex, k, w, groups, stat)?;
+    let (mm, range) = key_range(ex, k, w, groups, stat, reads)?;
     if range > DIRECT_MAX_SLOTS as u128 || range > (groups as u128) * DIRECT_MIN_DENSITY as u128 {
         return Ok(None);
     }

@@ -7,6 +7,7 @@ mod buffers;
 pub mod device_store;
 mod join;
 mod plan_memo;
+mod replay;
 mod result;
 mod sort;
 mod upload;
@@ -29,6 +30,7 @@ use gpusql_plan::parameters::ParamValues;
 use gpusql_plan::{JoinKind, PhysicalPlan, Pipeline, PipelineOp, SessionConfig, Sink, Source, Stage};
 use gpusql_storage::host::HostTable;
 use gpusql_storage::TableStore;
+use replay::ReadBacks;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -148,6 +150,26 @@ impl GpuExecutor {
         }
     }
 
+    /// Sort kernel `entry` of `spec` (one of `memo`'s): the fully optimized one kept by
+    /// the memo, else loaded at the tier `tier_for` gives.
+    pub(crate) fn load_sort(
+        &self,
+        memo: &PlanMemo,
+        spec: &Arc<gpusql_codegen::sort::SortSpec>,
+        entry: &str,
+        stat: &mut KernelStat,
+    ) -> Result<CudaFunction> {
+        if let Some(f) = memo.sort_function(spec, entry) {
+            return Ok(f);
+        }
+        let tier = self.tier_for(&spec.source);
+        let f = self.load(&spec.source, entry, tier, stat)?;
+        if tier == Tier::Full {
+            memo.keep_sort_function(spec, entry, f.clone());
+        }
+        Ok(f)
+    }
+
     /// The tier `source` runs at: `Full` when that build is ready (or compiling ahead is
     /// off), else `Quick`, with the full build queued to replace it.
     pub(crate) fn tier_for(&self, source: &str) -> Tier {
@@ -227,14 +249,9 @@ impl GpuExecutor {
         self.refresh_util();
     }
 
-    /// Submits every launch of `q` in order, back to back, and returns their GPU ms
-    /// (CUDA events around them all).
-    pub(crate) fn run_queue(&self, q: LaunchQueue) -> Result<f64> {
-        self.submit_queue(q)?.ms().map_err(cuda_error)
-    }
-
-    /// `run_queue` without waiting: the span's end is queued, to be read once the host
-    /// has waited for the stream anyway (downloading what the launches counted).
+    /// Submits every launch of `q` in order, back to back, between CUDA events, without
+    /// waiting: the span is read once the host has waited for the stream anyway
+    /// (downloading what the launches counted).
     pub(crate) fn submit_queue(&self, q: LaunchQueue) -> Result<gpusql_cuda::EndedTimer> {
         let t0 = std::time::Instant::now();
         let timer = self.dev.timer_start().map_err(cuda_error)?;
@@ -354,7 +371,24 @@ impl GpuExecutor {
         tables: &TableStore,
         memo: &PlanMemo,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
-        match self.execute_once(plan, tables, memo) {
+        if let Some(log) = memo.last_run(&plan.parameters).filter(|_| self.config.replay_repeats) {
+            let mut reads = ReadBacks::replay(&self.dev, log)?;
+            match self.execute_once(plan, tables, memo, &mut reads) {
+                Ok((batches, mut stats)) => {
+                    stats.replayed = true;
+                    return Ok((batches, stats));
+                }
+                Err(Error::Cancelled) => return Err(Error::Cancelled),
+                // Diverged, or failed (out of memory, ...): the usual run below reports
+                // what is wrong, if anything.
+                Err(e) => {
+                    tracing::debug!("replay of a repeated run gave up ({e}); running it waiting for each stage");
+                    memo.set_last_run(None);
+                }
+            }
+        }
+        let mut reads = if self.config.replay_repeats { ReadBacks::record() } else { ReadBacks::wait() };
+        let result = match self.execute_once(plan, tables, memo, &mut reads) {
             Err(Error::OutOfMemory { .. }) => {
                 let keep: std::collections::HashSet<(String, usize)> = plan
                     .pipelines()
@@ -372,10 +406,15 @@ impl GpuExecutor {
                     "out of GPU memory: gave up {:.2} GB of other queries' resident columns, running again",
                     freed as f64 / 1e9
                 );
-                self.execute_once(plan, tables, memo)
+                reads = if self.config.replay_repeats { ReadBacks::record() } else { ReadBacks::wait() };
+                self.execute_once(plan, tables, memo, &mut reads)
             }
             other => other,
+        };
+        if result.is_ok() {
+            memo.set_last_run(reads.into_log(&plan.parameters));
         }
+        result
     }
 
     fn execute_once(
@@ -383,6 +422,7 @@ impl GpuExecutor {
         plan: &PhysicalPlan,
         tables: &TableStore,
         memo: &PlanMemo,
+        reads: &mut ReadBacks,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         let start = std::time::Instant::now();
         let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
@@ -408,8 +448,11 @@ impl GpuExecutor {
             self.cancel.check()?;
             match stage {
                 Stage::Pipeline(p) => {
-                    let (out, mut stat) =
-                        self.run_pipeline(p, &plan.parameters, tables, &inter, &built, &mut stats, memo)?;
+                    let (out, mut stat, span) =
+                        self.run_pipeline(p, &plan.parameters, tables, &inter, &built, &mut stats, memo, reads)?;
+                    if let Some(span) = span {
+                        pending_spans.push((stats.kernels.len(), span));
+                    }
                     match out {
                         Produced::Rows(rows) => {
                             inter.insert(p.sink.id(), rows);
@@ -421,7 +464,8 @@ impl GpuExecutor {
                                 p.sink.id(),
                                 p.sink.schema().len(),
                             );
-                            let (t, span) = join::finish_build(self, *sink, counted, key_range, &read, &mut stat)?;
+                            let (t, span) =
+                                join::finish_build(self, *sink, counted, key_range, &read, &mut stat, reads)?;
                             pending_spans.push((stats.kernels.len(), span));
                             steps.mark("finish build");
                             steps.print(&format!("pipeline_{}", p.id));
@@ -433,14 +477,15 @@ impl GpuExecutor {
                 Stage::Sort { input, output, keys, limit, .. } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
                     let spec = memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(&data.schema, keys))?;
-                    let (sorted, stat, span) = sort::run(self, data, &spec, *limit, *input)?;
+                    let (sorted, stat, span) = sort::run(self, data, &spec, *limit, *input, memo)?;
                     pending_spans.push((stats.kernels.len(), span));
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);
                 }
                 Stage::Slice { input, output, columns, skip, fetch, schema } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("slice input missing"))?;
-                    let (sliced, stat) = result::slice(self, &data, columns, *skip, *fetch, schema, *input)?;
+                    let (sliced, stat, span) = result::slice(self, &data, columns, *skip, *fetch, schema, *input)?;
+                    pending_spans.push((stats.kernels.len(), span));
                     stats.kernels.push(stat);
                     inter.insert(*output, sliced);
                 }
@@ -455,7 +500,8 @@ impl GpuExecutor {
         self.cancel.check()?;
         let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
         let dl = std::time::Instant::now();
-        let (batches, assembly) = result::download(self, plan, &result)?;
+        // (A replay's counts are checked there, before the result sized by them is used.)
+        let (batches, assembly) = result::download(self, plan, &result, reads)?;
         let mut steps = HostSteps::new(self.config.profile_host);
         steps.last = dl;
         steps.mark("download result");
@@ -531,20 +577,35 @@ impl GpuExecutor {
         built: &HashMap<usize, BuiltTable>,
         stats: &mut ExecStats,
         memo: &PlanMemo,
-    ) -> Result<(Produced, KernelStat)> {
+        reads: &mut ReadBacks,
+    ) -> Result<(Produced, KernelStat, Option<gpusql_cuda::EndedTimer>)> {
         let mut steps = HostSteps::new(self.config.profile_host);
         let hints = self.build_hints(built);
         let selection = self.chunk_selection(p, tables)?;
         let rows = source_rows(p, tables, inter, selection.as_deref());
         let rows64 = rows as u64;
         let optimal = memo.spec(p.id, &hints, rows64, || generate_pipeline(p, &hints, rows64))?;
-        let generic: Vec<BuildHint> = hints.iter().map(|h| BuildHint::generic(h.id)).collect();
-        let (spec, tier) = self
-            .choose_kernels(optimal, || memo.spec(p.id, &generic, rows64, || generate_pipeline(p, &generic, rows64)))?;
         steps.mark("codegen");
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
-        let func = self.load(&spec.source, &spec.entry, tier, &mut stat)?;
-        let init = spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, tier, &mut stat)).transpose()?;
+        let (spec, func, init) = match memo.functions(&optimal) {
+            Some((func, init)) => {
+                stat.cache = cache_name(CacheHit::Memory);
+                (optimal, func, init)
+            }
+            None => {
+                let generic: Vec<BuildHint> = hints.iter().map(|h| BuildHint::generic(h.id)).collect();
+                let (spec, tier) = self.choose_kernels(optimal, || {
+                    memo.spec(p.id, &generic, rows64, || generate_pipeline(p, &generic, rows64))
+                })?;
+                let func = self.load(&spec.source, &spec.entry, tier, &mut stat)?;
+                let init =
+                    spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, tier, &mut stat)).transpose()?;
+                if tier == Tier::Full {
+                    memo.keep_functions(&spec, func.clone(), init.clone());
+                }
+                (spec, func, init)
+            }
+        };
         steps.mark("load");
 
         let mut up = UploadStats::default();
@@ -585,8 +646,10 @@ impl GpuExecutor {
 
         let (mut max_groups, group_bound) = group_capacity(p, n, built);
         let seen_key = SinkSizes::key(&spec.source, n);
-        if let Some(seen) = self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).get(seen_key) {
-            max_groups = capacity_from_seen(p, seen, max_groups, group_bound);
+        match self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).get(seen_key) {
+            Some(seen) => max_groups = capacity_from_seen(p, seen, max_groups, group_bound),
+            // The next run is sized by what this one finds: this run's log would not fit it.
+            None => reads.unsettled(),
         }
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
@@ -610,8 +673,14 @@ impl GpuExecutor {
             };
             let span = self.run_kernels(&func, init.as_ref(), &binder)?;
             steps.mark("kernels");
-            let counted = sink.counted(&self.dev)?;
-            stat.ms += span.ms().map_err(cuda_error)?;
+            let counted = sink.counted(&self.dev, reads, replay::site(("pipeline", p.id, n, max_groups)))?;
+            // (A replay reads its stages' spans at the end: reading one waits for it.)
+            let span = if reads.is_replay() {
+                Some(span)
+            } else {
+                stat.ms += span.ms().map_err(cuda_error)?;
+                None
+            };
             let code = counted.error;
             let full_at = n.saturating_sub(counted.full_from_end as usize);
             let count = counted.rows;
@@ -619,6 +688,7 @@ impl GpuExecutor {
             let groups = Groups { max: max_groups, bound: group_bound, count, full_at, rows: n };
             if let Some(grown) = capacity_after_error(p, code, &groups)? {
                 max_groups = grown;
+                ran_again(span, &mut stat, reads)?;
                 continue;
             }
             if matches!(p.sink, Sink::Materialize { .. } | Sink::HashBuild { .. }) && count > max_groups {
@@ -626,6 +696,7 @@ impl GpuExecutor {
                 // the buffers were counted, not written; run again with room for all of them.
                 tracing::debug!("pipeline_{}: {count} rows for {max_groups} rows of room, running again", p.id);
                 max_groups = count;
+                ran_again(span, &mut stat, reads)?;
                 continue;
             }
             let rows = match &p.sink {
@@ -637,9 +708,9 @@ impl GpuExecutor {
             self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).insert(seen_key, rows);
             steps.print(&format!("pipeline_{} ({n} rows in, {rows} out, room for {max_groups})", p.id));
             if matches!(p.sink, Sink::HashBuild { .. }) {
-                return Ok((Produced::Table(Box::new(sink), counted, build_key_range(p, tables)), stat));
+                return Ok((Produced::Table(Box::new(sink), counted, build_key_range(p, tables)), stat, span));
             }
-            return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat));
+            return Ok((Produced::Rows(sink.into_intermediate(p.sink.schema().clone(), rows)), stat, span));
         }
     }
 
@@ -794,6 +865,16 @@ impl GpuExecutor {
 }
 
 /// Rows a pipeline's source holds (of the kept chunks, for a pruned scan).
+/// A pipeline whose sink overflowed runs again: its first run's span counts, and the run's
+/// log would replay the overflow (`ReadBacks::unsettled`).
+fn ran_again(span: Option<gpusql_cuda::EndedTimer>, stat: &mut KernelStat, reads: &mut ReadBacks) -> Result<()> {
+    if let Some(span) = span {
+        stat.ms += span.ms().map_err(cuda_error)?;
+    }
+    reads.unsettled();
+    Ok(())
+}
+
 fn source_rows(
     p: &Pipeline,
     tables: &TableStore,
@@ -1067,7 +1148,7 @@ impl Binder<'_> {
 }
 
 /// Kernel launches gathered while their buffers are allocated and their kernels looked
-/// up, then submitted together (`GpuExecutor::run_queue`): the host's work between them
+/// up, then submitted together (`GpuExecutor::submit_queue`): the host's work between them
 /// would otherwise leave the GPU idle inside the timed span (a hash build's ten small
 /// finishing kernels took 60-140 us of host time for ~25 us of GPU work).
 #[derive(Default)]

@@ -3,9 +3,12 @@
 //! kernel source costs 0.1–0.4 ms (Q21: 3.6 ms over its pipelines), and telling a new
 //! plan from a seen one meant generating its first pipeline's source every run.
 
+use super::replay::RunLog;
 use gpusql_codegen::sort::SortSpec;
 use gpusql_codegen::{BuildHint, KernelSpec};
 use gpusql_common::Result;
+use gpusql_cuda::CudaFunction;
+use gpusql_plan::parameters::ParamValues;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,6 +24,14 @@ pub struct PlanMemo {
     specs: Mutex<HashMap<SpecKey, Arc<KernelSpec>>>,
     /// Sort kernels by the sort's input intermediate.
     sorts: Mutex<HashMap<usize, Arc<SortSpec>>>,
+    /// The loaded kernels (main, init) of the specs in `specs` whose full builds were
+    /// used, by the spec's address (it lives as long as the memo): a repeated stage takes
+    /// them without hashing its source to find its module (10-30 us a stage).
+    functions: Mutex<HashMap<usize, (CudaFunction, Option<CudaFunction>)>>,
+    /// Likewise for sorts: fully optimized kernels by the sort spec's address and entry.
+    sort_functions: Mutex<HashMap<(usize, String), CudaFunction>>,
+    /// What the last settled run read back from the GPU, for a replay (`replay`).
+    last_run: Mutex<Option<Arc<RunLog>>>,
 }
 
 impl PlanMemo {
@@ -51,6 +62,27 @@ impl PlanMemo {
         Ok(spec)
     }
 
+    /// The fully optimized kernels (main, init) loaded for `spec`, one of this memo's.
+    pub(crate) fn functions(&self, spec: &Arc<KernelSpec>) -> Option<(CudaFunction, Option<CudaFunction>)> {
+        self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&(Arc::as_ptr(spec) as usize)).cloned()
+    }
+
+    /// Keeps the fully optimized kernels loaded for `spec`, one of this memo's.
+    pub(crate) fn keep_functions(&self, spec: &Arc<KernelSpec>, main: CudaFunction, init: Option<CudaFunction>) {
+        self.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(Arc::as_ptr(spec) as usize, (main, init));
+    }
+
+    /// The fully optimized kernel `entry` loaded for `spec`, one of this memo's sorts.
+    pub(crate) fn sort_function(&self, spec: &Arc<SortSpec>, entry: &str) -> Option<CudaFunction> {
+        let key = (Arc::as_ptr(spec) as usize, entry.to_string());
+        self.sort_functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+    }
+
+    pub(crate) fn keep_sort_function(&self, spec: &Arc<SortSpec>, entry: &str, f: CudaFunction) {
+        let key = (Arc::as_ptr(spec) as usize, entry.to_string());
+        self.sort_functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, f);
+    }
+
     /// The kernels of the sort of intermediate `input`: the ones generated before, or
     /// `generate`'s.
     pub(crate) fn sort_spec(&self, input: usize, generate: impl FnOnce() -> Result<SortSpec>) -> Result<Arc<SortSpec>> {
@@ -60,5 +92,26 @@ impl PlanMemo {
         let spec = Arc::new(generate()?);
         self.sorts.lock().unwrap_or_else(|e| e.into_inner()).insert(input, spec.clone());
         Ok(spec)
+    }
+
+    /// The last settled run's log, where it ran with `params`.
+    pub(crate) fn last_run(&self, params: &ParamValues) -> Option<Arc<RunLog>> {
+        self.last_run.lock().unwrap_or_else(|e| e.into_inner()).as_ref().filter(|l| l.fits(params)).cloned()
+    }
+
+    /// Keeps `log` as the last run's (None: forgets it).
+    pub(crate) fn set_last_run(&self, log: Option<RunLog>) {
+        *self.last_run.lock().unwrap_or_else(|e| e.into_inner()) = log.map(Arc::new);
+    }
+
+    /// Test hook: lowers the first row count the last run's log holds by one, as if the
+    /// GPU had found more rows than the log says (a replay must then notice and run the
+    /// query again). False where there is no such count.
+    #[doc(hidden)]
+    pub fn skew_last_run(&self) -> bool {
+        let mut held = self.last_run.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(skewed) = held.as_ref().and_then(|l| l.with_first_count_lowered()) else { return false };
+        *held = Some(Arc::new(skewed));
+        true
     }
 }

@@ -3,6 +3,7 @@
 //! the GPU, then downloaded into Arrow arrays.
 
 use super::buffers::{value_width, Arg, Intermediate, OwnedColumn};
+use super::replay::ReadBacks;
 use super::{ptr, GpuExecutor, HostSteps, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
@@ -52,7 +53,7 @@ pub fn slice(
     fetch: Option<usize>,
     schema: &Schema,
     input: usize,
-) -> Result<(Intermediate, KernelStat)> {
+) -> Result<(Intermediate, KernelStat, gpusql_cuda::EndedTimer)> {
     let mut stat = KernelStat { name: format!("slice #{input}"), rows_in: r.rows, ..Default::default() };
     let (idx, idx_buffer, m) = row_indices(ex, r, skip, fetch)?;
     let mut out = vec![];
@@ -67,9 +68,10 @@ pub fn slice(
     if let Some(b) = idx_buffer {
         q.keep(b);
     }
-    stat.ms += ex.run_queue(q)?;
+    // Not waited for, like a sort's launches: its span is read after the result.
+    let span = ex.submit_queue(q)?;
     stat.rows_out = m;
-    Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat))
+    Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat, span))
 }
 
 /// Returns the batches and the assembly kernels' statistics (their compile time). One
@@ -81,7 +83,15 @@ pub fn slice(
 /// round trips (`GpuDevice::download_many`, each waiting for the GPU once): validity,
 /// fixed-width values and string lengths, then all string columns' bytes, copied into
 /// one buffer on the GPU at offsets made from those lengths.
-pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Result<(Vec<RecordBatch>, KernelStat)> {
+///
+/// A replay's audit (`ReadBacks::audit_range`) comes back with the first round trip and
+/// is checked before the string bytes are gathered.
+pub fn download(
+    ex: &GpuExecutor,
+    plan: &PhysicalPlan,
+    r: &Intermediate,
+    reads: &ReadBacks,
+) -> Result<(Vec<RecordBatch>, KernelStat)> {
     let mut stat = KernelStat::default();
     let mut steps = HostSteps::new(ex.config.profile_host);
     let (start, m) = row_range(r, plan.skip, plan.fetch)?;
@@ -145,8 +155,14 @@ pub fn download(ex: &GpuExecutor, plan: &PhysicalPlan, r: &Intermediate) -> Resu
     if let Some(lens) = &lengths {
         ranges.push((ptr(lens, &ex.dev), 4 * records.len() * m));
     }
-    // SAFETY: each range lies in a live buffer: rows [first, first + m) of a column.
+    let audit = reads.audit_range(&ex.dev);
+    ranges.extend(audit);
+    // SAFETY: each range lies in a live buffer: rows [first, first + m) of a column, and
+    // the audit's bytes.
     let mut host = unsafe { ex.dev.download_many(&ranges) }.map_err(cuda_error)?.into_iter();
+    if audit.is_some() {
+        reads.check(&host.next_back().unwrap_or_default())?;
+    }
     steps.mark("round trip");
     if let Some(span) = span {
         stat.ms += span.ms().map_err(cuda_error)?;

@@ -2,13 +2,14 @@
 //! permutation. Its launches are queued, not waited for: the GPU span is returned.
 
 use super::buffers::{Arg, Intermediate};
-use super::{ptr, GpuExecutor, LaunchQueue};
+use super::{ptr, GpuExecutor, LaunchQueue, PlanMemo};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use gpusql_codegen::sort::{SortSpec, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
 use gpusql_cuda::EndedTimer;
+use std::sync::Arc;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;
@@ -16,11 +17,11 @@ const TOP_N_MIN_CHUNK: usize = 64;
 pub fn run(
     ex: &GpuExecutor,
     mut data: Intermediate,
-    spec: &SortSpec,
+    spec: &Arc<SortSpec>,
     limit: Option<usize>,
     input: usize,
+    memo: &PlanMemo,
 ) -> Result<(Intermediate, KernelStat, EndedTimer)> {
-    let tier = ex.tier_for(&spec.source);
     let mut stat =
         KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
     let n = data.rows;
@@ -51,8 +52,8 @@ pub fn run(
     if n <= SMALL_SORT {
         // Rank sort: every row's rank, then each row to its rank (a top-N gains nothing
         // at this size).
-        let rank_fn = ex.load(&spec.source, &spec.rank_entry, tier, &mut stat)?;
-        let scatter = ex.load(&spec.source, &spec.scatter_entry, tier, &mut stat)?;
+        let rank_fn = ex.load_sort(memo, spec, &spec.rank_entry, &mut stat)?;
+        let scatter = ex.load_sort(memo, spec, &spec.scatter_entry, &mut stat)?;
         let rank = ex.dev.alloc_zeros::<u32>(n.max(1), "sort ranks").map_err(cuda_error)?;
         let mut args = vec![Arg::U64(ptr(&rank, &ex.dev)), Arg::U64(n as u64)];
         args.extend(key_args.iter().copied());
@@ -64,8 +65,8 @@ pub fn run(
         data.perm = Some(perm);
         return Ok((data, stat, span));
     }
-    let iota = ex.load(&spec.source, &spec.iota_entry, tier, &mut stat)?;
-    let step = ex.load(&spec.source, &spec.step_entry, tier, &mut stat)?;
+    let iota = ex.load_sort(memo, spec, &spec.iota_entry, &mut stat)?;
+    let step = ex.load_sort(memo, spec, &spec.step_entry, &mut stat)?;
     let timer = ex.dev.timer_start().map_err(cuda_error)?;
     ex.launch_untimed(&iota, &[Arg::U64(ptr(&perm, &ex.dev)), Arg::U32(npow2 as u32)], npow2, None)?;
     // Top-N: sort chunks of c (the wanted rows, rounded up to a power of two), then halve
@@ -85,7 +86,7 @@ pub fn run(
         k *= 2;
     }
     if let Some(c) = chunk {
-        let keep = ex.load(&spec.source, &spec.keep_halves_entry, tier, &mut stat)?;
+        let keep = ex.load_sort(memo, spec, &spec.keep_halves_entry, &mut stat)?;
         let mut len = npow2;
         while len > c {
             ex.launch_untimed(&step, &step_args(ptr(&perm, &ex.dev), len, c, 0), len, None)?;

@@ -1,0 +1,4 @@
+# Replayed runs against runs that wait for each stage, alternated twice in one process:
+#   python3 bench_sql/run_timed.py gpusql bench_sql/replay_repeats_ssb.sql --data "--ssb 20" --wall
+EACH SET replay_repeats = off | SET replay_repeats = on | SET replay_repeats = off | SET replay_repeats = on
+@ssb/q*.sql

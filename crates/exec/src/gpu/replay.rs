@@ -1,0 +1,188 @@
+//! Replaying a repeated run. Between stages the host waits for what the GPU found: a
+//! sink's row count (to size the next stage and its buffers), a hash build's key count
+//! and whether keys repeat (to shape the table and the probes that read it). A stage's
+//! host work (~40-80 us: buffers, kernel lookup, binding, launching) then leaves the GPU
+//! idle, stage after stage.
+//!
+//! A plan run again with the same parameter values over the same tables finds the same
+//! values. So a run that waited logs each value it read back (`ReadBacks::record`), and
+//! the next such run takes them from the log instead of waiting (`ReadBacks::replay`):
+//! its stages are launched back to back while the GPU works. Each value read back is
+//! still copied, on the GPU in stream order, into an audit buffer that is downloaded once
+//! at the end and compared with the log (`verify`). Any difference, or host state that
+//! differs where a value is read (other rows in, other buffer sizes), marks the run
+//! diverged: its result is dropped and the query runs again the usual way.
+
+use gpusql_common::{Error, Result};
+use gpusql_cuda::cudarc::driver::DeviceRepr;
+use gpusql_cuda::{CudaSlice, GpuDevice};
+use gpusql_plan::parameters::ParamValues;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use super::buffers::COUNTERS;
+use super::device_store::cuda_error;
+use super::ptr;
+
+/// One value read back: where it was read (a hash of the host state that decided the
+/// launches it came from) and its bytes.
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    site: u64,
+    bytes: Vec<u8>,
+}
+
+/// The values a run read back, in order, and the parameter values it ran with.
+#[derive(Debug)]
+pub struct RunLog {
+    params: ParamValues,
+    entries: Vec<Entry>,
+}
+
+impl RunLog {
+    /// Whether a run with `params` reads back what this one did (the plan and its tables
+    /// being the same: the plan memo holding the log lives while they do).
+    pub fn fits(&self, params: &ParamValues) -> bool {
+        self.params == *params
+    }
+}
+
+impl RunLog {
+    /// A copy with the first nonzero row count of a sink's counters lowered by one
+    /// (`PlanMemo::skew_last_run`).
+    pub(crate) fn with_first_count_lowered(&self) -> Option<RunLog> {
+        let mut entries = self.entries.clone();
+        let e = entries.iter_mut().find(|e| e.bytes.len() == 8 * COUNTERS && e.bytes[..8] != [0; 8])?;
+        let rows = u64::from_le_bytes(e.bytes[..8].try_into().ok()?) - 1;
+        e.bytes[..8].copy_from_slice(&rows.to_le_bytes());
+        Some(RunLog { params: self.params.clone(), entries })
+    }
+}
+
+/// Where a value is read back: the reading step and the host state its launches
+/// depended on (pipeline, rows in, buffer sizes, ...).
+pub fn site(parts: impl Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    parts.hash(&mut h);
+    h.finish()
+}
+
+/// How one run of a plan reads values back from the GPU.
+pub(crate) struct ReadBacks(Mode);
+
+enum Mode {
+    /// Waits for each value; keeps them in `log` where there is one.
+    Wait { log: Option<Vec<Entry>>, settled: bool },
+    /// Takes each value from `log`, copying the GPU's into `audit` to check at the end.
+    Replay { log: Arc<RunLog>, next: usize, audit: CudaSlice<u8>, at: usize },
+}
+
+impl ReadBacks {
+    /// Waits for each value, logging nothing.
+    pub fn wait() -> Self {
+        ReadBacks(Mode::Wait { log: None, settled: true })
+    }
+
+    /// Waits for each value and logs it.
+    pub fn record() -> Self {
+        ReadBacks(Mode::Wait { log: Some(vec![]), settled: true })
+    }
+
+    /// Takes the values from `log` (which `record` made for the same parameter values).
+    pub fn replay(dev: &GpuDevice, log: Arc<RunLog>) -> Result<Self> {
+        let bytes: usize = log.entries.iter().map(|e| e.bytes.len()).sum();
+        let audit = dev.alloc_unset::<u8>(bytes.max(1), "replay audit").map_err(cuda_error)?;
+        Ok(ReadBacks(Mode::Replay { log, next: 0, audit, at: 0 }))
+    }
+
+    /// Reads `src` back at `site`: downloads it (waiting for the GPU), or in a replay
+    /// returns the logged value and queues a copy of the GPU's to check at the end.
+    pub fn read<T: DeviceRepr + Copy>(&mut self, dev: &GpuDevice, site: u64, src: &CudaSlice<T>) -> Result<Vec<T>> {
+        match &mut self.0 {
+            Mode::Wait { log, .. } => {
+                let values = dev.download(src).map_err(cuda_error)?;
+                if let Some(log) = log {
+                    log.push(Entry { site, bytes: as_bytes(&values).to_vec() });
+                }
+                Ok(values)
+            }
+            Mode::Replay { log, next, audit, at } => {
+                let size = src.len() * std::mem::size_of::<T>();
+                let entry = match log.entries.get(*next) {
+                    Some(e) if e.site == site && e.bytes.len() == size => e,
+                    _ => return Err(diverged()),
+                };
+                *next += 1;
+                // SAFETY: `audit` holds the log's bytes in order, so [at, at + size) lies
+                // in it; `src` holds `size` bytes. Both are alive until the copy has run
+                // (frees are stream-ordered).
+                unsafe { dev.copy_device(ptr(audit, dev) + *at as u64, ptr(src, dev), size) }.map_err(cuda_error)?;
+                *at += size;
+                Ok(from_bytes(&entry.bytes))
+            }
+        }
+    }
+
+    /// A stage was sized without an earlier run's sizes, or ran again with more room: the
+    /// next run sizes it otherwise (and a replay would repeat the overflow), so this run's
+    /// log is not kept; the next run, sized by this one, logs a settled run.
+    pub fn unsettled(&mut self) {
+        if let Mode::Wait { settled, .. } = &mut self.0 {
+            *settled = false;
+        }
+    }
+
+    /// In a replay: the audit buffer's bytes to download at the end (with the result's
+    /// first round trip: one wait for both), for `check`.
+    pub fn audit_range(&self, dev: &GpuDevice) -> Option<(u64, usize)> {
+        match &self.0 {
+            Mode::Replay { audit, at, .. } => Some((ptr(audit, dev), *at)),
+            Mode::Wait { .. } => None,
+        }
+    }
+
+    /// Checks the audit buffer's bytes `gpu` against the log: Err where the GPU found other
+    /// values than those the replay ran with. Before anything sized by them is trusted
+    /// (the result's rows are read within buffers sized by the logged counts, so reading
+    /// them first is safe; a string's bytes are not).
+    pub fn check(&self, gpu: &[u8]) -> Result<()> {
+        let Mode::Replay { log, next, .. } = &self.0 else { return Ok(()) };
+        let logged = log.entries.iter().flat_map(|e| e.bytes.iter().copied());
+        if *next != log.entries.len() || !gpu.iter().copied().eq(logged) {
+            return Err(diverged());
+        }
+        Ok(())
+    }
+
+    pub fn is_replay(&self) -> bool {
+        matches!(self.0, Mode::Replay { .. })
+    }
+
+    /// The log of a recording run whose stages each ran once, for `params`.
+    pub fn into_log(self, params: &ParamValues) -> Option<RunLog> {
+        match self.0 {
+            Mode::Wait { log: Some(entries), settled: true } => Some(RunLog { params: params.clone(), entries }),
+            _ => None,
+        }
+    }
+}
+
+fn diverged() -> Error {
+    Error::exec("a replayed run diverged from its log")
+}
+
+fn as_bytes<T: DeviceRepr + Copy>(values: &[T]) -> &[u8] {
+    // SAFETY: a DeviceRepr is plain bytes; the slice covers exactly its values.
+    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) }
+}
+
+fn from_bytes<T: DeviceRepr + Copy>(bytes: &[u8]) -> Vec<T> {
+    let n = bytes.len() / std::mem::size_of::<T>();
+    let mut out = Vec::<T>::with_capacity(n);
+    // SAFETY: `bytes` were logged from n values of T (the entry's length was checked).
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+        out.set_len(n);
+    }
+    out
+}
