@@ -372,8 +372,9 @@ impl GpuExecutor {
         memo: &PlanMemo,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         if let Some(log) = memo.last_run(&plan.parameters).filter(|_| self.config.replay_repeats) {
-            let mut reads = ReadBacks::replay(&self.dev, log)?;
-            match self.execute_once(plan, tables, memo, &mut reads) {
+            let replayed = ReadBacks::replay(&self.dev, log)
+                .and_then(|mut reads| self.execute_once(plan, tables, memo, &mut reads));
+            match replayed {
                 Ok((batches, mut stats)) => {
                     stats.replayed = true;
                     return Ok((batches, stats));

@@ -8,10 +8,11 @@
 //! values. So a run that waited logs each value it read back (`ReadBacks::record`), and
 //! the next such run takes them from the log instead of waiting (`ReadBacks::replay`):
 //! its stages are launched back to back while the GPU works. Each value read back is
-//! still copied, on the GPU in stream order, into an audit buffer that is downloaded once
-//! at the end and compared with the log (`verify`). Any difference, or host state that
-//! differs where a value is read (other rows in, other buffer sizes), marks the run
-//! diverged: its result is dropped and the query runs again the usual way.
+//! still copied, on the GPU in stream order, into an audit buffer that comes back with the
+//! result's first download and is compared with the log (`check`) before anything sized
+//! by the logged values is trusted. Any difference, or host state that differs where a
+//! value is read (other rows in, other buffer sizes), makes the replay fail: its result
+//! is dropped and the query runs again the usual way (`GpuExecutor::execute_with`).
 
 use gpusql_common::{Error, Result};
 use gpusql_cuda::cudarc::driver::DeviceRepr;
@@ -45,9 +46,7 @@ impl RunLog {
     pub fn fits(&self, params: &ParamValues) -> bool {
         self.params == *params
     }
-}
 
-impl RunLog {
     /// A copy with the first nonzero row count of a sink's counters lowered by one
     /// (`PlanMemo::skew_last_run`).
     pub(crate) fn with_first_count_lowered(&self) -> Option<RunLog> {
