@@ -159,13 +159,13 @@ impl GpuExecutor {
         entry: &str,
         stat: &mut KernelStat,
     ) -> Result<CudaFunction> {
-        if let Some(f) = memo.sort_function(spec, entry) {
+        if let Some(f) = memo.function(spec, entry) {
             return Ok(f);
         }
         let tier = self.tier_for(&spec.source);
         let f = self.load(&spec.source, entry, tier, stat)?;
         if tier == Tier::Full {
-            memo.keep_sort_function(spec, entry, f.clone());
+            memo.keep_function(spec, entry, f.clone());
         }
         Ok(f)
     }
@@ -388,7 +388,7 @@ impl GpuExecutor {
                 }
             }
         }
-        let mut reads = if self.config.replay_repeats { ReadBacks::record() } else { ReadBacks::wait() };
+        let mut reads = ReadBacks::waiting(self.config.replay_repeats);
         let result = match self.execute_once(plan, tables, memo, &mut reads) {
             Err(Error::OutOfMemory { .. }) => {
                 let keep: std::collections::HashSet<(String, usize)> = plan
@@ -407,7 +407,7 @@ impl GpuExecutor {
                     "out of GPU memory: gave up {:.2} GB of other queries' resident columns, running again",
                     freed as f64 / 1e9
                 );
-                reads = if self.config.replay_repeats { ReadBacks::record() } else { ReadBacks::wait() };
+                reads = ReadBacks::waiting(self.config.replay_repeats);
                 self.execute_once(plan, tables, memo, &mut reads)
             }
             other => other,
@@ -588,7 +588,11 @@ impl GpuExecutor {
         let optimal = memo.spec(p.id, &hints, rows64, || generate_pipeline(p, &hints, rows64))?;
         steps.mark("codegen");
         let mut stat = KernelStat { name: format!("pipeline_{}", p.id), ..Default::default() };
-        let (spec, func, init) = match memo.functions(&optimal) {
+        let kept = memo.function(&optimal, &optimal.entry).and_then(|func| match &optimal.init {
+            Some(i) => Some((func, Some(memo.function(&optimal, &i.entry)?))),
+            None => Some((func, None)),
+        });
+        let (spec, func, init) = match kept {
             Some((func, init)) => {
                 stat.cache = cache_name(CacheHit::Memory);
                 (optimal, func, init)
@@ -602,7 +606,10 @@ impl GpuExecutor {
                 let init =
                     spec.init.as_ref().map(|i| self.load(&spec.source, &i.entry, tier, &mut stat)).transpose()?;
                 if tier == Tier::Full {
-                    memo.keep_functions(&spec, func.clone(), init.clone());
+                    memo.keep_function(&spec, &spec.entry, func.clone());
+                    if let (Some(i), Some(f)) = (&spec.init, &init) {
+                        memo.keep_function(&spec, &i.entry, f.clone());
+                    }
                 }
                 (spec, func, init)
             }
@@ -865,7 +872,6 @@ impl GpuExecutor {
     }
 }
 
-/// Rows a pipeline's source holds (of the kept chunks, for a pruned scan).
 /// A pipeline whose sink overflowed runs again: its first run's span counts, and the run's
 /// log would replay the overflow (`ReadBacks::unsettled`).
 fn ran_again(span: Option<gpusql_cuda::EndedTimer>, stat: &mut KernelStat, reads: &mut ReadBacks) -> Result<()> {
@@ -876,6 +882,7 @@ fn ran_again(span: Option<gpusql_cuda::EndedTimer>, stat: &mut KernelStat, reads
     Ok(())
 }
 
+/// Rows a pipeline's source holds (of the kept chunks, for a pruned scan).
 fn source_rows(
     p: &Pipeline,
     tables: &TableStore,

@@ -24,12 +24,10 @@ pub struct PlanMemo {
     specs: Mutex<HashMap<SpecKey, Arc<KernelSpec>>>,
     /// Sort kernels by the sort's input intermediate.
     sorts: Mutex<HashMap<usize, Arc<SortSpec>>>,
-    /// The loaded kernels (main, init) of the specs in `specs` whose full builds were
-    /// used, by the spec's address (it lives as long as the memo): a repeated stage takes
-    /// them without hashing its source to find its module (10-30 us a stage).
-    functions: Mutex<HashMap<usize, (CudaFunction, Option<CudaFunction>)>>,
-    /// Likewise for sorts: fully optimized kernels by the sort spec's address and entry.
-    sort_functions: Mutex<HashMap<(usize, String), CudaFunction>>,
+    /// Fully optimized kernels loaded for this memo's specs (pipelines' and sorts'), by the
+    /// spec's address (it lives as long as the memo) and entry: a repeated stage takes
+    /// them without hashing its 10-40 KB source to find its module (10-30 us a stage).
+    functions: Mutex<HashMap<(usize, String), CudaFunction>>,
     /// What the last settled run read back from the GPU, for a replay (`replay`).
     last_run: Mutex<Option<Arc<RunLog>>>,
 }
@@ -62,25 +60,16 @@ impl PlanMemo {
         Ok(spec)
     }
 
-    /// The fully optimized kernels (main, init) loaded for `spec`, one of this memo's.
-    pub(crate) fn functions(&self, spec: &Arc<KernelSpec>) -> Option<(CudaFunction, Option<CudaFunction>)> {
-        self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&(Arc::as_ptr(spec) as usize)).cloned()
-    }
-
-    /// Keeps the fully optimized kernels loaded for `spec`, one of this memo's.
-    pub(crate) fn keep_functions(&self, spec: &Arc<KernelSpec>, main: CudaFunction, init: Option<CudaFunction>) {
-        self.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(Arc::as_ptr(spec) as usize, (main, init));
-    }
-
-    /// The fully optimized kernel `entry` loaded for `spec`, one of this memo's sorts.
-    pub(crate) fn sort_function(&self, spec: &Arc<SortSpec>, entry: &str) -> Option<CudaFunction> {
+    /// The fully optimized kernel `entry` loaded for `spec`, one of this memo's specs.
+    pub(crate) fn function<S>(&self, spec: &Arc<S>, entry: &str) -> Option<CudaFunction> {
         let key = (Arc::as_ptr(spec) as usize, entry.to_string());
-        self.sort_functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+        self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
     }
 
-    pub(crate) fn keep_sort_function(&self, spec: &Arc<SortSpec>, entry: &str, f: CudaFunction) {
+    /// Keeps the fully optimized kernel `entry` loaded for `spec`, one of this memo's specs.
+    pub(crate) fn keep_function<S>(&self, spec: &Arc<S>, entry: &str, f: CudaFunction) {
         let key = (Arc::as_ptr(spec) as usize, entry.to_string());
-        self.sort_functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, f);
+        self.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, f);
     }
 
     /// The kernels of the sort of intermediate `input`: the ones generated before, or

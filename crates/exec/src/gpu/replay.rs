@@ -5,7 +5,7 @@
 //! idle, stage after stage.
 //!
 //! A plan run again with the same parameter values over the same tables finds the same
-//! values. So a run that waited logs each value it read back (`ReadBacks::record`), and
+//! values. So a run that waited logs each value it read back (`ReadBacks::waiting`), and
 //! the next such run takes them from the log instead of waiting (`ReadBacks::replay`):
 //! its stages are launched back to back while the GPU works. Each value read back is
 //! still copied, on the GPU in stream order, into an audit buffer that comes back with the
@@ -77,17 +77,12 @@ enum Mode {
 }
 
 impl ReadBacks {
-    /// Waits for each value, logging nothing.
-    pub fn wait() -> Self {
-        ReadBacks(Mode::Wait { log: None, settled: true })
+    /// Waits for each value, and logs it where `record` (for a later replay).
+    pub fn waiting(record: bool) -> Self {
+        ReadBacks(Mode::Wait { log: record.then(Vec::new), settled: true })
     }
 
-    /// Waits for each value and logs it.
-    pub fn record() -> Self {
-        ReadBacks(Mode::Wait { log: Some(vec![]), settled: true })
-    }
-
-    /// Takes the values from `log` (which `record` made for the same parameter values).
+    /// Takes the values from `log` (which a waiting run logged for the same parameter values).
     pub fn replay(dev: &GpuDevice, log: Arc<RunLog>) -> Result<Self> {
         let bytes: usize = log.entries.iter().map(|e| e.bytes.len()).sum();
         let audit = dev.alloc_unset::<u8>(bytes.max(1), "replay audit").map_err(cuda_error)?;
