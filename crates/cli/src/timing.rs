@@ -57,7 +57,11 @@ pub fn report(stats: &ExecStats, wall_ms: f64) -> String {
         }
     }
     let plan = if stats.plan_kept { "a kept plan" } else { "planned" };
-    let replayed = if stats.replayed { "; stages replayed" } else { "" };
+    let replayed = match (stats.replayed, stats.graph) {
+        (true, true) => "; stages replayed as one CUDA graph",
+        (true, false) => "; stages replayed",
+        _ => "",
+    };
     let _ = write!(s, "\nTime: {wall_ms:.3} ms (wall, parse to result; {plan}: {:.2} ms{replayed})", stats.plan_ms);
     s
 }

@@ -2,7 +2,7 @@
 //! memory accounting with clear out-of-memory errors, and event timing.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -22,10 +22,15 @@ use crate::{describe_driver_error, libs, CudaError};
 /// A GPU ready for the executor. Cheap to share (`Send + Sync`); use one per process.
 ///
 /// All work goes to one stream ([`GpuDevice::stream`], the context's default
-/// stream), so operations issued through it run in order.
+/// stream), so operations issued through it run in order. (While a thread captures a
+/// CUDA graph, its work goes to the capture stream instead: `graph`.)
 pub struct GpuDevice {
     ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    pub(crate) stream: Arc<CudaStream>,
+    /// The stream a graph is captured on (the default stream cannot be captured), and
+    /// the thread capturing (`graph::thread_tag`; 0: none).
+    pub(crate) capture_stream: Arc<CudaStream>,
+    pub(crate) capturing: AtomicU64,
     ordinal: usize,
     name: String,
     compute_capability: (i32, i32),
@@ -132,9 +137,12 @@ impl GpuDevice {
         // a buffer is in use on this one (see above).
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
+        let capture_stream = ctx.new_stream().map_err(|e| unavailable("creating a stream", e))?;
         let dev = GpuDevice {
             ctx,
             stream,
+            capture_stream,
+            capturing: AtomicU64::new(0),
             ordinal,
             name,
             compute_capability,
@@ -214,8 +222,14 @@ impl GpuDevice {
         &self.ctx
     }
 
+    /// The stream work is queued on: the default stream, or the capture stream on the
+    /// thread capturing a graph.
     pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+        if self.capturing_here() {
+            &self.capture_stream
+        } else {
+            &self.stream
+        }
     }
 
     pub fn cache(&self) -> &KernelCache {
@@ -392,7 +406,8 @@ impl GpuDevice {
         }
         // Freed buffers stay in the stream-ordered pool (keep_freed_memory) and count
         // as used: wait for queued frees, hand the pool's unused memory back, look again.
-        let _ = self.stream.synchronize();
+        self.not_capturing("making room")?;
+        let _ = self.stream().synchronize();
         trim_pool(&self.ctx);
         let free = self.try_free_memory().unwrap_or(free);
         if bytes <= free {
@@ -426,7 +441,7 @@ impl GpuDevice {
         what: &str,
     ) -> Result<CudaSlice<T>, CudaError> {
         let bytes = self.byte_size::<T>(n, what)?;
-        self.with_room(bytes, what, "allocation", || self.stream.alloc_zeros::<T>(n))
+        self.with_room(bytes, what, "allocation", || self.stream().alloc_zeros::<T>(n))
     }
 
     /// Allocates `n` elements left as they are (no memset): for buffers every element of
@@ -439,13 +454,14 @@ impl GpuDevice {
     ) -> Result<CudaSlice<T>, CudaError> {
         let bytes = self.byte_size::<T>(n, what)?;
         // SAFETY: T is a plain number type (any bits are a value); callers write before reading.
-        self.with_room(bytes, what, "allocation", || unsafe { self.stream.alloc::<T>(n) })
+        self.with_room(bytes, what, "allocation", || unsafe { self.stream().alloc::<T>(n) })
     }
 
     /// Copies `host` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, host: &[T], what: &str) -> Result<CudaSlice<T>, CudaError> {
         let bytes = std::mem::size_of_val(host);
-        self.with_room(bytes, what, "upload", || self.stream.clone_htod(host))
+        self.not_capturing(what)?;
+        self.with_room(bytes, what, "upload", || self.stream().clone_htod(host))
     }
 
     /// Uploads `len` bytes into a new device buffer; `pieces` cover [0, len) and write
@@ -458,10 +474,11 @@ impl GpuDevice {
         pieces: &[Piece],
         what: &str,
     ) -> Result<CudaSlice<T>, CudaError> {
+        self.not_capturing(what)?;
         let size = std::mem::size_of::<T>().max(1);
         let n = len.div_ceil(size).max(16 / size).max(1);
         // SAFETY: every byte of [0, len) is written by the pieces before use.
-        let slice = self.with_room(n * size, what, "upload", || unsafe { self.stream.alloc::<T>(n) })?;
+        let slice = self.with_room(n * size, what, "upload", || unsafe { self.stream().alloc::<T>(n) })?;
         if len < STAGED_UPLOAD_BYTES {
             let mut host = vec![0u8; len];
             for p in pieces {
@@ -469,12 +486,12 @@ impl GpuDevice {
             }
             if len > 0 {
                 let dst = {
-                    let (p, _sync) = slice.device_ptr(&self.stream);
+                    let (p, _sync) = slice.device_ptr(self.stream());
                     p
                 };
                 // SAFETY: dst holds at least len bytes; a pageable source is copied
                 // before the call returns.
-                unsafe { cudarc::driver::result::memcpy_htod_async(dst, &host[..], self.stream.cu_stream()) }
+                unsafe { cudarc::driver::result::memcpy_htod_async(dst, &host[..], self.stream().cu_stream()) }
                     .map_err(|e| CudaError::driver(&format!("upload of {what}"), e))?;
             }
             return Ok(slice);
@@ -490,7 +507,7 @@ impl GpuDevice {
         });
         let stager = stager.as_ref().map_err(|e| e.clone())?;
         let dst = {
-            let (p, _sync) = slice.device_ptr(&self.stream);
+            let (p, _sync) = slice.device_ptr(self.stream());
             p
         };
         stager.upload(&self.ctx, dst, pieces).map_err(|e| match e {
@@ -515,8 +532,8 @@ impl GpuDevice {
             self.check_fits(bytes, what)?;
         }
         let slice = match alloc() {
-            Err(e) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                let _ = self.stream.synchronize();
+            Err(e) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY && !self.capturing_here() => {
+                let _ = self.stream().synchronize();
                 trim_pool(&self.ctx);
                 alloc()
             }
@@ -531,7 +548,7 @@ impl GpuDevice {
     /// `keep` bytes back to the driver (what the next query's buffers will likely reuse
     /// stays; a large query's temporaries do not stay reserved for this process).
     pub fn release_pool_memory(&self, keep: usize) {
-        let _ = self.stream.synchronize();
+        let _ = self.stream().synchronize();
         trim_pool_to(&self.ctx, keep);
     }
 
@@ -549,7 +566,7 @@ impl GpuDevice {
             return Ok(());
         }
         // SAFETY: the caller's ranges.
-        unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, self.stream.cu_stream()) }
+        unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, self.stream().cu_stream()) }
             .map_err(|e| CudaError::driver("device copy", e))
     }
 
@@ -567,7 +584,7 @@ impl GpuDevice {
             return Err(CudaError::Driver(format!("download of {range:?} from a buffer of {}", slice.len())));
         }
         let size = std::mem::size_of::<T>();
-        let (p, _sync) = slice.device_ptr(&self.stream);
+        let (p, _sync) = slice.device_ptr(self.stream());
         // SAFETY: the range lies in `slice` (checked above), alive here.
         let bytes = unsafe { self.download_many(&[(p + (range.start * size) as u64, range.len() * size)]) }?;
         let bytes = &bytes[0];
@@ -589,6 +606,7 @@ impl GpuDevice {
     /// # Safety
     /// Each range must lie in a live allocation of this context.
     pub unsafe fn download_many(&self, ranges: &[(u64, usize)]) -> Result<Vec<Vec<u8>>, CudaError> {
+        self.not_capturing("a download")?;
         let total: usize = ranges.iter().map(|r| r.1).sum();
         let err = |e| CudaError::driver("download", e);
         if total > PINNED_DOWNLOAD_MAX_BYTES {
@@ -597,12 +615,12 @@ impl GpuDevice {
                 let mut v = vec![0u8; len];
                 if len > 0 {
                     // SAFETY: the caller's range; a pageable copy is complete on return.
-                    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut v[..], src, self.stream.cu_stream()) }
+                    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut v[..], src, self.stream().cu_stream()) }
                         .map_err(err)?;
                 }
                 out.push(v);
             }
-            self.stream.synchronize().map_err(err)?;
+            self.stream().synchronize().map_err(err)?;
             return Ok(out);
         }
         let mut held = self.download_buffer.lock().unwrap_or_else(|e| e.into_inner());
@@ -623,13 +641,13 @@ impl GpuDevice {
                 // SAFETY: the caller's range, into pinned bytes nothing else uses until
                 // the stream is waited for below.
                 unsafe {
-                    cudarc::driver::result::memcpy_dtoh_async(&mut host[at..at + len], src, self.stream.cu_stream())
+                    cudarc::driver::result::memcpy_dtoh_async(&mut host[at..at + len], src, self.stream().cu_stream())
                 }
                 .map_err(err)?;
             }
             at += len;
         }
-        self.stream.synchronize().map_err(err)?;
+        self.stream().synchronize().map_err(err)?;
         let mut at = 0;
         Ok(ranges
             .iter()
@@ -644,7 +662,7 @@ impl GpuDevice {
     /// instruction, …) is sticky: every later call of the context fails with it, until the
     /// context is destroyed (`reset_device`).
     pub fn is_usable(&self) -> bool {
-        self.ctx.bind_to_thread().is_ok() && self.stream.synchronize().is_ok() && self.ctx.check_err().is_ok()
+        self.ctx.bind_to_thread().is_ok() && self.stream().synchronize().is_ok() && self.ctx.check_err().is_ok()
     }
 
     /// Destroys device `ordinal`'s primary context and all that lives in it, so that the
@@ -661,18 +679,21 @@ impl GpuDevice {
 
     /// Waits for all queued work. Asynchronous kernel failures surface here.
     pub fn synchronize(&self) -> Result<(), CudaError> {
-        self.stream.synchronize().map_err(|e| CudaError::driver("synchronize", e))
+        self.not_capturing("waiting for the GPU")?;
+        self.stream().synchronize().map_err(|e| CudaError::driver("synchronize", e))
     }
 
-    /// Starts a GPU-side timer on the device stream.
+    /// Starts a GPU-side timer on the device stream. (In a graph being captured, its
+    /// events are recorded by the graph at each launch.)
     pub fn timer_start(&self) -> Result<GpuTimer, CudaError> {
         // new_event(None) would create an event with timing disabled.
         let event = || {
             self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| CudaError::driver("cuEventCreate", e))
         };
         let (start, end) = (event()?, event()?);
-        start.record(&self.stream).map_err(|e| CudaError::driver("cuEventRecord", e))?;
-        Ok(GpuTimer { start, end, stream: self.stream.clone() })
+        let timer = GpuTimer { start, end, stream: self.stream().clone(), in_graph: self.capturing_here() };
+        timer.record(&timer.start)?;
+        Ok(timer)
     }
 
     /// Device-to-device copy bandwidth in GB/s (10^9 bytes), counting bytes read and
@@ -692,7 +713,7 @@ impl GpuDevice {
         let src = self.alloc_zeros::<u32>(n, "bandwidth test source")?;
         let mut dst = self.alloc_zeros::<u32>(n, "bandwidth test destination")?;
         let copy = |dst: &mut CudaSlice<u32>| {
-            self.stream.memcpy_dtod(&src, dst).map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))
+            self.stream().memcpy_dtod(&src, dst).map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))
         };
         copy(&mut dst)?;
         let mut times = Vec::with_capacity(5);
@@ -715,6 +736,8 @@ pub struct GpuTimer {
     start: CudaEvent,
     end: CudaEvent,
     stream: Arc<CudaStream>,
+    /// Recorded into a graph being captured (as event nodes: each launch records them).
+    in_graph: bool,
 }
 
 impl GpuTimer {
@@ -727,8 +750,26 @@ impl GpuTimer {
     /// Ends the span here on the stream without waiting for it: the host can queue more
     /// (a download that waits anyway) before asking for the span's milliseconds.
     pub fn end_here(self) -> Result<EndedTimer, CudaError> {
-        self.end.record(&self.stream).map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        self.record(&self.end)?;
         Ok(EndedTimer { start: self.start, end: self.end })
+    }
+
+    fn record(&self, event: &CudaEvent) -> Result<(), CudaError> {
+        if !self.in_graph {
+            return event.record(&self.stream).map_err(|e| CudaError::driver("cuEventRecord", e));
+        }
+        // An event recorded plainly during a capture only orders the captured work; an
+        // external record becomes a node that records it at each launch.
+        // SAFETY: the event and the capturing stream are alive.
+        unsafe {
+            cudarc::driver::sys::cuEventRecordWithFlags(
+                event.cu_event(),
+                self.stream.cu_stream(),
+                cudarc::driver::sys::CUevent_record_flags::CU_EVENT_RECORD_EXTERNAL as u32,
+            )
+        }
+        .result()
+        .map_err(|e| CudaError::driver("cuEventRecordWithFlags", e))
     }
 }
 
@@ -739,8 +780,9 @@ pub struct EndedTimer {
 }
 
 impl EndedTimer {
-    /// The span's milliseconds, once the GPU has passed its end (waits for it).
-    pub fn ms(self) -> Result<f64, CudaError> {
+    /// The span's milliseconds, once the GPU has passed its end (waits for it). A span
+    /// recorded in a graph gives its last launch's.
+    pub fn ms(&self) -> Result<f64, CudaError> {
         self.end.synchronize().map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
         let ms = self.start.elapsed_ms(&self.end).map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
         Ok(ms as f64)
@@ -818,8 +860,13 @@ fn trim_pool_to(ctx: &CudaContext, keep: usize) {
     }
 }
 
+/// `trim_pool_to(0)`, and the memory kept graphs hold for their buffers between launches.
 fn trim_pool(ctx: &CudaContext) {
-    trim_pool_to(ctx, 0)
+    trim_pool_to(ctx, 0);
+    // SAFETY: the context's device; trimming leaves memory in use alone.
+    if let Err(e) = unsafe { cudarc::driver::sys::cuDeviceGraphMemTrim(ctx.cu_device()) }.result() {
+        tracing::warn!(error = ?e, "could not trim the graphs' memory");
+    }
 }
 
 fn default_pool(ctx: &CudaContext) -> Result<cudarc::driver::sys::CUmemoryPool, DriverError> {

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod compile;
 pub mod compile_pool;
 pub mod device;
+pub mod graph;
 pub mod libs;
 pub mod staging;
 
@@ -18,6 +19,7 @@ pub use cache::{CacheHit, CompileStats, KernelCache};
 pub use compile::{compile_cubin, compile_cubin_tier, compile_profile, nvrtc_version, CompileProfile, Tier};
 pub use compile_pool::Priority;
 pub use device::{EndedTimer, GpuDevice, GpuTimer};
+pub use graph::Graph;
 pub use staging::{Piece, STAGING_BYTES};
 
 /// The cudarc version this crate is built against, re-exported so callers use

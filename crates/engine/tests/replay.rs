@@ -1,6 +1,7 @@
 //! Replayed runs (`SET replay_repeats`, exec `gpu/replay.rs`): a plan run again with the
 //! same values launches its stages back to back with the counts its last run read back,
-//! checked against the GPU's at the end. Needs a GPU; without one each test prints
+//! checked against the GPU's at the end; from its next run, as one CUDA graph
+//! (`graph_repeats`, exec `gpu/graph.rs`). Needs a GPU; without one each test prints
 //! "skipped" and passes, unless GPUSQL_REQUIRE_GPU=1.
 
 use gpusql::{BackendChoice, Engine, Output};
@@ -23,9 +24,15 @@ fn gpu_tpch() -> Option<Engine> {
 
 /// The answer as text, and whether the stages were replayed.
 fn run(e: &mut Engine, sql: &str) -> (String, bool) {
+    let (text, replayed, _) = run_graph(e, sql);
+    (text, replayed)
+}
+
+/// `run`, and whether the replay was launched as a graph.
+fn run_graph(e: &mut Engine, sql: &str) -> (String, bool, bool) {
     match e.execute(sql).unwrap().into_iter().last() {
         Some(Output::Rows { batches, stats }) => {
-            (arrow::util::pretty::pretty_format_batches(&batches).unwrap().to_string(), stats.replayed)
+            (arrow::util::pretty::pretty_format_batches(&batches).unwrap().to_string(), stats.replayed, stats.graph)
         }
         other => panic!("{other:?}"),
     }
@@ -55,6 +62,35 @@ fn repeated_tpch_queries_replay_with_equal_answers() {
     let sql = std::fs::read_to_string(root.join("tpch/q03.sql")).unwrap();
     for _ in 0..3 {
         assert!(!run(&mut e, &sql).1, "replayed with replay_repeats off");
+    }
+}
+
+#[test]
+fn repeated_tpch_queries_run_as_graphs_with_equal_answers() {
+    let Some(mut e) = gpu_tpch() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // (Graphs are kept once every kernel they launch is fully optimized.)
+    let mut relaunched = vec![];
+    for q in 1..=22 {
+        let sql = std::fs::read_to_string(root.join(format!("tpch/q{q:02}.sql"))).unwrap();
+        let (first, _, _) = run_graph(&mut e, &sql);
+        e.wait_for_compiles();
+        let mut graphs = 0;
+        for _ in 0..5 {
+            let (again, _, graph) = run_graph(&mut e, &sql);
+            assert_eq!(again, first, "Q{q}");
+            graphs += graph as usize;
+        }
+        if graphs >= 2 {
+            relaunched.push(q);
+        }
+    }
+    assert_eq!(relaunched, (1..=22).collect::<Vec<_>>(), "queries whose graph was launched again");
+    e.set("graph_repeats", "off").unwrap();
+    let sql = std::fs::read_to_string(root.join("tpch/q03.sql")).unwrap();
+    for _ in 0..4 {
+        let (_, _, graph) = run_graph(&mut e, &sql);
+        assert!(!graph, "a graph with graph_repeats off");
     }
 }
 

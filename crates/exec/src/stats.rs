@@ -47,6 +47,9 @@ pub struct ExecStats {
     /// The stages ran back to back with the counts of the plan's last run with these
     /// values, checked at the end (`replay_repeats`).
     pub replayed: bool,
+    /// The replay was launched as one CUDA graph, captured from an earlier one
+    /// (`graph_repeats`).
+    pub graph: bool,
     /// Bytes of table columns the query's scans read.
     pub bytes_read: usize,
 }

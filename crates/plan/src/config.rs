@@ -124,6 +124,8 @@ session_config! {
     plan_templates: bool = true;
     /// A query run again with the same literal values over unchanged tables launches its stages back to back: the row counts and hash-table shapes each stage would wait for are taken from its last run, the GPU's are checked against them once at the end, and on any difference the query runs again the usual way (off: each stage waits for its counts).
     replay_repeats: bool = true;
+    /// A replayed query is captured as one CUDA graph, launched whole when it runs again with the same values: no host work between its stages (off: each replay launches stage by stage). Needs replay_repeats.
+    graph_repeats: bool = true;
     /// How many NVRTC programs the kernels a new query compiles ahead are merged into, the prelude once in each (0: a program per kernel). On the H100 host NVRTC compiles one program at a time whatever the threads, and each costs ~40 ms besides its kernels: TPC-H SF 10 first runs took 246-261 ms (geomean) as a program per kernel, 140-152 ms as two, 109 ms as one. Where NVRTC scales with cores, 2-4 may be faster.
     compile_programs: u64 = 1;
     /// Freed GPU memory the allocation pool keeps between queries for the next one's tables and buffers, in MiB. Memory given back must be mapped again when a later query needs it: TPC-H Q21 at SF 10 frees ~8 GB a run, and trimming it to 4096 cost 8 ms a run, growing again 5 ms more.

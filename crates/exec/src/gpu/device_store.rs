@@ -8,6 +8,7 @@ use gpusql_storage::convert::{pivot_pieces, validity_bytes};
 use gpusql_storage::host::HostTable;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub struct DeviceColumn {
@@ -46,6 +47,9 @@ pub struct DeviceStore {
     replicas: Mutex<HashMap<(String, ReplicaRequest), (u64, Arc<DeviceReplica>)>>,
     /// Dictionary-encoded string columns.
     dictionaries: Mutex<HashMap<(String, usize), (u64, Arc<DeviceDictionary>)>>,
+    /// Counts the times GPU copies were freed or replaced: a graph that read them must
+    /// not run again (`epoch`).
+    epoch: AtomicU64,
 }
 
 /// A dictionary-encoded string column on the GPU (see `string_dictionary`): each row's
@@ -94,7 +98,7 @@ impl DeviceStore {
         col: usize,
         stats: &mut UploadStats,
     ) -> Result<Arc<DeviceColumn>> {
-        cached(&self.columns, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
+        cached(&self.columns, &self.epoch, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
             let c = Arc::new(make_column(dev, table, col, None)?);
             let bytes = c.bytes;
             Ok((c, bytes))
@@ -126,7 +130,9 @@ impl DeviceStore {
             }
         }
         // Free the previous selection's copy before making this one.
-        map.remove(&key);
+        if map.remove(&key).is_some() {
+            self.epoch.fetch_add(1, Ordering::Relaxed);
+        }
         let start = std::time::Instant::now();
         let c = Arc::new(make_column(dev, table, col, Some(chunks))?);
         dev.synchronize().map_err(cuda_error)?;
@@ -149,7 +155,7 @@ impl DeviceStore {
         // Made on the GPU from the column (15 M o_comment rows: 0.7 s pivoted on the host
         // and uploaded, a few ms here).
         let column = self.column(dev, table, col, stats)?;
-        cached(&self.pivoted, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
+        cached(&self.pivoted, &self.epoch, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
             let Some(pieces) = pivot_pieces(&table.column(col)?) else { return Ok((None, 0)) };
             let words = make(&column, pieces)?;
             let bytes = words.len() * 4;
@@ -166,7 +172,7 @@ impl DeviceStore {
         r: ReplicaRequest,
         stats: &mut UploadStats,
     ) -> Result<Arc<DeviceReplica>> {
-        cached(&self.replicas, (table.name.to_ascii_lowercase(), r), table.version, dev, stats, || {
+        cached(&self.replicas, &self.epoch, (table.name.to_ascii_lowercase(), r), table.version, dev, stats, || {
             let col = r.column;
             let what = format!("replica placement of {}.{}", table.name, table.schema.fields[col].name);
             let p = table.replica(r).ok_or_else(|| Error::exec(format!("{what}: column does not qualify")))?;
@@ -194,7 +200,7 @@ impl DeviceStore {
         col: usize,
         stats: &mut UploadStats,
     ) -> Result<Arc<DeviceDictionary>> {
-        cached(&self.dictionaries, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
+        cached(&self.dictionaries, &self.epoch, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
             let f = &table.schema.fields[col];
             let what = format!("dictionary of {}.{}", table.name, f.name);
             let d = table
@@ -244,6 +250,7 @@ impl DeviceStore {
     /// table column not in `keep` ((lower-case table name, column)), so that a query that
     /// does not fit beside them can run. Returns the bytes given up.
     pub fn evict_except(&self, keep: &std::collections::HashSet<(String, usize)>) -> usize {
+        self.epoch.fetch_add(1, Ordering::Relaxed);
         let mut freed = 0;
         let kept = |k: &(String, usize)| keep.contains(k);
         if let Ok(mut m) = self.columns.lock() {
@@ -289,8 +296,15 @@ impl DeviceStore {
         freed
     }
 
+    /// Changes whenever a GPU copy is freed or replaced: work recorded with the copies
+    /// of one epoch reads freed memory in another.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Relaxed)
+    }
+
     /// Frees the GPU copies of table `name` (dropped or replaced).
     pub fn forget_table(&self, name: &str) {
+        self.epoch.fetch_add(1, Ordering::Relaxed);
         let name = name.to_ascii_lowercase();
         if let Ok(mut m) = self.columns.lock() {
             m.retain(|k, _| k.0 != name);
@@ -310,6 +324,7 @@ impl DeviceStore {
     }
 
     pub fn clear(&self) {
+        self.epoch.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut m) = self.columns.lock() {
             m.clear();
         }
@@ -333,6 +348,7 @@ impl DeviceStore {
 /// waited for, into `stats`.
 fn cached<K: Eq + Hash, V: Clone>(
     map: &Mutex<HashMap<K, (u64, V)>>,
+    epoch: &AtomicU64,
     key: K,
     version: u64,
     dev: &GpuDevice,
@@ -350,7 +366,9 @@ fn cached<K: Eq + Hash, V: Clone>(
     dev.synchronize().map_err(cuda_error)?;
     stats.bytes += bytes;
     stats.ms += start.elapsed().as_secs_f64() * 1e3;
-    map.insert(key, (version, x.clone()));
+    if map.insert(key, (version, x.clone())).is_some() {
+        epoch.fetch_add(1, Ordering::Relaxed);
+    }
     Ok(x)
 }
 

@@ -5,6 +5,7 @@
 
 mod buffers;
 pub mod device_store;
+mod graph;
 mod join;
 mod plan_memo;
 mod replay;
@@ -52,16 +53,20 @@ pub struct GpuExecutor {
     pub cancel: gpusql_common::CancelToken,
     /// Kernels of the helper module by name (see `util`).
     util_functions: std::sync::Mutex<UtilFunctions>,
-    /// The uploaded literal buffers of kernels run, by content (see `upload_literals`;
-    /// emptied at the start of a query once it holds `LITERAL_BUFFERS` of them).
-    literal_buffers: std::sync::Mutex<HashMap<Vec<u8>, Arc<CudaSlice<u8>>>>,
+    /// The uploaded constant buffers of kernels run (literals, IN lists), by content (see
+    /// `constant_buffer`; emptied at the start of a query once it holds
+    /// `CONSTANT_BUFFERS` of them).
+    constant_buffers: std::sync::Mutex<HashMap<Vec<u8>, Arc<CudaSlice<u8>>>>,
+    /// While this executor captures a run as a CUDA graph: what the graph uses that must
+    /// outlive the run (`graph::Held`).
+    held: std::sync::Mutex<Option<graph::Held>>,
     /// Rows (or groups) each pipeline's sink held when it last ran, by kernel and source
     /// rows (see `SinkSizes`).
     sink_sizes: std::sync::Mutex<SinkSizes>,
 }
 
-/// Literal buffers kept at most between queries.
-const LITERAL_BUFFERS: usize = 4096;
+/// Constant buffers kept at most between queries.
+const CONSTANT_BUFFERS: usize = 4096;
 
 /// The helper module's kernels looked up so far, and the tier they are of.
 struct UtilFunctions {
@@ -92,7 +97,8 @@ impl GpuExecutor {
             config,
             cancel: Default::default(),
             util_functions: std::sync::Mutex::new(util_functions),
-            literal_buffers: Default::default(),
+            constant_buffers: Default::default(),
+            held: Default::default(),
             sink_sizes: Default::default(),
         }
     }
@@ -107,6 +113,9 @@ impl GpuExecutor {
             }
         }
         let (f, cs) = self.dev.load_kernel_tier(source, entry, tier).map_err(cuda_error)?;
+        if tier != Tier::Full {
+            self.hold(|h| h.quick = true);
+        }
         stat.compile_ms += cs.compile_ms + cs.load_ms;
         if stat.cache.is_empty() || cs.cache_hit == CacheHit::Miss {
             stat.cache = cache_name(cs.cache_hit);
@@ -136,6 +145,11 @@ impl GpuExecutor {
             self.dev.compile_ahead(util.to_string(), Tier::Quick, Priority::Now);
             self.dev.compile_ahead(util.to_string(), Tier::Full, Priority::Later);
         }
+    }
+
+    /// Whether the helper module's kernels are its full build.
+    pub(crate) fn util_is_full(&self) -> bool {
+        self.util_functions.lock().unwrap_or_else(|e| e.into_inner()).tier == Tier::Full
     }
 
     /// Switches to the helper module's full build once it is ready (checked once a query).
@@ -308,7 +322,18 @@ impl GpuExecutor {
         // SAFETY: the generated kernel's parameter list is exactly `args` (codegen's
         // `params`), and every pointer refers to a live allocation of the needed size.
         unsafe { b.launch(cfg) }.map_err(|e| Error::Gpu(format!("kernel launch failed: {e:?}")))?;
+        self.hold(|h| h.functions.push(f.clone()));
         Ok(())
+    }
+
+    /// Notes in `held` what a graph being captured on this thread uses (nothing when
+    /// not capturing).
+    fn hold(&self, note: impl FnOnce(&mut graph::Held)) {
+        if self.dev.capturing_here() {
+            if let Some(h) = self.held.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                note(h);
+            }
+        }
     }
 
     /// Moves `n` values of `width` bytes through an index array (`idx`: a device pointer
@@ -371,6 +396,40 @@ impl GpuExecutor {
         tables: &TableStore,
         memo: &PlanMemo,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
+        if self.config.replay_repeats && self.config.graph_repeats {
+            if let Some(g) = memo.take_graph(&plan.parameters, self.store.epoch()) {
+                match self.launch_run(&g, plan) {
+                    Ok(out) => {
+                        memo.keep_graph(g);
+                        return Ok(out);
+                    }
+                    Err(Error::Cancelled) => {
+                        memo.keep_graph(g);
+                        return Err(Error::Cancelled);
+                    }
+                    // Diverged, or failed (out of memory, ...): the graph goes, and these
+                    // values replay stage by stage from now on; the run below reports what
+                    // is wrong, if anything.
+                    Err(e) => {
+                        tracing::debug!("a graph of a repeated run gave up ({e}); running it waiting for each stage");
+                        memo.set_last_run(None);
+                        memo.set_no_graph(&plan.parameters);
+                    }
+                }
+            }
+            if let Some(log) = memo.last_run(&plan.parameters).filter(|_| memo.may_capture(&plan.parameters)) {
+                match self.capture_run(plan, tables, memo, log) {
+                    Ok(Some(out)) => return Ok(out),
+                    Ok(None) => memo.set_no_graph(&plan.parameters),
+                    Err(Error::Cancelled) => return Err(Error::Cancelled),
+                    Err(e) => {
+                        tracing::debug!("a graph of a repeated run gave up ({e}); running it waiting for each stage");
+                        memo.set_last_run(None);
+                        memo.set_no_graph(&plan.parameters);
+                    }
+                }
+            }
+        }
         if let Some(log) = memo.last_run(&plan.parameters).filter(|_| self.config.replay_repeats) {
             let replayed = ReadBacks::replay(&self.dev, log)
                 .and_then(|mut reads| self.execute_once(plan, tables, memo, &mut reads));
@@ -425,12 +484,33 @@ impl GpuExecutor {
         memo: &PlanMemo,
         reads: &mut ReadBacks,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
+        let (start, mut stats) = self.start_run(plan, tables, memo)?;
+        let mut ran = self.run_stages(plan, tables, memo, reads, &mut stats)?;
+        self.cancel.check()?;
+        let result = ran.inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
+        let batches = self.finish_run(plan, &result, reads, &ran.pending_spans, &mut stats, start)?;
+        let mut steps = HostSteps::new(self.config.profile_host);
+        drop((ran, result));
+        steps.mark("free");
+        self.trim_pool(&mut steps);
+        Ok((batches, stats))
+    }
+
+    /// What every run does first: the helper module's tier, the constant buffers' bound,
+    /// the plan's kernels handed to the compile threads. Returns the run's start and its
+    /// statistics so far.
+    fn start_run(
+        &self,
+        plan: &PhysicalPlan,
+        tables: &TableStore,
+        memo: &PlanMemo,
+    ) -> Result<(std::time::Instant, ExecStats)> {
         let start = std::time::Instant::now();
-        let mut stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
+        let stats = ExecStats { backend: format!("gpu ({})", self.dev.name()), ..Default::default() };
         self.refresh_util();
         {
-            let mut buffers = self.literal_buffers.lock().unwrap_or_else(|e| e.into_inner());
-            if buffers.len() >= LITERAL_BUFFERS {
+            let mut buffers = self.constant_buffers.lock().unwrap_or_else(|e| e.into_inner());
+            if buffers.len() >= CONSTANT_BUFFERS {
                 buffers.clear();
             }
         }
@@ -439,6 +519,19 @@ impl GpuExecutor {
         self.compile_plan_ahead(plan, tables, memo)?;
         steps.mark("compile ahead");
         steps.print("query start");
+        Ok((start, stats))
+    }
+
+    /// Runs the plan's stages: their intermediates (the result among them), hash tables,
+    /// and the GPU spans not read yet.
+    fn run_stages(
+        &self,
+        plan: &PhysicalPlan,
+        tables: &TableStore,
+        memo: &PlanMemo,
+        reads: &mut ReadBacks,
+        stats: &mut ExecStats,
+    ) -> Result<Ran> {
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
         // GPU spans not waited for when their stage ended (a build's finishing launches,
@@ -450,7 +543,7 @@ impl GpuExecutor {
             match stage {
                 Stage::Pipeline(p) => {
                     let (out, mut stat, span) =
-                        self.run_pipeline(p, &plan.parameters, tables, &inter, &built, &mut stats, memo, reads)?;
+                        self.run_pipeline(p, &plan.parameters, tables, &inter, &built, stats, memo, reads)?;
                     if let Some(span) = span {
                         pending_spans.push((stats.kernels.len(), span));
                     }
@@ -498,20 +591,31 @@ impl GpuExecutor {
                 }
             }
         }
-        self.cancel.check()?;
-        let result = inter.remove(&plan.result).ok_or_else(|| Error::exec("result intermediate missing"))?;
+        Ok(Ran { inter, _built: built, pending_spans })
+    }
+
+    /// Downloads the result, reads the stages' spans, and completes `stats`.
+    fn finish_run(
+        &self,
+        plan: &PhysicalPlan,
+        result: &Intermediate,
+        reads: &ReadBacks,
+        spans: &[(usize, gpusql_cuda::EndedTimer)],
+        stats: &mut ExecStats,
+        start: std::time::Instant,
+    ) -> Result<Vec<arrow::record_batch::RecordBatch>> {
         let dl = std::time::Instant::now();
         // (A replay's counts are checked there, before the result sized by them is used.)
-        let (batches, assembly) = result::download(self, plan, &result, reads)?;
+        let (batches, assembly) = result::download(self, plan, result, reads)?;
         let mut steps = HostSteps::new(self.config.profile_host);
         steps.last = dl;
         steps.mark("download result");
         steps.print("result");
         // Compiling the result-assembly kernels (first query only) is compile time.
         stats.download_ms = dl.elapsed().as_secs_f64() * 1e3 - assembly.compile_ms;
-        for (stage, span) in pending_spans {
+        for (stage, span) in spans {
             let ms = span.ms().map_err(cuda_error)?;
-            if let Some(k) = stats.kernels.get_mut(stage) {
+            if let Some(k) = stats.kernels.get_mut(*stage) {
                 k.ms += ms;
             }
         }
@@ -519,13 +623,14 @@ impl GpuExecutor {
         stats.kernel_ms = stats.kernels.iter().map(|k| k.ms).sum();
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
         stats.total_ms = start.elapsed().as_secs_f64() * 1e3;
-        let mut steps = HostSteps::new(self.config.profile_host);
-        drop((inter, built, result));
-        steps.mark("free");
+        Ok(batches)
+    }
+
+    /// After a query: the pool's memory beyond `pool_keep_mb` goes back to the driver.
+    fn trim_pool(&self, steps: &mut HostSteps) {
         self.dev.release_pool_memory((self.config.pool_keep_mb as usize).saturating_mul(1 << 20));
         steps.mark("trim pool");
         steps.print("end of query");
-        Ok((batches, stats))
     }
 
     /// The CUDA sources a plan compiles to (for EXPLAIN VERBOSE / `\cuda`, and the NVRTC
@@ -840,20 +945,30 @@ impl GpuExecutor {
         if spec.literals.is_empty() {
             return Ok(Literals { data, buffer: None });
         }
-        // Kept by content for the session: a string constant a kernel writes into its
-        // rows (`CASE ... THEN 'low'`) is a pointer into this buffer, read when the result
-        // is assembled, after the pipeline; and a repeated query uploads nothing. (An
-        // empty string's buffer still has to exist: 16 bytes.)
+        // (An empty string's buffer still has to exist: 16 bytes.)
         let mut bytes = data.bytes.clone();
         bytes.resize(bytes.len().max(16), 0);
-        let mut cache = self.literal_buffers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(b) = cache.get(&bytes) {
-            return Ok(Literals { data, buffer: Some(b.clone()) });
-        }
-        up.bytes += bytes.len();
-        let buffer = Arc::new(self.dev.upload(&bytes, "query literals").map_err(cuda_error)?);
-        cache.insert(bytes, buffer.clone());
+        let buffer = self.constant_buffer(bytes, "query literals", up)?;
         Ok(Literals { data, buffer: Some(buffer) })
+    }
+
+    /// A buffer of `bytes` on the GPU that kernels only read, uploaded once and kept by
+    /// content for the session: a string constant a kernel writes into its rows
+    /// (`CASE ... THEN 'low'`) is a pointer into its literal buffer, read when the result
+    /// is assembled, after the pipeline; and a repeated query uploads nothing.
+    fn constant_buffer(&self, bytes: Vec<u8>, what: &str, up: &mut UploadStats) -> Result<Arc<CudaSlice<u8>>> {
+        let mut cache = self.constant_buffers.lock().unwrap_or_else(|e| e.into_inner());
+        let buffer = match cache.get(&bytes) {
+            Some(b) => b.clone(),
+            None => {
+                up.bytes += bytes.len();
+                let buffer = Arc::new(self.dev.upload(&bytes, what).map_err(cuda_error)?);
+                cache.insert(bytes, buffer.clone());
+                buffer
+            }
+        };
+        self.hold(|h| h.buffers.push(buffer.clone()));
+        Ok(buffer)
     }
 
     /// The literal sets of long IN lists, searched by the kernel.
@@ -863,8 +978,7 @@ impl GpuExecutor {
             if let Param::InSet { index, part } = q {
                 if *part != InSetPart::Len {
                     let bytes = in_set::buffer(&spec.in_sets[*index], *part);
-                    up.bytes += bytes.len();
-                    in_sets.insert((*index, *part), self.dev.upload(&bytes, "IN list values").map_err(cuda_error)?);
+                    in_sets.insert((*index, *part), self.constant_buffer(bytes, "IN list values", up)?);
                 }
             }
         }
@@ -1071,13 +1185,22 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
 }
 
 /// The literal sets of a pipeline's long IN lists on the GPU, by (set, part).
-type InSets = HashMap<(usize, InSetPart), CudaSlice<u8>>;
+type InSets = HashMap<(usize, InSetPart), Arc<CudaSlice<u8>>>;
 
 /// A pipeline's query constants: their parameters' arguments, and the literal buffer on the
 /// GPU their pointers point into.
 struct Literals {
     data: LiteralData,
     buffer: Option<Arc<CudaSlice<u8>>>,
+}
+
+/// What a plan's stages left: intermediates (the result among them), hash tables, and
+/// the GPU spans not read yet, by stage.
+struct Ran {
+    inter: HashMap<usize, Intermediate>,
+    /// (Held until the run is done with them.)
+    _built: HashMap<usize, BuiltTable>,
+    pending_spans: Vec<(usize, gpusql_cuda::EndedTimer)>,
 }
 
 /// A pipeline's source on the GPU.

@@ -3,6 +3,7 @@
 //! kernel source costs 0.1–0.4 ms (Q21: 3.6 ms over its pipelines), and telling a new
 //! plan from a seen one meant generating its first pipeline's source every run.
 
+use super::graph::RunGraph;
 use super::replay::RunLog;
 use gpusql_codegen::sort::SortSpec;
 use gpusql_codegen::{BuildHint, KernelSpec};
@@ -30,6 +31,10 @@ pub struct PlanMemo {
     functions: Mutex<HashMap<(usize, String), CudaFunction>>,
     /// What the last settled run read back from the GPU, for a replay (`replay`).
     last_run: Mutex<Option<Arc<RunLog>>>,
+    /// The last replay, captured as a graph (`graph`).
+    graph: Mutex<Option<RunGraph>>,
+    /// Parameter values whose replay could not be captured (not tried again).
+    no_graph: Mutex<Option<ParamValues>>,
 }
 
 impl PlanMemo {
@@ -93,11 +98,35 @@ impl PlanMemo {
         *self.last_run.lock().unwrap_or_else(|e| e.into_inner()) = log.map(Arc::new);
     }
 
-    /// Test hook: lowers the first row count the last run's log holds by one, as if the
-    /// GPU had found more rows than the log says (a replay must then notice and run the
-    /// query again). False where there is no such count.
+    /// The kept graph, where a run with `params` over the device store at `epoch` may
+    /// launch it (one run at a time: `keep_graph` gives it back). Another is dropped.
+    pub(crate) fn take_graph(&self, params: &ParamValues, epoch: u64) -> Option<RunGraph> {
+        let g = self.graph.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        g.fits(params, epoch).then_some(g)
+    }
+
+    pub(crate) fn keep_graph(&self, g: RunGraph) {
+        *self.graph.lock().unwrap_or_else(|e| e.into_inner()) = Some(g);
+    }
+
+    /// Whether a replay with `params` may be captured (none failed to be).
+    pub(crate) fn may_capture(&self, params: &ParamValues) -> bool {
+        self.no_graph.lock().unwrap_or_else(|e| e.into_inner()).as_ref() != Some(params)
+    }
+
+    /// A replay with `params` could not be captured.
+    pub(crate) fn set_no_graph(&self, params: &ParamValues) {
+        *self.no_graph.lock().unwrap_or_else(|e| e.into_inner()) = Some(params.clone());
+    }
+
+    /// Test hook: lowers the first row count the last run's log (and the kept graph's)
+    /// holds by one, as if the GPU had found more rows than the log says (a replay must
+    /// then notice and run the query again). False where there is no such count.
     #[doc(hidden)]
     pub fn skew_last_run(&self) -> bool {
+        if let Some(g) = self.graph.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            g.skew();
+        }
         let mut held = self.last_run.lock().unwrap_or_else(|e| e.into_inner());
         let Some(skewed) = held.as_ref().and_then(|l| l.with_first_count_lowered()) else { return false };
         *held = Some(Arc::new(skewed));

@@ -148,6 +148,20 @@ impl ReadBacks {
         Ok(())
     }
 
+    /// A replay's log with its first row count lowered (`PlanMemo::skew_last_run`).
+    pub(crate) fn skew(&mut self) {
+        if let Mode::Replay { log, .. } = &mut self.0 {
+            if let Some(skewed) = log.with_first_count_lowered() {
+                *log = Arc::new(skewed);
+            }
+        }
+    }
+
+    /// A replay of a run with `params`.
+    pub fn fits(&self, params: &ParamValues) -> bool {
+        matches!(&self.0, Mode::Replay { log, .. } if log.fits(params))
+    }
+
     pub fn is_replay(&self) -> bool {
         matches!(self.0, Mode::Replay { .. })
     }

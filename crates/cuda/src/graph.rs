@@ -1,0 +1,122 @@
+//! Capturing GPU work as a CUDA graph, to launch it again whole.
+//!
+//! While a thread captures (`GpuDevice::capture`), the work it queues through the device
+//! (allocations, memsets, copies between device buffers, launches, timing events) goes
+//! to a capture stream and is recorded, not run: the default stream, which every other
+//! queue goes to, cannot be captured. What cannot be replayed from a graph fails instead
+//! of being recorded: uploads and downloads (their host memory would be read or written
+//! at each launch) and waits for the GPU (nothing has run yet).
+//!
+//! Buffers allocated during the capture are the graph's: the same addresses at each
+//! launch, allocated when it runs. Those freed during the capture are freed by the
+//! graph; the others must be freed after each launch (`free_graph_buffer`) on the default
+//! stream. A graph is launched on the default stream, after all queued work.
+
+use crate::{CudaError, GpuDevice};
+use cudarc::driver::safe::CudaGraph;
+use cudarc::driver::sys;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// An instantiated graph (`GpuDevice::capture`).
+pub struct Graph(CudaGraph);
+
+// SAFETY: a graph may be used from any thread as long as its uses do not overlap; its
+// only use, `GpuDevice::launch_graph`, takes it by reference from the one owner, which
+// keeps it under a lock (the plan memo).
+unsafe impl Send for Graph {}
+
+/// A number for the calling thread, never 0 (the capture's owner).
+fn thread_tag() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static TAG: u64 = NEXT.fetch_add(1, Ordering::Relaxed));
+    TAG.with(|t| *t)
+}
+
+/// Ends a capture that `work` left running (an error or a panic): the thread's work goes
+/// to the default stream again.
+struct Capturing<'a>(&'a GpuDevice);
+
+impl Drop for Capturing<'_> {
+    fn drop(&mut self) {
+        if self.0.capturing_here() {
+            let _ = self.0.finish_capture();
+            let _ = self.0.ctx().check_err();
+        }
+    }
+}
+
+impl GpuDevice {
+    /// Whether the calling thread is capturing a graph.
+    pub fn capturing_here(&self) -> bool {
+        self.capturing.load(Ordering::Relaxed) == thread_tag()
+    }
+
+    /// Err where the calling thread is capturing: `what` cannot be part of a graph.
+    pub(crate) fn not_capturing(&self, what: &str) -> Result<(), CudaError> {
+        if self.capturing_here() {
+            return Err(CudaError::Driver(format!("{what} cannot be part of a CUDA graph")));
+        }
+        Ok(())
+    }
+
+    /// Runs `work`, capturing the GPU work it queues on this thread, and returns what it
+    /// returned with the graph of that work, ready to launch (or why there is none: an
+    /// operation that cannot be captured makes the capture fail, whatever `work` returned).
+    /// Nothing `work` queued has run. Err where capturing cannot start (another thread
+    /// is capturing).
+    pub fn capture<T>(&self, work: impl FnOnce() -> T) -> Result<(T, Result<Graph, CudaError>), CudaError> {
+        let tag = thread_tag();
+        // (An error a freed buffer left for later would fail the capture's first call.)
+        self.ctx().check_err().map_err(|e| CudaError::driver("an earlier asynchronous call", e))?;
+        self.capturing
+            .compare_exchange(0, tag, Ordering::AcqRel, Ordering::Relaxed)
+            .map_err(|_| CudaError::Driver("another thread is capturing a CUDA graph".into()))?;
+        if let Err(e) = self.capture_stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED) {
+            self.capturing.store(0, Ordering::Release);
+            return Err(CudaError::driver("cuStreamBeginCapture", e));
+        }
+        let guard = Capturing(self);
+        let out = work();
+        let graph = self.finish_capture();
+        drop(guard);
+        // Frees recorded in a capture that failed leave their errors for the next call.
+        let _ = self.ctx().check_err();
+        Ok((out, graph))
+    }
+
+    /// Ends this thread's capture: the graph, instantiated.
+    fn finish_capture(&self) -> Result<Graph, CudaError> {
+        // (Buffers a graph allocated and left unfreed are freed before its next launch
+        // if they were not already.)
+        let flags = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+        let made = self.capture_stream.end_capture(flags);
+        self.capturing.store(0, Ordering::Release);
+        match made {
+            Ok(Some(g)) => Ok(Graph(g)),
+            Ok(None) => Err(CudaError::Driver("the capture recorded no graph".into())),
+            Err(e) => Err(CudaError::driver("capturing a CUDA graph", e)),
+        }
+    }
+
+    /// Launches `graph` on the default stream, after the work queued there.
+    pub fn launch_graph(&self, graph: &Graph) -> Result<(), CudaError> {
+        self.not_capturing("a graph launch")?;
+        // SAFETY: an instantiated graph of this context, launched by one thread at a time.
+        unsafe { sys::cuGraphLaunch(graph.0.cu_graph_exec(), self.stream.cu_stream()) }
+            .result()
+            .map_err(|e| CudaError::driver("cuGraphLaunch", e))
+    }
+
+    /// Frees a buffer a graph allocated and did not free, stream-ordered on the default
+    /// stream.
+    ///
+    /// # Safety
+    /// `ptr` is such a buffer of the graph's last launch, not freed since, and nothing
+    /// queued after this call uses it.
+    pub unsafe fn free_graph_buffer(&self, ptr: u64) -> Result<(), CudaError> {
+        // SAFETY: the caller's.
+        unsafe { sys::cuMemFreeAsync(ptr, self.stream.cu_stream()) }
+            .result()
+            .map_err(|e| CudaError::driver("cuMemFreeAsync", e))
+    }
+}
