@@ -216,6 +216,11 @@ impl CompilePool {
         }
     }
 
+    /// Whether no job is queued or running.
+    pub(crate) fn is_idle(&self) -> bool {
+        lock(&self.shared.queues).pending.is_empty()
+    }
+
     /// Blocks until no job is queued or running.
     pub(crate) fn wait_idle(&self) {
         let mut q = lock(&self.shared.queues);

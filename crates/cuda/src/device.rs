@@ -31,6 +31,9 @@ pub struct GpuDevice {
     /// the thread capturing (`graph::thread_tag`; 0: none).
     pub(crate) capture_stream: Arc<CudaStream>,
     pub(crate) capturing: AtomicU64,
+    /// Held (written) while a graph is captured: loading a module then could disturb
+    /// the capture, so the compile threads wait for it (`load_module`).
+    pub(crate) module_loads: Arc<std::sync::RwLock<()>>,
     ordinal: usize,
     name: String,
     compute_capability: (i32, i32),
@@ -143,6 +146,7 @@ impl GpuDevice {
             stream,
             capture_stream,
             capturing: AtomicU64::new(0),
+            module_loads: Default::default(),
             ordinal,
             name,
             compute_capability,
@@ -255,6 +259,8 @@ impl GpuDevice {
         if entry.contains('\0') {
             return Err(CudaError::Driver(format!("kernel name {entry:?} contains a NUL byte")));
         }
+        // (Nor may it wait for a compile thread, which waits for the capture to end.)
+        self.not_capturing("loading a kernel")?;
         let arch = self.arch();
         let key = self.cache.key_memo(source, &arch, nvrtc_version()?, tier);
 
@@ -278,7 +284,8 @@ impl GpuDevice {
             let stats = CompileStats { cache_hit: CacheHit::Memory, compile_ms: 0.0, load_ms: ms_since(t) };
             return Ok((func, stats));
         }
-        let (module, cache_hit, compile_ms) = compile_and_load(&self.cache, &self.ctx, &key, source, &arch, tier)?;
+        let (module, cache_hit, compile_ms) =
+            compile_and_load(&self.cache, &self.ctx, &self.module_loads, &key, source, &arch, tier)?;
         let func = lookup_function(&module, entry)?;
         let stats = CompileStats { cache_hit, compile_ms, load_ms: (ms_since(t) - compile_ms).max(0.0) };
         tracing::debug!(entry, ?stats, "kernel loaded");
@@ -302,9 +309,9 @@ impl GpuDevice {
         if self.cache.get_module(&key).is_some() {
             return;
         }
-        let (cache, ctx, k) = (self.cache.clone(), self.ctx.clone(), key.clone());
+        let (cache, ctx, loads, k) = (self.cache.clone(), self.ctx.clone(), self.module_loads.clone(), key.clone());
         self.pool.submit(key, priority, move || {
-            let r = compile_and_load(&cache, &ctx, &k, &source, &arch, tier);
+            let r = compile_and_load(&cache, &ctx, &loads, &k, &source, &arch, tier);
             if let Err(e) = &r {
                 tracing::debug!(error = %e, "compiling ahead failed (reported when the kernel is needed)");
             }
@@ -346,14 +353,12 @@ impl GpuDevice {
         let Some(merged) = merged else {
             return members.into_iter().for_each(|s| self.compile_ahead(s, tier, priority));
         };
-        let (cache, ctx, ks) = (self.cache.clone(), self.ctx.clone(), keys.clone());
+        let (cache, ctx, loads, ks) = (self.cache.clone(), self.ctx.clone(), self.module_loads.clone(), keys.clone());
         self.pool.submit_shared(keys, priority, move || {
             let t = Instant::now();
             let cubin = compile_cubin_tier(&merged, &arch, tier)?;
             let compile_ms = ms_since(t);
-            let module = ctx
-                .load_module(Ptx::from_binary(cubin.clone()))
-                .map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))?;
+            let module = load_module(&ctx, &loads, cubin.clone())?;
             // Under each member's key, in memory and on disk (a later session finds any of
             // them there).
             cache.write_cubin_shared(&ks, &cubin);
@@ -374,6 +379,11 @@ impl GpuDevice {
             .flat_map(|s| [Tier::Quick, Tier::Full].map(|t| self.cache.key_memo(s, &arch, version, t)))
             .collect();
         self.cache.retain_modules(|k| keys.iter().any(|x| x == k));
+    }
+
+    /// Whether no module is compiling ahead.
+    pub fn compiles_idle(&self) -> bool {
+        self.pool.is_idle()
     }
 
     /// Blocks until every module compiling ahead is done.
@@ -881,14 +891,13 @@ fn default_pool(ctx: &CudaContext) -> Result<cudarc::driver::sys::CUmemoryPool, 
 fn compile_and_load(
     cache: &KernelCache,
     ctx: &Arc<CudaContext>,
+    loads: &std::sync::RwLock<()>,
     key: &str,
     source: &str,
     arch: &str,
     tier: Tier,
 ) -> Loaded {
-    let load = |cubin: Vec<u8>| {
-        ctx.load_module(Ptx::from_binary(cubin)).map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))
-    };
+    let load = |cubin: Vec<u8>| load_module(ctx, loads, cubin);
     let (cubin, mut cache_hit, mut compile_ms) = cache.cubin(key, source, arch, tier)?;
     let module = match load(cubin) {
         Ok(m) => m,
@@ -903,6 +912,16 @@ fn compile_and_load(
         Err(e) => return Err(e),
     };
     Ok((cache.insert_module(key, module), cache_hit, compile_ms))
+}
+
+/// Loads a module, not while a graph is being captured (`GpuDevice::module_loads`).
+fn load_module(
+    ctx: &Arc<CudaContext>,
+    loads: &std::sync::RwLock<()>,
+    cubin: Vec<u8>,
+) -> Result<Arc<CudaModule>, CudaError> {
+    let _no_capture = loads.read().unwrap_or_else(|e| e.into_inner());
+    ctx.load_module(Ptx::from_binary(cubin)).map_err(|e| CudaError::driver("loading CUBIN (cuModuleLoadData)", e))
 }
 
 #[cfg(test)]

@@ -66,6 +66,8 @@ impl GpuDevice {
     /// is capturing).
     pub fn capture<T>(&self, work: impl FnOnce() -> T) -> Result<(T, Result<Graph, CudaError>), CudaError> {
         let tag = thread_tag();
+        // Module loads wait (on other threads; on this one they fail).
+        let _no_loads = self.module_loads.write().unwrap_or_else(|e| e.into_inner());
         // (An error a freed buffer left for later would fail the capture's first call.)
         self.ctx().check_err().map_err(|e| CudaError::driver("an earlier asynchronous call", e))?;
         self.capturing

@@ -19,7 +19,8 @@
 //! device store's epoch it was captured in (a graph of another epoch is dropped). A
 //! capture that would record an upload or a wait (a column not resident yet, a key range
 //! read with `direct_tables`) fails, and the run replays without a graph; so does a run
-//! whose kernels are not all fully optimized yet (the graph would keep the quick ones).
+//! that would load a kernel (one not kept by the plan yet: not its fully optimized form),
+//! to be captured another time.
 
 use super::buffers::Intermediate;
 use super::device_store::cuda_error;
@@ -35,13 +36,13 @@ use gpusql_storage::TableStore;
 use std::sync::Arc;
 
 /// What a graph uses that is not its own: the kernels it launches (their modules stay
-/// loaded) and the constant buffers it reads. And whether a kernel it launches was
-/// quickly optimized (then it is not kept).
+/// loaded) and the constant buffers it reads. And whether a kernel had to be loaded
+/// (modules are not loaded during a capture: it is captured another time).
 #[derive(Default)]
 pub(crate) struct Held {
     pub functions: Vec<CudaFunction>,
     pub buffers: Vec<Arc<CudaSlice<u8>>>,
-    pub quick: bool,
+    pub loading: bool,
 }
 
 /// A captured replay, launched again by runs with its parameter values.
@@ -113,7 +114,9 @@ impl GpuExecutor {
     /// Replays a run of `plan` with the values in `log`, capturing it as a graph, and
     /// launches the graph: Ok(None) where it cannot be captured (nothing ran; replay it
     /// without a graph), Err where the launch failed or diverged from the log. The graph
-    /// is kept in `memo` where its kernels are all fully optimized.
+    /// is kept in `memo` where its kernels are all fully optimized. A run that cannot be
+    /// captured is not tried again with these values, unless it only had to load a
+    /// kernel first (modules are not loaded during a capture).
     pub(crate) fn capture_run(
         &self,
         plan: &PhysicalPlan,
@@ -121,7 +124,12 @@ impl GpuExecutor {
         memo: &PlanMemo,
         log: Arc<RunLog>,
     ) -> Result<Option<(Vec<RecordBatch>, ExecStats)>> {
-        let (_, mut stats) = self.start_run(plan, tables, memo)?;
+        // The compile threads load and drop modules, which must not happen while a graph
+        // is captured: it is captured another time.
+        if !self.dev.compiles_idle() {
+            return Ok(None);
+        }
+        let (start, mut stats) = self.start_run(plan, tables, memo)?;
         let mut reads = ReadBacks::replay(&self.dev, log)?;
         let epoch = self.store.epoch();
         *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(Held::default());
@@ -133,25 +141,29 @@ impl GpuExecutor {
             Ok::<_, Error>((result, std::mem::take(&mut ran.pending_spans)))
         });
         let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
-        let ((result, spans), graph) = match captured.map_err(cuda_error)? {
-            (Ok(ran), Ok(graph)) => (ran, graph),
+        let Ok(captured) = captured else { return Ok(None) }; // (another thread captures)
+        let failed = match captured {
+            (Ok((result, spans)), Ok(graph)) => {
+                // (Kept kernels are fully optimized; the helper module's may not be yet.)
+                let keep = self.util_is_full();
+                let run = RunGraph { graph, reads, result, stats, spans, _held: held, epoch };
+                let mut out = self.launch_run(&run, plan)?;
+                // (Capturing is part of this run.)
+                out.1.total_ms = start.elapsed().as_secs_f64() * 1e3;
+                if keep {
+                    memo.keep_graph(run);
+                }
+                return Ok(Some(out));
+            }
             (Err(Error::Cancelled), _) => return Err(Error::Cancelled),
-            (Err(e), _) => {
-                tracing::debug!("a replay could not be captured as a graph ({e})");
-                return Ok(None);
-            }
-            (Ok(_), Err(e)) => {
-                tracing::debug!("a replay could not be captured as a graph ({e})");
-                return Ok(None);
-            }
+            (Err(e), _) => e.to_string(),
+            (Ok(_), Err(e)) => e.to_string(),
         };
-        let full = !held.quick && self.util_is_full();
-        let run = RunGraph { graph, reads, result, stats, spans, _held: held, epoch };
-        let out = self.launch_run(&run, plan)?;
-        if full {
-            memo.keep_graph(run);
+        tracing::debug!("a replay could not be captured as a graph ({failed})");
+        if !held.loading {
+            memo.set_no_graph(&plan.parameters);
         }
-        Ok(Some(out))
+        Ok(None)
     }
 
     /// Launches a kept graph and downloads its result (checking the values read back
@@ -159,17 +171,21 @@ impl GpuExecutor {
     pub(crate) fn launch_run(&self, run: &RunGraph, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         let start = std::time::Instant::now();
         self.cancel.check()?;
+        let mut steps = HostSteps::new(self.config.profile_host);
+        steps.last = start;
         let mut stats = run.stats.clone();
         for k in &mut stats.kernels {
             k.wall_ms = 0.0;
         }
-        let mut steps = HostSteps::new(self.config.profile_host);
+        steps.mark("stats");
         self.dev.launch_graph(&run.graph).map_err(cuda_error)?;
         steps.mark("launch");
         steps.print("graph");
         let batches = self.finish_run(plan, &run.result.0, &run.reads, &run.spans, &mut stats, start);
         // (Whatever the download found: the next launch allocates them again.)
-        let freed = run.result.free(self);
+        let mut steps = HostSteps::new(self.config.profile_host);
+        let freed = if std::env::var("GPUSQL_GRAPH_NOFREE").is_ok() { Ok(()) } else { run.result.free(self) };
+        steps.mark("free");
         let batches = batches?;
         freed?;
         stats.replayed = true;

@@ -112,10 +112,8 @@ impl GpuExecutor {
                 tracing::warn!(path = %path.display(), error = %e, "dump_kernels: cannot write the kernel");
             }
         }
+        self.hold(|h| h.loading = true);
         let (f, cs) = self.dev.load_kernel_tier(source, entry, tier).map_err(cuda_error)?;
-        if tier != Tier::Full {
-            self.hold(|h| h.quick = true);
-        }
         stat.compile_ms += cs.compile_ms + cs.load_ms;
         if stat.cache.is_empty() || cs.cache_hit == CacheHit::Miss {
             stat.cache = cache_name(cs.cache_hit);
@@ -420,7 +418,7 @@ impl GpuExecutor {
             if let Some(log) = memo.last_run(&plan.parameters).filter(|_| memo.may_capture(&plan.parameters)) {
                 match self.capture_run(plan, tables, memo, log) {
                     Ok(Some(out)) => return Ok(out),
-                    Ok(None) => memo.set_no_graph(&plan.parameters),
+                    Ok(None) => {}
                     Err(Error::Cancelled) => return Err(Error::Cancelled),
                     Err(e) => {
                         tracing::debug!("a graph of a repeated run gave up ({e}); running it waiting for each stage");
@@ -610,7 +608,6 @@ impl GpuExecutor {
         let mut steps = HostSteps::new(self.config.profile_host);
         steps.last = dl;
         steps.mark("download result");
-        steps.print("result");
         // Compiling the result-assembly kernels (first query only) is compile time.
         stats.download_ms = dl.elapsed().as_secs_f64() * 1e3 - assembly.compile_ms;
         for (stage, span) in spans {
@@ -619,6 +616,8 @@ impl GpuExecutor {
                 k.ms += ms;
             }
         }
+        steps.mark("spans");
+        steps.print("result");
         stats.compile_ms += assembly.compile_ms;
         stats.kernel_ms = stats.kernels.iter().map(|k| k.ms).sum();
         stats.compile_ms += stats.kernels.iter().map(|k| k.compile_ms).sum::<f64>();
