@@ -184,7 +184,7 @@ impl GpuExecutor {
         let batches = self.finish_run(plan, &run.result.0, &run.reads, &run.spans, &mut stats, start);
         // (Whatever the download found: the next launch allocates them again.)
         let mut steps = HostSteps::new(self.config.profile_host);
-        let freed = if std::env::var("GPUSQL_GRAPH_NOFREE").is_ok() { Ok(()) } else { run.result.free(self) };
+        let freed = run.result.free(self);
         steps.mark("free");
         let batches = batches?;
         freed?;
