@@ -200,38 +200,46 @@ impl DeviceStore {
         col: usize,
         stats: &mut UploadStats,
     ) -> Result<Arc<DeviceDictionary>> {
-        cached(&self.dictionaries, &self.epoch, (table.name.to_ascii_lowercase(), col), table.version, dev, stats, || {
-            let f = &table.schema.fields[col];
-            let what = format!("dictionary of {}.{}", table.name, f.name);
-            let d = table
-                .string_dictionary(col)
-                .ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
-            let value_bytes = upload_padded(dev, &d.bytes, &what)?;
-            let base = {
-                let (p, _sync) = value_bytes.device_ptr(dev.stream());
-                p
-            };
-            // Str records as the kernels lay them out: {const uint8_t* p; uint32_t len; uint32_t pad_}.
-            let records: Vec<u64> = (0..d.len())
-                .flat_map(|c| {
-                    let (a, b) = (d.offsets[c], d.offsets[c + 1]);
-                    [base + a as u64, (b - a) as u64 | (d.hashes[c] as u64) << 32]
-                })
-                .collect();
-            let records = upload_padded(dev, &records, &what)?;
-            let codes = upload_padded(dev, &d.codes, &what)?;
-            let validity = if f.nullable {
-                let stored =
-                    (0..table.chunks()).map(|k| table.stored_chunk(col, k).cloned()).collect::<Result<Vec<_>>>()?;
-                Some(validity_bytes(&stored))
-            } else {
-                None
-            };
-            let validity_len = validity.as_ref().map_or(0, |v| v.len());
-            let validity = validity.map(|v| upload_padded(dev, &v, &what)).transpose()?;
-            let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + validity_len;
-            Ok((Arc::new(DeviceDictionary { codes, records, value_bytes, validity, bytes }), bytes))
-        })
+        cached(
+            &self.dictionaries,
+            &self.epoch,
+            (table.name.to_ascii_lowercase(), col),
+            table.version,
+            dev,
+            stats,
+            || {
+                let f = &table.schema.fields[col];
+                let what = format!("dictionary of {}.{}", table.name, f.name);
+                let d = table
+                    .string_dictionary(col)
+                    .ok_or_else(|| Error::exec(format!("{what}: column is not dictionary-encoded")))?;
+                let value_bytes = upload_padded(dev, &d.bytes, &what)?;
+                let base = {
+                    let (p, _sync) = value_bytes.device_ptr(dev.stream());
+                    p
+                };
+                // Str records as the kernels lay them out: {const uint8_t* p; uint32_t len; uint32_t pad_}.
+                let records: Vec<u64> = (0..d.len())
+                    .flat_map(|c| {
+                        let (a, b) = (d.offsets[c], d.offsets[c + 1]);
+                        [base + a as u64, (b - a) as u64 | (d.hashes[c] as u64) << 32]
+                    })
+                    .collect();
+                let records = upload_padded(dev, &records, &what)?;
+                let codes = upload_padded(dev, &d.codes, &what)?;
+                let validity = if f.nullable {
+                    let stored =
+                        (0..table.chunks()).map(|k| table.stored_chunk(col, k).cloned()).collect::<Result<Vec<_>>>()?;
+                    Some(validity_bytes(&stored))
+                } else {
+                    None
+                };
+                let validity_len = validity.as_ref().map_or(0, |v| v.len());
+                let validity = validity.map(|v| upload_padded(dev, &v, &what)).transpose()?;
+                let bytes = d.codes.len() * 2 + d.len() * 16 + d.bytes.len() + validity_len;
+                Ok((Arc::new(DeviceDictionary { codes, records, value_bytes, validity, bytes }), bytes))
+            },
+        )
     }
 
     /// Bytes of all resident columns (and pivoted copies, replica placements,

@@ -25,7 +25,7 @@
 use super::buffers::Intermediate;
 use super::device_store::cuda_error;
 use super::replay::{ReadBacks, RunLog};
-use super::{GpuExecutor, HostSteps, PlanMemo, ptr};
+use super::{ptr, GpuExecutor, HostSteps, PlanMemo};
 use crate::stats::ExecStats;
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{Error, Result};
