@@ -38,13 +38,18 @@ fn run_graph(e: &mut Engine, sql: &str) -> (String, bool, bool) {
     }
 }
 
+/// TPC-H query `q`'s text.
+fn tpch_query(q: u32) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::read_to_string(root.join(format!("tpch/q{q:02}.sql"))).unwrap()
+}
+
 #[test]
 fn repeated_tpch_queries_replay_with_equal_answers() {
     let Some(mut e) = gpu_tpch() else { return };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut replayed = vec![];
     for q in 1..=22 {
-        let sql = std::fs::read_to_string(root.join(format!("tpch/q{q:02}.sql"))).unwrap();
+        let sql = tpch_query(q);
         let (first, _) = run(&mut e, &sql);
         // The first run may size a sink too small and run it again (a log not kept); the
         // second logs a settled run, the third replays it.
@@ -59,7 +64,7 @@ fn repeated_tpch_queries_replay_with_equal_answers() {
     }
     assert_eq!(replayed, (1..=22).collect::<Vec<_>>(), "queries replayed");
     e.set("replay_repeats", "off").unwrap();
-    let sql = std::fs::read_to_string(root.join("tpch/q03.sql")).unwrap();
+    let sql = tpch_query(3);
     for _ in 0..3 {
         assert!(!run(&mut e, &sql).1, "replayed with replay_repeats off");
     }
@@ -68,11 +73,10 @@ fn repeated_tpch_queries_replay_with_equal_answers() {
 #[test]
 fn repeated_tpch_queries_run_as_graphs_with_equal_answers() {
     let Some(mut e) = gpu_tpch() else { return };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     // (Graphs are kept once every kernel they launch is fully optimized.)
     let mut relaunched = vec![];
     for q in 1..=22 {
-        let sql = std::fs::read_to_string(root.join(format!("tpch/q{q:02}.sql"))).unwrap();
+        let sql = tpch_query(q);
         let (first, _, _) = run_graph(&mut e, &sql);
         e.wait_for_compiles();
         let mut graphs = 0;
@@ -87,7 +91,7 @@ fn repeated_tpch_queries_run_as_graphs_with_equal_answers() {
     }
     assert_eq!(relaunched, (1..=22).collect::<Vec<_>>(), "queries whose graph was launched again");
     e.set("graph_repeats", "off").unwrap();
-    let sql = std::fs::read_to_string(root.join("tpch/q03.sql")).unwrap();
+    let sql = tpch_query(3);
     for _ in 0..4 {
         let (_, _, graph) = run_graph(&mut e, &sql);
         assert!(!graph, "a graph with graph_repeats off");

@@ -190,7 +190,7 @@ impl GpuExecutor {
         freed?;
         stats.replayed = true;
         stats.graph = true;
-        self.trim_pool(&mut steps);
+        self.end_query(&mut steps);
         Ok((batches, stats))
     }
 }

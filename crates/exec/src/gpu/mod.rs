@@ -395,6 +395,14 @@ impl GpuExecutor {
         memo: &PlanMemo,
     ) -> Result<(Vec<arrow::record_batch::RecordBatch>, ExecStats)> {
         if self.config.replay_repeats && self.config.graph_repeats {
+            // Diverged, or failed (out of memory, ...): the graph goes, and these values
+            // replay stage by stage from now on; the run below reports what is wrong, if
+            // anything.
+            let gave_up = |e: Error| {
+                tracing::debug!("a graph of a repeated run gave up ({e}); running it waiting for each stage");
+                memo.set_last_run(None);
+                memo.set_no_graph(&plan.parameters);
+            };
             if let Some(g) = memo.take_graph(&plan.parameters, self.store.epoch()) {
                 match self.launch_run(&g, plan) {
                     Ok(out) => {
@@ -405,14 +413,7 @@ impl GpuExecutor {
                         memo.keep_graph(g);
                         return Err(Error::Cancelled);
                     }
-                    // Diverged, or failed (out of memory, ...): the graph goes, and these
-                    // values replay stage by stage from now on; the run below reports what
-                    // is wrong, if anything.
-                    Err(e) => {
-                        tracing::debug!("a graph of a repeated run gave up ({e}); running it waiting for each stage");
-                        memo.set_last_run(None);
-                        memo.set_no_graph(&plan.parameters);
-                    }
+                    Err(e) => gave_up(e),
                 }
             }
             if let Some(log) = memo.last_run(&plan.parameters).filter(|_| memo.may_capture(&plan.parameters)) {
@@ -420,11 +421,7 @@ impl GpuExecutor {
                     Ok(Some(out)) => return Ok(out),
                     Ok(None) => {}
                     Err(Error::Cancelled) => return Err(Error::Cancelled),
-                    Err(e) => {
-                        tracing::debug!("a graph of a repeated run gave up ({e}); running it waiting for each stage");
-                        memo.set_last_run(None);
-                        memo.set_no_graph(&plan.parameters);
-                    }
+                    Err(e) => gave_up(e),
                 }
             }
         }
@@ -490,7 +487,7 @@ impl GpuExecutor {
         let mut steps = HostSteps::new(self.config.profile_host);
         drop((ran, result));
         steps.mark("free");
-        self.trim_pool(&mut steps);
+        self.end_query(&mut steps);
         Ok((batches, stats))
     }
 
@@ -626,7 +623,7 @@ impl GpuExecutor {
     }
 
     /// After a query: the pool's memory beyond `pool_keep_mb` goes back to the driver.
-    fn trim_pool(&self, steps: &mut HostSteps) {
+    fn end_query(&self, steps: &mut HostSteps) {
         self.dev.release_pool_memory((self.config.pool_keep_mb as usize).saturating_mul(1 << 20));
         steps.mark("trim pool");
         steps.print("end of query");
