@@ -8,40 +8,48 @@ GATHER(gather_4, uint32_t)
 GATHER(gather_8, uint64_t)
 GATHER(gather_16, ulonglong2)
 
-// Copies each string's bytes to out + offsets[i].
-extern "C" __global__ void copy_strings(const Str* __restrict__ strs, const int64_t* __restrict__ offsets, uint8_t* __restrict__ out, uint64_t n) {
+// Copies each string's bytes to out + offsets[i], clipped at cap (a replay sizes out by
+// the total its log holds, checked only after the copy).
+extern "C" __global__ void copy_strings(const Str* __restrict__ strs, const uint64_t* __restrict__ offsets, uint8_t* __restrict__ out, uint64_t n, uint64_t cap) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
         const Str s = strs[i];
-        uint8_t* dst = out + offsets[i];
-        for (uint32_t b = 0; b < s.len; b++) dst[b] = s.p[b];
+        const uint64_t at = offsets[i];
+        const uint64_t len = at >= cap ? 0 : min((uint64_t)s.len, cap - at);
+        for (uint64_t b = 0; b < len; b++) out[at + b] = s.p[b];
     }
 }
 
+// ---- exclusive prefix sums (hash-join build: rows per key; result assembly: string offsets) ----
+// Exclusive scan of 256 values per block; block totals go to sums (scanned again by the
+// host loop, join.rs: exclusive_scan). IN_T values summed as OUT_T.
+#define SCAN_BLOCKS(NAME, IN_T, OUT_T) extern "C" __global__ void NAME(const IN_T* __restrict__ in, OUT_T* __restrict__ out, OUT_T* __restrict__ sums, uint64_t n) { \
+    __shared__ OUT_T warp_tot[8]; \
+    const uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x; \
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5; \
+    const OUT_T v = i < n ? (OUT_T)in[i] : (OUT_T)0; \
+    OUT_T x = v; \
+    for (int o = 1; o < 32; o <<= 1) { const OUT_T y = __shfl_up_sync(FULL_MASK, x, o); if (lane >= (uint32_t)o) x += y; } \
+    if (lane == 31) warp_tot[warp] = x; \
+    __syncthreads(); \
+    if (warp == 0) { \
+        OUT_T t = lane < 8 ? warp_tot[lane] : (OUT_T)0; \
+        for (int o = 1; o < 8; o <<= 1) { const OUT_T y = __shfl_up_sync(FULL_MASK, t, o); if (lane >= (uint32_t)o) t += y; } \
+        if (lane < 8) warp_tot[lane] = t; \
+    } \
+    __syncthreads(); \
+    const OUT_T before = warp > 0 ? warp_tot[warp - 1] : (OUT_T)0; \
+    if (i < n) out[i] = before + x - v; \
+    if (threadIdx.x == 255) sums[blockIdx.x] = before + x; }
+SCAN_BLOCKS(scan_blocks_4_4, uint32_t, uint32_t)
+SCAN_BLOCKS(scan_blocks_4_8, uint32_t, uint64_t)
+SCAN_BLOCKS(scan_blocks_8_8, uint64_t, uint64_t)
+#define ADD_BLOCK_OFFSETS(NAME, T) extern "C" __global__ void NAME(T* __restrict__ out, const T* __restrict__ offs, uint64_t n) { \
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; \
+    if (i < n) out[i] += offs[i / 256]; }
+ADD_BLOCK_OFFSETS(add_block_offsets_4, uint32_t)
+ADD_BLOCK_OFFSETS(add_block_offsets_8, uint64_t)
+
 // ---- hash-join build: group the payload rows by key ----
-// Exclusive scan of 256 values per block; block totals go to sums (scanned again by the host loop).
-extern "C" __global__ void scan_blocks(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, uint32_t* __restrict__ sums, uint64_t n) {
-    __shared__ uint32_t warp_tot[8];
-    const uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x;
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t v = i < n ? in[i] : 0u;
-    uint32_t x = v;
-    for (int o = 1; o < 32; o <<= 1) { const uint32_t y = __shfl_up_sync(FULL_MASK, x, o); if (lane >= (uint32_t)o) x += y; }
-    if (lane == 31) warp_tot[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        uint32_t t = lane < 8 ? warp_tot[lane] : 0u;
-        for (int o = 1; o < 8; o <<= 1) { const uint32_t y = __shfl_up_sync(FULL_MASK, t, o); if (lane >= (uint32_t)o) t += y; }
-        if (lane < 8) warp_tot[lane] = t;
-    }
-    __syncthreads();
-    const uint32_t before = warp > 0 ? warp_tot[warp - 1] : 0u;
-    if (i < n) out[i] = before + x - v;
-    if (threadIdx.x == 255) sums[blockIdx.x] = before + x;
-}
-extern "C" __global__ void add_block_offsets(uint32_t* __restrict__ out, const uint32_t* __restrict__ offs, uint64_t n) {
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] += offs[i / 256];
-}
 // Position of each payload row: its group's first slot plus its rank inside the group.
 extern "C" __global__ void assign_positions(const uint32_t* __restrict__ row_group, const uint32_t* __restrict__ offsets, uint32_t* __restrict__ fill, uint32_t* __restrict__ pos, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {

@@ -25,6 +25,34 @@ pub struct Graph(CudaGraph);
 // keeps it under a lock (the plan memo).
 unsafe impl Send for Graph {}
 
+impl Graph {
+    /// How many nodes of each kind the graph holds, for profiling: e.g. `kernel 12`.
+    pub fn node_kinds(&self) -> Result<Vec<(String, usize)>, CudaError> {
+        let g = self.0.cu_graph();
+        let mut n = 0usize;
+        // SAFETY: a graph alive here; the first call only counts its nodes.
+        unsafe { sys::cuGraphGetNodes(g, std::ptr::null_mut(), &mut n) }
+            .result()
+            .map_err(|e| CudaError::driver("cuGraphGetNodes", e))?;
+        let mut nodes = vec![std::ptr::null_mut(); n];
+        // SAFETY: `nodes` has room for the n nodes counted above.
+        unsafe { sys::cuGraphGetNodes(g, nodes.as_mut_ptr(), &mut n) }
+            .result()
+            .map_err(|e| CudaError::driver("cuGraphGetNodes", e))?;
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+        for node in nodes.into_iter().take(n) {
+            let mut kind = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+            // SAFETY: a node of the graph above.
+            unsafe { sys::cuGraphNodeGetType(node, &mut kind) }
+                .result()
+                .map_err(|e| CudaError::driver("cuGraphNodeGetType", e))?;
+            let name = format!("{kind:?}").trim_start_matches("CU_GRAPH_NODE_TYPE_").to_ascii_lowercase();
+            *kinds.entry(name).or_default() += 1;
+        }
+        Ok(kinds.into_iter().collect())
+    }
+}
+
 /// A number for the calling thread, never 0 (the capture's owner).
 fn thread_tag() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);

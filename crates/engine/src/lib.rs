@@ -521,26 +521,34 @@ impl Engine {
         if let Some(cached) = self.plans.get(self.tables.generation(), sql) {
             return Ok(vec![self.run_cached(&cached, start)?]);
         }
+        let mut steps = gpusql_exec::HostSteps::new(self.config.profile_host);
         let stmts = gpusql_sql::parse(sql)?;
+        steps.mark("parse");
+        steps.print("statements");
         let mut parse_ms = start.elapsed().as_secs_f64() * 1e3;
         let mut outs = vec![];
         for s in &stmts {
             self.cancel.check()?;
             let start = std::time::Instant::now();
+            let mut steps = gpusql_exec::HostSteps::new(self.config.profile_host);
             let key = matches!(s, gpusql_sql::Statement::Query(_)).then(|| s.to_string());
             let generation = self.tables.generation();
             let mut shaped = None;
             let kept = key.as_ref().and_then(|k| self.plans.get(generation, k)).or_else(|| {
                 // The same shape with other values: its plan with these. (Shaped only
                 // here: a statement of a known text needs no shape.)
+                steps.mark("its text");
                 shaped = self.shape_of(s);
+                steps.mark("shape");
                 let p = shaped.as_ref()?;
                 let template = self.plans.get(generation, &p.shape)?;
                 let plan = gpusql_plan::parameters::instantiate(&template.plan, &p.values)?;
+                steps.mark("instantiate");
                 let cached = Arc::new(CachedPlan { plan, memo: template.memo.clone() });
                 self.plans.insert(generation, key.clone()?, cached.clone());
                 Some(cached)
             });
+            steps.print("a statement's plan");
             if let Some(cached) = kept {
                 if stmts.len() == 1 {
                     self.plans.insert(generation, sql.to_string(), cached.clone());

@@ -6,4 +6,4 @@ pub mod cpu;
 pub mod gpu;
 pub mod stats;
 
-pub use stats::{ExecStats, KernelStat};
+pub use stats::{ExecStats, HostSteps, KernelStat};

@@ -79,3 +79,32 @@ impl ExecStats {
         )
     }
 }
+
+/// The host wall time of each step of a stage, printed on stderr (`profile_host`).
+pub struct HostSteps {
+    enabled: bool,
+    pub(crate) last: std::time::Instant,
+    steps: Vec<(&'static str, f64)>,
+}
+
+impl HostSteps {
+    pub fn new(enabled: bool) -> Self {
+        HostSteps { enabled, last: std::time::Instant::now(), steps: vec![] }
+    }
+
+    /// Ends step `what` (it began at the previous mark).
+    pub fn mark(&mut self, what: &'static str) {
+        if self.enabled {
+            let now = std::time::Instant::now();
+            self.steps.push((what, (now - self.last).as_secs_f64() * 1e3));
+            self.last = now;
+        }
+    }
+
+    pub fn print(&self, stage: &str) {
+        if self.enabled {
+            let steps: Vec<String> = self.steps.iter().map(|(w, ms)| format!("{w} {ms:.3}")).collect();
+            eprintln!("host ms of {stage}: {}", steps.join(", "));
+        }
+    }
+}

@@ -49,6 +49,8 @@ pub(crate) struct Held {
 pub(crate) struct RunGraph {
     graph: Graph,
     /// The replay's log and audit buffer (the graph copies the values read back into it).
+    /// Each launch's download goes on from where the captured stages left it
+    /// (`ReadBacks::resume`): it reads back the result strings' size after them.
     reads: ReadBacks,
     /// The result intermediate: buffers the graph allocates at each launch and does not
     /// free.
@@ -144,6 +146,9 @@ impl GpuExecutor {
         let Ok(captured) = captured else { return Ok(None) }; // (another thread captures)
         let failed = match captured {
             (Ok((result, spans)), Ok(graph)) => {
+                if self.config.profile_host {
+                    eprintln!("graph nodes: {:?}", graph.node_kinds().map_err(cuda_error)?);
+                }
                 // (Kept kernels are fully optimized; the helper module's may not be yet.)
                 let keep = self.util_is_full();
                 let run = RunGraph { graph, reads, result, stats, spans, _held: held, epoch };
@@ -178,10 +183,20 @@ impl GpuExecutor {
             k.wall_ms = 0.0;
         }
         steps.mark("stats");
+        // (Profiling: the graph's GPU span, beside its kernels' spans.)
+        let timer = self.config.profile_host.then(|| self.dev.timer_start()).transpose().map_err(cuda_error)?;
         self.dev.launch_graph(&run.graph).map_err(cuda_error)?;
+        let timer = timer.map(|t| t.end_here()).transpose().map_err(cuda_error)?;
         steps.mark("launch");
         steps.print("graph");
-        let batches = self.finish_run(plan, &run.result.0, &run.reads, &run.spans, &mut stats, start);
+        let batches = self.finish_run(plan, &run.result.0, &mut run.reads.resume(), &run.spans, &mut stats, start);
+        if let Some(t) = timer {
+            eprintln!(
+                "graph on the GPU: {:.3} ms (its kernels' spans: {:.3} ms)",
+                t.ms().map_err(cuda_error)?,
+                stats.kernel_ms
+            );
+        }
         // (Whatever the download found: the next launch allocates them again.)
         let mut steps = HostSteps::new(self.config.profile_host);
         let freed = run.result.free(self);

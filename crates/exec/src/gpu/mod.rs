@@ -14,7 +14,7 @@ mod sort;
 mod upload;
 
 use crate::gpu::device_store::{cuda_error, UploadStats};
-use crate::stats::{ExecStats, KernelStat};
+use crate::stats::{ExecStats, HostSteps, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Counted, Counter, Intermediate};
 use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
@@ -594,7 +594,7 @@ impl GpuExecutor {
         &self,
         plan: &PhysicalPlan,
         result: &Intermediate,
-        reads: &ReadBacks,
+        reads: &mut ReadBacks,
         spans: &[(usize, gpusql_cuda::EndedTimer)],
         stats: &mut ExecStats,
         start: std::time::Instant,
@@ -1049,35 +1049,6 @@ fn balanced_groups(mut sources: Vec<String>, groups: usize) -> Vec<Vec<String>> 
     out.into_iter().map(|(_, g)| g).collect()
 }
 
-/// The host wall time of each step of a stage, printed on stderr (`profile_host`).
-pub(crate) struct HostSteps {
-    enabled: bool,
-    last: std::time::Instant,
-    steps: Vec<(&'static str, f64)>,
-}
-
-impl HostSteps {
-    pub(crate) fn new(enabled: bool) -> Self {
-        HostSteps { enabled, last: std::time::Instant::now(), steps: vec![] }
-    }
-
-    /// Ends step `what` (it began at the previous mark).
-    pub(crate) fn mark(&mut self, what: &'static str) {
-        if self.enabled {
-            let now = std::time::Instant::now();
-            self.steps.push((what, (now - self.last).as_secs_f64() * 1e3));
-            self.last = now;
-        }
-    }
-
-    pub(crate) fn print(&self, stage: &str) {
-        if self.enabled {
-            let steps: Vec<String> = self.steps.iter().map(|(w, ms)| format!("{w} {ms:.3}")).collect();
-            eprintln!("host ms of {stage}: {}", steps.join(", "));
-        }
-    }
-}
-
 /// The rows (or groups) pipelines' sinks held when they last ran, by kernel source and
 /// source rows. A sink is first sized for every row it could receive (a hash build over
 /// lineitem: 60 M rows, 2^27 slots, 3 GB to allocate, zero and trim from the pool again,
@@ -1303,6 +1274,10 @@ impl LaunchQueue {
     /// Keeps `buffer` alive until the queue has run.
     pub fn keep<T: 'static>(&mut self, buffer: T) {
         self.kept.push(Box::new(buffer));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.launches.is_empty()
     }
 }
 

@@ -73,7 +73,7 @@ enum Mode {
     /// Waits for each value; keeps them in `log` where there is one.
     Wait { log: Option<Vec<Entry>>, settled: bool },
     /// Takes each value from `log`, copying the GPU's into `audit` to check at the end.
-    Replay { log: Arc<RunLog>, next: usize, audit: CudaSlice<u8>, at: usize },
+    Replay { log: Arc<RunLog>, next: usize, audit: Arc<CudaSlice<u8>>, at: usize },
 }
 
 impl ReadBacks {
@@ -86,31 +86,64 @@ impl ReadBacks {
     pub fn replay(dev: &GpuDevice, log: Arc<RunLog>) -> Result<Self> {
         let bytes: usize = log.entries.iter().map(|e| e.bytes.len()).sum();
         let audit = dev.alloc_unset::<u8>(bytes.max(1), "replay audit").map_err(cuda_error)?;
-        Ok(ReadBacks(Mode::Replay { log, next: 0, audit, at: 0 }))
+        Ok(ReadBacks(Mode::Replay { log, next: 0, audit: Arc::new(audit), at: 0 }))
+    }
+
+    /// A replay's state where it is now, to go on from here more than once: a captured
+    /// graph's runs each go on from the end of the captured stages (the result's download
+    /// reads back values too), copying into the same audit buffer.
+    pub fn resume(&self) -> Self {
+        match &self.0 {
+            Mode::Replay { log, next, audit, at } => {
+                ReadBacks(Mode::Replay { log: log.clone(), next: *next, audit: audit.clone(), at: *at })
+            }
+            Mode::Wait { .. } => ReadBacks::waiting(false),
+        }
     }
 
     /// Reads `src` back at `site`: downloads it (waiting for the GPU), or in a replay
     /// returns the logged value and queues a copy of the GPU's to check at the end.
     pub fn read<T: DeviceRepr + Copy>(&mut self, dev: &GpuDevice, site: u64, src: &CudaSlice<T>) -> Result<Vec<T>> {
+        // SAFETY: `src` holds its `len` values and lives until the copy has run.
+        unsafe { self.read_at(dev, site, ptr(src, dev), src.len()) }
+    }
+
+    /// `read` of the `n` values of T at device address `src`.
+    ///
+    /// # Safety
+    /// `src` points to `n` values of T in a buffer that lives until the GPU has run the
+    /// work queued so far (frees are stream-ordered).
+    pub unsafe fn read_at<T: DeviceRepr + Copy>(
+        &mut self,
+        dev: &GpuDevice,
+        site: u64,
+        src: u64,
+        n: usize,
+    ) -> Result<Vec<T>> {
+        let size = n * std::mem::size_of::<T>();
         match &mut self.0 {
             Mode::Wait { log, .. } => {
-                let values = dev.download(src).map_err(cuda_error)?;
-                if let Some(log) = log {
-                    log.push(Entry { site, bytes: as_bytes(&values).to_vec() });
+                // SAFETY: the caller's promise.
+                let bytes = unsafe { dev.download_many(&[(src, size)]) }.map_err(cuda_error)?;
+                let bytes = bytes.into_iter().next().unwrap_or_default();
+                if bytes.len() != size {
+                    return Err(Error::exec("a value read back came short"));
                 }
-                Ok(values)
+                if let Some(log) = log {
+                    log.push(Entry { site, bytes: bytes.clone() });
+                }
+                Ok(from_bytes(&bytes))
             }
             Mode::Replay { log, next, audit, at } => {
-                let size = src.len() * std::mem::size_of::<T>();
                 let entry = match log.entries.get(*next) {
                     Some(e) if e.site == site && e.bytes.len() == size => e,
                     _ => return Err(diverged()),
                 };
                 *next += 1;
                 // SAFETY: `audit` holds the log's bytes in order, so [at, at + size) lies
-                // in it; `src` holds `size` bytes. Both are alive until the copy has run
-                // (frees are stream-ordered).
-                unsafe { dev.copy_device(ptr(audit, dev) + *at as u64, ptr(src, dev), size) }.map_err(cuda_error)?;
+                // in it; `src` holds `size` bytes (the caller's promise). Both are alive
+                // until the copy has run (frees are stream-ordered).
+                unsafe { dev.copy_device(ptr(&**audit, dev) + *at as u64, src, size) }.map_err(cuda_error)?;
                 *at += size;
                 Ok(from_bytes(&entry.bytes))
             }
@@ -130,7 +163,7 @@ impl ReadBacks {
     /// first round trip: one wait for both), for `check`.
     pub fn audit_range(&self, dev: &GpuDevice) -> Option<(u64, usize)> {
         match &self.0 {
-            Mode::Replay { audit, at, .. } => Some((ptr(audit, dev), *at)),
+            Mode::Replay { audit, at, .. } => Some((ptr(&**audit, dev), *at)),
             Mode::Wait { .. } => None,
         }
     }
@@ -177,11 +210,6 @@ impl ReadBacks {
 
 fn diverged() -> Error {
     Error::exec("a replayed run diverged from its log")
-}
-
-fn as_bytes<T: DeviceRepr + Copy>(values: &[T]) -> &[u8] {
-    // SAFETY: a DeviceRepr is plain bytes; the slice covers exactly its values.
-    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) }
 }
 
 fn from_bytes<T: DeviceRepr + Copy>(bytes: &[u8]) -> Vec<T> {

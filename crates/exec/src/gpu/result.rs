@@ -8,7 +8,7 @@ use super::{ptr, GpuExecutor, HostSteps, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use arrow::array::*;
-use arrow::buffer::{NullBuffer, OffsetBuffer};
+use arrow::buffer::{Buffer as ArrowBuffer, NullBuffer, OffsetBuffer};
 use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use gpusql_common::{DataType, Result, Schema};
@@ -79,29 +79,29 @@ pub fn slice(
 /// 2^31 (every batch then holds less).
 ///
 /// Sorted rows are gathered through the permutation first, all columns in one queue;
-/// unsorted ones are copied from where they lie. Everything comes back in at most two
-/// round trips (`GpuDevice::download_many`, each waiting for the GPU once): validity,
-/// fixed-width values and string lengths, then all string columns' bytes, copied into
-/// one buffer on the GPU at offsets made from those lengths.
+/// unsorted ones are copied from where they lie. String columns' bytes are copied on the
+/// GPU into one buffer, at offsets summed there from their lengths; the buffer is sized by
+/// the strings' total, a value read back (`ReadBacks`: a replay takes it from its log).
+/// Then everything comes back in one round trip (`GpuDevice::download_many`): validity,
+/// fixed-width values, the strings' offsets and bytes.
 ///
-/// A replay's audit (`ReadBacks::audit_range`) comes back with the first round trip and
-/// is checked before the string bytes are gathered.
+/// A replay's audit (`ReadBacks::audit_range`) comes back with that round trip and is
+/// checked before anything else downloaded is used.
 pub fn download(
     ex: &GpuExecutor,
     plan: &PhysicalPlan,
     r: &Intermediate,
-    reads: &ReadBacks,
+    reads: &mut ReadBacks,
 ) -> Result<(Vec<RecordBatch>, KernelStat)> {
     let mut stat = KernelStat::default();
     let mut steps = HostSteps::new(ex.config.profile_host);
     let (start, m) = row_range(r, plan.skip, plan.fetch)?;
     // Per returned column: its values and validity, and the row they start at.
     let mut sources: Vec<(Buffer, Option<Buffer>, usize)> = vec![];
-    let mut span = None;
+    let mut q = LaunchQueue::default();
     match &r.perm {
         Some(p) => {
             let idx = ptr(p, &ex.dev) + 4 * start as u64;
-            let mut q = LaunchQueue::default();
             for c in &plan.columns {
                 let (f, col) = (&r.schema.fields[*c], &r.columns[*c]);
                 let values = ex.permute(Permute::Gather, &col.values, value_width(&f.ty), idx, m, &mut q, &mut stat)?;
@@ -111,7 +111,6 @@ pub fn download(
                 };
                 sources.push((Buffer::Own(values), validity, 0));
             }
-            span = Some(ex.submit_queue(q)?);
         }
         None => {
             for c in &plan.columns {
@@ -120,28 +119,22 @@ pub fn download(
             }
         }
     }
-    steps.mark("gathers");
     let types: Vec<DataType> = plan.columns.iter().map(|c| r.schema.fields[*c].ty).collect();
-    // `Str` records of the string columns, and their lengths, one u32 per row each.
+    // `Str` records of the string columns.
     let records: Vec<u64> = types
         .iter()
         .zip(&sources)
         .filter(|(ty, _)| **ty == DataType::Utf8)
         .map(|(ty, (values, _, first))| ptr(values.get(), &ex.dev) + (first * value_width(ty)) as u64)
         .collect();
-    let lengths = if records.is_empty() || m == 0 {
-        None
-    } else {
-        let lens = ex.dev.alloc_unset::<u32>(records.len() * m, "string lengths").map_err(cuda_error)?;
-        let f = ex.util("string_lengths", &mut stat)?;
-        for (j, recs) in records.iter().enumerate() {
-            let out = ptr(&lens, &ex.dev) + (4 * j * m) as u64;
-            ex.launch_untimed(&f, &[Arg::U64(*recs), Arg::U64(out), Arg::U64(m as u64)], m, Some(1024))?;
-        }
-        Some(lens)
-    };
-    steps.mark("string lengths");
-    // Round trip 1: per column its validity and (not strings) values, then the lengths.
+    let offsets =
+        if records.is_empty() || m == 0 { None } else { Some(string_offsets(ex, &records, m, &mut q, &mut stat)?) };
+    let span = if q.is_empty() { None } else { Some(ex.submit_queue(q)?) };
+    steps.mark("gathers");
+    let strings = offsets.map(|o| copy_strings(ex, &records, m, o, reads, &mut stat)).transpose()?;
+    steps.mark("string bytes");
+    // The round trip: per column its validity and (not strings) values, then the strings'
+    // offsets and bytes, then the audit.
     let mut ranges = vec![];
     for (ty, (values, validity, first)) in types.iter().zip(&sources) {
         if let Some(v) = validity {
@@ -152,13 +145,14 @@ pub fn download(
             ranges.push((ptr(values.get(), &ex.dev) + (first * w) as u64, m * w));
         }
     }
-    if let Some(lens) = &lengths {
-        ranges.push((ptr(lens, &ex.dev), 4 * records.len() * m));
+    if let Some(s) = &strings {
+        ranges.push((ptr(&s.offsets, &ex.dev), 8 * (records.len() * m + 1)));
+        ranges.push((ptr(&s.bytes, &ex.dev), s.total));
     }
     let audit = reads.audit_range(&ex.dev);
     ranges.extend(audit);
-    // SAFETY: each range lies in a live buffer: rows [first, first + m) of a column, and
-    // the audit's bytes.
+    // SAFETY: each range lies in a live buffer: rows [first, first + m) of a column, the
+    // strings' offsets and bytes, and the audit's bytes.
     let mut host = unsafe { ex.dev.download_many(&ranges) }.map_err(cuda_error)?.into_iter();
     if audit.is_some() {
         reads.check(&host.next_back().unwrap_or_default())?;
@@ -174,24 +168,30 @@ pub fn download(
             None => None,
         };
         columns.push(match ty {
-            DataType::Utf8 => Downloaded::Strings { offsets: vec![], bytes: vec![], nulls },
+            DataType::Utf8 => {
+                Downloaded::Strings { offsets: vec![0], bytes: ArrowBuffer::from_vec(Vec::<u8>::new()), nulls }
+            }
             _ => Downloaded::Array(fixed_width_array(ty, &next(&mut host)?, m, nulls)?),
         });
     }
-    steps.mark("arrays");
-    if lengths.is_some() {
-        let lens = next(&mut host)?;
-        string_bytes(ex, &records, &lens, m, &mut columns, &mut stat)?;
-        steps.mark("string bytes");
-    } else {
-        // (No rows: each string column is empty.)
-        for c in &mut columns {
-            if let Downloaded::Strings { offsets, .. } = c {
-                offsets.push(0);
-            }
+    if let Some(s) = &strings {
+        let n = records.len() * m;
+        let offsets: Vec<u64> = bytes_to(&next(&mut host)?, n + 1);
+        let bytes = ArrowBuffer::from_vec(next(&mut host)?);
+        if offsets.len() != n + 1 || offsets[n] as usize != s.total || bytes.len() != s.total {
+            return Err(gpusql_common::Error::exec("result download: string offsets disagree with their bytes"));
+        }
+        let string_columns = columns.iter_mut().filter_map(|c| match c {
+            Downloaded::Strings { offsets, bytes, .. } => Some((offsets, bytes)),
+            Downloaded::Array(_) => None,
+        });
+        // Column j's rows are offsets [j m, (j + 1) m] into the one buffer of bytes.
+        for (j, (offs, b)) in string_columns.enumerate() {
+            *offs = offsets[j * m..=(j + 1) * m].iter().map(|o| *o as i64).collect();
+            *b = bytes.clone();
         }
     }
-    drop(lengths);
+    steps.mark("arrays");
     let fields: Vec<ArrowField> = plan
         .columns
         .iter()
@@ -244,8 +244,8 @@ impl Buffer<'_> {
 enum Downloaded {
     /// Fixed-width values: sliced per batch without copying.
     Array(ArrayRef),
-    /// Strings: 64-bit offsets (m + 1) into all rows' bytes.
-    Strings { offsets: Vec<i64>, bytes: Vec<u8>, nulls: Option<NullBuffer> },
+    /// Strings: 64-bit offsets (m + 1) into bytes (shared by all string columns).
+    Strings { offsets: Vec<i64>, bytes: ArrowBuffer, nulls: Option<NullBuffer> },
 }
 
 impl Downloaded {
@@ -256,10 +256,10 @@ impl Downloaded {
             Downloaded::Strings { offsets, bytes, nulls } => {
                 let base = offsets[start];
                 let offs: Vec<i32> = offsets[start..=end].iter().map(|o| (o - base) as i32).collect();
-                let data = bytes[base as usize..offsets[end] as usize].to_vec();
+                let data = bytes.slice_with_length(base as usize, (offsets[end] - base) as usize);
                 Arc::new(StringArray::try_new(
                     OffsetBuffer::new(offs.into()),
-                    data.into(),
+                    data,
                     nulls.as_ref().map(|n| n.slice(start, end - start)),
                 )?)
             }
@@ -336,65 +336,68 @@ fn fixed_width_array(ty: &DataType, b: &[u8], m: usize, nulls: Option<NullBuffer
     })
 }
 
-/// The bytes of the string columns (`records`: a device pointer to m `Str` records each;
-/// `lens`: their lengths, column after column): copied on the GPU into one buffer, each
-/// column's rows back to back after the previous column's, and downloaded in one round
-/// trip into the `Strings` entries of `columns`, in order. NULL rows hold empty records
-/// (codegen initializes every string variable), so they copy nothing.
-fn string_bytes(
+/// Queues the strings' lengths and their exclusive prefix sum (as u64), column after
+/// column (`records`: a device pointer to m `Str` records each), with one more entry: the
+/// total. NULL rows hold empty records (codegen initializes every string variable), so
+/// they add nothing.
+fn string_offsets(
     ex: &GpuExecutor,
     records: &[u64],
-    lens: &[u8],
     m: usize,
-    columns: &mut [Downloaded],
+    q: &mut LaunchQueue,
     stat: &mut KernelStat,
-) -> Result<()> {
-    let mut steps = HostSteps::new(ex.config.profile_host);
-    let lens: Vec<u32> = bytes_to::<u32>(lens, records.len() * m);
-    // Per column: offsets of its rows in the shared buffer (m each, uploaded) and on the
-    // host (m + 1 each, from 0), and where its bytes start.
-    let mut device_offsets = Vec::with_capacity(records.len() * m);
-    let mut host_offsets = vec![];
-    let mut starts = vec![];
-    let mut total: i64 = 0;
-    for col in lens.chunks(m) {
-        starts.push(total);
-        let mut offs = Vec::with_capacity(m + 1);
-        offs.push(0i64);
-        for l in col {
-            device_offsets.push(total);
-            total += *l as i64;
-            offs.push(total - starts[starts.len() - 1]);
-        }
-        host_offsets.push(offs);
+) -> Result<CudaSlice<u64>> {
+    let n = records.len() * m;
+    // (Entry n stays 0, so the sum's entry n is the total.)
+    let lens = ex.dev.alloc_zeros::<u32>(n + 1, "string lengths").map_err(cuda_error)?;
+    let f = ex.util("string_lengths", stat)?;
+    for (j, recs) in records.iter().enumerate() {
+        let out = ptr(&lens, &ex.dev) + (4 * j * m) as u64;
+        q.push(f.clone(), &[Arg::U64(*recs), Arg::U64(out), Arg::U64(m as u64)], m, Some(1024));
     }
-    steps.mark("offsets");
-    let offs_d = ex.dev.upload(&device_offsets, "string offsets").map_err(cuda_error)?;
-    steps.mark("upload");
-    let bytes_d = ex.dev.alloc_unset::<u8>((total as usize).max(16), "string bytes").map_err(cuda_error)?;
+    let offsets = super::join::exclusive_scan::<u32, u64>(ex, &lens, n + 1, q, stat)?;
+    q.keep(lens);
+    Ok(offsets)
+}
+
+/// The string columns' bytes in one buffer on the GPU, each column's rows back to back
+/// after the previous column's, at `offsets`.
+struct StringBytes {
+    offsets: CudaSlice<u64>,
+    bytes: CudaSlice<u8>,
+    total: usize,
+}
+
+/// Reads the strings' total back (a replay takes it from its log: no wait), and queues
+/// the copies of their bytes into a buffer of that size.
+fn copy_strings(
+    ex: &GpuExecutor,
+    records: &[u64],
+    m: usize,
+    offsets: CudaSlice<u64>,
+    reads: &mut ReadBacks,
+    stat: &mut KernelStat,
+) -> Result<StringBytes> {
+    let n = records.len() * m;
+    let site = super::replay::site(("result string bytes", records.len(), m));
+    // SAFETY: entry n of `offsets`, alive until after the read's copy.
+    let total = unsafe { reads.read_at::<u64>(&ex.dev, site, ptr(&offsets, &ex.dev) + 8 * n as u64, 1) }?;
+    let total = usize::try_from(total[0]).map_err(|_| gpusql_common::Error::exec("result strings' size"))?;
+    let bytes = ex.dev.alloc_unset::<u8>(total.max(16), "string bytes").map_err(cuda_error)?;
     let f = ex.util("copy_strings", stat)?;
     for (j, recs) in records.iter().enumerate() {
-        let offs = ptr(&offs_d, &ex.dev) + (8 * j * m) as u64;
-        let args = [Arg::U64(*recs), Arg::U64(offs), Arg::U64(ptr(&bytes_d, &ex.dev)), Arg::U64(m as u64)];
+        let offs = ptr(&offsets, &ex.dev) + (8 * j * m) as u64;
+        // (Clipped at the total: a replay's is the log's, checked after the copy.)
+        let args = [
+            Arg::U64(*recs),
+            Arg::U64(offs),
+            Arg::U64(ptr(&bytes, &ex.dev)),
+            Arg::U64(m as u64),
+            Arg::U64(total as u64),
+        ];
         ex.launch_untimed(&f, &args, m, Some(1024))?;
     }
-    let base = ptr(&bytes_d, &ex.dev);
-    let ranges: Vec<(u64, usize)> =
-        starts.iter().zip(&host_offsets).map(|(s, offs)| (base + *s as u64, offs[m] as usize)).collect();
-    steps.mark("copies");
-    // SAFETY: each range is a column's bytes in `bytes_d`, alive here.
-    let bytes = unsafe { ex.dev.download_many(&ranges) }.map_err(cuda_error)?;
-    steps.mark("round trip");
-    steps.print("string bytes");
-    let strings = columns.iter_mut().filter_map(|c| match c {
-        Downloaded::Strings { offsets, bytes, .. } => Some((offsets, bytes)),
-        Downloaded::Array(_) => None,
-    });
-    for ((offsets, bytes), (offs, b)) in strings.zip(host_offsets.into_iter().zip(bytes)) {
-        *offsets = offs;
-        *bytes = b;
-    }
-    Ok(())
+    Ok(StringBytes { offsets, bytes, total })
 }
 
 #[cfg(test)]
