@@ -132,7 +132,7 @@ session_config! {
     pool_keep_mb: u64 = 16384;
     /// Times every kernel launch on its own (synchronizing after each), on stderr.
     profile_launches: bool = false;
-    /// Logs the host time of each step of each stage (and of planning) and each queue of launches beside its GPU span, on stderr.
+    /// Logs the host time of each step of each stage (and of parsing and planning) and each queue of launches beside its GPU span, and a captured CUDA graph's node kinds and each launch's GPU span, on stderr.
     profile_host: bool = false;
     /// A folder every loaded kernel's CUDA source is written to (empty: none).
     dump_kernels: Folder = Folder(String::new());
