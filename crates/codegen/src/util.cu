@@ -21,7 +21,7 @@ extern "C" __global__ void copy_strings(const Str* __restrict__ strs, const uint
 
 // ---- exclusive prefix sums (hash-join build: rows per key; result assembly: string offsets) ----
 // Exclusive scan of 256 values per block; block totals go to sums (scanned again by the
-// host loop, join.rs: exclusive_scan). IN_T values summed as OUT_T.
+// host loop, scan.rs: exclusive_scan). IN_T values summed as OUT_T.
 #define SCAN_BLOCKS(NAME, IN_T, OUT_T) extern "C" __global__ void NAME(const IN_T* __restrict__ in, OUT_T* __restrict__ out, OUT_T* __restrict__ sums, uint64_t n) { \
     __shared__ OUT_T warp_tot[8]; \
     const uint64_t i = (uint64_t)blockIdx.x * 256 + threadIdx.x; \

@@ -343,3 +343,18 @@ impl SinkBuffers {
         Intermediate { schema, rows, columns, perm: None }
     }
 }
+
+/// The first `m` values of T in `b` (bytes downloaded from the GPU).
+pub(crate) fn bytes_to<T: Copy>(b: &[u8], m: usize) -> Vec<T> {
+    // (At most the values `b` holds: a short download makes a short array, which the
+    // record batch then refuses.)
+    let n = m.min(b.len() / std::mem::size_of::<T>().max(1));
+    let mut v = Vec::<T>::with_capacity(n);
+    // SAFETY: T is a plain number type (any bytes are a value); `b` holds n of them,
+    // copied into the capacity reserved above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+        v.set_len(n);
+    }
+    v
+}

@@ -11,7 +11,6 @@ use super::{ptr, GpuExecutor, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
 use gpusql_common::{Error, Result};
-use gpusql_cuda::CudaSlice;
 
 /// What is known of a build's key column before the build: its value range in the scanned
 /// table, and that table's rows.
@@ -43,7 +42,7 @@ pub fn finish_build(
     let mut q = LaunchQueue::default();
     // Unique keys: group g's one row goes to position g (probes read payload[gid]).
     let (offsets, pos) = if multi {
-        let offsets = exclusive_scan::<u32, u32>(ex, &counts, groups, &mut q, stat)?;
+        let offsets = super::scan::exclusive_scan::<u32, u32>(ex, &counts, groups, &mut q, stat)?;
         let fill = dev.alloc_zeros::<u32>(groups.max(1), "hash table fill").map_err(cuda_error)?;
         let pos = dev.alloc_zeros::<u32>(rows.max(1), "hash table positions").map_err(cuda_error)?;
         if rows > 0 {
@@ -156,53 +155,6 @@ pub fn finish_build(
     };
     Ok((table, span))
 }
-
-/// Exclusive prefix sum of `n` values on the GPU, summed as `O` (256 per block, block
-/// totals scanned recursively); the launches are added to `q`. `I` and `O` are u32 or u64
-/// (`scan_blocks_<in bytes>_<out bytes>` in util.cu).
-pub fn exclusive_scan<I: ScanValue, O: ScanValue>(
-    ex: &GpuExecutor,
-    input: &CudaSlice<I>,
-    n: usize,
-    q: &mut LaunchQueue,
-    stat: &mut KernelStat,
-) -> Result<CudaSlice<O>> {
-    let out = ex.dev.alloc_zeros::<O>(n.max(1), "prefix sum").map_err(cuda_error)?;
-    if n == 0 {
-        return Ok(out);
-    }
-    let blocks = n.div_ceil(256);
-    let sums = ex.dev.alloc_zeros::<O>(blocks, "prefix sum blocks").map_err(cuda_error)?;
-    let (iw, ow) = (std::mem::size_of::<I>(), std::mem::size_of::<O>());
-    let f = ex.util(&format!("scan_blocks_{iw}_{ow}"), stat)?;
-    q.push(
-        f,
-        &[
-            Arg::U64(ptr(input, &ex.dev)),
-            Arg::U64(ptr(&out, &ex.dev)),
-            Arg::U64(ptr(&sums, &ex.dev)),
-            Arg::U64(n as u64),
-        ],
-        n,
-        None,
-    );
-    if blocks > 1 {
-        let block_offsets = exclusive_scan::<O, O>(ex, &sums, blocks, q, stat)?;
-        let f = ex.util(&format!("add_block_offsets_{ow}"), stat)?;
-        q.push(f, &[Arg::U64(ptr(&out, &ex.dev)), Arg::U64(ptr(&block_offsets, &ex.dev)), Arg::U64(n as u64)], n, None);
-        q.keep(block_offsets);
-    }
-    q.keep(sums);
-    Ok(out)
-}
-
-/// A value `exclusive_scan` sums.
-pub trait ScanValue:
-    gpusql_cuda::cudarc::driver::DeviceRepr + gpusql_cuda::cudarc::driver::ValidAsZeroBits + 'static
-{
-}
-impl ScanValue for u32 {}
-impl ScanValue for u64 {}
 
 /// The smallest and largest of the `groups` keys (w bytes each), and the range's size.
 fn key_range(

@@ -10,6 +10,7 @@ mod join;
 mod plan_memo;
 mod replay;
 mod result;
+mod scan;
 mod sort;
 mod upload;
 

@@ -21,7 +21,7 @@ use gpusql_plan::parameters::ParamValues;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::buffers::COUNTERS;
+use super::buffers::{bytes_to, COUNTERS};
 use super::device_store::cuda_error;
 use super::ptr;
 
@@ -132,7 +132,7 @@ impl ReadBacks {
                 if let Some(log) = log {
                     log.push(Entry { site, bytes: bytes.clone() });
                 }
-                Ok(from_bytes(&bytes))
+                Ok(bytes_to(&bytes, n))
             }
             Mode::Replay { log, next, audit, at } => {
                 let entry = match log.entries.get(*next) {
@@ -145,7 +145,7 @@ impl ReadBacks {
                 // until the copy has run (frees are stream-ordered).
                 unsafe { dev.copy_device(ptr(&**audit, dev) + *at as u64, src, size) }.map_err(cuda_error)?;
                 *at += size;
-                Ok(from_bytes(&entry.bytes))
+                Ok(bytes_to(&entry.bytes, n))
             }
         }
     }
@@ -210,15 +210,4 @@ impl ReadBacks {
 
 fn diverged() -> Error {
     Error::exec("a replayed run diverged from its log")
-}
-
-fn from_bytes<T: DeviceRepr + Copy>(bytes: &[u8]) -> Vec<T> {
-    let n = bytes.len() / std::mem::size_of::<T>();
-    let mut out = Vec::<T>::with_capacity(n);
-    // SAFETY: `bytes` were logged from n values of T (the entry's length was checked).
-    unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
-        out.set_len(n);
-    }
-    out
 }

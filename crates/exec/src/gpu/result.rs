@@ -2,7 +2,7 @@
 //! the selected columns are gathered on the GPU, strings' bytes copied into one buffer on
 //! the GPU, then downloaded into Arrow arrays.
 
-use super::buffers::{value_width, Arg, Intermediate, OwnedColumn};
+use super::buffers::{bytes_to, value_width, Arg, Intermediate, OwnedColumn};
 use super::replay::ReadBacks;
 use super::{ptr, GpuExecutor, HostSteps, LaunchQueue, Permute};
 use crate::gpu::device_store::cuda_error;
@@ -301,20 +301,6 @@ fn upload_u32(ex: &GpuExecutor, v: &[u32]) -> Result<CudaSlice<u32>> {
     ex.dev.upload(if v.is_empty() { &[0u32][..] } else { v }, "result row indices").map_err(cuda_error)
 }
 
-fn bytes_to<T: Copy + Default>(b: &[u8], m: usize) -> Vec<T> {
-    // (At most the values `b` holds: a short download makes a short array, which the
-    // record batch then refuses.)
-    let n = m.min(b.len() / std::mem::size_of::<T>().max(1));
-    let mut v = Vec::<T>::with_capacity(n);
-    // SAFETY: T is a plain number type (any bytes are a value); `b` holds n of them,
-    // copied into the capacity reserved above.
-    unsafe {
-        std::ptr::copy_nonoverlapping(b.as_ptr(), v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
-        v.set_len(n);
-    }
-    v
-}
-
 /// A fixed-width column's `m` values (`b`, the GPU layout) as an Arrow array.
 fn fixed_width_array(ty: &DataType, b: &[u8], m: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
     Ok(match ty {
@@ -355,7 +341,7 @@ fn string_offsets(
         let out = ptr(&lens, &ex.dev) + (4 * j * m) as u64;
         q.push(f.clone(), &[Arg::U64(*recs), Arg::U64(out), Arg::U64(m as u64)], m, Some(1024));
     }
-    let offsets = super::join::exclusive_scan::<u32, u64>(ex, &lens, n + 1, q, stat)?;
+    let offsets = super::scan::exclusive_scan::<u32, u64>(ex, &lens, n + 1, q, stat)?;
     q.keep(lens);
     Ok(offsets)
 }
