@@ -327,6 +327,14 @@ extern "C" __global__ void sum_i128(const long long* in, unsigned long long* out
     }
 
     #[test]
+    fn graph_kernels_compile() {
+        if !nvrtc_or_skip() {
+            return;
+        }
+        compile_cubin(include_str!("graph_kernels.cu"), "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
     fn rejects_virtual_arch() {
         assert!(matches!(compile_cubin(GOOD, "compute_90"), Err(CudaError::Nvrtc { .. })));
     }

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
+use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError,
-    PinnedHostSlice, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, PinnedHostSlice,
+    ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -17,6 +17,7 @@ use crate::cache::{CacheHit, CompileStats, KernelCache};
 use crate::compile::{compile_cubin_tier, nvrtc_version, Tier};
 use crate::compile_pool::{CompilePool, Loaded, Priority};
 use crate::staging::{Piece, Stager};
+use crate::timer::GpuTimer;
 use crate::{describe_driver_error, libs, CudaError};
 
 /// A GPU ready for the executor. Cheap to share (`Send + Sync`); use one per process.
@@ -51,6 +52,9 @@ pub struct GpuDevice {
     /// Pinned host memory that small downloads land in (`download_many`), grown on demand
     /// up to `PINNED_DOWNLOAD_MAX_BYTES`.
     download_buffer: std::sync::Mutex<Option<PinnedHostSlice<u8>>>,
+    /// The kernels that stand in for costlier nodes in a graph (`graph`), loaded before
+    /// the first capture; None where they failed to load (memset and event nodes then).
+    pub(crate) graph_kernels: OnceLock<Option<crate::graph::GraphKernels>>,
 }
 
 /// Downloads of at most this many bytes in all go through pinned memory in one round
@@ -159,6 +163,7 @@ impl GpuDevice {
             stager: OnceLock::new(),
             download_buffer: std::sync::Mutex::new(None),
             stager_pending: std::sync::Mutex::new(None),
+            graph_kernels: OnceLock::new(),
         };
         let ctx = dev.ctx.clone();
         *dev.stager_pending.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -451,6 +456,11 @@ impl GpuDevice {
         what: &str,
     ) -> Result<CudaSlice<T>, CudaError> {
         let bytes = self.byte_size::<T>(n, what)?;
+        if let Some(kernels) = self.graph_kernels().filter(|_| self.capturing_here()) {
+            let slice = self.alloc_unset::<T>(n, what)?;
+            kernels.zero(self, &slice, bytes)?;
+            return Ok(slice);
+        }
         self.with_room(bytes, what, "allocation", || self.stream().alloc_zeros::<T>(n))
     }
 
@@ -693,17 +703,9 @@ impl GpuDevice {
         self.stream().synchronize().map_err(|e| CudaError::driver("synchronize", e))
     }
 
-    /// Starts a GPU-side timer on the device stream. (In a graph being captured, its
-    /// events are recorded by the graph at each launch.)
+    /// Starts a GPU-side timer on the device stream (`timer`).
     pub fn timer_start(&self) -> Result<GpuTimer, CudaError> {
-        // new_event(None) would create an event with timing disabled.
-        let event = || {
-            self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| CudaError::driver("cuEventCreate", e))
-        };
-        let (start, end) = (event()?, event()?);
-        let timer = GpuTimer { start, end, stream: self.stream().clone(), in_graph: self.capturing_here() };
-        timer.record(&timer.start)?;
-        Ok(timer)
+        GpuTimer::start(self)
     }
 
     /// Device-to-device copy bandwidth in GB/s (10^9 bytes), counting bytes read and
@@ -738,64 +740,6 @@ impl GpuDevice {
             return Err(CudaError::Driver("bandwidth test measured zero time".into()));
         }
         Ok(2.0 * size as f64 / (ms / 1e3) / 1e9)
-    }
-}
-
-/// A pair of timing events; see [`GpuDevice::timer_start`].
-pub struct GpuTimer {
-    start: CudaEvent,
-    end: CudaEvent,
-    stream: Arc<CudaStream>,
-    /// Recorded into a graph being captured (as event nodes: each launch records them).
-    in_graph: bool,
-}
-
-impl GpuTimer {
-    /// Milliseconds of GPU time between `timer_start` and now on the stream.
-    /// Blocks until the work queued in between has finished.
-    pub fn stop(self) -> Result<f64, CudaError> {
-        self.end_here()?.ms()
-    }
-
-    /// Ends the span here on the stream without waiting for it: the host can queue more
-    /// (a download that waits anyway) before asking for the span's milliseconds.
-    pub fn end_here(self) -> Result<EndedTimer, CudaError> {
-        self.record(&self.end)?;
-        Ok(EndedTimer { start: self.start, end: self.end })
-    }
-
-    fn record(&self, event: &CudaEvent) -> Result<(), CudaError> {
-        if !self.in_graph {
-            return event.record(&self.stream).map_err(|e| CudaError::driver("cuEventRecord", e));
-        }
-        // An event recorded plainly during a capture only orders the captured work; an
-        // external record becomes a node that records it at each launch.
-        // SAFETY: the event and the capturing stream are alive.
-        unsafe {
-            cudarc::driver::sys::cuEventRecordWithFlags(
-                event.cu_event(),
-                self.stream.cu_stream(),
-                cudarc::driver::sys::CUevent_record_flags::CU_EVENT_RECORD_EXTERNAL as u32,
-            )
-        }
-        .result()
-        .map_err(|e| CudaError::driver("cuEventRecordWithFlags", e))
-    }
-}
-
-/// A GPU span whose end is queued ([`GpuTimer::end_here`]).
-pub struct EndedTimer {
-    start: CudaEvent,
-    end: CudaEvent,
-}
-
-impl EndedTimer {
-    /// The span's milliseconds, once the GPU has passed its end (waits for it). A span
-    /// recorded in a graph gives its last launch's.
-    pub fn ms(&self) -> Result<f64, CudaError> {
-        self.end.synchronize().map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
-        let ms = self.start.elapsed_ms(&self.end).map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
-        Ok(ms as f64)
     }
 }
 

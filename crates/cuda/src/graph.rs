@@ -11,10 +11,16 @@
 //! launch, allocated when it runs. Those freed during the capture are freed by the
 //! graph; the others must be freed after each launch (`free_graph_buffer`) on the default
 //! stream. A graph is launched on the default stream, after all queued work.
+//!
+//! Some nodes cost a launch more than others: in a chain of kernels, allocations and
+//! frees next to nothing, a kernel ~0.8 us of GPU time, a memset ~2 us and ~1.4 us of
+//! host time, a timing event ~2.4 us and ~3 us (`examples/graph_node_costs.rs`). So
+//! during a capture, buffers allocated zeroed are zeroed by a kernel, and timing marks
+//! are a kernel writing the GPU's clock (`timer`): `graph_kernels.cu`.
 
 use crate::{CudaError, GpuDevice};
 use cudarc::driver::safe::CudaGraph;
-use cudarc::driver::sys;
+use cudarc::driver::{sys, CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// An instantiated graph (`GpuDevice::capture`).
@@ -53,6 +59,37 @@ impl Graph {
     }
 }
 
+/// The kernels of `graph_kernels.cu`.
+pub(crate) struct GraphKernels {
+    /// Writes the GPU's clock: a timing mark.
+    pub stamp: CudaFunction,
+    zero: CudaFunction,
+}
+
+impl GraphKernels {
+    /// Queues the zeroing of `slice`'s first `bytes`.
+    pub fn zero<T: DeviceRepr>(&self, dev: &GpuDevice, slice: &CudaSlice<T>, bytes: usize) -> Result<(), CudaError> {
+        let (p, _sync) = slice.device_ptr(dev.stream());
+        if bytes == 0 {
+            return Ok(());
+        }
+        if p % 16 != 0 {
+            // (Not seen: pool allocations are 256-byte aligned.)
+            // SAFETY: `bytes` lie in `slice`.
+            return unsafe { cudarc::driver::result::memset_d8_async(p, 0, bytes, dev.stream().cu_stream()) }
+                .map_err(|e| CudaError::driver("cuMemsetD8Async", e));
+        }
+        let blocks = (bytes / 16).div_ceil(256).clamp(1, dev.sm_count() as usize * 4) as u32;
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let n = bytes as u64;
+        let mut b = dev.stream().launch_builder(&self.zero);
+        b.arg(&p).arg(&n);
+        // SAFETY: `gpusql_zero_bytes(unsigned char*, unsigned long long)` writes the n
+        // bytes at p, which lie in `slice`.
+        unsafe { b.launch(cfg) }.map(drop).map_err(|e| CudaError::driver("launching the zeroing kernel", e))
+    }
+}
+
 /// A number for the calling thread, never 0 (the capture's owner).
 fn thread_tag() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -79,6 +116,26 @@ impl GpuDevice {
         self.capturing.load(Ordering::Relaxed) == thread_tag()
     }
 
+    /// Loads `graph_kernels.cu`, once (not while capturing).
+    fn load_graph_kernels(&self) {
+        self.graph_kernels.get_or_init(|| {
+            let source = include_str!("graph_kernels.cu");
+            let load = |entry| self.load_kernel(source, entry).map(|(f, _)| f);
+            match load("gpusql_stamp").and_then(|stamp| Ok(GraphKernels { stamp, zero: load("gpusql_zero_bytes")? })) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    tracing::warn!(error = %e, "graph kernels failed to load: graphs record memsets and timing events");
+                    None
+                }
+            }
+        });
+    }
+
+    /// The kernels of `graph_kernels.cu`, where loaded.
+    pub(crate) fn graph_kernels(&self) -> Option<&GraphKernels> {
+        self.graph_kernels.get().and_then(Option::as_ref)
+    }
+
     /// Err where the calling thread is capturing: `what` cannot be part of a graph.
     pub(crate) fn not_capturing(&self, what: &str) -> Result<(), CudaError> {
         if self.capturing_here() {
@@ -94,6 +151,8 @@ impl GpuDevice {
     /// is capturing).
     pub fn capture<T>(&self, work: impl FnOnce() -> T) -> Result<(T, Result<Graph, CudaError>), CudaError> {
         let tag = thread_tag();
+        // (Not loadable once capturing.)
+        self.load_graph_kernels();
         // Module loads wait (on other threads; on this one they fail).
         let _no_loads = self.module_loads.write().unwrap_or_else(|e| e.into_inner());
         // (An error a freed buffer left for later would fail the capture's first call.)

@@ -14,13 +14,15 @@ pub mod device;
 pub mod graph;
 pub mod libs;
 pub mod staging;
+pub mod timer;
 
 pub use cache::{CacheHit, CompileStats, KernelCache};
 pub use compile::{compile_cubin, compile_cubin_tier, compile_profile, nvrtc_version, CompileProfile, Tier};
 pub use compile_pool::Priority;
-pub use device::{EndedTimer, GpuDevice, GpuTimer};
+pub use device::GpuDevice;
 pub use graph::Graph;
 pub use staging::{Piece, STAGING_BYTES};
+pub use timer::{EndedTimer, GpuTimer};
 
 /// The cudarc version this crate is built against, re-exported so callers use
 /// exactly the same types.

@@ -141,3 +141,76 @@ fn copy_bandwidth() {
     println!("device-to-device copy: {gbs:.0} GB/s (read+write)");
     assert!(gbs > 10.0);
 }
+
+/// Spins for `ns` nanoseconds of the GPU's clock.
+const SPIN: &str = r#"
+extern "C" __global__ void spin(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+}
+"#;
+
+/// In a graph a span's ends are clock readings a kernel writes (no event nodes, which
+/// cost each launch more), and the span measures what timing events measure outside one.
+#[test]
+fn graph_spans_are_stamped_and_agree_with_events() {
+    let Some(dev) = device() else { return };
+    let (f, _) = dev.load_kernel(SPIN, "spin").unwrap();
+    let spin = |dev: &GpuDevice| -> Result<(), CudaError> {
+        let mut b = dev.stream().launch_builder(&f);
+        let ns = 200_000u64;
+        b.arg(&ns);
+        // SAFETY: `spin` takes one u64.
+        unsafe { b.launch(LaunchConfig::for_num_elems(1)) }.map(drop).map_err(|e| CudaError::Driver(e.to_string()))
+    };
+    spin(&dev).unwrap(); // (The first launch also loads the module.)
+    let t = dev.timer_start().unwrap();
+    spin(&dev).unwrap();
+    let outside = t.stop().unwrap();
+    let (span, graph) = dev
+        .capture(|| {
+            let t = dev.timer_start()?;
+            spin(&dev)?;
+            t.end_here()
+        })
+        .unwrap();
+    let (span, graph) = (span.unwrap(), graph.unwrap());
+    let kinds = graph.node_kinds().unwrap();
+    assert_eq!(kinds, vec![("kernel".to_string(), 3)], "two marks and the spin");
+    assert!(span.ms().is_err(), "read before any launch");
+    for _ in 0..3 {
+        dev.launch_graph(&graph).unwrap();
+        let ms = span.ms().unwrap();
+        assert!((0.2..0.3).contains(&ms) && (0.2..0.3).contains(&outside), "graph {ms} ms, events {outside} ms");
+        assert!((ms - outside).abs() < 0.01, "graph {ms} ms, events {outside} ms");
+    }
+}
+
+/// Buffers allocated zeroed while a graph is captured are zeroed by a kernel node at each
+/// launch (not a memset node), whatever the memory held: the tail past the last whole
+/// 16-byte word too.
+#[test]
+fn graph_zeroes_its_buffers_with_a_kernel() {
+    let Some(dev) = device() else { return };
+    for n in [1usize, 15, 16, 1000, 1 << 20] {
+        // Stale bytes in the pool, for the graph's allocation to reuse.
+        drop(dev.upload(&vec![0xABu8; n + 4096], "dirty").unwrap());
+        dev.synchronize().unwrap();
+        let (zeroed, graph) = dev.capture(|| dev.alloc_zeros::<u8>(n, "zeroed in a graph")).unwrap();
+        let (mut zeroed, graph) = (zeroed.unwrap(), graph.unwrap());
+        let kinds = graph.node_kinds().unwrap();
+        assert!(kinds.iter().any(|(k, c)| k == "kernel" && *c == 1), "{kinds:?}");
+        assert!(!kinds.iter().any(|(k, _)| k == "memset"), "{kinds:?}");
+        for _ in 0..2 {
+            dev.launch_graph(&graph).unwrap();
+            assert!(dev.download(&zeroed).unwrap().iter().all(|b| *b == 0), "{n} bytes zeroed");
+            // Dirtied again (the buffer lives until the next launch), for that one to zero.
+            dev.stream().memcpy_htod(&vec![0xABu8; n], &mut zeroed).unwrap();
+        }
+        // The graph's buffer, left to its owner to free.
+        let p = zeroed.leak();
+        // SAFETY: the last launch's buffer, not freed since, not used after.
+        unsafe { dev.free_graph_buffer(p) }.unwrap();
+    }
+}
