@@ -122,7 +122,16 @@ struct PlanCache {
 struct CachedPlan {
     plan: PhysicalPlan,
     memo: Arc<PlanMemo>,
+    /// Its statement nests expressions at most `IN_PLACE_EXPRESSION_DEPTH` deep: run
+    /// again by its text, it runs on the caller's thread (`Engine::execute`).
+    shallow: bool,
 }
+
+/// How deeply a kept plan's statement may nest expressions to run on the caller's thread
+/// (a thread of the 2 MiB Rust gives spawned threads, say) rather than on the statement
+/// thread's big stack: the passes that recurse over expressions then need little stack
+/// (crates/engine/tests/depth.rs runs this depth on a thread of 256 KiB).
+const IN_PLACE_EXPRESSION_DEPTH: usize = 32;
 
 /// Plans kept at most (least recently added go first).
 const PLAN_CACHE_ENTRIES: usize = 256;
@@ -134,6 +143,13 @@ impl PlanCache {
             self.generation = generation;
         }
         self.plans.get(sql).cloned()
+    }
+
+    /// The kept plan of the text `sql`, where it is shallow (and nothing is dropped:
+    /// a plan of deep expressions is only dropped on the statement thread).
+    fn get_shallow(&self, generation: u64, sql: &str) -> Option<Arc<CachedPlan>> {
+        let p = self.plans.get(sql).filter(|p| p.shallow && generation == self.generation)?;
+        Some(p.clone())
     }
 
     fn insert(&mut self, generation: u64, sql: String, plan: Arc<CachedPlan>) {
@@ -511,6 +527,12 @@ impl Engine {
     /// through [`Engine::cancel_handle`], ends the list: statements before it stay done).
     pub fn execute(&mut self, sql: &str) -> Result<Vec<Output>> {
         self.cancel.reset();
+        // The very text of a query run before, of shallow expressions, runs here: handing
+        // it to the statement thread and back costs two thread wake-ups (10-45 us), up to
+        // a tenth of a small query's warm time.
+        if let Some(cached) = self.plans.get_shallow(self.tables.generation(), sql) {
+            return Ok(vec![self.run_cached(&cached, std::time::Instant::now())?]);
+        }
         let statements = Arc::clone(&self.statements);
         statements.run(|| self.execute_here(sql))?
     }
@@ -544,7 +566,7 @@ impl Engine {
                 let template = self.plans.get(generation, &p.shape)?;
                 let plan = gpusql_plan::parameters::instantiate(&template.plan, &p.values)?;
                 steps.mark("instantiate");
-                let cached = Arc::new(CachedPlan { plan, memo: template.memo.clone() });
+                let cached = Arc::new(CachedPlan { plan, memo: template.memo.clone(), shallow: template.shallow });
                 self.plans.insert(generation, key.clone()?, cached.clone());
                 Some(cached)
             });
@@ -564,7 +586,7 @@ impl Engine {
             let bind_ms = start.elapsed().as_secs_f64() * 1e3;
             let mut out = match (bound, key) {
                 (BoundStatement::Query(plan), Some(key)) => {
-                    let (out, cached) = match self.run_select(plan) {
+                    let (out, mut cached) = match self.run_select(plan) {
                         // A template that plans or runs where its query as written would
                         // not is a gap in parameters (logged); the query runs as written.
                         Err(e @ (Error::NotSupported(_) | Error::Plan(_))) if shape.is_some() => {
@@ -577,6 +599,7 @@ impl Engine {
                         }
                         other => other?,
                     };
+                    cached.shallow = gpusql_sql::depth::within(s, IN_PLACE_EXPRESSION_DEPTH);
                     if cached.plan.pipelines().all(|p| match &p.source {
                         Source::Table { table, .. } => self.tables.is_catalog_table(table),
                         Source::Intermediate { .. } => true,
@@ -741,7 +764,7 @@ impl Engine {
         stats.placement_ms = placement_ms;
         stats.decode_ms += decode_ms;
         tracing::info!("{}", stats.summary());
-        Ok((Output::Rows { batches, stats }, CachedPlan { plan: physical, memo }))
+        Ok((Output::Rows { batches, stats }, CachedPlan { plan: physical, memo, shallow: false }))
     }
 
     /// EXPLAIN's text: the logical and physical plans (VERBOSE: and the CUDA sources).

@@ -114,3 +114,45 @@ fn a_statement_costs_little_more_than_its_work() {
     eprintln!("{:.1} µs per SET", per * 1e6);
     assert!(per < 2e-3, "{per} s per SET");
 }
+
+/// A kept plan run again by its text runs on the caller's thread where its statement is
+/// shallow (`IN_PLACE_EXPRESSION_DEPTH`, 32 levels), on the statement thread otherwise:
+/// either way a thread of 256 KiB of stack is enough.
+#[test]
+fn kept_plans_of_shallow_statements_run_on_a_small_stack() {
+    const IN_PLACE: usize = 32;
+    let mut e = engine();
+    let cases: Vec<(String, i64)> = [IN_PLACE, IN_PLACE + 1]
+        .into_iter()
+        .flat_map(|levels| {
+            [
+                (format!("select {} from t order by x", nested("abs(", "x", ")", levels)), 1),
+                (
+                    format!("select {} from t order by x", nested("case when x > 0 then ", "x", " else 0 end", levels)),
+                    1,
+                ),
+                (format!("select {} from t order by x", vec!["x"; levels + 1].join(" + ")), levels as i64 + 1),
+                (
+                    format!("select max({}) from t where x > 0", nested("(x + ", "x", ")", levels - 1)),
+                    3 * levels as i64,
+                ),
+            ]
+        })
+        .collect();
+    // Planned on the statement thread (their first run), kept.
+    for (sql, want) in &cases {
+        assert_eq!(first_i64(&mut e, sql), *want, "{sql}");
+    }
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            for _ in 0..2 {
+                for (sql, want) in &cases {
+                    assert_eq!(first_i64(&mut e, sql), *want, "{sql}");
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

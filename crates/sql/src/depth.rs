@@ -35,15 +35,22 @@ pub fn too_deep(at: Option<(u64, u64)>) -> Error {
 /// Fails where `stmt` nests expressions or set operations more than
 /// [`MAX_EXPRESSION_DEPTH`] deep.
 pub fn check(stmt: &ast::Statement) -> Result<()> {
-    let mut m = Measure { depth: 0 };
+    let mut m = Measure { depth: 0, limit: MAX_EXPRESSION_DEPTH };
     match stmt.visit(&mut m) {
         ControlFlow::Continue(()) => Ok(()),
         ControlFlow::Break(at) => Err(too_deep(at)),
     }
 }
 
+/// Whether `stmt` nests expressions and set operations at most `levels` deep (as
+/// [`check`] counts them).
+pub fn within(stmt: &ast::Statement, levels: usize) -> bool {
+    stmt.visit(&mut Measure { depth: 0, limit: levels }).is_continue()
+}
+
 struct Measure {
     depth: usize,
+    limit: usize,
 }
 
 impl Visitor for Measure {
@@ -52,7 +59,7 @@ impl Visitor for Measure {
 
     fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<Self::Break> {
         // Set operations are visited by recursion through their left operands too.
-        if set_operation_depth(&q.body) > MAX_EXPRESSION_DEPTH {
+        if set_operation_depth(&q.body) > self.limit {
             return ControlFlow::Break(None);
         }
         ControlFlow::Continue(())
@@ -62,7 +69,7 @@ impl Visitor for Measure {
         if !matches!(e, ast::Expr::Nested(_)) {
             self.depth += 1;
             // (+ 1: the leaves below the deepest level.)
-            if self.depth > MAX_EXPRESSION_DEPTH + 1 {
+            if self.depth > self.limit + 1 {
                 return ControlFlow::Break(first_position(e));
             }
         }
@@ -247,5 +254,16 @@ mod tests {
         let e = crate::parse(&sql).unwrap_err();
         assert!(matches!(e.kind(), Error::Syntax(_)), "{e:?}");
         assert_eq!(e.position(), Some((2, 14)));
+    }
+
+    #[test]
+    fn within_counts_as_check_does() {
+        let sum = |n| crate::parse(&format!("select {} from t", vec!["1"; n].join("+"))).unwrap().remove(0);
+        assert!(within(&sum(33), 32));
+        assert!(!within(&sum(34), 32));
+        // Subqueries' expressions count below the expression holding them.
+        let sql = "select (select max(a) from t where a in (select b from u where b > 1)) from t";
+        let nested = crate::parse(sql).unwrap().remove(0);
+        assert!(within(&nested, 3) && !within(&nested, 2));
     }
 }
