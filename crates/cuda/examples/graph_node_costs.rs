@@ -9,10 +9,10 @@
 //! prints the step of the GPU's nanosecond clock, which the timing kernel reads.
 //!
 //! `cargo run --release -p gpusql-cuda --example graph_node_costs` (needs a GPU).
-//! Measured on an H100 (docs/BENCHMARKS.md): allocations and frees cost nothing, a
-//! memset about what a zeroing kernel does (~0.8 us), an event record ~2.4 us of GPU
-//! and ~3 us of host time; a kernel writing the clock ~0.8 us and no host time. So graphs
-//! mark time with that kernel (`timer.rs`).
+//! Measured on an H100 (docs/BENCHMARKS.md "Graph nodes"), per node: allocations and
+//! frees next to nothing, a memset ~1.8 us of GPU and ~1.6 us of host time, an event
+//! record ~2.4 us and ~2.9 us, a kernel zeroing a buffer or writing the clock ~0.8 us and
+//! no host time. So graphs zero buffers and mark time with kernels (`graph.rs`, `timer.rs`).
 
 use gpusql_cuda::cudarc::driver::sys;
 use gpusql_cuda::{CudaSlice, GpuDevice, LaunchConfig, PushKernelArg};

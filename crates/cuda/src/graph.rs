@@ -13,7 +13,7 @@
 //! stream. A graph is launched on the default stream, after all queued work.
 //!
 //! Some nodes cost a launch more than others: in a chain of kernels, allocations and
-//! frees next to nothing, a kernel ~0.8 us of GPU time, a memset ~2 us and ~1.4 us of
+//! frees next to nothing, a kernel ~0.8 us of GPU time, a memset ~1.8 us and ~1.6 us of
 //! host time, a timing event ~2.4 us and ~3 us (`examples/graph_node_costs.rs`). So
 //! during a capture, buffers allocated zeroed are zeroed by a kernel, and timing marks
 //! are a kernel writing the GPU's clock (`timer`): `graph_kernels.cu`.

@@ -1,6 +1,6 @@
 // Kernels that stand in for costlier nodes in a captured CUDA graph (`graph.rs`). In a
 // chain of kernels a kernel node costs a launch ~0.8 us of GPU time and nothing on the
-// host; a memset node ~2 us and ~1.4 us of host time, an event record node ~2.4 us and
+// host; a memset node ~1.8 us and ~1.6 us of host time, an event record node ~2.4 us and
 // ~3 us (examples/graph_node_costs.rs, on an H100).
 
 // Writes the GPU's nanosecond clock (%globaltimer, 32 ns steps on an H100) into `at`, in
