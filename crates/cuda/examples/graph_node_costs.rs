@@ -26,15 +26,6 @@ extern "C" __global__ void touch(unsigned* out, unsigned long long n) {
     for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         out[i] = out[i] * 3u + 1u;
 }
-extern "C" __global__ void zero(unsigned* out, unsigned long long n) {
-    for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        out[i] = 0u;
-}
-extern "C" __global__ void stamp(unsigned long long* at) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    *at = t;
-}
 extern "C" __global__ void ticks(unsigned long long* out, int n) {
     // Distinct successive readings of %globaltimer: its resolution.
     unsigned long long last, t;
@@ -45,6 +36,9 @@ extern "C" __global__ void ticks(unsigned long long* out, int n) {
     }
 }
 "#;
+
+/// The kernels graphs use in place of memsets and event records.
+const GRAPH_KERNELS: &str = include_str!("../src/graph_kernels.cu");
 
 /// A node put before each kernel.
 #[derive(Clone, Copy, PartialEq)]
@@ -62,8 +56,9 @@ enum Node {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use Node::*;
     let dev = GpuDevice::open(0)?;
-    let kernel = |name| dev.load_kernel(SOURCE, name).map(|(f, _)| f);
-    let (touch, zero, stamp, ticks) = (kernel("touch")?, kernel("zero")?, kernel("stamp")?, kernel("ticks")?);
+    let kernel = |source, name| dev.load_kernel(source, name).map(|(f, _)| f);
+    let (touch, ticks) = (kernel(SOURCE, "touch")?, kernel(SOURCE, "ticks")?);
+    let (zero, stamp) = (kernel(GRAPH_KERNELS, "gpusql_zero_bytes")?, kernel(GRAPH_KERNELS, "gpusql_stamp")?);
     let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
     let out = dev.alloc_zeros::<u64>(64, "ticks")?;
     let mut b = dev.stream().launch_builder(&ticks);
@@ -102,14 +97,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                 held.push(dev.alloc_unset::<u32>(1024, "temp")?);
                             }
                         }
-                        // (Left to the graph: its launches free them.)
-                        Memset => drop(dev.alloc_zeros::<u32>(64, "counters")?.leak()),
+                        // (Not `alloc_zeros`, which zeroes by a kernel in a capture. Left
+                        // to the graph: its launches free them.)
+                        Memset => {
+                            let mut buf = dev.alloc_unset::<u32>(64, "counters")?;
+                            dev.stream().memset_zeros(&mut buf)?;
+                            buf.leak();
+                        }
                         ZeroKernel => {
                             let buf = dev.alloc_unset::<u32>(64, "counters")?;
                             let mut b = dev.stream().launch_builder(&zero);
-                            b.arg(&buf).arg(&64u64);
-                            // SAFETY: `zero` writes n u32 into a buffer of 64.
-                            unsafe { b.launch(LaunchConfig::for_num_elems(64)) }?;
+                            b.arg(&buf).arg(&256u64);
+                            // SAFETY: `gpusql_zero_bytes` writes n bytes, the buffer's 256.
+                            unsafe { b.launch(LaunchConfig::for_num_elems(256)) }?;
                             buf.leak();
                         }
                         EventRecord => {
@@ -126,7 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         StampKernel => {
                             let mut b = dev.stream().launch_builder(&stamp);
                             b.arg(&stamps);
-                            // SAFETY: `stamp` writes one u64.
+                            // SAFETY: `gpusql_stamp` writes one u64.
                             unsafe { b.launch(one) }?;
                         }
                     }
