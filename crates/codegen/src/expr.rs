@@ -90,10 +90,12 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         }
         Expr::Cast { expr, ty } => {
             let x = gen(expr, row, out)?;
-            let v = if (expr.ty(), *ty) == (DataType::Date, DataType::Timestamp) {
-                format!("ts_from_date({}, {})", x.v, error_flag(&x))
-            } else {
-                cast(&x.v, &expr.ty(), ty)?
+            let v = match (expr.ty(), *ty) {
+                (DataType::Date, DataType::Timestamp) => format!("ts_from_date({}, {})", x.v, error_flag(&x)),
+                (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) => {
+                    cast_double(&x.v, ty, &error_flag(&x))
+                }
+                (from, to) => cast(&x.v, &from, &to)?,
             };
             let t = out.tmp("t");
             out.line(format!("const {} {t} = {v};", c_type(ty)));
@@ -140,7 +142,8 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::RoundDouble { expr, digits } => {
             let x = gen(expr, row, out)?;
             let t = out.tmp("rnd");
-            out.line(format!("const double {t} = round_f64({}, {:.1});", x.v, 10f64.powi(*digits)));
+            let m = crate::types::f64_literal(10f64.powi(digits.unsigned_abs() as i32));
+            out.line(format!("const double {t} = round_f64({}, {m}, {});", x.v, *digits < 0));
             Ok(Value { v: t, null: x.null })
         }
         Expr::Length(expr) => {
@@ -206,7 +209,8 @@ fn gen_logical(op: &BinaryOp, left: &Expr, right: &Expr, row: &Row, out: &mut Em
     Ok(Value { v, null: n })
 }
 
-/// Comparisons and arithmetic (division by zero raises an error for non-NULL operands).
+/// Comparisons and arithmetic (`%` of integers or decimals by zero raises an error for
+/// non-NULL operands).
 fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row, out: &mut Emitter) -> Result<Value> {
     let l = gen(left, row, out)?;
     let r = gen(right, row, out)?;
@@ -218,16 +222,23 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
             BinaryOp::NotEq => "!=",
             s => s.symbol(),
         };
-        let expr = if left.ty() == DataType::Utf8 {
-            if *op == BinaryOp::Eq {
-                format!("str_eq({}, {})", l.v, r.v)
-            } else if *op == BinaryOp::NotEq {
-                format!("!str_eq({}, {})", l.v, r.v)
-            } else {
-                format!("(str_cmp({}, {}) {sym} 0)", l.v, r.v)
-            }
-        } else {
-            format!("({} {sym} {})", l.v, r.v)
+        let (a, b) = (&l.v, &r.v);
+        let expr = match left.ty() {
+            DataType::Utf8 => match op {
+                BinaryOp::Eq => format!("str_eq({a}, {b})"),
+                BinaryOp::NotEq => format!("!str_eq({a}, {b})"),
+                _ => format!("(str_cmp({a}, {b}) {sym} 0)"),
+            },
+            // SQL's order of DOUBLEs (`f64_cmp`: -0.0 = 0.0, NaN = NaN and above all).
+            DataType::Float64 => match op {
+                BinaryOp::Eq => format!("f64_eq({a}, {b})"),
+                BinaryOp::NotEq => format!("!f64_eq({a}, {b})"),
+                BinaryOp::Lt => format!("f64_lt({a}, {b})"),
+                BinaryOp::Gt => format!("f64_lt({b}, {a})"),
+                BinaryOp::LtEq => format!("!f64_lt({b}, {a})"),
+                _ => format!("!f64_lt({a}, {b})"),
+            },
+            _ => format!("({a} {sym} {b})"),
         };
         out.line(format!("const bool {t} = {expr};"));
         return Ok(Value { v: t, null });
@@ -235,16 +246,12 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
     let ct = c_type(ty);
     let (a, b) = (format!("(({ct}){})", l.v), format!("(({ct}){})", r.v));
     match op {
-        BinaryOp::Div | BinaryOp::Mod => {
-            let zero = if *ty == DataType::Float64 { "0.0" } else { "0" };
-            out.line(format!("const bool {t}z = !({null}) && {b} == {zero};"));
+        // DOUBLE `/` and `%` are IEEE's (inf, NaN), without an error; `/` is always DOUBLE.
+        BinaryOp::Mod if *ty == DataType::Float64 => out.line(format!("const {ct} {t} = fmod({a}, {b});")),
+        BinaryOp::Mod => {
+            out.line(format!("const bool {t}z = !({null}) && {b} == 0;"));
             out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
-            let expr = if *ty == DataType::Float64 && *op == BinaryOp::Mod {
-                format!("fmod({a}, {b})")
-            } else {
-                format!("{a} {} {b}", op.symbol())
-            };
-            out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({expr});"));
+            out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({a} % {b});"));
         }
         // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
         BinaryOp::Sub if ct == "__int128" => out.line(format!("const {ct} {t} = i128_sub({a}, {b});")),
@@ -397,6 +404,23 @@ fn pow10_literal(k: u8, c_ty: &str) -> String {
     }
 }
 
+/// CAST of DOUBLE `v` to an integer type (half to even) or a DECIMAL (the scaled value
+/// half away from zero), as `gpusql_common::semantics`; out of range raises an overflow
+/// error on `err`.
+fn cast_double(v: &str, to: &DataType, err: &str) -> String {
+    use crate::types::f64_literal;
+    let ct = c_type(to);
+    match to {
+        DataType::Int32 => format!("(({ct})f64_to_int({v}, -2147483648.0, 2147483648.0, {err}))"),
+        DataType::Decimal { precision, scale } => format!(
+            "(({ct})f64_to_scaled({v}, {}, {}, {err}))",
+            f64_literal(10f64.powi(*scale as i32)),
+            f64_literal(10f64.powi(*precision as i32))
+        ),
+        _ => format!("(({ct})f64_to_int({v}, -9223372036854775808.0, 9223372036854775808.0, {err}))"),
+    }
+}
+
 /// C expression converting `v` from `from` to `to` (same rules as the CPU backend's cast).
 pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
     use DataType::*;
@@ -423,8 +447,8 @@ pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
         (Decimal { scale, .. }, Int32 | Int64) => {
             format!("(({ct})div_round((__int128){v}, {}))", pow10_literal(*scale, "__int128"))
         }
-        (Float64, Int32 | Int64) => format!("(({ct})llround({v}))"),
-        (Float64, Decimal { scale, .. }) => format!("(({ct})llround({v} * {:?}))", 10f64.powi(*scale as i32)),
+        // (Range-checked: `gen` emits `cast_double` with the error flag.)
+        (Float64, Int32 | Int64 | Decimal { .. }) => cast_double(v, to, "(int*)0"),
         (Int32 | Int64 | Date | Boolean, Int32 | Int64 | Date) => format!("(({ct}){v})"),
         // The day, floored (before 1970 too). DATE -> TIMESTAMP can overflow: `gen` emits
         // ts_from_date with the error flag.

@@ -68,16 +68,70 @@ __device__ int str_cmp(Str a, Str b) {
     return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
 }
 
-// ROUND of a DOUBLE to the places of m = 10^digits, halves away from zero; the _rn
-// intrinsics keep the multiply and add apart (a fused multiply-add would round 2.345 to
-// 2.34 where DuckDB gives 2.35).
-__device__ double round_f64(double x, double m) {
+// Records the first error of a launch; the host checks the flag after the kernel.
+__device__ __forceinline__ void raise_error(int* err, int code) { atomicCAS(err, 0, code); }
+
+// ---- value semantics: twins of gpusql_common::semantics (same names, same rules) ----
+// DOUBLE comparison: -0.0 = 0.0; NaN equals NaN and is above every other value.
+__device__ __forceinline__ int f64_cmp(double a, double b) {
+    const bool an = isnan(a), bn = isnan(b);
+    if (an || bn) return (int)an - (int)bn;
+    return (int)(a > b) - (int)(a < b);
+}
+__device__ __forceinline__ bool f64_eq(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+__device__ __forceinline__ bool f64_lt(double a, double b) { return a < b || (isnan(b) && !isnan(a)); }
+// ORDER BY: f64_cmp, then -0.0 before 0.0.
+__device__ __forceinline__ int f64_sort_cmp(double a, double b) {
+    const int c = f64_cmp(a, b);
+    return c != 0 ? c : (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
+}
+// Bits a DOUBLE group or join key hashes by: -0.0 folded into 0.0, every NaN one NaN.
+__device__ __forceinline__ uint64_t f64_key_bits(double d) {
+    return d == 0.0 ? 0ull : (isnan(d) ? 0x7ff8000000000000ull : (uint64_t)__double_as_longlong(d));
+}
+// round(x, digits): m = 10^|digits| (from the host). For digits >= 0 the product rounded
+// half away from zero, where an apparent tie is checked against the exact product (fma
+// gives its rounding error); then divided back. Non-finite scaled values give x.
+__device__ double round_f64(double x, double m, bool digits_negative) {
+    if (!isfinite(x)) return x;
+    if (digits_negative) {
+        const double r = __dmul_rn(round(__ddiv_rn(x, m)), m);
+        return isnan(r) ? 0.0 : (isinf(r) ? x : r);
+    }
     const double v = __dmul_rn(x, m);
-    const double r = v >= 0.0 ? floor(__dadd_rn(v, 0.5)) : ceil(__dadd_rn(v, -0.5));
+    if (!isfinite(v)) return x;
+    double r = round(v);
+    if (fabs(__dsub_rn(v, trunc(v))) == 0.5) {
+        const double err = fma(x, m, -v);
+        if (err != 0.0 && (err > 0.0) != (v > 0.0)) r = trunc(v);
+    }
     return __ddiv_rn(r, m);
 }
+// CAST of a DOUBLE to an integer type: half to even; outside [lo, hi) an overflow error.
+__device__ __forceinline__ int64_t f64_to_int(double x, double lo, double hi, int* err) {
+    const double r = rint(x);
+    if (!(r >= lo && r < hi)) { if (err) raise_error(err, ERR_OVERFLOW); return 0; }
+    return (int64_t)r;
+}
+// CAST of a DOUBLE to a DECIMAL: x * 10^scale (m) rounded half away from zero; |result|
+// must stay below `limit` (10^precision).
+__device__ __int128 f64_to_scaled(double x, double m, double limit, int* err) {
+    const double r = round(__dmul_rn(x, m));
+    if (!(fabs(r) < limit)) { if (err) raise_error(err, ERR_OVERFLOW); return 0; }
+    if (fabs(r) < 9.2e18) return (__int128)(int64_t)r;
+    // Wider than 64 bits: two exact halves (r is an integer of at most 53 significant bits).
+    const double hi = floor(r / 18446744073709551616.0);
+    const double lo = r - hi * 18446744073709551616.0;
+    return (__int128)(((unsigned __int128)(uint64_t)(int64_t)hi << 64) | (uint64_t)lo);
+}
+// Whether a byte continues a UTF-8 character (10xxxxxx); characters start at the others.
+__device__ __forceinline__ bool utf8_continuation(uint8_t b) { return (b & 0xC0) == 0x80; }
+// The byte position of the character after the one that starts at i.
+__device__ __forceinline__ uint32_t next_char(Str s, uint32_t i) {
+    for (i++; i < s.len && utf8_continuation(s.p[i]); i++) {}
+    return i;
+}
 
-// Characters of a UTF-8 string: bytes that do not continue a sequence (10xxxxxx).
 // x IN a literal set (codegen in_set.rs): binary search of n ascending values.
 template <typename T>
 __device__ bool in_sorted(const T* __restrict__ v, uint32_t n, T x) {
@@ -89,9 +143,10 @@ __device__ bool in_sorted(const T* __restrict__ v, uint32_t n, T x) {
     return lo < n && v[lo] == x;
 }
 
+// Characters of a UTF-8 string: bytes that do not continue a sequence (10xxxxxx).
 __device__ int64_t str_chars(Str s) {
     int64_t n = 0;
-    for (uint32_t i = 0; i < s.len; i++) n += (s.p[i] & 0xC0) != 0x80;
+    for (uint32_t i = 0; i < s.len; i++) n += !utf8_continuation(s.p[i]);
     return n;
 }
 
@@ -141,28 +196,28 @@ __device__ bool like_kmp_pivot4(const uint32_t* piv, uint64_t n_rows, uint64_t r
 }
 
 // LIKE: greedy wildcard matching with backtracking to the last '%' (kinds: 0 literal byte,
-// 1 '_' any byte, 2 '%' any run); the CPU backend runs the same algorithm.
+// 1 '_' any one character, 2 '%' any run of characters); the CPU backend runs the same
+// algorithm (LikePattern::matches). Positions stay at character starts.
 __device__ bool like_match(Str s, const uint8_t* p, const uint8_t* k, uint32_t n) {
     uint32_t si = 0, pi = 0, star_p = 0xffffffffu, star_s = 0;
     while (si < s.len) {
         if (pi < n && k[pi] == 2) { star_p = pi++; star_s = si; }
-        else if (pi < n && (k[pi] == 1 || p[pi] == s.p[si])) { si++; pi++; }
-        else if (star_p != 0xffffffffu) { pi = star_p + 1; si = ++star_s; }
+        else if (pi < n && k[pi] == 1) { si = next_char(s, si); pi++; }
+        else if (pi < n && p[pi] == s.p[si]) { si++; pi++; }
+        else if (star_p != 0xffffffffu) { pi = star_p + 1; si = star_s = next_char(s, star_s); }
         else return false;
     }
     while (pi < n && k[pi] == 2) pi++;
     return pi == n;
 }
 
-// Records the first error of a launch; the host checks the flag after the kernel.
-__device__ __forceinline__ void raise_error(int* err, int code) { atomicCAS(err, 0, code); }
 
 // ---- hashing (murmur3 finalizer; FNV-1a over string bytes) ----
 __device__ __forceinline__ uint64_t hash_u64(uint64_t x) {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33; return x;
 }
 __device__ __forceinline__ uint64_t hash_i128(__int128 v) { return hash_u64((uint64_t)v ^ hash_u64((uint64_t)(v >> 64))); }
-__device__ __forceinline__ uint64_t hash_f64(double d) { return hash_u64(d == 0.0 ? 0ull : (uint64_t)__double_as_longlong(d)); }
+__device__ __forceinline__ uint64_t hash_f64(double d) { return hash_u64(f64_key_bits(d)); }
 // FNV-1a over the bytes, folded to 32 bits, low bit set (0 means "not known"). The host
 // computes the same for dictionary values and literals (gpusql_common::str_hash32).
 __device__ uint32_t str_hash32(Str s) {
@@ -363,13 +418,13 @@ __device__ int64_t ts_part(int64_t us, int field) {
 // the range rule is the CPU backend's substring_range.
 __device__ Str str_substring(Str s, int64_t start, int64_t len, bool has_len) {
     int64_t chars = 0;
-    for (uint32_t i = 0; i < s.len; i++) chars += (s.p[i] & 0xC0) != 0x80;
+    for (uint32_t i = 0; i < s.len; i++) chars += !utf8_continuation(s.p[i]);
     const int64_t end = has_len ? start + (len > 0 ? len : 0) : 0x7fffffffffffffffll;
     int64_t from = (start > 1 ? start : 1) - 1; if (from > chars) from = chars;
     int64_t to = end - 1; if (to < from) to = from; if (to > chars) to = chars;
     uint32_t b_from = s.len, b_to = s.len; int64_t c = 0;
     for (uint32_t i = 0; i < s.len; i++) {
-        if ((s.p[i] & 0xC0) != 0x80) { if (c == from) b_from = i; if (c == to) { b_to = i; break; } c++; }
+        if (!utf8_continuation(s.p[i])) { if (c == from) b_from = i; if (c == to) { b_to = i; break; } c++; }
     }
     if (from == chars) b_from = s.len;
     Str r; r.p = s.p + b_from; r.len = b_to - b_from; r.pad_ = 0; return r;
@@ -469,12 +524,12 @@ __device__ __forceinline__ Str warp_max_str(Str v) { for (int o = 16; o > 0; o >
 __device__ void atomic_min_f64(double* a, double v) {
     unsigned long long* p = (unsigned long long*)a;
     unsigned long long old = *p, assumed;
-    do { assumed = old; if (__longlong_as_double(assumed) <= v) return; old = atomicCAS(p, assumed, __double_as_longlong(v)); } while (assumed != old);
+    do { assumed = old; if (!f64_lt(v, __longlong_as_double(assumed))) return; old = atomicCAS(p, assumed, __double_as_longlong(v)); } while (assumed != old);
 }
 __device__ void atomic_max_f64(double* a, double v) {
     unsigned long long* p = (unsigned long long*)a;
     unsigned long long old = *p, assumed;
-    do { assumed = old; if (__longlong_as_double(assumed) >= v) return; old = atomicCAS(p, assumed, __double_as_longlong(v)); } while (assumed != old);
+    do { assumed = old; if (!f64_lt(__longlong_as_double(assumed), v)) return; old = atomicCAS(p, assumed, __double_as_longlong(v)); } while (assumed != old);
 }
 
 // ---- warp reductions (all 32 lanes take part) ----
@@ -499,8 +554,8 @@ __device__ __forceinline__ int64_t warp_min_i64(int64_t v) { for (int o = 16; o 
 __device__ __forceinline__ int64_t warp_max_i64(int64_t v) { for (int o = 16; o > 0; o >>= 1) { int64_t x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
 __device__ __forceinline__ int32_t warp_min_i32(int32_t v) { for (int o = 16; o > 0; o >>= 1) { int32_t x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
 __device__ __forceinline__ int32_t warp_max_i32(int32_t v) { for (int o = 16; o > 0; o >>= 1) { int32_t x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
-__device__ __forceinline__ double warp_min_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x < v ? x : v; } return v; }
-__device__ __forceinline__ double warp_max_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = x > v ? x : v; } return v; }
+__device__ __forceinline__ double warp_min_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = f64_lt(x, v) ? x : v; } return v; }
+__device__ __forceinline__ double warp_max_f64(double v) { for (int o = 16; o > 0; o >>= 1) { double x = __shfl_down_sync(FULL_MASK, v, o); v = f64_lt(v, x) ? x : v; } return v; }
 
 // ---- shared-memory acquire load: later loads see what the writer stored before releasing ----
 // (A block's group cache: a slot's keys are stored, then its id is published with

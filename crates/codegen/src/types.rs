@@ -25,6 +25,11 @@ pub fn null_value(ty: &DataType) -> String {
     }
 }
 
+/// A `double` constant of the code's shape, exact (its bits; infinities too).
+pub fn f64_literal(x: f64) -> String {
+    format!("__longlong_as_double({:#x}ll)", x.to_bits())
+}
+
 /// An `int64_t` constant of the code's shape.
 pub fn i64_literal(x: i64) -> String {
     if x == i64::MIN {
@@ -55,9 +60,11 @@ pub fn hash_call(ty: &DataType, v: &str) -> String {
     }
 }
 
+/// SQL equality of two values of `ty` (DOUBLEs: `-0.0 = 0.0`, NaN = NaN).
 pub fn eq_call(ty: &DataType, a: &str, b: &str) -> String {
     match ty {
         DataType::Utf8 => format!("str_eq({a}, {b})"),
+        DataType::Float64 => format!("f64_eq({a}, {b})"),
         _ => format!("({a} == {b})"),
     }
 }
@@ -84,14 +91,15 @@ pub fn helper_suffix(c_ty: &str, what: &str) -> Result<&'static str> {
     })
 }
 
-/// Largest and smallest value of a C type (MIN/MAX identities).
+/// Largest and smallest value of a C type in SQL's order (MIN/MAX identities).
 pub fn c_max(c_ty: &str) -> &'static str {
     match c_ty {
         "int32_t" => "((int32_t)2147483647)",
         "int64_t" => "((int64_t)9223372036854775807ll)",
         "__int128" => "I128_MAX",
         "Str" => "STR_NONE",
-        _ => "__longlong_as_double(0x7ff0000000000000ll)",
+        // NaN: SQL orders it above +inf (`f64_cmp`), so MIN of NaNs alone stays NaN.
+        _ => "__longlong_as_double(0x7ff8000000000000ll)",
     }
 }
 

@@ -8,6 +8,7 @@ pub mod error;
 pub mod files;
 pub mod scalar;
 pub mod schema;
+pub mod semantics;
 pub mod string_hash;
 
 pub use cancel::{CancelToken, Ticker};

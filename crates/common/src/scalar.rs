@@ -1,7 +1,7 @@
 //! Scalar values: literals in plans and the values of the CPU reference backend.
 
 use crate::date::{format_date, format_timestamp};
-use crate::DataType;
+use crate::{semantics, DataType};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -48,17 +48,26 @@ impl ScalarValue {
         }
     }
 
-    /// Total order used by ORDER BY and MIN/MAX on values of the same type; NULLs are
-    /// handled by the caller.
+    /// SQL's order of values of the same type (comparisons, MIN/MAX): DOUBLEs by
+    /// [`semantics::f64_cmp`] (`-0.0 = 0.0`; NaN equal to itself, above every number);
+    /// NULLs are handled by the caller.
     pub fn compare(&self, other: &ScalarValue) -> Ordering {
         use ScalarValue::*;
         match (self, other) {
-            (Float64(a), Float64(b)) => a.total_cmp(b),
+            (Float64(a), Float64(b)) => semantics::f64_cmp(*a, *b),
             (Utf8(a), Utf8(b)) => a.as_bytes().cmp(b.as_bytes()),
             (Null, Null) => Ordering::Equal,
             (Null, _) => Ordering::Less,
             (_, Null) => Ordering::Greater,
             (a, b) => a.as_i128().cmp(&b.as_i128()),
+        }
+    }
+
+    /// ORDER BY's order: [`ScalarValue::compare`], and `-0.0` before `0.0`.
+    pub fn sort_cmp(&self, other: &ScalarValue) -> Ordering {
+        match (self, other) {
+            (ScalarValue::Float64(a), ScalarValue::Float64(b)) => semantics::f64_sort_cmp(*a, *b),
+            _ => self.compare(other),
         }
     }
 

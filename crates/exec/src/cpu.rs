@@ -4,6 +4,7 @@
 use crate::stats::ExecStats;
 use arrow::datatypes::{Field as ArrowField, Schema as ArrowSchema};
 use arrow::record_batch::RecordBatch;
+use gpusql_common::semantics::f64_key_bits;
 use gpusql_common::{CancelToken, DataType, Error, Result, ScalarValue, Schema, Ticker};
 use gpusql_plan::eval::eval;
 use gpusql_plan::{
@@ -137,7 +138,7 @@ fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
             (true, true) => Ordering::Equal,
             (true, false) => return if k.nulls_first { Ordering::Less } else { Ordering::Greater },
             (false, true) => return if k.nulls_first { Ordering::Greater } else { Ordering::Less },
-            _ => x.compare(y),
+            _ => x.sort_cmp(y),
         };
         let ord = if k.asc { ord } else { ord.reverse() };
         if ord != Ordering::Equal {
@@ -499,24 +500,14 @@ fn finish(acc: Acc) -> ScalarValue {
 }
 
 /// A group or join key, hashed and compared by value: DOUBLEs by bits with -0.0 folded
-/// into 0.0 and every NaN one value (like the GPU).
+/// into 0.0 and every NaN one value (`semantics::f64_key_bits`, as the GPU).
 struct Key(Row);
-
-fn float_bits(f: f64) -> u64 {
-    if f == 0.0 {
-        0
-    } else if f.is_nan() {
-        f64::NAN.to_bits()
-    } else {
-        f.to_bits()
-    }
-}
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
         self.0.len() == other.0.len()
             && self.0.iter().zip(&other.0).all(|(a, b)| match (a, b) {
-                (ScalarValue::Float64(x), ScalarValue::Float64(y)) => float_bits(*x) == float_bits(*y),
+                (ScalarValue::Float64(x), ScalarValue::Float64(y)) => f64_key_bits(*x) == f64_key_bits(*y),
                 _ => a == b,
             })
     }
@@ -534,7 +525,7 @@ impl Hash for Key {
                 ScalarValue::Int32(x) | ScalarValue::Date(x) => x.hash(h),
                 ScalarValue::Int64(x) | ScalarValue::Timestamp(x) => x.hash(h),
                 ScalarValue::Decimal(x) => x.hash(h),
-                ScalarValue::Float64(f) => float_bits(*f).hash(h),
+                ScalarValue::Float64(f) => f64_key_bits(*f).hash(h),
                 ScalarValue::Utf8(s) => s.hash(h),
             }
         }

@@ -3,11 +3,20 @@
 //! generator emits the same rules.
 
 use crate::expr::{BinaryOp, DateField, Expr};
-use gpusql_common::{date, DataType, Error, Result, ScalarValue};
+use gpusql_common::{date, semantics, DataType, Error, Result, ScalarValue};
 use std::cmp::Ordering;
 
 pub fn pow10(s: u8) -> i128 {
     10i128.pow(s as u32)
+}
+
+/// The message of `%` by zero of integers or decimals; [`division_by_zero`] names the
+/// expression after it.
+const DIVISION_BY_ZERO: &str = "division by zero";
+
+/// DuckDB's error for `%` of integers or decimals by zero, naming the expression.
+pub fn division_by_zero(e: &Expr) -> Error {
+    Error::exec(format!("{DIVISION_BY_ZERO} in expression {}", e.user_text()))
 }
 
 fn overflow(what: &str) -> Error {
@@ -52,13 +61,12 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         }
         (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) => {
             let S::Float64(f) = v else { return Err(bad_cast(from, to)) };
-            let scaled = (f * 10f64.powi(to.scale() as i32)).round();
-            if !scaled.is_finite() || scaled.abs() >= 1.7e38 {
-                return Err(overflow(&to.to_string()));
-            }
+            let out_of_range = || overflow(&to.to_string());
             match to {
-                DataType::Decimal { .. } => S::Decimal(scaled as i128),
-                _ => int_out(scaled as i128, to)?,
+                DataType::Decimal { .. } => {
+                    S::Decimal(semantics::f64_to_scaled(f, to.scale()).ok_or_else(out_of_range)?)
+                }
+                _ => int_out(semantics::f64_to_int(f).ok_or_else(out_of_range)?, to)?,
             }
         }
         (DataType::Boolean, DataType::Int32 | DataType::Int64) => int_out(v.as_i128().unwrap_or(0), to)?,
@@ -116,7 +124,15 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
         Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.clone(),
         Expr::Binary { op: BinaryOp::And, left, right, .. } => and(left, right, row)?,
         Expr::Binary { op: BinaryOp::Or, left, right, .. } => or(left, right, row)?,
-        Expr::Binary { op, left, right, ty } => binary(*op, eval(left, row)?, eval(right, row)?, ty)?,
+        Expr::Binary { op, left, right, ty } => {
+            binary(*op, eval(left, row)?, eval(right, row)?, ty).map_err(|err| {
+                if matches!(&err, Error::Execution(m) if m == DIVISION_BY_ZERO) {
+                    division_by_zero(e)
+                } else {
+                    err
+                }
+            })?
+        }
         Expr::Not(inner) => bool_or_null(truth(&eval(inner, row)?).map(|b| !b)),
         Expr::Negate(inner) => negate(eval(inner, row)?)?,
         Expr::Abs(inner) => abs(eval(inner, row)?)?,
@@ -163,7 +179,7 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             _ => S::Null,
         },
         Expr::RoundDouble { expr, digits } => match eval(expr, row)? {
-            S::Float64(x) => S::Float64(crate::expr::round_double(x, *digits)),
+            S::Float64(x) => S::Float64(semantics::round_f64(x, *digits)),
             _ => S::Null,
         },
         Expr::Length(expr) => match eval(expr, row)? {
@@ -309,13 +325,12 @@ fn extract_timestamp(field: DateField, t: i64) -> ScalarValue {
 fn arith(op: BinaryOp, l: &ScalarValue, r: &ScalarValue, ty: &DataType) -> Result<ScalarValue> {
     use ScalarValue as S;
     if let (S::Float64(a), S::Float64(b)) = (l, r) {
+        // IEEE: `1 / 0` is inf, `0 / 0` and `x % 0` NaN (DuckDB's DOUBLE division).
         return Ok(S::Float64(match op {
             BinaryOp::Add => a + b,
             BinaryOp::Sub => a - b,
             BinaryOp::Mul => a * b,
-            BinaryOp::Div if *b == 0.0 => return Err(Error::exec("division by zero")),
             BinaryOp::Div => a / b,
-            BinaryOp::Mod if *b == 0.0 => return Err(Error::exec("division by zero")),
             _ => a % b,
         }));
     }
@@ -324,7 +339,7 @@ fn arith(op: BinaryOp, l: &ScalarValue, r: &ScalarValue, ty: &DataType) -> Resul
         BinaryOp::Add => a.checked_add(b),
         BinaryOp::Sub => a.checked_sub(b),
         BinaryOp::Mul => a.checked_mul(b),
-        BinaryOp::Div | BinaryOp::Mod if b == 0 => return Err(Error::exec("division by zero")),
+        BinaryOp::Div | BinaryOp::Mod if b == 0 => return Err(Error::exec(DIVISION_BY_ZERO)),
         BinaryOp::Div => a.checked_div(b),
         _ => a.checked_rem(b),
     }

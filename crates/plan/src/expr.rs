@@ -168,14 +168,6 @@ pub enum Expr {
     },
 }
 
-/// ROUND of a DOUBLE (see `Expr::RoundDouble`), shared by both backends' semantics.
-pub fn round_double(x: f64, digits: i32) -> f64 {
-    let m = 10f64.powi(digits);
-    let v = x * m;
-    let r = if v >= 0.0 { (v + 0.5).floor() } else { (v - 0.5).ceil() };
-    r / m
-}
-
 /// Character range [from, to) of SUBSTRING(… FROM start FOR len) in a string of `chars`
 /// characters (shared by both backends).
 pub fn substring_range(chars: i64, start: i64, len: Option<i64>) -> (i64, i64) {
@@ -185,8 +177,10 @@ pub fn substring_range(chars: i64, start: i64, len: Option<i64>) -> (i64, i64) {
     (from, to)
 }
 
-/// A LIKE pattern: each element is a literal byte, `_` (any one byte) or `%` (any run).
-/// Both backends match bytes, which equals character semantics for ASCII text.
+/// A LIKE pattern: each element is a literal byte, `_` (any one character: a UTF-8 lead
+/// byte and its continuation bytes) or `%` (any run of characters). Literal bytes come in
+/// whole characters, so matching them byte by byte from a character's start is matching
+/// characters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LikePattern {
     pub text: String,
@@ -262,7 +256,7 @@ impl LikePattern {
                     pi += 1;
                 }
                 Some(LikeItem::One) => {
-                    si += 1;
+                    si = next_char(s, si);
                     pi += 1;
                 }
                 Some(LikeItem::Byte(b)) if *b == s[si] => {
@@ -272,8 +266,8 @@ impl LikePattern {
                 _ => match star {
                     Some((sp, ss)) => {
                         pi = sp + 1;
-                        si = ss + 1;
-                        star = Some((sp, ss + 1));
+                        si = next_char(s, ss);
+                        star = Some((sp, si));
                     }
                     None => return false,
                 },
@@ -463,7 +457,35 @@ impl fmt::Display for ExprDisplay<'_> {
     }
 }
 
+/// The byte position of the character after the one starting at `i`.
+fn next_char(s: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < s.len() && gpusql_common::semantics::utf8_continuation(s[j]) {
+        j += 1;
+    }
+    j
+}
+
 impl Expr {
+    /// The expression as a user wrote it, near enough for an error message: `Display`'s
+    /// text without the column numbers (`(x % 0)`, not `(x#0 % 0)`).
+    pub fn user_text(&self) -> String {
+        let text = self.to_string();
+        let mut out = String::with_capacity(text.len());
+        let (mut chars, mut quoted) = (text.chars().peekable(), false);
+        while let Some(c) = chars.next() {
+            quoted ^= c == '\'';
+            if c == '#' && !quoted && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                    chars.next();
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
     /// The expression as `Display` prints it, but its constants as `names` says.
     pub fn display_with<'a>(&'a self, names: &'a dyn ConstantNames) -> ExprDisplay<'a> {
         ExprDisplay { expr: self, names: Some(names) }

@@ -170,7 +170,9 @@ fn touches_strings(e: &Expr, schema: &Schema) -> bool {
     matches!(e, Expr::Like { .. }) || cols.iter().any(|c| schema.fields.get(*c).is_some_and(|f| f.ty == DataType::Utf8))
 }
 
-/// Whether evaluating `e` can raise an error (division by zero, a TIMESTAMP out of range).
+/// Whether evaluating `e` can raise an error (`%` of integers or decimals by zero, a DOUBLE
+/// cast out of an integer type's range, a TIMESTAMP out of range; `/` divides as DOUBLE,
+/// by zero too).
 fn can_raise_error(e: &Expr) -> bool {
     let mut found = false;
     e.clone().transform(&mut |x| {
@@ -180,7 +182,10 @@ fn can_raise_error(e: &Expr) -> bool {
             Expr::Extract { field, expr } => expr.ty() == DataType::Date && !field.is_day_field(),
             _ => false,
         };
-        if timestamp_range || matches!(x, Expr::Binary { op: BinaryOp::Div | BinaryOp::Mod, .. }) {
+        let modulo = matches!(&x, Expr::Binary { op: BinaryOp::Mod, ty, .. } if *ty != DataType::Float64);
+        let cast_of_double =
+            matches!(&x, Expr::Cast { expr, ty } if expr.ty() == DataType::Float64 && *ty != DataType::Float64);
+        if timestamp_range || modulo || cast_of_double {
             found = true;
         }
         x
@@ -246,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn selective_cheap_condition_runs_first_and_division_last() {
+    fn selective_cheap_condition_runs_first_and_modulo_last() {
         let schema =
             Schema::new(vec![Field::new("c0", DataType::Utf8, false), Field::new("c1", DataType::Int32, false)]);
         let like = Expr::Like {
@@ -257,7 +262,12 @@ mod tests {
         let eq = cmp(BinaryOp::Eq, col(1, DataType::Int32), Expr::literal(ScalarValue::Int32(3), DataType::Int32));
         let div = cmp(
             BinaryOp::Gt,
-            cmp(BinaryOp::Div, Expr::literal(ScalarValue::Int32(10), DataType::Int32), col(1, DataType::Int32)),
+            Expr::Binary {
+                op: BinaryOp::Mod,
+                left: Box::new(Expr::literal(ScalarValue::Int32(10), DataType::Int32)),
+                right: Box::new(col(1, DataType::Int32)),
+                ty: DataType::Int32,
+            },
             Expr::literal(ScalarValue::Int32(1), DataType::Int32),
         );
         let written = and(and(div.clone(), like.clone()), eq.clone());

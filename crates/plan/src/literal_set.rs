@@ -56,8 +56,9 @@ impl LiteralSet {
     }
 }
 
-/// Types whose equality is `ScalarValue::compare`'s on both backends. Not DOUBLE (its total
-/// order puts -0.0 before 0.0 and NaN apart, where SQL's = does not) nor BOOLEAN (two values).
+/// Types whose sets the kernels search with their C `<` and `==`. Not DOUBLE (SQL's order
+/// of NaN and -0.0, `semantics::f64_cmp`, is not C's: its lists stay comparisons) nor
+/// BOOLEAN (two values).
 fn supported(ty: &DataType) -> bool {
     matches!(
         ty,
