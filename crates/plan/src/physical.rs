@@ -187,6 +187,40 @@ pub struct DictionaryColumn {
 }
 
 impl Pipeline {
+    /// Every expression the pipeline evaluates, operators first, then the sink's.
+    pub fn expressions(&self) -> Vec<&Expr> {
+        let mut out = vec![];
+        for op in &self.ops {
+            match op {
+                PipelineOp::Filter(f) => out.extend(f.terms()),
+                PipelineOp::Project { exprs, .. } => out.extend(exprs),
+                PipelineOp::HashProbe { keys, residual, .. } => out.extend(keys.iter().chain(residual)),
+                PipelineOp::LaneRefill { .. } => {}
+            }
+        }
+        match &self.sink {
+            Sink::Materialize { .. } => {}
+            Sink::HashBuild { keys, .. } => out.extend(keys),
+            Sink::Aggregate { keys, states, .. } => out.extend(keys.iter().chain(states.iter().flat_map(|s| &s.arg))),
+        }
+        out
+    }
+
+    /// The error of a kernel that found `%` of integers or decimals by zero: it names the
+    /// first such `%` of the pipeline (the CPU backend names the one that failed).
+    pub fn division_by_zero(&self) -> gpusql_common::Error {
+        fn find(e: &Expr) -> Option<&Expr> {
+            match e {
+                Expr::Binary { op: crate::BinaryOp::Mod, ty, .. } if *ty != DataType::Float64 => Some(e),
+                _ => e.children().into_iter().find_map(find),
+            }
+        }
+        match self.expressions().into_iter().find_map(find) {
+            Some(e) => crate::eval::division_by_zero(e),
+            None => gpusql_common::Error::exec("division by zero"),
+        }
+    }
+
     /// Whether source column `i` is read dictionary-encoded.
     pub fn dictionary_encoded(&self, i: usize) -> bool {
         self.dictionary_columns.iter().any(|d| d.source_column == i)

@@ -480,7 +480,7 @@ pub(crate) fn bind_select(
     let distinct = select_distinct(select)?;
     let (plan, mut scope, on) = bind_from(select, catalog)?;
     let mut clauses = Clauses::cut_subqueries(select, order_by, &scope, catalog)?;
-    let key_asts = grouping_keys(select, distinct, &clauses, &scope)?;
+    let (key_asts, distinct_rows) = grouping_keys(select, distinct, &clauses, &scope)?;
     let (plan, post_aggregate) =
         bind_where(plan, &mut scope, &on, &mut clauses, key_asts.as_deref(), &select.from, catalog)?;
 
@@ -510,7 +510,26 @@ pub(crate) fn bind_select(
             plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
         }
     }
+    if distinct_rows {
+        // DISTINCT over an aggregation: its rows grouped once more, by every column (ORDER BY
+        // names only columns of the select list here, so its keys index these columns).
+        let rows = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
+        let columns = columns_of(&rows);
+        plan = aggregate_plan(rows, &columns, &names, vec![])?;
+        exprs = columns_of(&plan);
+    }
     Ok(project_sort_limit(plan, exprs, names, visible, sort_keys, skip, fetch))
+}
+
+/// Each column of `plan`'s output as an expression.
+fn columns_of(plan: &LogicalPlan) -> Vec<Expr> {
+    let schema = plan.schema();
+    (0..schema.len())
+        .map(|i| {
+            let f = &schema.fields[i];
+            Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+        })
+        .collect()
 }
 
 /// SELECT DISTINCT or not; the clauses of other dialects are refused here.
@@ -519,7 +538,7 @@ fn select_distinct(select: &ast::Select) -> Result<bool> {
         return Err(Error::not_supported("TOP / INTO / LATERAL VIEW / QUALIFY"));
     }
     match &select.distinct {
-        None => Ok(false),
+        None | Some(ast::Distinct::All) => Ok(false),
         Some(ast::Distinct::Distinct) => Ok(true),
         Some(_) => Err(Error::not_supported("DISTINCT ON")),
     }
@@ -588,28 +607,135 @@ impl Clauses {
     }
 }
 
-/// The select list, `*` expanded to the FROM clause's columns (`scope`).
+/// The select list, `*` expanded to the FROM clause's columns (`scope`). A FROM-first
+/// query without SELECT (`FROM t LIMIT 2`) selects `*`.
 fn select_items(select: &ast::Select, scope: &Scope) -> Result<Vec<(ast::Expr, String)>> {
+    if select.projection.is_empty() && select.flavor == ast::SelectFlavor::FromFirstNoSelect {
+        return wildcard(None, &ast::WildcardAdditionalOptions::default(), scope);
+    }
     let mut items = vec![];
     for item in &select.projection {
         match item {
             ast::SelectItem::UnnamedExpr(e) => items.push((e.clone(), item_name(e))),
             ast::SelectItem::ExprWithAlias { expr, alias } => items.push((expr.clone(), alias.value.clone())),
-            ast::SelectItem::Wildcard(_) => {
-                if let Some((q, n, t)) = scope.unsupported.first() {
-                    return Err(Error::not_supported(format!(
-                        "column {q}.{n} of type {t} (select the other columns by name)"
-                    )));
-                }
-                for f in &scope.fields {
-                    let id = ast::Expr::CompoundIdentifier(vec![
-                        ast::Ident::new(f.qualifier.clone()),
-                        ast::Ident::new(f.name.clone()),
-                    ]);
-                    items.push((id, f.name.clone()));
-                }
+            ast::SelectItem::Wildcard(options) => items.extend(wildcard(None, options, scope)?),
+            ast::SelectItem::QualifiedWildcard(ast::SelectItemQualifiedWildcardKind::ObjectName(name), options) => {
+                let qualifier = match name.0.as_slice() {
+                    [ast::ObjectNamePart::Identifier(id)] => id,
+                    _ => return Err(Error::not_supported(format!("{name}.*")).at_span(name.span())),
+                };
+                items.extend(wildcard(Some(qualifier), options, scope)?)
             }
-            other => return Err(Error::not_supported(format!("select item {other}"))),
+            other => return Err(Error::not_supported(format!("select item {other}")).at_span(other.span())),
+        }
+    }
+    Ok(items)
+}
+
+/// `*` or `t.*` with DuckDB's options: `ILIKE`/`LIKE` 'pattern' keeps the columns whose
+/// names match; `EXCLUDE` (or `EXCEPT`) leaves columns out; `REPLACE (expr AS name)`
+/// puts an expression in a column's place; `RENAME (name AS new)` renames one.
+fn wildcard(
+    qualifier: Option<&ast::Ident>,
+    options: &ast::WildcardAdditionalOptions,
+    scope: &Scope,
+) -> Result<Vec<(ast::Expr, String)>> {
+    let ast::WildcardAdditionalOptions {
+        wildcard_token: _,
+        opt_ilike,
+        opt_exclude,
+        opt_except,
+        opt_replace,
+        opt_rename,
+        opt_alias,
+    } = options;
+    if let Some(alias) = opt_alias {
+        return Err(Error::not_supported("an alias of *").at_span(alias.span));
+    }
+    let in_scope = |f: &&ScopeField| qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(&q.value));
+    let mut fields: Vec<&ScopeField> = scope.fields.iter().filter(in_scope).collect();
+    if let Some(q) = qualifier.filter(|_| fields.is_empty()) {
+        return Err(Error::bind(format!("unknown table '{}' in {}.*", q.value, q.value)).at_span(q.span));
+    }
+    if let Some(ilike) = opt_ilike {
+        let pattern = gpusql_plan::LikePattern::new(&ilike.pattern.to_lowercase(), None).map_err(Error::bind)?;
+        fields.retain(|f| pattern.matches(f.name.to_lowercase().as_bytes()));
+    }
+    // Names: `a` or `t.a`.
+    let names_of = |names: Vec<&ast::ObjectName>,
+                    what: &str|
+     -> Result<Vec<(Option<String>, String, sqlparser::tokenizer::Span)>> {
+        names
+            .into_iter()
+            .map(|n| match n.0.as_slice() {
+                [ast::ObjectNamePart::Identifier(c)] => Ok((None, c.value.clone(), c.span)),
+                [ast::ObjectNamePart::Identifier(t), ast::ObjectNamePart::Identifier(c)] => {
+                    Ok((Some(t.value.clone()), c.value.clone(), c.span))
+                }
+                _ => Err(Error::not_supported(format!("{what} of {n}")).at_span(n.span())),
+            })
+            .collect()
+    };
+    let mut excluded = vec![];
+    if let Some(e) = opt_exclude {
+        excluded.extend(names_of(
+            match e {
+                ast::ExcludeSelectItem::Single(n) => vec![n],
+                ast::ExcludeSelectItem::Multiple(v) => v.iter().collect(),
+            },
+            "EXCLUDE",
+        )?);
+    }
+    if let Some(e) = opt_except {
+        let idents = std::iter::once(&e.first_element).chain(&e.additional_elements);
+        excluded.extend(idents.map(|c| (None, c.value.clone(), c.span)));
+    }
+    for (t, c, span) in &excluded {
+        let matches = |f: &&ScopeField| {
+            f.name.eq_ignore_ascii_case(c) && t.as_ref().is_none_or(|t| f.qualifier.eq_ignore_ascii_case(t))
+        };
+        if !fields.iter().any(matches) {
+            return Err(Error::bind(format!("column \"{c}\" in EXCLUDE list not found in FROM clause")).at_span(*span));
+        }
+        fields.retain(|f| !matches(f));
+    }
+    if let Some((q, n, t)) = scope.unsupported.iter().find(|(q, n, _)| {
+        qualifier.is_none_or(|x| q.eq_ignore_ascii_case(&x.value))
+            && !excluded.iter().any(|(_, c, _)| c.eq_ignore_ascii_case(n))
+    }) {
+        return Err(Error::not_supported(format!("column {q}.{n} of type {t} (select the other columns by name)")));
+    }
+    let mut items: Vec<(ast::Expr, String)> = fields
+        .iter()
+        .map(|f| {
+            let id = ast::Expr::CompoundIdentifier(vec![
+                ast::Ident::new(f.qualifier.clone()),
+                ast::Ident::new(f.name.clone()),
+            ]);
+            (id, f.name.clone())
+        })
+        .collect();
+    if let Some(r) = opt_replace {
+        for element in &r.items {
+            let column = &element.column_name;
+            let slot = items.iter_mut().find(|(_, n)| n.eq_ignore_ascii_case(&column.value)).ok_or_else(|| {
+                Error::bind(format!("column \"{}\" in REPLACE list not found in FROM clause", column.value))
+                    .at_span(column.span)
+            })?;
+            *slot = (element.expr.clone(), slot.1.clone());
+        }
+    }
+    if let Some(r) = opt_rename {
+        let renames = match r {
+            ast::RenameSelectItem::Single(one) => vec![one],
+            ast::RenameSelectItem::Multiple(v) => v.iter().collect(),
+        };
+        for one in renames {
+            let slot = items.iter_mut().find(|(_, n)| n.eq_ignore_ascii_case(&one.ident.value)).ok_or_else(|| {
+                Error::bind(format!("column \"{}\" in RENAME list not found in FROM clause", one.ident.value))
+                    .at_span(one.ident.span)
+            })?;
+            slot.1 = one.alias.value.clone();
         }
     }
     Ok(items)
@@ -632,28 +758,25 @@ fn where_conjuncts(select: &ast::Select, scope: &Scope, catalog: &dyn Catalog) -
 
 /// The grouping keys where the SELECT aggregates (None where it does not): GROUP BY's,
 /// which may name a select alias or position (DuckDB, PostgreSQL), or DISTINCT's select
-/// list.
+/// list. True beside them where DISTINCT applies to the rows of an aggregation (GROUP BY,
+/// HAVING or aggregates in the select list or ORDER BY): a second grouping of its rows.
 fn grouping_keys(
     select: &ast::Select,
     distinct: bool,
     clauses: &Clauses,
     scope: &Scope,
-) -> Result<Option<Vec<ast::Expr>>> {
+) -> Result<(Option<Vec<ast::Expr>>, bool)> {
     let group_exprs: &[ast::Expr] = match &select.group_by {
         ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v,
         _ => return Err(Error::not_supported("GROUP BY ALL / ROLLUP / CUBE")),
     };
     let items = &clauses.items;
-    let is_agg = distinct
-        || !group_exprs.is_empty()
+    let aggregating = !group_exprs.is_empty()
         || clauses.having.is_some()
         || items.iter().any(|(e, _)| contains_aggregate(e))
         || clauses.order_by.iter().any(|o| contains_aggregate(&o.expr));
-    if !is_agg {
-        return Ok(None);
-    }
-    if distinct && group_exprs.is_empty() {
-        return Ok(Some(items.iter().map(|(e, _)| e.clone()).collect()));
+    if !aggregating {
+        return Ok((distinct.then(|| items.iter().map(|(e, _)| e.clone()).collect()), false));
     }
     let resolve = |e: &ast::Expr| -> Result<ast::Expr> {
         if let Some(pos) = positional(e) {
@@ -670,7 +793,7 @@ fn grouping_keys(
         }
         Ok(e.clone())
     };
-    group_exprs.iter().map(resolve).collect::<Result<_>>().map(Some)
+    Ok((Some(group_exprs.iter().map(resolve).collect::<Result<_>>()?), distinct))
 }
 
 /// The rows the SELECT reads: the FROM plan joined to the scalar subqueries read before
@@ -1177,8 +1300,10 @@ fn distinct_aggregate_plan(
     Ok(LogicalPlan::Project { input: Box::new(outer), exprs, names })
 }
 
+/// The conjuncts of `e`, through parentheses (`ON (a = b AND c = d)`).
 pub(crate) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
+        ast::Expr::Nested(inner) => split_and(inner, out),
         ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
             split_and(left, out);
             split_and(right, out);

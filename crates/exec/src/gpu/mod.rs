@@ -1144,7 +1144,7 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
         (_, Some(KernelError::GroupsFull)) => {
             Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
         }
-        (_, Some(KernelError::DivisionByZero)) => Err(Error::exec("division by zero")),
+        (_, Some(KernelError::DivisionByZero)) => Err(p.division_by_zero()),
         (_, Some(KernelError::Overflow)) => Err(Error::exec("numeric value out of range")),
         // The CPU backend's message (eval.rs).
         (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),

@@ -137,23 +137,28 @@ fn settle_dialect(data: &[u8], opts: &CsvOptions) -> Result<Dialect> {
 }
 
 /// Whether the first line is a header: a field of it is text where the rows below hold
-/// numbers, dates or booleans; or, where every column is text, it has no empty field.
+/// numbers, dates or booleans; or, where every column is text (or there are no rows
+/// below: a file of its header alone), it has no empty field.
 fn detect_header(data: &[u8], d: &Dialect, sample: usize) -> bool {
     let (Some(first), rest) = split_first_line(data) else { return false };
     let infer = |text: &[u8], n: usize| {
         format(d).infer_schema(text, Some(n)).ok().filter(|(_, rows)| *rows > 0).map(|(s, _)| s)
     };
-    let (Some(head), Some(body)) = (infer(first, 1), infer(sample_prefix(rest, sample), sample)) else { return false };
     let text = |t: &arrow::datatypes::DataType| {
         matches!(t, arrow::datatypes::DataType::Utf8 | arrow::datatypes::DataType::Null)
     };
+    let no_empty_field = || !first.is_empty() && first.split(|&b| b == d.delimiter).all(|v| !v.is_empty());
+    if rest.iter().all(|b| b.is_ascii_whitespace()) {
+        return infer(first, 1).is_some_and(|h| h.fields().iter().all(|f| text(f.data_type()))) && no_empty_field();
+    }
+    let (Some(head), Some(body)) = (infer(first, 1), infer(sample_prefix(rest, sample), sample)) else { return false };
     let typed_below = head
         .fields()
         .iter()
         .zip(body.fields())
         .any(|(h, b)| h.data_type() == &arrow::datatypes::DataType::Utf8 && !text(b.data_type()));
     let all_text = body.fields().iter().all(|f| text(f.data_type()));
-    typed_below || (all_text && !first.is_empty() && first.split(|&b| b == d.delimiter).all(|v| !v.is_empty()))
+    typed_below || (all_text && no_empty_field())
 }
 
 /// The start of `data`: about `rows` lines (a sample to infer from).
