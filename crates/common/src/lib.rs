@@ -2,6 +2,7 @@
 //! Kept free of heavy dependencies (only arrow's type enum for conversions).
 
 pub mod cancel;
+pub mod constraints;
 pub mod datatype;
 pub mod date;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod semantics;
 pub mod string_hash;
 
 pub use cancel::{CancelToken, Ticker};
+pub use constraints::{OnConflict, UniqueKey};
 pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use files::{Compression, CsvOptions, FileFormat, FileScan, WriteOptions};

@@ -51,11 +51,21 @@ pub struct TableInfo {
     /// Per chunk (a file's row group) and column, the value ranges its metadata gives:
     /// filters skip chunks that cannot hold a matching row.
     pub statistics: Option<std::sync::Arc<TableStatistics>>,
+    /// Its PRIMARY KEY and UNIQUE constraints (tables made by CREATE TABLE).
+    pub unique_keys: Vec<crate::UniqueKey>,
 }
 
 impl TableInfo {
     pub fn new(name: impl Into<String>, schema: Schema, row_count: usize) -> TableInfo {
-        TableInfo { name: name.into(), schema, row_count, sample: None, unsupported: vec![], statistics: None }
+        TableInfo {
+            name: name.into(),
+            schema,
+            row_count,
+            sample: None,
+            unsupported: vec![],
+            statistics: None,
+            unique_keys: vec![],
+        }
     }
 }
 

@@ -673,11 +673,11 @@ impl Engine {
         match stmt {
             BoundStatement::Query(plan) => Ok(self.run_select(plan)?.0),
             BoundStatement::Explain { plan, verbose } => Ok(Output::Explain(self.explain(plan, verbose)?)),
-            BoundStatement::CreateTable { name, columns, if_not_exists, replace } => {
+            BoundStatement::CreateTable { name, columns, unique_keys, if_not_exists, replace } => {
                 if self.make_room(&name, if_not_exists, replace)? {
                     let fields =
                         columns.into_iter().map(|c| gpusql_common::Field::new(c.name, c.ty, c.nullable)).collect();
-                    self.tables.create_table(&name, fields)?;
+                    self.tables.create_table(&name, fields, unique_keys)?;
                 }
                 Ok(Output::Done("CREATE TABLE".into()))
             }
@@ -711,12 +711,12 @@ impl Engine {
             }
             BoundStatement::ShowSetting { name } => rows_output(self.show_settings(name.as_deref())?),
             BoundStatement::Insert(ins) => {
-                let n = self.tables.insert_rows(&ins.table, &ins.rows)?;
+                let n = self.tables.insert_rows(&ins.table, &ins.rows, ins.on_conflict)?;
                 Ok(Output::Done(format!("INSERT {n}")))
             }
-            BoundStatement::InsertQuery { table, plan } => {
+            BoundStatement::InsertQuery { table, plan, on_conflict } => {
                 let (batches, _) = self.run_query(plan)?;
-                let n = self.tables.insert_batches(&table, &batches)?;
+                let n = self.tables.insert_batches(&table, &batches, on_conflict)?;
                 Ok(Output::Done(format!("INSERT {n}")))
             }
             BoundStatement::ShowTables => {

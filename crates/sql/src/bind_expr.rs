@@ -380,6 +380,7 @@ impl<'a> Context<'a> {
     /// Scalar function calls: those defined by other expressions (`functions.rs`), ROUND,
     /// date_trunc, date_part, length and abs. Aggregates are bound before (`bind`).
     fn bind_function(&self, f: &ast::Function, whole: &ast::Expr) -> Result<Expr> {
+        crate::audit::function(f)?;
         if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
             return self.bind(&rewritten?);
         }
@@ -583,9 +584,7 @@ impl<'a> Context<'a> {
     pub fn bind_aggregate(&self, f: &ast::Function) -> Result<AggExpr> {
         let name = f.name.to_string().to_ascii_lowercase();
         let at = f.name.span();
-        if f.over.is_some() {
-            return Err(Error::not_supported("window functions").at_span(at));
-        }
+        crate::audit::function(f)?;
         let ast::FunctionArguments::List(list) = &f.args else {
             return Err(Error::bind(format!("{name} needs an argument")).at_span(at));
         };

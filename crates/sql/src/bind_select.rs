@@ -14,11 +14,9 @@ use sqlparser::ast::{self, Spanned};
 use std::cell::RefCell;
 
 pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> {
+    crate::audit::query(q)?;
     if q.with.is_some() {
         return bind_query(&crate::cte::inline_ctes(q)?, catalog);
-    }
-    if q.fetch.is_some() || !q.locks.is_empty() {
-        return Err(Error::not_supported("FETCH / FOR UPDATE"));
     }
     let select = match &*q.body {
         ast::SetExpr::Select(s) => s,
@@ -477,6 +475,7 @@ pub(crate) fn bind_select(
     fetch: Option<usize>,
     catalog: &dyn Catalog,
 ) -> Result<LogicalPlan> {
+    crate::audit::select(select)?;
     let distinct = select_distinct(select)?;
     let (plan, mut scope, on) = bind_from(select, catalog)?;
     let mut clauses = Clauses::cut_subqueries(select, order_by, &scope, catalog)?;
@@ -532,15 +531,12 @@ fn columns_of(plan: &LogicalPlan) -> Vec<Expr> {
         .collect()
 }
 
-/// SELECT DISTINCT or not; the clauses of other dialects are refused here.
+/// SELECT DISTINCT or not (SELECT ALL is the default).
 fn select_distinct(select: &ast::Select) -> Result<bool> {
-    if select.top.is_some() || select.into.is_some() || !select.lateral_views.is_empty() || select.qualify.is_some() {
-        return Err(Error::not_supported("TOP / INTO / LATERAL VIEW / QUALIFY"));
-    }
     match &select.distinct {
         None | Some(ast::Distinct::All) => Ok(false),
         Some(ast::Distinct::Distinct) => Ok(true),
-        Some(_) => Err(Error::not_supported("DISTINCT ON")),
+        Some(ast::Distinct::On(_)) => Err(Error::not_supported("DISTINCT ON").at_span(select.select_token.0.span)),
     }
 }
 

@@ -5,7 +5,7 @@ use crate::bind_expr::{sql_type, AtSpan, Context, Scope};
 use crate::bind_select::bind_query;
 use crate::coerce::cast;
 use crate::BoundStatement;
-use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue, Schema, ViewInfo};
+use gpusql_common::{Catalog, DataType, Error, OnConflict, Result, ScalarValue, Schema, UniqueKey, ViewInfo};
 use gpusql_plan::eval::eval;
 use gpusql_plan::{Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};
@@ -29,9 +29,11 @@ pub struct InsertRows {
     pub table: String,
     /// Values in table column order, already of the column types.
     pub rows: Vec<Vec<ScalarValue>>,
+    pub on_conflict: OnConflict,
 }
 
 pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result<BoundStatement> {
+    crate::audit::create_table(ct)?;
     let name = ct.name.to_string();
     // A clash is reported before the query is bound (IF NOT EXISTS / OR REPLACE decide
     // when the statement runs).
@@ -44,8 +46,8 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
         }
     }
     if let Some(q) = &ct.query {
-        if !ct.columns.is_empty() {
-            return Err(Error::not_supported("column definitions with CREATE TABLE … AS"));
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() {
+            return Err(Error::not_supported("column definitions with CREATE TABLE … AS").at_span(ct.name.span()));
         }
         let plan = bind_query(q, catalog)?;
         let schema = plan.schema();
@@ -65,19 +67,151 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
         });
     }
     let mut columns = vec![];
-    for c in &ct.columns {
-        let nullable = !c.options.iter().any(|o| matches!(o.option, ast::ColumnOption::NotNull));
-        columns.push(ColumnDef { name: c.name.value.clone(), ty: sql_type(&c.data_type)?, nullable });
+    let mut unique_keys = vec![];
+    for (i, c) in ct.columns.iter().enumerate() {
+        let ast::ColumnDef { name: column_name, data_type, options } = c;
+        let mut nullable = true;
+        for o in options {
+            let ast::ColumnOptionDef { name: constraint_name, option } = o;
+            match option {
+                ast::ColumnOption::Null => {}
+                ast::ColumnOption::NotNull => nullable = false,
+                ast::ColumnOption::PrimaryKey(k) => {
+                    key_constraint_options(
+                        k.name.as_ref(),
+                        &k.index_name,
+                        k.index_type.is_some(),
+                        &k.columns,
+                        &k.include,
+                        &k.index_options,
+                        k.characteristics.is_some(),
+                        o.option.span(),
+                    )?;
+                    unique_keys.push(UniqueKey { columns: vec![i], primary: true });
+                }
+                ast::ColumnOption::Unique(k) => {
+                    key_constraint_options(
+                        k.name.as_ref(),
+                        &k.index_name,
+                        k.index_type.is_some(),
+                        &k.columns,
+                        &k.include,
+                        &k.index_options,
+                        k.characteristics.is_some() || k.nulls_distinct != ast::NullsDistinctOption::None,
+                        o.option.span(),
+                    )?;
+                    unique_keys.push(UniqueKey { columns: vec![i], primary: false });
+                }
+                other => {
+                    let what = other.to_string();
+                    let what = what.split_whitespace().next().unwrap_or("this column option");
+                    return Err(Error::not_supported(format!("column option {what}")).at_span(other.span()));
+                }
+            }
+            if let Some(n) = constraint_name {
+                return Err(Error::not_supported("named column constraints (CONSTRAINT name …)").at_span(n.span));
+            }
+        }
+        columns.push(ColumnDef { name: column_name.value.clone(), ty: sql_type(data_type)?, nullable });
     }
     if columns.is_empty() {
         return Err(Error::bind("CREATE TABLE needs at least one column"));
     }
-    Ok(BoundStatement::CreateTable { name, columns, if_not_exists: ct.if_not_exists, replace: ct.or_replace })
+    for t in &ct.constraints {
+        let (primary, k_columns) = match t {
+            ast::TableConstraint::PrimaryKey(k) => {
+                key_constraint_options(
+                    k.name.as_ref(),
+                    &k.index_name,
+                    k.index_type.is_some(),
+                    &[],
+                    &k.include,
+                    &k.index_options,
+                    k.characteristics.is_some(),
+                    t.span(),
+                )?;
+                (true, &k.columns)
+            }
+            ast::TableConstraint::Unique(k) => {
+                key_constraint_options(
+                    k.name.as_ref(),
+                    &k.index_name,
+                    k.index_type.is_some(),
+                    &[],
+                    &k.include,
+                    &k.index_options,
+                    k.characteristics.is_some() || k.nulls_distinct != ast::NullsDistinctOption::None,
+                    t.span(),
+                )?;
+                (false, &k.columns)
+            }
+            other => {
+                let what = other.to_string();
+                let what = what.split('(').next().unwrap_or("this constraint").trim().to_string();
+                return Err(Error::not_supported(format!("table constraint {what}")).at_span(other.span()));
+            }
+        };
+        let mut key = vec![];
+        for c in k_columns {
+            let name = match &c.column.expr {
+                ast::Expr::Identifier(id) if c.operator_class.is_none() => &id.value,
+                _ => return Err(Error::not_supported(format!("key column {c}")).at_span(t.span())),
+            };
+            let i = columns.iter().position(|f| f.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+                Error::bind(format!("key column '{name}' is not a column of table {}", ct.name)).at_span(t.span())
+            })?;
+            key.push(i);
+        }
+        unique_keys.push(UniqueKey { columns: key, primary });
+    }
+    if unique_keys.iter().filter(|k| k.primary).count() > 1 {
+        return Err(Error::bind(format!("table {} has more than one PRIMARY KEY", ct.name)));
+    }
+    // A primary key's columns are NOT NULL.
+    for k in unique_keys.iter().filter(|k| k.primary) {
+        for &c in &k.columns {
+            columns[c].nullable = false;
+        }
+    }
+    Ok(BoundStatement::CreateTable {
+        name,
+        columns,
+        unique_keys,
+        if_not_exists: ct.if_not_exists,
+        replace: ct.or_replace,
+    })
+}
+
+/// The parts of a PRIMARY KEY / UNIQUE constraint other than its columns, refused where
+/// written (names, index kinds and options, deferral).
+#[allow(clippy::too_many_arguments)]
+fn key_constraint_options(
+    name: Option<&ast::Ident>,
+    index_name: &Option<ast::Ident>,
+    index_type: bool,
+    columns: &[ast::IndexColumn],
+    include: &[ast::Ident],
+    index_options: &[ast::IndexOption],
+    characteristics: bool,
+    at: sqlparser::tokenizer::Span,
+) -> Result<()> {
+    let refused = [
+        (name.is_some(), "named constraints (CONSTRAINT name …)"),
+        (index_name.is_some() || index_type || !index_options.is_empty(), "index names, kinds and options"),
+        (!columns.is_empty(), "a column list after a column's PRIMARY KEY / UNIQUE"),
+        (!include.is_empty(), "INCLUDE"),
+        (characteristics, "DEFERRABLE / NULLS [NOT] DISTINCT"),
+    ];
+    match refused.iter().find(|(set, _)| *set) {
+        Some((_, what)) => Err(Error::not_supported(*what).at_span(at)),
+        None => Ok(()),
+    }
 }
 
 /// CREATE [OR REPLACE] VIEW v [(a, b)] AS <query>: the query is bound now (so errors show
 /// at once) and kept as SQL text, bound again wherever the view is used.
 pub fn bind_create_view(v: &ast::CreateView, catalog: &dyn Catalog) -> Result<BoundStatement> {
+    crate::audit::create_view(v)?;
     if v.materialized {
         return Err(Error::not_supported("materialized views (use CREATE TABLE … AS)"));
     }
@@ -131,8 +265,10 @@ pub fn describe(schema: &Schema, unsupported: &[(String, String)]) -> BoundState
 }
 
 pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStatement> {
+    crate::audit::insert(ins)?;
     let name = ins.table.to_string();
     let info = catalog.table(&name).ok_or_else(|| Error::bind(format!("unknown table '{name}'")))?;
+    let on_conflict = on_conflict(ins, &info)?;
     let Some(source) = &ins.source else {
         return Err(Error::not_supported("INSERT without VALUES or a query"));
     };
@@ -149,7 +285,7 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
             .collect::<Result<_>>()?
     };
     let ast::SetExpr::Values(values) = &*source.body else {
-        return bind_insert_query(source, &info.name, &info.schema, &targets, catalog);
+        return bind_insert_query(source, &info.name, &info.schema, &targets, on_conflict, catalog);
     };
     let empty = Scope::default();
     let ctx = Context::Plain(&empty);
@@ -186,7 +322,69 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
         }
         rows.push(out);
     }
-    Ok(BoundStatement::Insert(InsertRows { table: info.name, rows }))
+    Ok(BoundStatement::Insert(InsertRows { table: info.name, rows, on_conflict }))
+}
+
+/// What the INSERT does with rows whose key the table has: `INSERT OR REPLACE` / `OR
+/// IGNORE`, `ON CONFLICT [(columns)] DO NOTHING` (DuckDB's forms; the table needs a
+/// PRIMARY KEY or UNIQUE constraint, and a target must name one's columns).
+fn on_conflict(ins: &ast::Insert, info: &gpusql_common::TableInfo) -> Result<OnConflict> {
+    let at = ins.insert_token.0.span;
+    if ins.replace_into {
+        return Err(Error::not_supported("REPLACE INTO (write INSERT OR REPLACE INTO)").at_span(at));
+    }
+    let chosen = match (&ins.or, &ins.on) {
+        (None, None) => return Ok(OnConflict::Error),
+        (Some(ast::SqliteOnConflict::Replace), None) => OnConflict::Replace,
+        (Some(ast::SqliteOnConflict::Ignore), None) => OnConflict::Ignore,
+        (Some(other), None) => return Err(Error::not_supported(format!("INSERT OR {other}")).at_span(at)),
+        (None, Some(ast::OnInsert::OnConflict(c))) => {
+            let ast::OnConflict { conflict_target, action } = c;
+            if !matches!(action, ast::OnConflictAction::DoNothing) {
+                return Err(Error::not_supported("ON CONFLICT DO UPDATE").at_span(at));
+            }
+            match conflict_target {
+                None => {}
+                Some(ast::ConflictTarget::Columns(cols)) => {
+                    let mut wanted = vec![];
+                    for c in cols {
+                        wanted.push(info.schema.index_of(&c.value).ok_or_else(|| {
+                            Error::bind(format!("unknown column '{}' in table {}", c.value, info.name)).at_span(c.span)
+                        })?);
+                    }
+                    wanted.sort_unstable();
+                    let names_a_key = info.unique_keys.iter().any(|k| {
+                        let mut cols = k.columns.clone();
+                        cols.sort_unstable();
+                        cols == wanted
+                    });
+                    if !names_a_key {
+                        return Err(Error::bind(
+                            "the ON CONFLICT columns are not those of a UNIQUE / PRIMARY KEY constraint",
+                        )
+                        .at_span(at));
+                    }
+                }
+                Some(ast::ConflictTarget::OnConstraint(n)) => {
+                    return Err(Error::not_supported("ON CONFLICT ON CONSTRAINT").at_span(n.span()))
+                }
+            }
+            OnConflict::Ignore
+        }
+        (_, Some(ast::OnInsert::DuplicateKeyUpdate(_))) => {
+            return Err(Error::not_supported("ON DUPLICATE KEY UPDATE").at_span(at))
+        }
+        (Some(_), Some(_)) => return Err(Error::not_supported("INSERT OR … with ON CONFLICT").at_span(at)),
+        (None, Some(_)) => return Err(Error::not_supported("this ON clause of INSERT").at_span(at)),
+    };
+    if info.unique_keys.is_empty() {
+        return Err(Error::bind(format!(
+            "table {} has no UNIQUE / PRIMARY KEY constraint for INSERT OR REPLACE / IGNORE or ON CONFLICT",
+            info.name
+        ))
+        .at_span(at));
+    }
+    Ok(chosen)
 }
 
 /// INSERT INTO t [(cols)] <query>: the query's columns cast to the target columns' types,
@@ -196,6 +394,7 @@ fn bind_insert_query(
     table: &str,
     schema: &Schema,
     targets: &[usize],
+    on_conflict: OnConflict,
     catalog: &dyn Catalog,
 ) -> Result<BoundStatement> {
     let plan = bind_query(source, catalog)?;
@@ -233,6 +432,7 @@ fn bind_insert_query(
     Ok(BoundStatement::InsertQuery {
         table: table.to_string(),
         plan: LogicalPlan::Project { input: Box::new(plan), exprs, names },
+        on_conflict,
     })
 }
 

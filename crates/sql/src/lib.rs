@@ -1,6 +1,7 @@
 //! SQL text -> bound logical plan. Parses with sqlparser, resolves names and types against
 //! a catalog, and inserts the casts the type rules require. No optimization happens here.
 
+mod audit;
 mod bind_expr;
 mod bind_mark;
 mod bind_scalar;
@@ -42,6 +43,8 @@ pub enum BoundStatement {
     CreateTable {
         name: String,
         columns: Vec<ColumnDef>,
+        /// PRIMARY KEY and UNIQUE constraints (a primary key's columns are NOT NULL).
+        unique_keys: Vec<gpusql_common::UniqueKey>,
         if_not_exists: bool,
         replace: bool,
     },
@@ -67,6 +70,7 @@ pub enum BoundStatement {
     InsertQuery {
         table: String,
         plan: LogicalPlan,
+        on_conflict: gpusql_common::OnConflict,
     },
     /// SHOW TABLES: the tables and views by name.
     ShowTables,

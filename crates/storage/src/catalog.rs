@@ -1,14 +1,16 @@
 //! The catalog: named tables (in memory, or read from files), views, and the tables
 //! that file scans in queries open (`read_parquet('…')`, `FROM 'file.csv'`).
 
+use crate::constraints;
 use crate::convert::{build_array, normalize_array};
 use crate::files::{self, FileStamp};
 use crate::host::HostTable;
 use arrow::array::ArrayRef;
 use arrow::record_batch::RecordBatch;
 use gpusql_common::{
-    one_row_schema, Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, ReplicaCatalog, ReplicaRequest,
-    ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample, ViewInfo, ONE_ROW_TABLE,
+    one_row_schema, Catalog, DataType, DictionaryCatalog, Error, Field, FileScan, OnConflict, ReplicaCatalog,
+    ReplicaRequest, ReplicaSummary, Result, ScalarValue, Schema, TableInfo, TableSample, UniqueKey, ViewInfo,
+    ONE_ROW_TABLE,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +23,8 @@ const SMALL_CHUNK_ROWS: usize = 1 << 16;
 pub struct TableStore {
     tables: BTreeMap<String, Arc<HostTable>>,
     views: BTreeMap<String, ViewInfo>,
+    /// The UNIQUE / PRIMARY KEY constraints of tables made by CREATE TABLE, by table key.
+    unique_keys: BTreeMap<String, Vec<UniqueKey>>,
     /// Tables opened by file scans in queries, by `FileScan::display()`, with the files'
     /// sizes and modification times when they were opened (a changed file is opened anew).
     files: Mutex<HashMap<String, (FileStamp, Arc<HostTable>)>>,
@@ -39,6 +43,7 @@ impl Default for TableStore {
         TableStore {
             tables: BTreeMap::new(),
             views: BTreeMap::new(),
+            unique_keys: BTreeMap::new(),
             files: Mutex::new(HashMap::new()),
             next_version: AtomicU64::new(1),
             sampling: true,
@@ -121,6 +126,7 @@ impl TableStore {
             .map(|f| Field { nullable: f.nullable || chunks.iter().any(|c| c.iter().any(|a| a.null_count() > 0)), ..f })
             .collect();
         let t = HostTable::in_memory(name.to_string(), Schema::new(fields), chunks, self.bump())?;
+        self.unique_keys.remove(&key(name));
         self.tables.insert(key(name), Arc::new(t));
         Ok(())
     }
@@ -131,6 +137,7 @@ impl TableStore {
         self.check_names(&[name], if_exists)?;
         let (_, t) = files::open(scan, name.to_string(), self.bump())?;
         let t = Arc::new(t);
+        self.unique_keys.remove(&key(name));
         self.tables.insert(key(name), t.clone());
         Ok(t)
     }
@@ -160,10 +167,13 @@ impl TableStore {
         self.check_names(&[name], IfExists::Fail)
     }
 
-    pub fn create_table(&mut self, name: &str, fields: Vec<Field>) -> Result<()> {
+    pub fn create_table(&mut self, name: &str, fields: Vec<Field>, unique_keys: Vec<UniqueKey>) -> Result<()> {
         self.check_new_name(name)?;
         let t = HostTable::in_memory(name.to_string(), Schema::new(fields), vec![], self.bump())?;
         self.tables.insert(key(name), Arc::new(t));
+        if !unique_keys.is_empty() {
+            self.unique_keys.insert(key(name), unique_keys);
+        }
         Ok(())
     }
 
@@ -173,12 +183,13 @@ impl TableStore {
         let chunks = batch_chunks(&schema, batches)?;
         let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
         let t = HostTable::in_memory(name.to_string(), schema, chunks, self.bump())?;
+        self.unique_keys.remove(&key(name));
         self.tables.insert(key(name), Arc::new(t));
         Ok(rows)
     }
 
     /// Appends rows (values already of the column types).
-    pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>]) -> Result<usize> {
+    pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>], on: OnConflict) -> Result<usize> {
         let t = self.get_table(name)?;
         let chunk = t
             .schema
@@ -187,17 +198,38 @@ impl TableStore {
             .enumerate()
             .map(|(i, f)| build_array(&f.ty, &rows.iter().map(|r| r[i].clone()).collect::<Vec<_>>()))
             .collect::<Result<Vec<_>>>()?;
-        self.append(&t, vec![chunk])?;
-        Ok(rows.len())
+        self.append_checked(t, vec![chunk], on)
     }
 
     /// Appends query results whose columns are already of the table's types (INSERT …
     /// SELECT, COPY … FROM).
-    pub fn insert_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<usize> {
+    pub fn insert_batches(&mut self, name: &str, batches: &[RecordBatch], on: OnConflict) -> Result<usize> {
         let t = self.get_table(name)?;
         let chunks = batch_chunks(&t.schema, batches)?;
-        let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
-        self.append(&t, chunks)?;
+        self.append_checked(t, chunks, on)
+    }
+
+    /// Appends `chunks` to `t` where its UNIQUE / PRIMARY KEY constraints allow (`on`
+    /// says what a clash does); returns the rows appended.
+    fn append_checked(&mut self, t: Arc<HostTable>, chunks: Vec<Vec<ArrayRef>>, on: OnConflict) -> Result<usize> {
+        let keys = self.unique_keys.get(&key(&t.name)).cloned().unwrap_or_default();
+        let checked = constraints::check(&t, &keys, chunks, on)?;
+        let mut t = t;
+        if let Some(kept) = &checked.kept_old {
+            // INSERT OR REPLACE: the table without the rows replaced.
+            let chunks = kept
+                .iter()
+                .enumerate()
+                .map(|(k, mask)| {
+                    (0..t.schema.len()).map(|c| Ok(arrow::compute::filter(t.chunk(c, k)?, mask)?)).collect()
+                })
+                .collect::<Result<Vec<Vec<ArrayRef>>>>()?;
+            let rest = HostTable::in_memory(t.name.clone(), t.schema.clone(), chunks, self.bump())?;
+            t = Arc::new(rest);
+            self.tables.insert(key(&t.name), t.clone());
+        }
+        let rows = checked.new.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
+        self.append(&t, checked.new)?;
         Ok(rows)
     }
 
@@ -261,14 +293,13 @@ impl TableStore {
                 .collect::<Result<Vec<_>>>()?;
             chunks.push(chunk);
         }
-        let rows = chunks.iter().map(|c| c.first().map_or(0, |a| a.len())).sum();
-        self.append(&target, chunks)?;
-        Ok(rows)
+        self.append_checked(target, chunks, OnConflict::Error)
     }
 
     /// Drops table `name`; false where there is none.
     pub fn drop_table(&mut self, name: &str) -> bool {
         self.bump();
+        self.unique_keys.remove(&key(name));
         self.tables.remove(&key(name)).is_some()
     }
 
@@ -305,6 +336,7 @@ impl TableStore {
             sample: self.sampling.then(|| TableSample(t.clone())),
             unsupported: t.unsupported.clone(),
             statistics: t.statistics.clone(),
+            unique_keys: self.unique_keys.get(&key(&t.name)).cloned().unwrap_or_default(),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! keeps them resident (`gpusql_exec::gpu::device_store`).
 
 pub mod catalog;
+pub mod constraints;
 pub mod convert;
 pub mod files;
 pub mod host;
