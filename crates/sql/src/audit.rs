@@ -177,7 +177,8 @@ pub fn table_factor(t: &ast::TableFactor) -> Result<()> {
             if let Some(a) = alias {
                 table_alias(a)?;
             }
-            if let Some(ast::TableFunctionArgs { args: _, settings }) = args {
+            if let Some(table_args) = args {
+                let ast::TableFunctionArgs { args: _, settings } = table_args;
                 refuse(&[(settings.set(), "SETTINGS of a table function")], at)?;
             }
             refuse(
