@@ -152,7 +152,7 @@ fn float_tolerant_validator(normalizer: sqllogictest::Normalizer, actual: &[Vec<
 
 pub fn floats_close(a: &str, b: &str) -> bool {
     match (a.parse::<f64>(), b.parse::<f64>()) {
-        (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+        (Ok(x), Ok(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
         _ => false,
     }
 }
@@ -256,6 +256,10 @@ pub fn slt_value(a: &dyn Array, r: usize) -> String {
 }
 
 pub fn format_double(v: f64) -> String {
+    if v.is_nan() {
+        // (DuckDB's text, and Python's.)
+        return "nan".into();
+    }
     if !v.is_finite() {
         return v.to_string();
     }

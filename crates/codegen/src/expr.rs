@@ -99,6 +99,16 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             };
             let t = out.tmp("t");
             out.line(format!("const {} {t} = {v};", c_type(ty)));
+            // A decimal of fewer integer digits than the value may have: checked.
+            if let (Some((p, s)), DataType::Decimal { precision, scale }) = (expr.ty().as_decimal(), *ty) {
+                if expr.ty() != DataType::Float64 && (p - s) as u32 + scale as u32 > precision as u32 {
+                    let limit = crate::types::i128_literal(10i128.pow(precision as u32));
+                    out.line(format!(
+                        "if (!{} && ((__int128){t} >= {limit} || (__int128){t} <= -{limit})) raise_error(err, ERR_OVERFLOW);",
+                        x.null
+                    ));
+                }
+            }
             Ok(Value { v: t, null: x.null })
         }
         Expr::Like { expr, pattern, negated } => gen_like(e, expr, pattern, negated, row, out),

@@ -53,8 +53,8 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         (DataType::Int32 | DataType::Int64 | DataType::Date, DataType::Int32 | DataType::Int64 | DataType::Date) => {
             int_out(v.as_i128().unwrap_or(0), to)?
         }
-        (DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }, DataType::Decimal { scale, .. }) => {
-            S::Decimal(rescale(v.as_i128().unwrap_or(0), from.scale(), *scale)?)
+        (DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }, DataType::Decimal { precision, scale }) => {
+            S::Decimal(within_precision(rescale(v.as_i128().unwrap_or(0), from.scale(), *scale)?, *precision, to)?)
         }
         (DataType::Decimal { scale, .. }, DataType::Int32 | DataType::Int64) => {
             int_out(rescale(v.as_i128().unwrap_or(0), *scale, 0)?, to)?
@@ -63,9 +63,11 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
             let S::Float64(f) = v else { return Err(bad_cast(from, to)) };
             let out_of_range = || overflow(&to.to_string());
             match to {
-                DataType::Decimal { .. } => {
-                    S::Decimal(semantics::f64_to_scaled(f, to.scale()).ok_or_else(out_of_range)?)
-                }
+                DataType::Decimal { precision, .. } => S::Decimal(within_precision(
+                    semantics::f64_to_scaled(f, to.scale()).ok_or_else(out_of_range)?,
+                    *precision,
+                    to,
+                )?),
                 _ => int_out(semantics::f64_to_int(f).ok_or_else(out_of_range)?, to)?,
             }
         }
@@ -86,6 +88,15 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         }
         _ => return Err(bad_cast(from, to)),
     })
+}
+
+/// An unscaled decimal that fits `precision` digits (of type `ty`), or an overflow error.
+fn within_precision(v: i128, precision: u8, ty: &DataType) -> Result<i128> {
+    if v.unsigned_abs() < pow10(precision) as u128 {
+        Ok(v)
+    } else {
+        Err(overflow(&ty.to_string()))
+    }
 }
 
 /// A DATE or TIMESTAMP value from its text; the error says what was expected.

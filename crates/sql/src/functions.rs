@@ -153,8 +153,8 @@ pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
 pub fn bind_round(x: Expr, digits: i32, at: &ast::Expr) -> Result<Expr> {
     let unsupported = |what: &str| Err(Error::not_supported(format!("ROUND {what}")).at_span(at.span()));
     match x.ty() {
-        _ if digits < 0 => unsupported("to negative digits"),
         DataType::Float64 => Ok(Expr::RoundDouble { expr: Box::new(x), digits }),
+        _ if digits < 0 => unsupported("of an integer or decimal to negative digits"),
         DataType::Decimal { precision, scale } if (digits as u8) < scale => {
             Ok(crate::coerce::cast(x, DataType::Decimal { precision, scale: digits as u8 }))
         }

@@ -206,9 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             } else {
                 const double t_4 = (i128_to_f64(c4) / 100.0);
                 const double t_5 = ((double)c3);
-                const bool t_6z = !(false) && ((double)t_5) == 0.0;
-                if (t_6z) raise_error(err, ERR_DIV_ZERO);
-                const double t_6 = t_6z ? (double)0 : (((double)t_4) / ((double)t_5));
+                const double t_6 = ((double)t_4) / ((double)t_5);
                 c_1 = t_6; cn_2 = false;
             }
             p0_3 = c_1; p0_3_null = cn_2;

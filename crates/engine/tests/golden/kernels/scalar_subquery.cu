@@ -114,9 +114,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             } else {
                 const double t_4 = (i128_to_f64(c1) / 100.0);
                 const double t_5 = ((double)c0);
-                const bool t_6z = !(false) && ((double)t_5) == 0.0;
-                if (t_6z) raise_error(err, ERR_DIV_ZERO);
-                const double t_6 = t_6z ? (double)0 : (((double)t_4) / ((double)t_5));
+                const double t_6 = ((double)t_4) / ((double)t_5);
                 c_1 = t_6; cn_2 = false;
             }
             p0_0 = c_1; p0_0_null = cn_2;
@@ -240,7 +238,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_2(
                 c0 = in0_values[row];
                 j1_0_null = !hp1_m || ht1_col0_validity[hp1_pos] == 0; if (!j1_0_null) { j1_0 = ht1_col0_values[hp1_pos]; }
                 const double t_1 = ((double)c0 / 100.0);
-                const bool t_2 = (t_1 > j1_0);
+                const bool t_2 = f64_lt(j1_0, t_1);
                 active = (!j1_0_null & (t_2));
             }
             // ---- Project  ----
