@@ -72,7 +72,8 @@ __device__ int str_cmp(Str a, Str b) {
 __device__ __forceinline__ void raise_error(int* err, int code) { atomicCAS(err, 0, code); }
 
 // ---- value semantics: twins of gpusql_common::semantics (same names, same rules) ----
-// DOUBLE comparison: -0.0 = 0.0; NaN equals NaN and is above every other value.
+// DOUBLE comparison (comparisons, MIN/MAX, ORDER BY): -0.0 = 0.0; NaN equals NaN and is
+// above every other value.
 __device__ __forceinline__ int f64_cmp(double a, double b) {
     const bool an = isnan(a), bn = isnan(b);
     if (an || bn) return (int)an - (int)bn;
@@ -80,11 +81,6 @@ __device__ __forceinline__ int f64_cmp(double a, double b) {
 }
 __device__ __forceinline__ bool f64_eq(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 __device__ __forceinline__ bool f64_lt(double a, double b) { return a < b || (isnan(b) && !isnan(a)); }
-// ORDER BY: f64_cmp, then -0.0 before 0.0.
-__device__ __forceinline__ int f64_sort_cmp(double a, double b) {
-    const int c = f64_cmp(a, b);
-    return c != 0 ? c : (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
-}
 // Bits a DOUBLE group or join key hashes by: -0.0 folded into 0.0, every NaN one NaN.
 __device__ __forceinline__ uint64_t f64_key_bits(double d) {
     return d == 0.0 ? 0ull : (isnan(d) ? 0x7ff8000000000000ull : (uint64_t)__double_as_longlong(d));

@@ -64,7 +64,7 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
         let cmp = if ct == "Str" {
             format!("str_cmp({vals}[a], {vals}[b])")
         } else if ct == "double" {
-            format!("f64_sort_cmp({vals}[a], {vals}[b])")
+            format!("f64_cmp({vals}[a], {vals}[b])")
         } else {
             format!("({vals}[a] < {vals}[b] ? -1 : ({vals}[a] > {vals}[b] ? 1 : 0))")
         };

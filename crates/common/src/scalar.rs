@@ -48,7 +48,7 @@ impl ScalarValue {
         }
     }
 
-    /// SQL's order of values of the same type (comparisons, MIN/MAX): DOUBLEs by
+    /// SQL's order of values of the same type (comparisons, MIN/MAX, ORDER BY): DOUBLEs by
     /// [`semantics::f64_cmp`] (`-0.0 = 0.0`; NaN equal to itself, above every number);
     /// NULLs are handled by the caller.
     pub fn compare(&self, other: &ScalarValue) -> Ordering {
@@ -60,14 +60,6 @@ impl ScalarValue {
             (Null, _) => Ordering::Less,
             (_, Null) => Ordering::Greater,
             (a, b) => a.as_i128().cmp(&b.as_i128()),
-        }
-    }
-
-    /// ORDER BY's order: [`ScalarValue::compare`], and `-0.0` before `0.0`.
-    pub fn sort_cmp(&self, other: &ScalarValue) -> Ordering {
-        match (self, other) {
-            (ScalarValue::Float64(a), ScalarValue::Float64(b)) => semantics::f64_sort_cmp(*a, *b),
-            _ => self.compare(other),
         }
     }
 

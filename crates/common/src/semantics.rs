@@ -7,8 +7,8 @@
 
 use std::cmp::Ordering;
 
-/// DOUBLE comparison as SQL sees it: `-0.0` equals `0.0` and NaN equals NaN and is
-/// greater than every other value (infinity included).
+/// DOUBLE comparison as SQL sees it (comparisons, MIN/MAX, ORDER BY): `-0.0` equals
+/// `0.0`, and NaN equals NaN and is greater than every other value (infinity included).
 pub fn f64_cmp(a: f64, b: f64) -> Ordering {
     match (a.is_nan(), b.is_nan()) {
         (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
@@ -16,11 +16,6 @@ pub fn f64_cmp(a: f64, b: f64) -> Ordering {
         (true, false) => Ordering::Greater,
         (false, true) => Ordering::Less,
     }
-}
-
-/// The order of ORDER BY: [`f64_cmp`], and `-0.0` before `0.0` (as DuckDB sorts them).
-pub fn f64_sort_cmp(a: f64, b: f64) -> Ordering {
-    f64_cmp(a, b).then_with(|| b.is_sign_positive().cmp(&a.is_sign_positive()))
 }
 
 /// The bits a DOUBLE group or join key is hashed and compared by: `-0.0` folded into
@@ -103,7 +98,6 @@ mod tests {
         assert_eq!(f64_cmp(f64::NAN, f64::NAN), Ordering::Equal);
         assert_eq!(f64_cmp(f64::NAN, f64::INFINITY), Ordering::Greater);
         assert_eq!(f64_cmp(-f64::NAN, 1.0), Ordering::Greater);
-        assert_eq!(f64_sort_cmp(-0.0, 0.0), Ordering::Less);
         assert_eq!(f64_key_bits(-0.0), f64_key_bits(0.0));
         assert_eq!(f64_key_bits(-f64::NAN), f64_key_bits(f64::NAN));
     }

@@ -138,7 +138,7 @@ fn compare_rows(a: &Row, b: &Row, keys: &[SortColumn]) -> Ordering {
             (true, true) => Ordering::Equal,
             (true, false) => return if k.nulls_first { Ordering::Less } else { Ordering::Greater },
             (false, true) => return if k.nulls_first { Ordering::Greater } else { Ordering::Less },
-            _ => x.sort_cmp(y),
+            _ => x.compare(y),
         };
         let ord = if k.asc { ord } else { ord.reverse() };
         if ord != Ordering::Equal {

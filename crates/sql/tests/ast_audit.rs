@@ -43,9 +43,9 @@ fn sqlparser_src() -> PathBuf {
         .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
         .map(|v| v.trim_end_matches('"').to_string())
         .expect("sqlparser in Cargo.lock");
-    let home = std::env::var("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from(std::env::var("HOME").expect("HOME or CARGO_HOME")).join(".cargo")
-    });
+    let home = std::env::var("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").expect("HOME or CARGO_HOME")).join(".cargo"));
     let registry = home.join("registry/src");
     std::fs::read_dir(&registry)
         .unwrap_or_else(|e| panic!("{}: {e}", registry.display()))

@@ -22,7 +22,8 @@ pub struct FuzzArgs {
     /// Number of queries (or hostile inputs with --crash).
     #[arg(long, default_value_t = 1000)]
     pub queries: u64,
-    /// The schema queries are drawn over: tpch or ssb (generated at --sf).
+    /// The schema queries are drawn over: tpch or ssb (generated at --sf), or corners (small
+    /// tables of signed zeros, NaN, rounding ties, multi-byte text and NULLs; `corners.rs`).
     #[arg(long, default_value = "tpch")]
     pub schema: String,
     #[arg(long, default_value_t = 0.01)]
@@ -63,7 +64,11 @@ fn open(args: &FuzzArgs, backend: BackendChoice) -> Result<Engine, String> {
     let loaded = match args.schema.as_str() {
         "tpch" => engine.load_tpch(args.sf),
         "ssb" => engine.load_ssb(args.sf),
-        other => return Err(format!("--schema {other}: tpch or ssb")),
+        "corners" => {
+            let dir = std::env::temp_dir().join(format!("gpusql-fuzz-corners-{}", std::process::id()));
+            super::corners::load(&mut engine, &dir)
+        }
+        other => return Err(format!("--schema {other}: tpch, ssb or corners")),
     };
     loaded.map_err(|e| e.to_string())?;
     Ok(engine)

@@ -3,8 +3,10 @@
 //! place needs, draw literals from the data so that filters keep some rows).
 //!
 //! Every query has a deterministic answer as a multiset: ORDER BY covers every output
-//! column wherever a LIMIT or OFFSET keeps part of the rows, and there is no division by a
-//! value that may be zero.
+//! column wherever a LIMIT or OFFSET keeps part of the rows, there is no integer or decimal
+//! division by a value that may be zero (DOUBLE division is IEEE's: inf, NaN), no SUM or
+//! AVG of DOUBLEs (their rounding depends on the order rows are added in), and casts of
+//! DOUBLEs to integers are guarded to values in range.
 
 use super::rng::Rng;
 
@@ -63,6 +65,10 @@ pub const FOREIGN_KEYS: &[(&str, &str, &str, &str)] = &[
     ("lineorder", "lo_suppkey", "supplier", "s_suppkey"),
     ("lineorder", "lo_orderdate", "date", "d_datekey"),
     ("lineorder", "lo_commitdate", "date", "d_datekey"),
+    // corners (`corners.rs`): keys of INTEGER, DOUBLE (-0.0 = 0.0, NaN = NaN) and text.
+    ("cf", "k", "cd", "k"),
+    ("cf", "x", "cd", "x"),
+    ("cf", "s", "cd", "s"),
 ];
 
 impl SchemaInfo {
@@ -117,6 +123,20 @@ impl Scope {
         self.columns().filter(|c| c.ty == ty).collect()
     }
 }
+
+/// DOUBLE literals that provoke the classes of wrong answers (signed zeros, NaN,
+/// infinities, binary near-ties of rounding).
+const CORNER_DOUBLES: &[&str] = &[
+    "-0.0::DOUBLE",
+    "0.0::DOUBLE",
+    "'nan'::DOUBLE",
+    "'inf'::DOUBLE",
+    "'-inf'::DOUBLE",
+    "0.5::DOUBLE",
+    "2.675::DOUBLE",
+    "-2.5::DOUBLE",
+    "1e300::DOUBLE",
+];
 
 /// Draws queries for one schema.
 pub struct Generator<'a> {
@@ -324,8 +344,10 @@ impl<'a> Generator<'a> {
     }
 
     fn any_type(&mut self, scope: &Scope) -> Ty {
-        let present: Vec<Ty> =
-            [Ty::Int, Ty::Dec, Ty::Str, Ty::Date].into_iter().filter(|t| !scope.of_type(*t).is_empty()).collect();
+        let present: Vec<Ty> = [Ty::Int, Ty::Dec, Ty::Str, Ty::Date, Ty::Float]
+            .into_iter()
+            .filter(|t| !scope.of_type(*t).is_empty())
+            .collect();
         self.rng.pick(&present).copied().unwrap_or(Ty::Int)
     }
 
@@ -335,6 +357,9 @@ impl<'a> Generator<'a> {
     }
 
     fn literal(&mut self, scope: &Scope, ty: Ty) -> String {
+        if ty == Ty::Float && self.rng.chance(0.25) {
+            return self.rng.pick(CORNER_DOUBLES).map_or("0.0::DOUBLE", |v| v).to_string();
+        }
         if let Some(c) = self.column(scope, ty) {
             if let Some(s) = self.rng.pick(&c.samples) {
                 return s.clone();
@@ -365,7 +390,7 @@ impl<'a> Generator<'a> {
             return leaf(self, scope);
         }
         let b = budget - 1;
-        match (ty, self.rng.below(6)) {
+        match (ty, self.rng.below(8)) {
             (Ty::Int, 0) => format!("({} + {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
             (Ty::Int, 1) => format!("({} - {})", self.expr(scope, Ty::Int, b), self.rng.below(10)),
             (Ty::Int, 2) if !scope.of_type(Ty::Date).is_empty() => {
@@ -373,10 +398,39 @@ impl<'a> Generator<'a> {
                 format!("EXTRACT({f} FROM {})", self.expr(scope, Ty::Date, b))
             }
             (Ty::Int, 3) if !scope.of_type(Ty::Str).is_empty() => format!("LENGTH({})", self.expr(scope, Ty::Str, b)),
+            (Ty::Int, 6) if !scope.of_type(Ty::Float).is_empty() => {
+                // Half to even, guarded to the type's range (NaN and inf are not).
+                let t = *self.rng.pick(&["INTEGER", "BIGINT"]).unwrap_or(&"BIGINT");
+                let x = self.expr(scope, Ty::Float, b);
+                format!("CAST(CASE WHEN abs({x}) < 1e9 THEN {x} END AS {t})")
+            }
             (Ty::Dec, 0) => format!("({} + {})", self.expr(scope, Ty::Dec, b), self.expr(scope, Ty::Dec, b)),
             (Ty::Dec, 1) => format!("({} * {})", self.expr(scope, Ty::Dec, b), self.rng.below(5)),
             (Ty::Dec, 2) => format!("({} - {})", self.expr(scope, Ty::Dec, b), self.expr(scope, Ty::Dec, b)),
             (Ty::Dec, 3) => format!("ABS({})", self.expr(scope, Ty::Dec, b)),
+            (Ty::Dec, 6) => format!("ROUND({}, {})", self.expr(scope, Ty::Dec, b), self.rng.below(3)),
+            (Ty::Dec, 7) if !scope.of_type(Ty::Float).is_empty() => {
+                let x = self.expr(scope, Ty::Float, b);
+                format!("CAST(CASE WHEN abs({x}) < 1e9 THEN {x} END AS DECIMAL(18,3))")
+            }
+            (Ty::Float, 0) => format!("({} + {})", self.expr(scope, Ty::Float, b), self.expr(scope, Ty::Float, b)),
+            (Ty::Float, 1) => {
+                let op = *self.rng.pick(&["-", "*", "/"]).unwrap_or(&"-");
+                format!("({} {op} {})", self.expr(scope, Ty::Float, b), self.expr(scope, Ty::Float, b))
+            }
+            (Ty::Float, 2) => {
+                let digits = self.rng.below(7) as i64 - 2;
+                format!("ROUND({}, {digits})", self.expr(scope, Ty::Float, b))
+            }
+            (Ty::Float, 3) => match self.rng.below(3) {
+                0 => format!("ABS({})", self.expr(scope, Ty::Float, b)),
+                1 => format!("(-{})", self.expr(scope, Ty::Float, b)),
+                _ => format!("ROUND({})", self.expr(scope, Ty::Float, b)),
+            },
+            (Ty::Float, 6) => {
+                let from = if !scope.of_type(Ty::Dec).is_empty() && self.rng.chance(0.5) { Ty::Dec } else { Ty::Int };
+                format!("CAST({} AS DOUBLE)", self.expr(scope, from, b))
+            }
             (Ty::Str, 0) => {
                 let from = 1 + self.rng.below(4);
                 let len = 1 + self.rng.below(8);
@@ -466,12 +520,21 @@ impl<'a> Generator<'a> {
                 let text: String = sample.trim_matches('\'').replace("''", "'");
                 let chars: Vec<char> = text.chars().filter(|ch| *ch != '%' && *ch != '_' && *ch != '\'').collect();
                 let (a, len) = (self.rng.below(chars.len().max(1)), 1 + self.rng.below(4));
-                let piece: String = chars.iter().skip(a).take(len).collect();
-                let pattern = match self.rng.below(4) {
+                let mut piece: Vec<char> = chars.iter().skip(a).take(len).copied().collect();
+                // `_` is one character (of any length in bytes).
+                if !piece.is_empty() && self.rng.chance(0.4) {
+                    let at = self.rng.below(piece.len());
+                    piece[at] = '_';
+                }
+                let piece: String = piece.into_iter().collect();
+                let pattern = match self.rng.below(7) {
                     0 => format!("{piece}%"),
                     1 => format!("%{piece}"),
                     2 => format!("%{piece}%"),
-                    _ => format!("%{piece}%_"),
+                    3 => format!("%{piece}%_"),
+                    4 => format!("_{piece}"),
+                    5 => piece,
+                    _ => "_".repeat(1 + self.rng.below(4)),
                 };
                 let not = if self.rng.chance(0.25) { "NOT " } else { "" };
                 format!("{} {not}LIKE '{pattern}'", c.sql)

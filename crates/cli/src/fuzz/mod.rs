@@ -11,6 +11,7 @@
 
 pub mod command;
 mod compare;
+mod corners;
 mod duckdb;
 mod generate;
 pub mod hostile;
@@ -250,6 +251,10 @@ pub fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
                 _ => continue,
             };
             let batches = engine.sql(&format!("SELECT DISTINCT {} FROM {name} LIMIT 40", f.name))?;
+            if ty == Ty::Float {
+                columns.push(ColumnInfo { name: f.name.clone(), ty, samples: double_literals(&batches) });
+                continue;
+            }
             let samples = rows_of(&batches)
                 .into_iter()
                 .filter_map(|r| r.into_iter().next())
@@ -267,6 +272,25 @@ pub fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
     }
     tables.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(SchemaInfo::with_foreign_keys(tables))
+}
+
+/// SQL literals of the DOUBLEs in the first column of `batches`, exactly (the shortest
+/// text that reads back as the value: `1e300`, `-0.0`), NaN and infinities as casts.
+fn double_literals(batches: &[arrow::record_batch::RecordBatch]) -> Vec<String> {
+    let mut out = vec![];
+    for b in batches {
+        let Some(a) = b.column(0).as_any().downcast_ref::<arrow::array::Float64Array>() else { continue };
+        for v in a.iter().flatten() {
+            out.push(if v.is_nan() {
+                "'nan'::DOUBLE".to_string()
+            } else if v.is_infinite() {
+                format!("'{}inf'::DOUBLE", if v < 0.0 { "-" } else { "" })
+            } else {
+                format!("{v:?}::DOUBLE")
+            });
+        }
+    }
+    out
 }
 
 /// The seed of query `index` of a run seeded `seed`.
@@ -423,6 +447,22 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
             (Outcome::Rows(_), None) => report.answered += 1,
             (Outcome::Error(e), _) if e.starts_with("not supported") => {
                 *report.unsupported.entry(error_shape(e)).or_default() += 1
+            }
+            (Outcome::Error(e), Some(d)) if e.starts_with("execution error") => {
+                // A run-time error of both backends (division by zero, a value out of
+                // range) where DuckDB answers is a wrong answer too.
+                if let Ok(rows) = d.query(&sql) {
+                    report.failures.push(Failure {
+                        seed: opts.seed,
+                        index,
+                        class: "error where DuckDB answers".into(),
+                        reduced: sql.clone(),
+                        sql,
+                        detail: format!("{e} | DuckDB: {} rows", rows.len()),
+                    });
+                    continue;
+                }
+                *report.both_errors.entry(error_shape(e)).or_default() += 1
             }
             (Outcome::Error(e), _) => *report.both_errors.entry(error_shape(e)).or_default() += 1,
             (Outcome::Panic(_), _) => {}
