@@ -11,6 +11,12 @@ if ! python3 -c 'import importlib.util,sys; sys.exit(0 if importlib.util.find_sp
 fi
 export GPUSQL_REQUIRE_NVRTC=1
 
+# DuckDB, the oracle the fuzz tests also compare with (the version the .slt answers and
+# the value semantics follow).
+if ! python3 -c 'import duckdb, sys; sys.exit(0 if duckdb.__version__ == "2.0.1" else 1)' 2>/dev/null; then
+  python3 -m pip install --quiet --disable-pip-version-check duckdb==2.0.1
+fi
+
 # Formatting (rustfmt.toml) and lints (the workspace's in Cargo.toml), as errors; the
 # rustup components are added where missing.
 for tool in "fmt rustfmt" "clippy clippy"; do

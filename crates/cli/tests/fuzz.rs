@@ -14,12 +14,10 @@ fn engine() -> Engine {
     e
 }
 
-#[test]
-fn random_queries_agree() {
-    let mut e = engine();
-    let queries = std::env::var("GPUSQL_FUZZ_QUERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
-    let opts = FuzzOptions {
-        seed: 7,
+/// `queries` queries of seed `seed`, compared with DuckDB where it is installed.
+fn options(seed: u64, queries: u64) -> FuzzOptions {
+    FuzzOptions {
+        seed,
         first: 0,
         queries,
         duckdb: None,
@@ -29,12 +27,36 @@ fn random_queries_agree() {
         small_results: false,
         verbose: false,
         time_limit: None,
-    };
+    }
+}
+
+#[test]
+fn random_queries_agree() {
+    let mut e = engine();
+    let queries = std::env::var("GPUSQL_FUZZ_QUERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
+    let opts = options(7, queries);
     let report = fuzz::run(&mut e, &opts).unwrap();
     let text = report.render(opts.seed);
     println!("{text}");
     assert!(report.failures.is_empty(), "{text}");
     // The generator must mostly draw queries the engine answers.
+    assert!(report.answered * 2 > report.queries, "{text}");
+}
+
+/// The corner tables (`fuzz/corners.rs`: signed zeros, NaN, rounding ties, multi-byte
+/// text, NULLs, an empty table) through the same three-way comparison.
+#[test]
+fn corner_queries_agree() {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    let dir = std::env::temp_dir().join(format!("gpusql-corners-test-{}", std::process::id()));
+    fuzz::corners::load(&mut e, &dir).unwrap();
+    let queries = std::env::var("GPUSQL_FUZZ_QUERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let opts = options(5, queries);
+    let report = fuzz::run(&mut e, &opts).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = report.render(opts.seed);
+    println!("{text}");
+    assert!(report.failures.is_empty(), "{text}");
     assert!(report.answered * 2 > report.queries, "{text}");
 }
 

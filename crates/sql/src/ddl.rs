@@ -67,49 +67,25 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
         });
     }
     let mut columns = vec![];
-    let mut unique_keys = vec![];
+    let mut column_keys = vec![];
     for (i, c) in ct.columns.iter().enumerate() {
         let ast::ColumnDef { name: column_name, data_type, options } = c;
         let mut nullable = true;
         for o in options {
             let ast::ColumnOptionDef { name: constraint_name, option } = o;
+            if let Some(n) = constraint_name {
+                return Err(Error::not_supported("named constraints (CONSTRAINT name …)").at_span(n.span));
+            }
             match option {
                 ast::ColumnOption::Null => {}
                 ast::ColumnOption::NotNull => nullable = false,
-                ast::ColumnOption::PrimaryKey(k) => {
-                    key_constraint_options(
-                        k.name.as_ref(),
-                        &k.index_name,
-                        k.index_type.is_some(),
-                        &k.columns,
-                        &k.include,
-                        &k.index_options,
-                        k.characteristics.is_some(),
-                        o.option.span(),
-                    )?;
-                    unique_keys.push(UniqueKey { columns: vec![i], primary: true });
-                }
-                ast::ColumnOption::Unique(k) => {
-                    key_constraint_options(
-                        k.name.as_ref(),
-                        &k.index_name,
-                        k.index_type.is_some(),
-                        &k.columns,
-                        &k.include,
-                        &k.index_options,
-                        k.characteristics.is_some() || k.nulls_distinct != ast::NullsDistinctOption::None,
-                        o.option.span(),
-                    )?;
-                    unique_keys.push(UniqueKey { columns: vec![i], primary: false });
-                }
+                ast::ColumnOption::PrimaryKey(k) => column_keys.push((i, key_parts(k, option.span())?)),
+                ast::ColumnOption::Unique(k) => column_keys.push((i, key_parts(k, option.span())?)),
                 other => {
                     let what = other.to_string();
                     let what = what.split_whitespace().next().unwrap_or("this column option");
                     return Err(Error::not_supported(format!("column option {what}")).at_span(other.span()));
                 }
-            }
-            if let Some(n) = constraint_name {
-                return Err(Error::not_supported("named column constraints (CONSTRAINT name …)").at_span(n.span));
             }
         }
         columns.push(ColumnDef { name: column_name.value.clone(), ty: sql_type(data_type)?, nullable });
@@ -117,34 +93,17 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
     if columns.is_empty() {
         return Err(Error::bind("CREATE TABLE needs at least one column"));
     }
+    let mut unique_keys = vec![];
+    for (i, (primary, key_columns)) in column_keys {
+        if let Some(c) = key_columns.first() {
+            return Err(Error::not_supported("a column list after a column's PRIMARY KEY / UNIQUE").at_span(c.span()));
+        }
+        unique_keys.push(UniqueKey { columns: vec![i], primary });
+    }
     for t in &ct.constraints {
-        let (primary, k_columns) = match t {
-            ast::TableConstraint::PrimaryKey(k) => {
-                key_constraint_options(
-                    k.name.as_ref(),
-                    &k.index_name,
-                    k.index_type.is_some(),
-                    &[],
-                    &k.include,
-                    &k.index_options,
-                    k.characteristics.is_some(),
-                    t.span(),
-                )?;
-                (true, &k.columns)
-            }
-            ast::TableConstraint::Unique(k) => {
-                key_constraint_options(
-                    k.name.as_ref(),
-                    &k.index_name,
-                    k.index_type.is_some(),
-                    &[],
-                    &k.include,
-                    &k.index_options,
-                    k.characteristics.is_some() || k.nulls_distinct != ast::NullsDistinctOption::None,
-                    t.span(),
-                )?;
-                (false, &k.columns)
-            }
+        let (primary, key_columns) = match t {
+            ast::TableConstraint::PrimaryKey(k) => key_parts(k, t.span())?,
+            ast::TableConstraint::Unique(k) => key_parts(k, t.span())?,
             other => {
                 let what = other.to_string();
                 let what = what.split('(').next().unwrap_or("this constraint").trim().to_string();
@@ -152,7 +111,7 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
             }
         };
         let mut key = vec![];
-        for c in k_columns {
+        for c in key_columns {
             let name = match &c.column.expr {
                 ast::Expr::Identifier(id) if c.operator_class.is_none() => &id.value,
                 _ => return Err(Error::not_supported(format!("key column {c}")).at_span(t.span())),
@@ -182,29 +141,58 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
     })
 }
 
-/// The parts of a PRIMARY KEY / UNIQUE constraint other than its columns, refused where
-/// written (names, index kinds and options, deferral).
-#[allow(clippy::too_many_arguments)]
-fn key_constraint_options(
-    name: Option<&ast::Ident>,
-    index_name: &Option<ast::Ident>,
-    index_type: bool,
-    columns: &[ast::IndexColumn],
-    include: &[ast::Ident],
-    index_options: &[ast::IndexOption],
-    characteristics: bool,
-    at: sqlparser::tokenizer::Span,
-) -> Result<()> {
-    let refused = [
-        (name.is_some(), "named constraints (CONSTRAINT name …)"),
-        (index_name.is_some() || index_type || !index_options.is_empty(), "index names, kinds and options"),
-        (!columns.is_empty(), "a column list after a column's PRIMARY KEY / UNIQUE"),
-        (!include.is_empty(), "INCLUDE"),
-        (characteristics, "DEFERRABLE / NULLS [NOT] DISTINCT"),
-    ];
-    match refused.iter().find(|(set, _)| *set) {
+/// A PRIMARY KEY or UNIQUE constraint of sqlparser's.
+trait KeyConstraint {
+    const PRIMARY: bool;
+    fn columns(&self) -> &[ast::IndexColumn];
+    /// What the engine does not bind: (written, what), refused where written.
+    fn unbound(&self) -> [(bool, &'static str); 4];
+}
+
+impl KeyConstraint for ast::PrimaryKeyConstraint {
+    const PRIMARY: bool = true;
+    fn columns(&self) -> &[ast::IndexColumn] {
+        &self.columns
+    }
+    fn unbound(&self) -> [(bool, &'static str); 4] {
+        [
+            (self.name.is_some(), "named constraints (CONSTRAINT name …)"),
+            (
+                self.index_name.is_some() || self.index_type.is_some() || !self.index_options.is_empty(),
+                "index names, kinds and options",
+            ),
+            (!self.include.is_empty(), "INCLUDE"),
+            (self.characteristics.is_some(), "DEFERRABLE / INITIALLY / ENFORCED"),
+        ]
+    }
+}
+
+impl KeyConstraint for ast::UniqueConstraint {
+    const PRIMARY: bool = false;
+    fn columns(&self) -> &[ast::IndexColumn] {
+        &self.columns
+    }
+    fn unbound(&self) -> [(bool, &'static str); 4] {
+        [
+            (self.name.is_some(), "named constraints (CONSTRAINT name …)"),
+            (
+                self.index_name.is_some() || self.index_type.is_some() || !self.index_options.is_empty(),
+                "index names, kinds and options",
+            ),
+            (!self.include.is_empty(), "INCLUDE"),
+            (
+                self.characteristics.is_some() || self.nulls_distinct != ast::NullsDistinctOption::None,
+                "DEFERRABLE / NULLS [NOT] DISTINCT",
+            ),
+        ]
+    }
+}
+
+/// Whether `k` is a primary key, and its column list; its other parts refused at `at`.
+fn key_parts<K: KeyConstraint>(k: &K, at: sqlparser::tokenizer::Span) -> Result<(bool, &[ast::IndexColumn])> {
+    match k.unbound().iter().find(|(set, _)| *set) {
         Some((_, what)) => Err(Error::not_supported(*what).at_span(at)),
-        None => Ok(()),
+        None => Ok((K::PRIMARY, k.columns())),
     }
 }
 

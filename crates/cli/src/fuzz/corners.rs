@@ -9,8 +9,9 @@ use super::rng::Rng;
 use gpusql::Engine;
 use std::path::Path;
 
-/// DOUBLE values: signed zeros, NaN, infinities, halves and binary near-ties, extremes.
-const DOUBLES: &[&str] = &[
+/// DOUBLE values: signed zeros, NaN, infinities, halves and binary near-ties, extremes
+/// (the generator's DOUBLE literals too).
+pub const DOUBLES: &[&str] = &[
     "-0.0::DOUBLE",
     "0.0::DOUBLE",
     "'nan'::DOUBLE",

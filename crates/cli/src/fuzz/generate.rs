@@ -124,20 +124,6 @@ impl Scope {
     }
 }
 
-/// DOUBLE literals that provoke the classes of wrong answers (signed zeros, NaN,
-/// infinities, binary near-ties of rounding).
-const CORNER_DOUBLES: &[&str] = &[
-    "-0.0::DOUBLE",
-    "0.0::DOUBLE",
-    "'nan'::DOUBLE",
-    "'inf'::DOUBLE",
-    "'-inf'::DOUBLE",
-    "0.5::DOUBLE",
-    "2.675::DOUBLE",
-    "-2.5::DOUBLE",
-    "1e300::DOUBLE",
-];
-
 /// Draws queries for one schema.
 pub struct Generator<'a> {
     schema: &'a SchemaInfo,
@@ -358,7 +344,7 @@ impl<'a> Generator<'a> {
 
     fn literal(&mut self, scope: &Scope, ty: Ty) -> String {
         if ty == Ty::Float && self.rng.chance(0.25) {
-            return self.rng.pick(CORNER_DOUBLES).map_or("0.0::DOUBLE", |v| v).to_string();
+            return self.rng.pick(super::corners::DOUBLES).map_or("0.0::DOUBLE", |v| v).to_string();
         }
         if let Some(c) = self.column(scope, ty) {
             if let Some(s) = self.rng.pick(&c.samples) {

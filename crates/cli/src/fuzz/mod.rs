@@ -11,7 +11,7 @@
 
 pub mod command;
 mod compare;
-mod corners;
+pub mod corners;
 mod duckdb;
 mod generate;
 pub mod hostile;
