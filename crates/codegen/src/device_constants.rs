@@ -1,7 +1,7 @@
 //! Values generated CUDA and Rust must agree on, defined once here: the prelude's
 //! `#define`s of them are written from these constants.
 
-use gpusql_common::{FNV_OFFSET_BASIS, FNV_PRIME};
+use gpusql_common::{DataType, FNV_OFFSET_BASIS, FNV_PRIME};
 use std::sync::LazyLock;
 
 /// Seed of the key hashes (`h_` in generated hash-table code and `entry_slot` in the
@@ -23,9 +23,10 @@ impl KernelError {
     pub const ALL: [KernelError; 4] =
         [KernelError::DivisionByZero, KernelError::Overflow, KernelError::GroupsFull, KernelError::TimestampRange];
 
-    /// The error of flag value `code` (0 and unknown codes: none).
+    /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
+    /// kind, the rest details (`out_of_range_code`).
     pub fn from_code(code: i32) -> Option<KernelError> {
-        Self::ALL.into_iter().find(|e| *e as i32 == code)
+        Self::ALL.into_iter().find(|e| *e as i32 == code & 0xff)
     }
 
     /// Its name in CUDA.
@@ -36,6 +37,30 @@ impl KernelError {
             KernelError::GroupsFull => "ERR_GROUPS_FULL",
             KernelError::TimestampRange => "ERR_TIMESTAMP_RANGE",
         }
+    }
+}
+
+/// The flag value of an overflow of a value of type `ty` (INTEGER, BIGINT, DECIMAL): the
+/// kind, then the type in the upper bytes, so the host's message names the type as the CPU
+/// backend's does (`INTEGER out of range`).
+pub fn out_of_range_code(ty: &DataType) -> i32 {
+    let (tag, p, s) = match ty {
+        DataType::Int32 => (1, 0, 0),
+        DataType::Int64 => (2, 0, 0),
+        DataType::Decimal { precision, scale } => (3, *precision as i32, *scale as i32),
+        _ => (0, 0, 0),
+    };
+    KernelError::Overflow as i32 | tag << 8 | p << 16 | s << 24
+}
+
+/// The type `out_of_range_code` put in `code`, if any.
+pub fn out_of_range_type(code: i32) -> Option<DataType> {
+    let (p, s) = (((code >> 16) & 0xff) as u8, ((code >> 24) & 0x7f) as u8);
+    match (code >> 8) & 0xff {
+        1 => Some(DataType::Int32),
+        2 => Some(DataType::Int64),
+        3 => Some(DataType::Decimal { precision: p, scale: s }),
+        _ => None,
     }
 }
 

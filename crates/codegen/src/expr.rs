@@ -5,6 +5,7 @@
 //! (`literals.rs`), so the source does not depend on their values; NULL literals stay in
 //! the source (their constant NULL flag shapes the code).
 
+use crate::device_constants::out_of_range_code;
 use crate::emit::Emitter;
 use crate::literals::{interval_constants, param_name, LiteralPart};
 use crate::types::{c_type, null_value};
@@ -104,8 +105,9 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
                 if expr.ty() != DataType::Float64 && (p - s) as u32 + scale as u32 > precision as u32 {
                     let limit = crate::types::i128_literal(10i128.pow(precision as u32));
                     out.line(format!(
-                        "if (!{} && ((__int128){t} >= {limit} || (__int128){t} <= -{limit})) raise_error(err, ERR_OVERFLOW);",
-                        x.null
+                        "if (!{} && ((__int128){t} >= {limit} || (__int128){t} <= -{limit})) raise_error(err, {});",
+                        x.null,
+                        out_of_range_code(ty)
                     ));
                 }
             }
@@ -265,6 +267,26 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
         }
         // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
         BinaryOp::Sub if ct == "__int128" => out.line(format!("const {ct} {t} = i128_sub({a}, {b});")),
+        // INTEGER and BIGINT arithmetic in a wider type, checked against the result's range
+        // (the CPU backend's overflow error).
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul if matches!(ty, DataType::Int32 | DataType::Int64) => {
+            let (wide, lo, hi) = if *ty == DataType::Int32 {
+                ("int64_t", "-2147483648ll", "2147483647ll")
+            } else {
+                ("__int128", "(__int128)(-9223372036854775807ll - 1)", "(__int128)9223372036854775807ll")
+            };
+            let w = if wide == "__int128" && *op == BinaryOp::Sub {
+                format!("i128_sub(({wide}){a}, ({wide}){b})")
+            } else {
+                format!("({wide}){a} {} ({wide}){b}", op.symbol())
+            };
+            out.line(format!("const {wide} {t}w = {w};"));
+            out.line(format!(
+                "if (!({null}) && ({t}w < {lo} || {t}w > {hi})) raise_error(err, {});",
+                out_of_range_code(ty)
+            ));
+            out.line(format!("const {ct} {t} = ({ct}){t}w;"));
+        }
         _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
     }
     Ok(Value { v: t, null })
@@ -420,14 +442,15 @@ fn pow10_literal(k: u8, c_ty: &str) -> String {
 fn cast_double(v: &str, to: &DataType, err: &str) -> String {
     use crate::types::f64_literal;
     let ct = c_type(to);
+    let code = out_of_range_code(to);
     match to {
-        DataType::Int32 => format!("(({ct})f64_to_int({v}, -2147483648.0, 2147483648.0, {err}))"),
+        DataType::Int32 => format!("(({ct})f64_to_int({v}, -2147483648.0, 2147483648.0, {err}, {code}))"),
         DataType::Decimal { precision, scale } => format!(
-            "(({ct})f64_to_scaled({v}, {}, {}, {err}))",
+            "(({ct})f64_to_scaled({v}, {}, {}, {err}, {code}))",
             f64_literal(10f64.powi(*scale as i32)),
             f64_literal(10f64.powi(*precision as i32))
         ),
-        _ => format!("(({ct})f64_to_int({v}, -9223372036854775808.0, 9223372036854775808.0, {err}))"),
+        _ => format!("(({ct})f64_to_int({v}, -9223372036854775808.0, 9223372036854775808.0, {err}, {code}))"),
     }
 }
 

@@ -103,17 +103,18 @@ __device__ double round_f64(double x, double m, bool digits_negative) {
     }
     return __ddiv_rn(r, m);
 }
-// CAST of a DOUBLE to an integer type: half to even; outside [lo, hi) an overflow error.
-__device__ __forceinline__ int64_t f64_to_int(double x, double lo, double hi, int* err) {
+// CAST of a DOUBLE to an integer type: half to even; outside [lo, hi) error `code` (the
+// overflow of the type, device_constants.rs out_of_range_code).
+__device__ __forceinline__ int64_t f64_to_int(double x, double lo, double hi, int* err, int code) {
     const double r = rint(x);
-    if (!(r >= lo && r < hi)) { if (err) raise_error(err, ERR_OVERFLOW); return 0; }
+    if (!(r >= lo && r < hi)) { if (err) raise_error(err, code); return 0; }
     return (int64_t)r;
 }
 // CAST of a DOUBLE to a DECIMAL: x * 10^scale (m) rounded half away from zero; |result|
-// must stay below `limit` (10^precision).
-__device__ __int128 f64_to_scaled(double x, double m, double limit, int* err) {
+// must stay below `limit` (10^precision), else error `code`.
+__device__ __int128 f64_to_scaled(double x, double m, double limit, int* err, int code) {
     const double r = round(__dmul_rn(x, m));
-    if (!(fabs(r) < limit)) { if (err) raise_error(err, ERR_OVERFLOW); return 0; }
+    if (!(fabs(r) < limit)) { if (err) raise_error(err, code); return 0; }
     if (fabs(r) < 9.2e18) return (__int128)(int64_t)r;
     // Wider than 64 bits: two exact halves (r is an integer of at most 53 significant bits).
     const double hi = floor(r / 18446744073709551616.0);

@@ -69,6 +69,15 @@ pub fn eq_call(ty: &DataType, a: &str, b: &str) -> String {
     }
 }
 
+/// The C condition that `a` sorts before `b`, of C type `ct`, in SQL's order (DOUBLEs:
+/// `f64_lt`, NaN above every number).
+pub fn less_call(ct: &str, a: &str, b: &str) -> String {
+    match ct {
+        "double" => format!("f64_lt({a}, {b})"),
+        _ => format!("{a} < {b}"),
+    }
+}
+
 /// Bytes of a value of C type `ct` (as generated code declares it).
 pub fn c_size(ct: &str) -> usize {
     match ct {

@@ -21,7 +21,8 @@ use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::literals::{LiteralArg, LiteralData};
 use gpusql_codegen::{
-    generate_pipeline, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart, BLOCK_SIZE,
+    generate_pipeline, out_of_range_type, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart,
+    BLOCK_SIZE,
 };
 use gpusql_common::{Error, Result};
 use gpusql_cuda::{
@@ -1145,7 +1146,11 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
             Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
         }
         (_, Some(KernelError::DivisionByZero)) => Err(p.division_by_zero()),
-        (_, Some(KernelError::Overflow)) => Err(Error::exec("numeric value out of range")),
+        (_, Some(KernelError::Overflow)) => Err(Error::exec(match out_of_range_type(code) {
+            // (The CPU backend's message.)
+            Some(ty) => format!("{ty} out of range"),
+            None => "numeric value out of range".to_string(),
+        })),
         // The CPU backend's message (eval.rs).
         (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
         (other, None) => Err(Error::exec(format!("kernel reported error code {other}"))),

@@ -6,6 +6,7 @@ use super::{arg_values, contribution, declare_args, declare_states, eval_args, i
 use crate::kernel_builder::KernelBuilder;
 use crate::ops::SinkOperator;
 use crate::spec::{InitKernel, BLOCK_SIZE};
+use crate::types::less_call;
 use gpusql_common::Result;
 use gpusql_plan::{AggState, Expr};
 
@@ -38,8 +39,16 @@ impl SinkOperator for GlobalAggregate<'_> {
             let update = match c.reduce {
                 "sum" => format!("acc{j}_ += {contrib};"),
                 r if c.ct == "Str" => format!("acc{j}_ = str_{r}(acc{j}_, {contrib});"),
-                "min" => format!("{{ const {} x_ = {contrib}; if (x_ < acc{j}_) acc{j}_ = x_; }}", c.ct),
-                _ => format!("{{ const {} x_ = {contrib}; if (x_ > acc{j}_) acc{j}_ = x_; }}", c.ct),
+                "min" => format!(
+                    "{{ const {} x_ = {contrib}; if ({}) acc{j}_ = x_; }}",
+                    c.ct,
+                    less_call(c.ct, "x_", &format!("acc{j}_"))
+                ),
+                _ => format!(
+                    "{{ const {} x_ = {contrib}; if ({}) acc{j}_ = x_; }}",
+                    c.ct,
+                    less_call(c.ct, &format!("acc{j}_"), "x_")
+                ),
             };
             k.body().line(update);
         }
