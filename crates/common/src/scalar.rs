@@ -43,7 +43,7 @@ impl ScalarValue {
     pub fn as_f64(&self, ty: &DataType) -> Option<f64> {
         match self {
             ScalarValue::Float64(v) => Some(*v),
-            ScalarValue::Decimal(v) => Some(*v as f64 / 10f64.powi(ty.scale() as i32)),
+            ScalarValue::Decimal(v) => Some(semantics::decimal_to_f64(*v, ty.scale())),
             other => other.as_i128().map(|v| v as f64),
         }
     }

@@ -82,6 +82,18 @@ pub fn f64_to_scaled(x: f64, scale: u8) -> Option<i128> {
     (r.is_finite() && r.abs() < 1e38).then_some(r as i128)
 }
 
+/// A DECIMAL (unscaled `v`, `scale`) as the nearest DOUBLE (DuckDB's CAST: correctly
+/// rounded, `1000000000000000.5` stays .5). Both operands of the division are exact below
+/// 2^53; above, the decimal text is parsed (correctly rounded). The GPU's cast divides
+/// the same way below 2^53 and may be one unit in the last place off above it.
+pub fn decimal_to_f64(v: i128, scale: u8) -> f64 {
+    if v.unsigned_abs() < 1 << 53 && scale <= 22 {
+        v as f64 / 10f64.powi(scale as i32)
+    } else {
+        crate::scalar::format_decimal(v, scale).parse().unwrap_or(f64::NAN)
+    }
+}
+
 /// Whether a byte continues a UTF-8 character (10xxxxxx): positions in text (`LIKE`'s
 /// `_`, `length`, `substring`) count characters, which start at the other bytes.
 pub fn utf8_continuation(b: u8) -> bool {
@@ -126,6 +138,8 @@ mod tests {
         assert_eq!(f64_to_int(-0.5), Some(0));
         assert_eq!(f64_to_int(f64::NAN), None);
         assert_eq!(f64_to_scaled(2.675, 2), Some(268));
+        assert_eq!(decimal_to_f64(10000000000000005, 1), 1000000000000000.5);
+        assert_eq!(decimal_to_f64(-25, 1), -2.5);
         assert_eq!(f64_to_scaled(-0.125, 2), Some(-13));
     }
 }

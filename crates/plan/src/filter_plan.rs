@@ -170,9 +170,9 @@ fn touches_strings(e: &Expr, schema: &Schema) -> bool {
     matches!(e, Expr::Like { .. }) || cols.iter().any(|c| schema.fields.get(*c).is_some_and(|f| f.ty == DataType::Utf8))
 }
 
-/// Whether evaluating `e` can raise an error (`%` of integers or decimals by zero, a DOUBLE
-/// cast out of an integer type's range, a TIMESTAMP out of range; `/` divides as DOUBLE,
-/// by zero too).
+/// Whether evaluating `e` can raise an error (`%` of integers or decimals by zero, INTEGER /
+/// BIGINT arithmetic out of range, a DOUBLE cast out of an integer type's range, a
+/// TIMESTAMP out of range; `/` divides as DOUBLE, by zero too).
 fn can_raise_error(e: &Expr) -> bool {
     let mut found = false;
     e.clone().transform(&mut |x| {
@@ -183,9 +183,11 @@ fn can_raise_error(e: &Expr) -> bool {
             _ => false,
         };
         let modulo = matches!(&x, Expr::Binary { op: BinaryOp::Mod, ty, .. } if *ty != DataType::Float64);
+        let integer_overflow = matches!(&x, Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, ty, .. }
+            if matches!(ty, DataType::Int32 | DataType::Int64));
         let cast_of_double =
             matches!(&x, Expr::Cast { expr, ty } if expr.ty() == DataType::Float64 && *ty != DataType::Float64);
-        if timestamp_range || modulo || cast_of_double {
+        if timestamp_range || modulo || integer_overflow || cast_of_double {
             found = true;
         }
         x
