@@ -81,6 +81,10 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::Abs(x) => {
             let ty = x.ty();
             let x = gen(x, row, out)?;
+            if ty == DataType::Float64 {
+                // (fabs: |-0.0| is 0.0, as the CPU backend's.)
+                return Ok(Value { v: format!("fabs({})", x.v), null: x.null });
+            }
             let t = out.tmp("t");
             out.line(format!("const {} {t} = {};", c_type(&ty), x.v));
             Ok(Value { v: format!("({t} < 0 ? -{t} : {t})"), null: x.null })
@@ -460,13 +464,12 @@ pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
     let ct = c_type(to);
     Ok(match (from, to) {
         _ if from == to => v.to_string(),
-        (Decimal { scale, .. }, Float64) => {
-            if c_type(from) == "__int128" {
-                format!("(i128_to_f64({v}) / {:?})", 10f64.powi(*scale as i32))
-            } else {
-                format!("((double){v} / {:?})", 10f64.powi(*scale as i32))
-            }
-        }
+        // The nearest DOUBLE (as `semantics::decimal_to_f64`).
+        (Decimal { scale, .. }, Float64) => format!(
+            "decimal_to_f64((__int128){v}, {}, {})",
+            pow10_literal(*scale, "__int128"),
+            if *scale <= 22 { crate::types::f64_literal(10f64.powi(*scale as i32)) } else { "0.0".into() }
+        ),
         (_, Float64) => format!("((double){v})"),
         (Int32 | Int64 | Decimal { .. }, Decimal { scale: s2, .. }) => {
             let s1 = from.scale();

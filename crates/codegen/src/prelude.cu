@@ -246,10 +246,38 @@ __device__ __forceinline__ __int128 i128_sub(__int128 a, __int128 b) {
         : "l"((uint64_t)a), "l"((uint64_t)((unsigned __int128)a >> 64)), "l"((uint64_t)b), "l"((uint64_t)((unsigned __int128)b >> 64)));
     return (__int128)(((unsigned __int128)hi << 64) | lo);
 }
-__device__ __forceinline__ double i128_to_f64(__int128 v) {
+// A DECIMAL (unscaled v, p = 10^scale, pd = p as a double when exact, else 0) as the
+// nearest DOUBLE (gpusql_common::semantics::decimal_to_f64). Below 2^53 both operands of
+// the division are exact; above, the quotient's bits are found by long division (integer
+// part, then fraction bits) to 55 bits plus a sticky bit, and rounded half to even.
+__device__ double decimal_to_f64(__int128 v, __int128 p, double pd) {
     const bool neg = v < 0;
-    unsigned __int128 u = neg ? (unsigned __int128)(-v) : (unsigned __int128)v;
-    double d = (double)(uint64_t)(u >> 64) * 18446744073709551616.0 + (double)(uint64_t)u;
+    const unsigned __int128 a = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    if (a < ((unsigned __int128)1 << 53) && pd != 0.0) return (double)(int64_t)v / pd;
+    const unsigned __int128 P = (unsigned __int128)p;
+    unsigned __int128 m = a / P, r = a % P;
+    const uint64_t mhi = (uint64_t)(m >> 64);
+    const int bits = mhi ? 128 - __clzll((long long)mhi) : 64 - __clzll((long long)(uint64_t)m);
+    int exp = 0;
+    bool sticky;
+    if (bits > 55) {
+        const int shift = bits - 55;
+        sticky = (m & (((unsigned __int128)1 << shift) - 1)) != 0 || r != 0;
+        m >>= shift;
+        exp = shift;
+    } else {
+        while ((m >> 54) == 0) {  // fraction bits until m has 55 bits (r < P < 2^127: r << 1 fits)
+            r <<= 1;
+            m <<= 1;
+            if (r >= P) { m |= 1; r -= P; }
+            exp--;
+        }
+        sticky = r != 0;
+    }
+    const uint32_t low = (uint32_t)(m & 3);
+    uint64_t mant = (uint64_t)(m >> 2);
+    if (low > 2 || (low == 2 && (sticky || (mant & 1)))) mant++;
+    const double d = ldexp((double)mant, exp + 2);
     return neg ? -d : d;
 }
 __device__ int64_t days_from_civil(int64_t y, uint32_t m, uint32_t d) {

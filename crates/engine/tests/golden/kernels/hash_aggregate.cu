@@ -204,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             if (!false && (t_3)) {
                 c_1 = ((double)0); cn_2 = true;
             } else {
-                const double t_4 = (i128_to_f64(c4) / 100.0);
+                const double t_4 = decimal_to_f64((__int128)c4, ((__int128)((int64_t)100ll)), __longlong_as_double(0x4059000000000000ll));
                 const double t_5 = ((double)c3);
                 const double t_6 = ((double)t_4) / ((double)t_5);
                 c_1 = t_6; cn_2 = false;

@@ -112,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
             if (!false && (t_3)) {
                 c_1 = ((double)0); cn_2 = true;
             } else {
-                const double t_4 = (i128_to_f64(c1) / 100.0);
+                const double t_4 = decimal_to_f64((__int128)c1, ((__int128)((int64_t)100ll)), __longlong_as_double(0x4059000000000000ll));
                 const double t_5 = ((double)c0);
                 const double t_6 = ((double)t_4) / ((double)t_5);
                 c_1 = t_6; cn_2 = false;
@@ -237,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_2(
             if (active) {
                 c0 = in0_values[row];
                 j1_0_null = !hp1_m || ht1_col0_validity[hp1_pos] == 0; if (!j1_0_null) { j1_0 = ht1_col0_values[hp1_pos]; }
-                const double t_1 = ((double)c0 / 100.0);
+                const double t_1 = decimal_to_f64((__int128)c0, ((__int128)((int64_t)100ll)), __longlong_as_double(0x4059000000000000ll));
                 const bool t_2 = f64_lt(j1_0, t_1);
                 active = (!j1_0_null & (t_2));
             }
