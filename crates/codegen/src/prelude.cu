@@ -253,6 +253,7 @@ __device__ __forceinline__ __int128 i128_sub(__int128 a, __int128 b) {
 __device__ double decimal_to_f64(__int128 v, __int128 p, double pd) {
     const bool neg = v < 0;
     const unsigned __int128 a = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    if (a == 0) return 0.0;
     if (a < ((unsigned __int128)1 << 53) && pd != 0.0) return (double)(int64_t)v / pd;
     const unsigned __int128 P = (unsigned __int128)p;
     unsigned __int128 m = a / P, r = a % P;
