@@ -30,6 +30,16 @@ impl BinaryOp {
     pub fn is_comparison(&self) -> bool {
         matches!(self, BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq)
     }
+    /// The comparison with its operands swapped: `a op b` is `b op.mirrored() a`.
+    pub fn mirrored(&self) -> BinaryOp {
+        match self {
+            BinaryOp::Lt => BinaryOp::Gt,
+            BinaryOp::LtEq => BinaryOp::GtEq,
+            BinaryOp::Gt => BinaryOp::Lt,
+            BinaryOp::GtEq => BinaryOp::LtEq,
+            other => *other,
+        }
+    }
     pub fn is_arithmetic(&self) -> bool {
         matches!(self, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod)
     }

@@ -133,6 +133,7 @@ impl Visitor for Candidates {
             let a = address(e);
             self.decisions.push(self.allowed.contains(&a) && !self.excluded.contains(&a));
         }
+        keep_moved_constants(e, &mut self.excluded);
         let operands: Vec<&ast::Expr> = match e {
             ast::Expr::BinaryOp {
                 left,
@@ -170,6 +171,45 @@ impl Visitor for Candidates {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// A comparison with a number on one side and integer arithmetic with a number on the
+/// other (`x + 1 > 10`): the optimizer moves such constants across it by their values
+/// (`move_constants.rs`, as DuckDB does), so they stay literals.
+fn keep_moved_constants(e: &ast::Expr, excluded: &mut HashSet<usize>) {
+    let ast::Expr::BinaryOp { left, op: Op::Eq | Op::NotEq | Op::Lt | Op::LtEq | Op::Gt | Op::GtEq, right } = e else {
+        return;
+    };
+    let number = |e: &ast::Expr| matches!(e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)));
+    let arithmetic = |e: &ast::Expr| {
+        matches!(unnest(e), ast::Expr::BinaryOp { op: Op::Plus | Op::Minus | Op::Multiply, left, right }
+            if number(unnest(left)) || number(unnest(right)))
+    };
+    let (chain, constant) = match (&**left, &**right) {
+        (l, r) if arithmetic(l) && number(unnest(r)) => (l, unnest(r)),
+        (l, r) if arithmetic(r) && number(unnest(l)) => (r, unnest(l)),
+        _ => return,
+    };
+    excluded.insert(address(constant));
+    // Down the chain of + - * (`x + 1 + 2 > 5` moves both).
+    let mut at = unnest(chain);
+    while let ast::Expr::BinaryOp { op: Op::Plus | Op::Minus | Op::Multiply, left, right } = at {
+        let (l, r) = (unnest(left), unnest(right));
+        for side in [l, r] {
+            if number(side) {
+                excluded.insert(address(side));
+            }
+        }
+        at = if number(r) { l } else { r };
+    }
+}
+
+/// `e` without the parentheses around it.
+fn unnest(e: &ast::Expr) -> &ast::Expr {
+    match e {
+        ast::Expr::Nested(inner) => unnest(inner),
+        other => other,
     }
 }
 

@@ -18,7 +18,9 @@ impl OptimizerRule for ConstantFolding {
         "constant_folding"
     }
     fn rewrite(&self, plan: LogicalPlan) -> Result<LogicalPlan> {
-        map_plan(plan, &mut |node| map_node_exprs(node, &mut fold))
+        // Constants move across comparisons first, as DuckDB's optimizer moves them
+        // before it folds (`move_constants.rs`).
+        map_plan(plan, &mut |node| map_node_exprs(node, &mut |e| fold(super::move_constants::move_constants(e))))
     }
 }
 

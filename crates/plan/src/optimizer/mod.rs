@@ -2,6 +2,7 @@
 
 mod constant_folding;
 mod join_planning;
+mod move_constants;
 mod projection_pushdown;
 mod row_group_pruning;
 

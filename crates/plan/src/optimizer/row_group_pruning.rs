@@ -76,7 +76,7 @@ fn may_match<'a>(e: &Expr, column: &dyn Fn(usize) -> Option<&'a ColumnStatistics
                 compare_may_match(column(*index), *op, value)
             }
             (Expr::Literal { value, ty: lt }, Expr::Column { index, ty, .. }) if ty == lt => {
-                compare_may_match(column(*index), flip(*op), value)
+                compare_may_match(column(*index), op.mirrored(), value)
             }
             _ => true,
         },
@@ -111,17 +111,6 @@ fn column_of(e: &Expr) -> Option<usize> {
     match e {
         Expr::Column { index, .. } => Some(*index),
         _ => None,
-    }
-}
-
-/// `lit op col` as `col op' lit`.
-fn flip(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Lt => BinaryOp::Gt,
-        BinaryOp::LtEq => BinaryOp::GtEq,
-        BinaryOp::Gt => BinaryOp::Lt,
-        BinaryOp::GtEq => BinaryOp::LtEq,
-        other => other,
     }
 }
 
