@@ -116,3 +116,31 @@ extern "C" __global__ void pivot_strings(const uint8_t* __restrict__ bytes, cons
 extern "C" __global__ void string_lengths(const Str* __restrict__ strs, uint32_t* __restrict__ lens, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) lens[i] = strs[i].len;
 }
+
+// ---- set operations: UNION ALL's copies, INTERSECT ALL / EXCEPT ALL's repeated rows ----
+#define COPY(NAME, T) extern "C" __global__ void NAME(const T* __restrict__ in, T* __restrict__ out, uint64_t n) { \
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = in[i]; }
+COPY(copy_1, uint8_t)
+COPY(copy_4, uint32_t)
+COPY(copy_8, uint64_t)
+COPY(copy_16, ulonglong2)
+// Validity of rows from an input whose column has no NULLs.
+extern "C" __global__ void fill_valid(uint8_t* __restrict__ out, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = 1;
+}
+// How many times each row is repeated: its BIGINT count, none where NULL (valid may be
+// null: no NULLs) or below 1.
+extern "C" __global__ void repeat_counts(const int64_t* __restrict__ times, const uint8_t* __restrict__ valid, uint64_t* __restrict__ counts, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const int64_t t = times[i];
+        counts[i] = (valid != nullptr && !valid[i]) || t < 1 ? 0 : (uint64_t)t;
+    }
+}
+// Row i's index at output positions [offsets[i], offsets[i + 1]), clipped at cap (a
+// replay sizes the output by its log's total, checked after the launch).
+extern "C" __global__ void repeat_rows(const uint64_t* __restrict__ offsets, uint32_t* __restrict__ idx, uint64_t n, uint64_t cap) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t end = min(offsets[i + 1], cap);
+        for (uint64_t j = offsets[i]; j < end; j++) idx[j] = (uint32_t)i;
+    }
+}

@@ -21,5 +21,6 @@ pub use scalar::ScalarValue;
 pub use schema::{
     one_row_schema, Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest,
     ReplicaSummary, SampleRows, Schema, TableInfo, TableSample, TableStatistics, ViewInfo, ONE_ROW_TABLE,
+    VALUES_TABLE_PREFIX,
 };
 pub use string_hash::{str_hash32, FNV_OFFSET_BASIS, FNV_PRIME};

@@ -151,7 +151,16 @@ pub trait Catalog {
     fn open_files(&self, scan: &crate::FileScan) -> crate::Result<TableInfo> {
         Err(crate::Error::not_supported(format!("reading files ({})", scan.display())))
     }
+
+    /// A table holding `rows` (each of `schema`'s types), for a VALUES list in a query:
+    /// kept under a name of its own (listed nowhere), the same table for the same rows.
+    fn values_table(&self, _schema: &Schema, _rows: &[Vec<crate::ScalarValue>]) -> crate::Result<TableInfo> {
+        Err(crate::Error::not_supported("VALUES lists here"))
+    }
 }
+
+/// Name prefix of the tables that hold the rows of VALUES lists (`Catalog::values_table`).
+pub const VALUES_TABLE_PREFIX: &str = "__values_";
 
 /// How a pipeline uses a bank-replicated shared-memory table ([Sitaridi 2016] §3.4): a probe
 /// *reads* (lanes asking for one value share a copy: the broadcast), an aggregation

@@ -82,6 +82,28 @@ pub fn execute_cancellable(
                     .collect();
                 inter.insert(*output, Rows::new(schema, rows));
             }
+            Stage::Concat { inputs, output, schema } => {
+                let mut rows = vec![];
+                for i in inputs {
+                    rows.extend(inter.remove(i).map(|r| r.rows).unwrap_or_default());
+                }
+                inter.insert(*output, Rows::new(schema, rows));
+            }
+            Stage::Repeat { input, output, times, columns, schema } => {
+                let mut rows = vec![];
+                for r in inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default() {
+                    let n = match r[*times] {
+                        ScalarValue::Int64(n) => n.max(0) as usize,
+                        _ => 0,
+                    };
+                    let row: Row = columns.iter().map(|c| r[*c].clone()).collect();
+                    for _ in 0..n {
+                        ticker.tick()?;
+                        rows.push(row.clone());
+                    }
+                }
+                inter.insert(*output, Rows::new(schema, rows));
+            }
         }
     }
     cancel.check()?;
@@ -115,6 +137,8 @@ fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
                 uses.push((*input, limit.map_or(Needed::All, |n| Needed::Smallest(n, keys.clone()))))
             }
             Stage::Slice { input, skip, fetch, .. } => uses.push((*input, first(*skip, *fetch))),
+            Stage::Concat { inputs, .. } => uses.extend(inputs.iter().map(|i| (*i, Needed::All))),
+            Stage::Repeat { input, .. } => uses.push((*input, Needed::All)),
         }
     }
     let mut needed: HashMap<usize, Needed> = HashMap::new();

@@ -148,6 +148,19 @@ pub enum LogicalPlan {
         skip: usize,
         fetch: Option<usize>,
     },
+    /// UNION ALL: the rows of every input, one after another. The inputs have the types
+    /// of `schema` (the binder casts each arm to the set operation's column types);
+    /// `schema` names the columns (after the first arm) and is nullable where any arm is.
+    Union {
+        inputs: Vec<LogicalPlan>,
+        schema: Schema,
+    },
+    /// Each input row `times` times (a BIGINT expression; 0, negative or NULL: dropped):
+    /// INTERSECT ALL and EXCEPT ALL repeat each distinct row by a count.
+    Repeat {
+        input: Box<LogicalPlan>,
+        times: Expr,
+    },
 }
 
 impl LogicalPlan {
@@ -156,9 +169,11 @@ impl LogicalPlan {
             LogicalPlan::Scan { table_schema, projection, .. } => {
                 Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect())
             }
-            LogicalPlan::Filter { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Limit { input, .. } => {
-                input.schema()
-            }
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::Repeat { input, .. } => input.schema(),
+            LogicalPlan::Union { schema, .. } => schema.clone(),
             LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
             LogicalPlan::Join { probe, kind: JoinKind::Mark, .. } => {
                 let mut f = probe.schema().fields;
@@ -213,14 +228,19 @@ impl LogicalPlan {
         match self {
             LogicalPlan::CrossJoin { left, right } => vec![left, right],
             LogicalPlan::Join { probe, build, .. } => vec![probe, build],
+            LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
             other => other.input().into_iter().collect(),
         }
     }
 
     pub fn input(&self) -> Option<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } | LogicalPlan::CrossJoin { .. } | LogicalPlan::Join { .. } => None,
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::CrossJoin { .. }
+            | LogicalPlan::Join { .. }
+            | LogicalPlan::Union { .. } => None,
             LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Repeat { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
@@ -273,6 +293,8 @@ impl LogicalPlan {
                 writeln!(f, "{pad}Sort {}", k.join(", "))?
             }
             LogicalPlan::Limit { skip, fetch, .. } => writeln!(f, "{pad}Limit skip={skip} fetch={fetch:?}")?,
+            LogicalPlan::Union { inputs, .. } => writeln!(f, "{pad}UnionAll ({} inputs)", inputs.len())?,
+            LogicalPlan::Repeat { times, .. } => writeln!(f, "{pad}Repeat each row {times} times")?,
         }
         for i in self.inputs() {
             i.fmt_indent(f, depth + 1)?;

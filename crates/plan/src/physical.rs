@@ -316,6 +316,23 @@ pub enum Stage {
         fetch: Option<usize>,
         schema: Schema,
     },
+    /// UNION ALL: the rows of dense intermediates `inputs` (each of `schema`'s types; a
+    /// column may be nullable in some and not in others) one after another into `output`.
+    Concat {
+        inputs: Vec<IntermediateId>,
+        output: IntermediateId,
+        schema: Schema,
+    },
+    /// Each row of dense intermediate `input` as many times as its column `times` (BIGINT;
+    /// NULL or below 1: none) says, columns `columns` of it, into `output` (INTERSECT ALL,
+    /// EXCEPT ALL).
+    Repeat {
+        input: IntermediateId,
+        output: IntermediateId,
+        times: usize,
+        columns: Vec<usize>,
+        schema: Schema,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -469,6 +486,14 @@ impl fmt::Display for PhysicalPlan {
                     let end = fetch.map_or("end".to_string(), |n| (skip + n).to_string());
                     writeln!(f, "Slice #{input} -> #{output} rows [{skip}, {end}) columns {columns:?} (gather)")?
                 }
+                Stage::Concat { inputs, output, .. } => {
+                    let i: Vec<String> = inputs.iter().map(|i| format!("#{i}")).collect();
+                    writeln!(f, "Concat {} -> #{output} (UNION ALL: copies)", i.join(", "))?
+                }
+                Stage::Repeat { input, output, times, columns, .. } => writeln!(
+                    f,
+                    "Repeat #{input} -> #{output} each row #{times} times, columns {columns:?} (prefix sum, gather)"
+                )?,
             }
         }
         let names: Vec<String> = self.columns.iter().zip(&self.names).map(|(c, n)| format!("#{c} AS {n}")).collect();

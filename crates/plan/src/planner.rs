@@ -55,6 +55,11 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
     let (id, schema, columns, skip, fetch) = match built {
+        // Rows an earlier stage left as they are (a UNION ALL's): no copy.
+        Built::Open { source: Source::Intermediate { id, schema }, ops } if ops.is_empty() => {
+            let cols = (0..schema.len()).collect();
+            (id, schema, cols, 0, None)
+        }
         Built::Open { source, ops } => {
             let (id, schema) = p.materialize(source, ops);
             let cols = (0..schema.len()).collect();
@@ -224,7 +229,39 @@ impl Planner {
             }
             LogicalPlan::Sort { input, keys } => self.build_sort(input, keys),
             LogicalPlan::Limit { input, skip, fetch } => self.build_limit(input, *skip, *fetch),
+            LogicalPlan::Union { inputs, schema } => self.build_union(inputs, schema),
+            LogicalPlan::Repeat { input, times } => self.build_repeat(input, times),
         }
+    }
+
+    /// UNION ALL: each arm materializes its rows, then one stage copies them into one
+    /// intermediate that the next pipeline scans.
+    fn build_union(&mut self, inputs: &[LogicalPlan], schema: &Schema) -> Result<Built> {
+        let mut ids = vec![];
+        for arm in inputs {
+            let (source, ops) = self.open(arm)?;
+            ids.push(self.materialize(source, ops).0);
+        }
+        let output = self.intermediate();
+        self.stages.push(Stage::Concat { inputs: ids, output, schema: schema.clone() });
+        Ok(Built::Open { source: Source::Intermediate { id: output, schema: schema.clone() }, ops: vec![] })
+    }
+
+    /// Materializes the input with the repeat count as a last column, then repeats rows.
+    fn build_repeat(&mut self, input: &LogicalPlan, times: &Expr) -> Result<Built> {
+        let (source, mut ops) = self.open(input)?;
+        let in_schema = row_schema(&source, &ops).clone();
+        let width = in_schema.len();
+        let mut exprs: Vec<Expr> = (0..width).map(|i| column_expr(&in_schema, i)).collect();
+        exprs.push(times.clone());
+        let mut fields = in_schema.fields.clone();
+        fields.push(Field::new("__times", times.ty(), times.nullable()));
+        push_project(&mut ops, exprs, Schema::new(fields));
+        let (id, _) = self.materialize(source, ops);
+        let output = self.intermediate();
+        let columns: Vec<usize> = (0..width).collect();
+        self.stages.push(Stage::Repeat { input: id, output, times: width, columns, schema: in_schema.clone() });
+        Ok(Built::Open { source: Source::Intermediate { id: output, schema: in_schema }, ops: vec![] })
     }
 
     /// The build side's pipeline ends in its hash table; the probe side's pipeline goes on

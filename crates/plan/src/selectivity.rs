@@ -138,6 +138,8 @@ pub fn estimate(plan: &LogicalPlan, how: Estimates) -> (f64, f64) {
             let (rows, sel) = estimate(input);
             (rows * 0.5, sel * 0.5)
         }
+        // The arms' rows add up; the fraction kept is of no one base table.
+        LogicalPlan::Union { inputs, .. } => (inputs.iter().map(|i| estimate(i).0).sum(), 1.0),
         other => other.inputs().first().map_or((1.0, 1.0), |i| estimate(i)),
     }
 }

@@ -18,13 +18,9 @@ pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> 
     if q.with.is_some() {
         return bind_query(&crate::cte::inline_ctes(q)?, catalog);
     }
-    let select = match &*q.body {
-        ast::SetExpr::Select(s) => s,
-        ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-            return bind_query(inner, catalog)
-        }
-        other => return Err(Error::not_supported(format!("query form {}", first_word(&other.to_string())))),
-    };
+    if let Some(rewritten) = crate::bind_set::exists_over_set_operations(q) {
+        return bind_query(&rewritten, catalog);
+    }
     let order_by: Vec<ast::OrderByExpr> = match &q.order_by {
         None => vec![],
         Some(ob) => match &ob.kind {
@@ -33,11 +29,12 @@ pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> 
         },
     };
     let (skip, fetch) = limit(&q.limit_clause)?;
-    bind_select(select, &order_by, skip, fetch, catalog)
-}
-
-fn first_word(s: &str) -> String {
-    s.split_whitespace().next().unwrap_or("").to_string()
+    match &*q.body {
+        ast::SetExpr::Select(select) => bind_select(select, &order_by, skip, fetch, catalog),
+        ast::SetExpr::Query(inner) if order_by.is_empty() && q.limit_clause.is_none() => bind_query(inner, catalog),
+        // Set operations and VALUES: their ORDER BY and LIMIT see the output columns only.
+        body => crate::bind_set::order_limit(crate::bind_set::bind_set_expr(body, catalog)?, &order_by, skip, fetch),
+    }
 }
 
 fn const_usize(e: &ast::Expr, what: &str) -> Result<usize> {
@@ -990,7 +987,7 @@ fn bind_select_list(ctx: &Context, items: &[(ast::Expr, String)]) -> Result<(Vec
 
 /// ORDER BY: each key an output position, an output alias, or an expression, which is
 /// added to `exprs` as a hidden column where the select list lacks it.
-fn bind_order_by(
+pub(crate) fn bind_order_by(
     ctx: &Context,
     order_by: &[ast::OrderByExpr],
     distinct: bool,
@@ -1046,7 +1043,7 @@ fn bind_order_by(
 
 /// The output: `exprs` projected, sorted, limited, then cut to the first `visible`
 /// columns where ORDER BY added hidden ones.
-fn project_sort_limit(
+pub(crate) fn project_sort_limit(
     plan: LogicalPlan,
     exprs: Vec<Expr>,
     names: Vec<String>,

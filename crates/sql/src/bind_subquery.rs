@@ -208,19 +208,17 @@ fn bind_exists(
         probe_keys.push(p);
         build_keys.push(b);
     }
-    if probe_keys.is_empty() {
-        let what = if residual.is_empty() {
-            "uncorrelated EXISTS"
-        } else {
-            "EXISTS correlated without an inner = outer equality"
-        };
-        return Err(Error::not_supported(what).at_span(at));
+    if probe_keys.is_empty() && !residual.is_empty() {
+        return Err(Error::not_supported("EXISTS correlated without an inner = outer equality").at_span(at));
     }
     let and = |a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean };
     let mut build = match filters.into_iter().reduce(and) {
         Some(pred) => LogicalPlan::Filter { input: Box::new(plan), predicate: pred },
         None => plan,
     };
+    // Uncorrelated: whether the subquery has a row at all; its first row (if any) joins
+    // every outer row on a constant key.
+    let uncorrelated = probe_keys.is_empty();
     for j in nested {
         build = LogicalPlan::Join {
             probe: Box::new(build),
@@ -231,7 +229,12 @@ fn bind_exists(
             residual: j.residual,
         };
     }
-    if let Some(ast::Expr::InSubquery { expr, subquery, .. }) =
+    if uncorrelated {
+        let one = Expr::literal(gpusql_common::ScalarValue::Int32(1), DataType::Int32);
+        build = LogicalPlan::Limit { input: Box::new(build), skip: 0, fetch: Some(1) };
+        probe_keys.push(one.clone());
+        build_keys.push(one);
+    } else if let Some(ast::Expr::InSubquery { expr, subquery, .. }) =
         key_asts.iter().find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog))
     {
         let j = bind_in(&expr, &subquery, false, &inner, catalog)?;

@@ -6,6 +6,7 @@ mod bind_expr;
 mod bind_mark;
 mod bind_scalar;
 mod bind_select;
+mod bind_set;
 mod bind_subquery;
 mod coerce;
 mod copy;

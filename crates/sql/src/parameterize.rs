@@ -107,6 +107,7 @@ impl Visitor for Candidates {
         exclude_all(&q.order_by, &mut self.excluded);
         exclude_all(&q.limit_clause, &mut self.excluded);
         exclude_all(&q.fetch, &mut self.excluded);
+        exclude_values(&q.body, &mut self.excluded);
         ControlFlow::Continue(())
     }
 
@@ -171,6 +172,20 @@ impl Visitor for Candidates {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// The rows of VALUES lists in a query body (outside set operations' nested queries,
+/// which are queries of their own): the binder evaluates them into a table of their
+/// values, so a template would keep its first run's rows.
+fn exclude_values(body: &ast::SetExpr, excluded: &mut HashSet<usize>) {
+    match body {
+        ast::SetExpr::Values(v) => exclude_all(v, excluded),
+        ast::SetExpr::SetOperation { left, right, .. } => {
+            exclude_values(left, excluded);
+            exclude_values(right, excluded);
+        }
+        _ => {}
     }
 }
 

@@ -33,7 +33,14 @@ pub struct TableStore {
     pub sampling: bool,
     /// [`ONE_ROW_TABLE`], which queries without FROM scan (found by `get`, listed nowhere).
     one_row: Arc<HostTable>,
+    /// The tables of VALUES lists in queries (`Catalog::values_table`), by name, with the
+    /// rows they hold (a name is a hash of them; equal rows are checked, not assumed).
+    values: Mutex<HashMap<String, (Vec<Vec<ScalarValue>>, Arc<HostTable>)>>,
 }
+
+/// VALUES tables kept at most; past that they are all dropped (the catalog's generation
+/// changes, so no kept plan names one).
+const VALUES_TABLES: usize = 256;
 
 impl Default for TableStore {
     fn default() -> Self {
@@ -48,6 +55,7 @@ impl Default for TableStore {
             next_version: AtomicU64::new(1),
             sampling: true,
             one_row: Arc::new(one_row),
+            values: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -75,6 +83,9 @@ impl TableStore {
         }
         if let Some(t) = self.tables.get(&key(name)) {
             return Some(t.clone());
+        }
+        if name.starts_with(gpusql_common::VALUES_TABLE_PREFIX) {
+            return self.values.lock().ok()?.get(name).map(|(_, t)| t.clone());
         }
         self.files.lock().ok()?.get(name).map(|(_, t)| t.clone())
     }
@@ -408,5 +419,43 @@ impl Catalog for TableStore {
         let t = Arc::new(t);
         open.insert(name, (stamp, t.clone()));
         Ok(self.info(&t))
+    }
+
+    fn values_table(&self, schema: &Schema, rows: &[Vec<ScalarValue>]) -> Result<TableInfo> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for f in &schema.fields {
+            (f.ty.to_string(), f.nullable).hash(&mut h);
+        }
+        for r in rows {
+            for v in r {
+                format!("{v:?}").hash(&mut h);
+            }
+        }
+        let base = h.finish();
+        let mut kept = self.values.lock().map_err(|_| Error::exec("VALUES table cache poisoned"))?;
+        // (Another list of the same hash takes the next name.)
+        for probe in 0u64.. {
+            let name = format!("{}{:016x}", gpusql_common::VALUES_TABLE_PREFIX, base.wrapping_add(probe));
+            match kept.get(&name) {
+                Some((r, t)) if r.as_slice() == rows && t.schema == *schema => return Ok(self.info(t)),
+                Some(_) => continue,
+                None => {
+                    if kept.len() >= VALUES_TABLES {
+                        kept.clear();
+                    }
+                    let columns = (0..schema.len())
+                        .map(|c| {
+                            let values: Vec<ScalarValue> = rows.iter().map(|r| r[c].clone()).collect();
+                            build_array(&schema.fields[c].ty, &values)
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    let t = Arc::new(HostTable::in_memory(name.clone(), schema.clone(), vec![columns], self.bump())?);
+                    kept.insert(name, (rows.to_vec(), t.clone()));
+                    return Ok(self.info(&t));
+                }
+            }
+        }
+        unreachable!("a free name is found")
     }
 }

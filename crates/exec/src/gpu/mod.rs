@@ -11,6 +11,7 @@ mod plan_memo;
 mod replay;
 mod result;
 mod scan;
+mod set_ops;
 mod sort;
 mod upload;
 
@@ -243,7 +244,7 @@ impl GpuExecutor {
                         memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys))?.source.clone(),
                     );
                 }
-                Stage::Slice { .. } => {}
+                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } => {}
             }
         }
         for group in balanced_groups(sources, self.config.compile_programs as usize) {
@@ -580,6 +581,25 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, sliced);
                 }
+                Stage::Concat { inputs, output, schema } => {
+                    let arms = inputs
+                        .iter()
+                        .map(|i| inter.remove(i).ok_or_else(|| Error::exec("UNION ALL input missing")))
+                        .collect::<Result<Vec<_>>>()?;
+                    let (rows, stat, span) = set_ops::concat(self, &arms, schema, *output)?;
+                    pending_spans.push((stats.kernels.len(), span));
+                    stats.kernels.push(stat);
+                    inter.insert(*output, rows);
+                }
+                Stage::Repeat { input, output, times, columns, schema } => {
+                    let data = inter.remove(input).ok_or_else(|| Error::exec("repeat input missing"))?;
+                    let (rows, stat, spans) = set_ops::repeat(self, &data, *times, columns, schema, *output, reads)?;
+                    for span in spans {
+                        pending_spans.push((stats.kernels.len(), span));
+                    }
+                    stats.kernels.push(stat);
+                    inter.insert(*output, rows);
+                }
             }
             if let Some(k) = stats.kernels.last_mut() {
                 k.wall_ms = stage_start.elapsed().as_secs_f64() * 1e3;
@@ -665,7 +685,7 @@ impl GpuExecutor {
                 Stage::Sort { input, keys, schema, .. } => {
                     out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
                 }
-                Stage::Slice { .. } => {}
+                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } => {}
             }
         }
         Ok(out)

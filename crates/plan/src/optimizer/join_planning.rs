@@ -93,6 +93,10 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
             kind,
             residual,
         },
+        LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input: Box::new(rewrite(*input)?), times },
+        LogicalPlan::Union { inputs, schema } => {
+            LogicalPlan::Union { inputs: inputs.into_iter().map(rewrite).collect::<Result<_>>()?, schema }
+        }
         other => other,
     })
 }

@@ -79,6 +79,7 @@ pub(crate) fn map_node_exprs(
             probe_keys: probe_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
             build_keys: build_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
         },
+        LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input, times: f(times)? },
         other => other,
     })
 }
@@ -100,6 +101,10 @@ pub(crate) fn map_plan(
         LogicalPlan::CrossJoin { left, right } => LogicalPlan::CrossJoin { left: child(left)?, right: child(right)? },
         LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
             LogicalPlan::Join { probe: child(probe)?, build: child(build)?, probe_keys, build_keys, kind, residual }
+        }
+        LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input: child(input)?, times },
+        LogicalPlan::Union { inputs, schema } => {
+            LogicalPlan::Union { inputs: inputs.into_iter().map(|i| map_plan(i, f)).collect::<Result<_>>()?, schema }
         }
         scan => scan,
     };

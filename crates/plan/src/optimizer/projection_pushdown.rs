@@ -131,6 +131,46 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             }
             (LogicalPlan::Project { input: Box::new(input), exprs: new_exprs, names: new_names }, out_map)
         }
+        LogicalPlan::Repeat { input, times } => {
+            let mut req = required.to_vec();
+            times.columns(&mut req);
+            let (input, map) = prune(*input, &req);
+            let times = remap(times, &map);
+            (LogicalPlan::Repeat { input: Box::new(input), times }, map)
+        }
+        LogicalPlan::Union { inputs, schema } => {
+            // Every arm keeps the same columns, in the same order: each is pruned, then
+            // cut to exactly those by a projection where it kept more.
+            let mut keep: Vec<usize> = required.to_vec();
+            keep.sort_unstable();
+            keep.dedup();
+            let inputs = inputs
+                .into_iter()
+                .map(|arm| {
+                    let (arm, map) = prune(arm, &keep);
+                    let arm_schema = arm.schema();
+                    let picks: Vec<usize> = keep.iter().map(|i| map[*i].expect("required column kept")).collect();
+                    if picks.iter().copied().eq(0..arm_schema.len()) {
+                        return arm;
+                    }
+                    let exprs = picks
+                        .iter()
+                        .map(|i| {
+                            let f = &arm_schema.fields[*i];
+                            Expr::Column { index: *i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+                        })
+                        .collect();
+                    let names = picks.iter().map(|i| arm_schema.fields[*i].name.clone()).collect();
+                    LogicalPlan::Project { input: Box::new(arm), exprs, names }
+                })
+                .collect();
+            let mut map = vec![None; schema.len()];
+            for (new, old) in keep.iter().enumerate() {
+                map[*old] = Some(new);
+            }
+            let schema = gpusql_common::Schema::new(keep.iter().map(|i| schema.fields[*i].clone()).collect());
+            (LogicalPlan::Union { inputs, schema }, map)
+        }
         LogicalPlan::Aggregate { input, group_by, group_names, aggs } => {
             let mut req = vec![];
             for e in &group_by {
