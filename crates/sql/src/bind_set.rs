@@ -359,7 +359,7 @@ fn split_exists(q: &ast::Query) -> ast::Expr {
             };
             if let ast::SetExpr::Select(s) = &mut *wrapper.body {
                 if let Some(ast::TableFactor::Derived { subquery, .. }) = s.from.first_mut().map(|t| &mut t.relation) {
-                    *subquery = Box::new(q.clone());
+                    **subquery = q.clone();
                 }
             }
             exists(wrapper)
