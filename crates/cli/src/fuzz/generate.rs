@@ -144,7 +144,70 @@ impl<'a> Generator<'a> {
     pub fn query(&mut self) -> String {
         self.next_alias = 0;
         self.depth = 0;
-        self.select(None)
+        if self.rng.chance(0.15) {
+            self.set_operation(None)
+        } else {
+            self.select(None)
+        }
+    }
+
+    /// Two or three SELECTs of the same column types under UNION [ALL], INTERSECT [ALL] or
+    /// EXCEPT [ALL] (an arm now and then in parentheses); at the top, ORDER BY every
+    /// column and a LIMIT now and then. `single`: one column of that type (IN).
+    fn set_operation(&mut self, single: Option<Ty>) -> String {
+        let types: Vec<Ty> = match single {
+            Some(t) => vec![t],
+            None => {
+                let present: Vec<Ty> = [Ty::Int, Ty::Dec, Ty::Float, Ty::Str, Ty::Date]
+                    .into_iter()
+                    .filter(|t| self.schema.tables.iter().any(|tb| tb.columns.iter().any(|c| c.ty == *t)))
+                    .collect();
+                (0..1 + self.rng.below(3)).map(|_| self.rng.pick(&present).copied().unwrap_or(Ty::Int)).collect()
+            }
+        };
+        let top = self.depth == 0;
+        self.depth += 1;
+        let mut sql = self.arm(&types);
+        for _ in 0..1 + self.rng.chance(0.3) as usize {
+            let ops = ["UNION", "UNION ALL", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL"];
+            let op = *self.rng.pick(&ops).unwrap_or(&"UNION");
+            let arm = self.arm(&types);
+            let arm = if self.rng.chance(0.2) { format!("({arm})") } else { arm };
+            sql = format!("{sql} {op} {arm}");
+        }
+        self.depth -= 1;
+        if top && (self.rng.chance(0.3) || self.small_results) {
+            let keys: Vec<String> =
+                (1..=types.len()).map(|i| format!("{i}{}", if self.rng.chance(0.3) { " DESC" } else { "" })).collect();
+            sql.push_str(&format!(" ORDER BY {} LIMIT {}", keys.join(", "), 1 + self.rng.below(20)));
+        }
+        sql
+    }
+
+    /// One arm of a set operation: a SELECT of `types` (plain, DISTINCT, or aggregates
+    /// grouped by a column).
+    fn arm(&mut self, types: &[Ty]) -> String {
+        let (from, scope) = self.join_clause();
+        // (Aggregates only where every type has a column to aggregate.)
+        let aggregate = self.rng.chance(0.25) && types.iter().all(|t| !scope.of_type(*t).is_empty());
+        let mut outputs = vec![];
+        for (i, ty) in types.iter().enumerate() {
+            let e = if aggregate { self.aggregate(&scope, Some(*ty)) } else { self.expr(&scope, *ty, 2) };
+            outputs.push(format!("{e} AS c{i}"));
+        }
+        let distinct = if !aggregate && self.rng.chance(0.2) { "DISTINCT " } else { "" };
+        let mut sql = format!("SELECT {distinct}{} FROM {from}", outputs.join(", "));
+        let conds: Vec<String> = (0..self.rng.below(3)).map(|_| self.predicate(&scope, 2, false)).collect();
+        if !conds.is_empty() {
+            sql.push_str(&format!(" WHERE {}", conds.join(" AND ")));
+        }
+        if aggregate && self.rng.chance(0.6) {
+            let ty = self.any_type(&scope);
+            if let Some(c) = self.column(&scope, ty) {
+                sql.push_str(&format!(" GROUP BY {}", c.sql));
+            }
+        }
+        sql
     }
 
     fn alias(&mut self) -> String {
@@ -544,7 +607,7 @@ impl<'a> Generator<'a> {
     fn in_subquery(&mut self, scope: &Scope) -> String {
         let ty = self.any_type(scope);
         let x = self.expr(scope, ty, 0);
-        let sub = self.select(Some((ty, false)));
+        let sub = if self.rng.chance(0.15) { self.set_operation(Some(ty)) } else { self.select(Some((ty, false))) };
         let not = if self.rng.chance(0.3) { "NOT " } else { "" };
         format!("{x} {not}IN ({sub})")
     }
