@@ -3,6 +3,7 @@
 
     python3 scripts/duckdb_bench.py --sf 10 --json /tmp/duckdb_sf10.json
     python3 scripts/duckdb_bench.py --sf 0.1 --queries q01,q06 --runs 3
+    python3 scripts/duckdb_bench.py --sf 10 --query-dir bench_sql/set_operations   # other queries
     python3 scripts/duckdb_bench.py --sf 10 --data-dir /tmp/tpch10   # keep/reuse the CSVs
     python3 scripts/duckdb_bench.py --sf 30 --parquet-dir /tmp/pq30 --answers-dir /tmp/ans30
         # over the Parquet files `gpusql datagen tpch --format parquet` wrote (views, no load)
@@ -124,6 +125,8 @@ def main():
                     help="DuckDB threads (default: all cores, %(default)s here)")
     ap.add_argument("--queries", default=None, help="e.g. q01,q06 or 1,6 (default: all 22)")
     ap.add_argument("--json", default=None, help="write the results as JSON")
+    ap.add_argument("--query-dir", default=os.path.join(ROOT, "tpch"),
+                    help="folder of the qNN.sql files (default tpch/; e.g. bench_sql/set_operations)")
     ap.add_argument("--gpusql", default=default_gpusql if os.path.exists(default_gpusql) else None,
                     help="gpusql binary generating the data (default target/release/gpusql "
                          "if present, else cargo run ... dump_tpch)")
@@ -140,10 +143,12 @@ def main():
     args = ap.parse_args()
 
     queries = QUERIES
+    if os.path.abspath(args.query_dir) != os.path.join(ROOT, "tpch"):
+        queries = sorted(f[:-4] for f in os.listdir(args.query_dir) if f.startswith("q") and f.endswith(".sql"))
     if args.queries:
         toks = [t.strip().lstrip("qQ") for t in args.queries.split(",") if t.strip()]
         queries = [f"q{int(t):02d}" if t.isdigit() else t for t in toks]
-        bad = [q for q in queries if q not in QUERIES]
+        bad = [q for q in queries if not os.path.exists(os.path.join(args.query_dir, f"{q}.sql"))]
         if bad:
             sys.exit(f"no such TPC-H query: {bad}")
 
@@ -179,9 +184,9 @@ def main():
     types = {}
     print(f"{'query':<6} {'median ms':>10} {'min ms':>10} {'exec ms':>10} {'rows':>8}", flush=True)
     for q in queries:
-        with open(os.path.join(ROOT, "tpch", f"{q}.sql")) as f:
+        path = os.path.join(args.query_dir, f"{q}.sql")
+        with open(path) as f:
             sql = f.read()
-        path = os.path.join(ROOT, "tpch", f"{q}.sql")
         r = {"query": q, **bench(con, sql, args.runs, lambda: write_answer(con, path, q, args.answers_dir, types))}
         results.append(r)
         print(f"{q:<6} {r['median_ms']:>10.2f} {r['min_ms']:>10.2f} "

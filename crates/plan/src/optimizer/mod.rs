@@ -5,6 +5,7 @@ mod join_planning;
 mod move_constants;
 mod projection_pushdown;
 mod row_group_pruning;
+mod union_pushdown;
 
 use crate::logical::LogicalPlan;
 use gpusql_common::Result;
@@ -13,6 +14,7 @@ pub use constant_folding::ConstantFolding;
 pub use join_planning::JoinPlanning;
 pub use projection_pushdown::ProjectionPushdown;
 pub use row_group_pruning::RowGroupPruning;
+pub use union_pushdown::UnionPushdown;
 
 pub trait OptimizerRule {
     fn name(&self) -> &'static str;
@@ -21,11 +23,13 @@ pub trait OptimizerRule {
 
 pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
     // Projection pushdown also runs first, so join planning weighs each table by the
-    // columns the query reads of it. Row groups are pruned once join planning has put
+    // columns the query reads of it (and filters and aggregations moved into a UNION
+    // ALL's arms read only the columns needed). Row groups are pruned once join planning has put
     // each table's filters on its scan.
     vec![
         Box::new(ConstantFolding),
         Box::new(ProjectionPushdown),
+        Box::new(UnionPushdown),
         Box::new(JoinPlanning),
         Box::new(RowGroupPruning),
         Box::new(ProjectionPushdown),
