@@ -317,7 +317,7 @@ impl<'a> Context<'a> {
             }
             ty = Some(match ty {
                 None => t.ty(),
-                Some(prev) => coerce::common_type(&prev, &t.ty()).ok_or_else(|| {
+                Some(prev) => coerce::result_type(&prev, &t.ty()).ok_or_else(|| {
                     Error::bind(format!("CASE branches of types {prev} and {}", t.ty())).at_span(whole.span())
                 })?,
             });

@@ -3,7 +3,7 @@
 //! the query they make.
 //!
 //! UNION ALL is a `Union` of the arms, each cast to the column types the arms have in
-//! common (DuckDB's rules: `coerce::common_type`; a NULL column takes the others' type).
+//! common (DuckDB's rules: `coerce::result_type`; a NULL column takes the others' type).
 //! The others are built from it: UNION groups the rows by every column (NULLs, -0.0 and
 //! 0.0, NaNs each one group, as DuckDB compares them); INTERSECT and EXCEPT tag each arm's
 //! rows, group by every column and count each side's rows, then keep the groups both sides
@@ -12,7 +12,7 @@
 
 use crate::bind_expr::{AtSpan, Context, Scope, ScopeField};
 use crate::bind_select::{bind_order_by, bind_query, bind_select, project_sort_limit};
-use crate::coerce::{cast, common_type};
+use crate::coerce::{cast, result_type};
 use gpusql_common::{Catalog, DataType, Error, Field, Result, ScalarValue, Schema};
 use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};
@@ -121,7 +121,7 @@ fn same_types(arms: Vec<LogicalPlan>, what: &str) -> Result<Vec<LogicalPlan>> {
             let t = s.fields[c].ty;
             ty = Some(match ty {
                 None => t,
-                Some(u) => common_type(&u, &t).ok_or_else(|| {
+                Some(u) => result_type(&u, &t).ok_or_else(|| {
                     Error::not_supported(format!(
                         "{what} of {u} and {t} columns (column {} '{}')",
                         c + 1,
@@ -270,7 +270,7 @@ fn bind_values(v: &ast::Values, catalog: &dyn Catalog) -> Result<LogicalPlan> {
             let t = row[c].ty();
             ty = Some(match ty {
                 None => t,
-                Some(u) => common_type(&u, &t)
+                Some(u) => result_type(&u, &t)
                     .ok_or_else(|| Error::not_supported(format!("VALUES column {} of {u} and {t} values", c + 1)))?,
             });
         }

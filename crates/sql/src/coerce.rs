@@ -41,6 +41,23 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     })
 }
 
+/// The type of a value that is one of two types (CASE branches, COALESCE, the columns of
+/// set operations, VALUES): `common_type`, except that decimals whose integer digits plus
+/// scale pass 38 keep their integer digits and lose scale (DuckDB: DECIMAL(38,1) and
+/// DECIMAL(12,3) make DECIMAL(38,1)); comparisons keep `common_type`'s scale.
+pub fn result_type(a: &DataType, b: &DataType) -> Option<DataType> {
+    let t = common_type(a, b)?;
+    if let (Some((p1, s1)), Some((p2, s2)), DataType::Decimal { .. }) = (a.as_decimal(), b.as_decimal(), t) {
+        let int_digits = (p1 - s1).max(p2 - s2);
+        let scale = s1.max(s2);
+        if int_digits as u16 + scale as u16 > gpusql_common::datatype::MAX_DECIMAL_PRECISION as u16 {
+            let max = gpusql_common::datatype::MAX_DECIMAL_PRECISION;
+            return Some(DataType::decimal(max, max.saturating_sub(int_digits)));
+        }
+    }
+    Some(t)
+}
+
 /// Whether a value of type `from` may be stored in a column of type `to` (INSERT): the
 /// same type, numbers, or a DATE into a TIMESTAMP (its midnight).
 pub fn assignable(from: &DataType, to: &DataType) -> bool {
