@@ -23,6 +23,7 @@ struct Planner {
     filter_order: FilterOrder,
     lane_refill: Option<u32>,
     top_n: bool,
+    max_cross_join_pairs: u64,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -48,6 +49,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         filter_order: config.filter_order,
         lane_refill: config.lane_refill.0,
         top_n: config.top_n,
+        max_cross_join_pairs: config.max_cross_join_pairs,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
@@ -234,6 +236,27 @@ impl Planner {
         }
     }
 
+    /// A join on constant keys pairs every probe row with every build row (a cross join,
+    /// or a one-row relation): refused where the pairs are estimated past the session's
+    /// `max_cross_join_pairs` (the same estimate on both backends).
+    fn check_cross_join(&self, probe: &LogicalPlan, build: &LogicalPlan, probe_keys: &[Expr]) -> Result<()> {
+        if !probe_keys.iter().all(|k| matches!(k, Expr::Literal { .. })) {
+            return Ok(());
+        }
+        let rows = |p: &LogicalPlan| estimate(p, Estimates::Guessed).0.max(1.0);
+        let pairs = rows(probe) * rows(build);
+        if pairs > self.max_cross_join_pairs as f64 {
+            return Err(Error::InvalidInput(format!(
+                "a join without an equality condition would form about {:.0} row pairs ({:.0} x {:.0} estimated rows), more than max_cross_join_pairs ({}); add an equality between the tables, or SET max_cross_join_pairs higher",
+                pairs,
+                rows(probe),
+                rows(build),
+                self.max_cross_join_pairs
+            )));
+        }
+        Ok(())
+    }
+
     /// UNION ALL: each arm materializes its rows, then one stage copies them into one
     /// intermediate that the next pipeline scans.
     fn build_union(&mut self, inputs: &[LogicalPlan], schema: &Schema) -> Result<Built> {
@@ -275,6 +298,7 @@ impl Planner {
         kind: JoinKind,
         residual: Option<&Expr>,
     ) -> Result<Built> {
+        self.check_cross_join(probe, build, probe_keys)?;
         // The build side first: its own pipeline ends in the hash table.
         let (bsource, bops) = self.open(build)?;
         let build_schema = row_schema(&bsource, &bops).clone();

@@ -294,14 +294,14 @@ fn next_build(rels: &Relations, edges: &[Edge], joined: &[usize]) -> Result<(usi
     if let Some(next) = candidate {
         return Ok((next, false));
     }
-    // A relation of exactly one row (an uncorrelated scalar subquery) joins every row
-    // on a constant key, once nothing else can be joined.
+    // Once nothing else can be joined: a relation of exactly one row (an uncorrelated
+    // scalar subquery), else the smallest left (a cross join: its rows are every probe
+    // row's matches, which the warp walks together; conditions between the two filter
+    // the pairs above the join) joins every row on a constant key.
     let single =
         (0..n).find(|r| !joined.contains(r) && rels.slots[*r].as_ref().is_some_and(|p| p.yields_exactly_one_row()));
-    match single {
-        Some(next) => Ok((next, true)),
-        None => Err(Error::not_supported("cross joins (tables in FROM without an equi-join condition between them)")),
-    }
+    let smallest = (0..n).filter(|r| !joined.contains(r)).min_by(|a, b| rels.est[*a].0.total_cmp(&rels.est[*b].0));
+    single.or(smallest).map(|next| (next, true)).ok_or_else(|| Error::plan("join planning: no relation left"))
 }
 
 /// The keys joining `next` to the relations joined so far (each edge used once): the
