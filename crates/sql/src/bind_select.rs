@@ -389,29 +389,48 @@ fn bind_outer_join(
     };
     let build_is_right = preserved == Preserved::Left;
     let (probe_start, build_start) = if build_is_right { (item_start, right_start) } else { (right_start, item_start) };
+    // Conditions that are neither a key nor the build side's own: a match must satisfy
+    // them too. Over the probe row, then the build row.
+    let n_probe = if build_is_right { right_start - item_start } else { scope.fields.len() - right_start };
+    let in_build = |c: usize| if build_is_right { c >= right_start } else { c < right_start };
+    let to_pair = |c: usize| if in_build(c) { n_probe + c - build_start } else { c - probe_start };
+    let mut residual = vec![];
     let what = if build_is_right { "LEFT" } else { "RIGHT" };
-    let unsupported =
-        |t: &ast::Expr| Error::not_supported(format!("this {what} JOIN condition: {t}")).at_span(t.span());
     for t in &terms {
         let bound = Context::Plain(scope).bind(t)?;
         if side(&bound) == Some(build_is_right) {
             filters.push(bound.remap_columns(&|c| c - build_start));
             continue;
         }
-        let Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } = bound else {
-            return Err(unsupported(t));
+        let key = match &bound {
+            Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } => match (side(a), side(b)) {
+                (Some(false), Some(true)) => Some(((**a).clone(), (**b).clone())),
+                (Some(true), Some(false)) => Some(((**b).clone(), (**a).clone())),
+                _ => None,
+            },
+            _ => None,
         };
-        let (l, r) = match (side(&a), side(&b)) {
-            (Some(false), Some(true)) => (*a, *b),
-            (Some(true), Some(false)) => (*b, *a),
-            _ => return Err(unsupported(t)),
-        };
-        let (p, b) = if build_is_right { (l, r) } else { (r, l) };
-        probe_keys.push(p.remap_columns(&|c| c - probe_start));
-        build_keys.push(b.remap_columns(&|c| c - build_start));
-    }
-    if probe_keys.is_empty() {
-        return Err(Error::not_supported(format!("{what} JOIN without an equality between its two sides")));
+        match key {
+            Some((l, r)) => {
+                let (p, b) = if build_is_right { (l, r) } else { (r, l) };
+                probe_keys.push(p.remap_columns(&|c| c - probe_start));
+                build_keys.push(b.remap_columns(&|c| c - build_start));
+            }
+            None => {
+                let mut cols = vec![];
+                bound.columns(&mut cols);
+                if cols.iter().any(|c| *c < item_start) {
+                    return Err(Error::not_supported(format!(
+                        "this {what} JOIN condition: {t} (it names a table outside the join)"
+                    ))
+                    .at_span(t.span()));
+                }
+                if bound.ty() != DataType::Boolean {
+                    return Err(Error::bind(format!("JOIN condition {t} must be BOOLEAN")).at_span(t.span()));
+                }
+                residual.push(bound.remap_columns(&to_pair));
+            }
+        }
     }
     let (probe, build, nullable) = if build_is_right {
         (left, right, right_start..scope.fields.len())
@@ -421,22 +440,32 @@ fn bind_outer_join(
     for f in &mut scope.fields[nullable] {
         f.nullable = true;
     }
-    let build = match filters.into_iter().reduce(|a, b| Expr::Binary {
+    let and = |a, b| Expr::Binary {
         op: gpusql_plan::BinaryOp::And,
         left: Box::new(a),
         right: Box::new(b),
         ty: DataType::Boolean,
-    }) {
+    };
+    let build = match filters.into_iter().reduce(and) {
         Some(p) => LogicalPlan::Filter { input: Box::new(build), predicate: p },
         None => build,
     };
-    let join = LogicalPlan::Join {
-        probe: Box::new(probe),
-        build: Box::new(build),
-        probe_keys,
-        build_keys,
-        kind: gpusql_plan::JoinKind::Left,
-        residual: None,
+    if probe_keys.is_empty() {
+        // No equality: every pair is a candidate (a constant key), the conditions decide.
+        let one = Expr::literal(ScalarValue::Int32(1), DataType::Int32);
+        probe_keys.push(one.clone());
+        build_keys.push(one);
+    }
+    let join = match residual.into_iter().reduce(and) {
+        None => LogicalPlan::Join {
+            probe: Box::new(probe),
+            build: Box::new(build),
+            probe_keys,
+            build_keys,
+            kind: gpusql_plan::JoinKind::Left,
+            residual: None,
+        },
+        Some(condition) => outer_join_with_condition(probe, build, probe_keys, build_keys, condition),
     };
     if build_is_right {
         return Ok(join);
@@ -454,6 +483,40 @@ fn bind_outer_join(
         .collect();
     let names = order.iter().map(|i| schema.fields[*i].name.clone()).collect();
     Ok(LogicalPlan::Project { input: Box::new(join), exprs, names })
+}
+
+/// An outer join whose matches must also satisfy `condition` (over the probe row, then
+/// the build row; not only keys): the matching pairs (an inner join, filtered), and the
+/// probe rows with no such pair (an anti join whose residual is the condition) with NULL
+/// build columns, as one UNION ALL.
+fn outer_join_with_condition(
+    probe: LogicalPlan,
+    build: LogicalPlan,
+    probe_keys: Vec<Expr>,
+    build_keys: Vec<Expr>,
+    condition: Expr,
+) -> LogicalPlan {
+    let join = |kind, residual| LogicalPlan::Join {
+        probe: Box::new(probe.clone()),
+        build: Box::new(build.clone()),
+        probe_keys: probe_keys.clone(),
+        build_keys: build_keys.clone(),
+        kind,
+        residual,
+    };
+    let matched =
+        LogicalPlan::Filter { input: Box::new(join(gpusql_plan::JoinKind::Inner, None)), predicate: condition.clone() };
+    let unmatched = join(gpusql_plan::JoinKind::Anti, Some(condition));
+    let mut schema = matched.schema();
+    let n_probe = probe.schema().len();
+    for f in &mut schema.fields[n_probe..] {
+        f.nullable = true;
+    }
+    let mut exprs = columns_of(&unmatched);
+    exprs.extend(schema.fields[n_probe..].iter().map(|f| Expr::literal(ScalarValue::Null, f.ty)));
+    let names = schema.fields.iter().map(|f| f.name.clone()).collect();
+    let padded = LogicalPlan::Project { input: Box::new(unmatched), exprs, names };
+    LogicalPlan::Union { inputs: vec![matched, padded], schema }
 }
 
 /// Output name of a select item (DuckDB: the expression text, or the column name).
