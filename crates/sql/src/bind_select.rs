@@ -271,6 +271,7 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                 ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, None),
                 ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, Some(Preserved::Left)),
                 ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => (c, Some(Preserved::Right)),
+                ast::JoinOperator::FullOuter(c) => (c, Some(Preserved::Both)),
                 ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => (&ast::JoinConstraint::None, None),
                 other => {
                     let kind = format!("{other:?}");
@@ -351,6 +352,8 @@ fn filter_inner_joins(
 enum Preserved {
     Left,
     Right,
+    /// FULL [OUTER] JOIN: both.
+    Both,
 }
 
 /// `left LEFT|RIGHT [OUTER] JOIN right ON …`: equalities between the two sides are the
@@ -369,6 +372,9 @@ fn bind_outer_join(
 ) -> Result<LogicalPlan> {
     let mut terms = vec![];
     split_and(on, &mut terms);
+    if preserved == Preserved::Both {
+        return bind_full_join(left, right, &terms, scope, item_start, right_start);
+    }
     let (mut probe_keys, mut build_keys, mut filters) = (vec![], vec![], vec![]);
     // Some(true): only columns of the right side; Some(false): only of the left side.
     let side = |e: &Expr| -> Option<bool> {
@@ -483,6 +489,112 @@ fn bind_outer_join(
         .collect();
     let names = order.iter().map(|i| schema.fields[*i].name.clone()).collect();
     Ok(LogicalPlan::Project { input: Box::new(join), exprs, names })
+}
+
+/// `left FULL [OUTER] JOIN right ON …`: the matching pairs, the left rows without a match
+/// (right columns NULL) and the right rows without one (left columns NULL), as one UNION
+/// ALL. Equalities between the sides are keys; every other condition, one side's alone
+/// too, decides matches (it filters neither side: both sides keep every row).
+fn bind_full_join(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    terms: &[ast::Expr],
+    scope: &mut Scope,
+    item_start: usize,
+    right_start: usize,
+) -> Result<LogicalPlan> {
+    let (mut left_keys, mut right_keys, mut conditions) = (vec![], vec![], vec![]);
+    let n_left = right_start - item_start;
+    let side = |e: &Expr| -> Option<bool> {
+        let mut cols = vec![];
+        e.columns(&mut cols);
+        if cols.is_empty() {
+            return None;
+        }
+        if cols.iter().all(|c| *c >= right_start) {
+            Some(true)
+        } else if cols.iter().all(|c| *c >= item_start && *c < right_start) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    for t in terms {
+        let bound = Context::Plain(scope).bind(t)?;
+        let mut cols = vec![];
+        bound.columns(&mut cols);
+        if cols.iter().any(|c| *c < item_start) {
+            return Err(Error::not_supported(format!(
+                "this FULL JOIN condition: {t} (it names a table outside the join)"
+            ))
+            .at_span(t.span()));
+        }
+        if let Expr::Binary { op: gpusql_plan::BinaryOp::Eq, left: a, right: b, .. } = &bound {
+            let pair = match (side(a), side(b)) {
+                (Some(false), Some(true)) => Some(((**a).clone(), (**b).clone())),
+                (Some(true), Some(false)) => Some(((**b).clone(), (**a).clone())),
+                _ => None,
+            };
+            if let Some((l, r)) = pair {
+                left_keys.push(l.remap_columns(&|c| c - item_start));
+                right_keys.push(r.remap_columns(&|c| c - right_start));
+                continue;
+            }
+        }
+        if bound.ty() != DataType::Boolean {
+            return Err(Error::bind(format!("JOIN condition {t} must be BOOLEAN")).at_span(t.span()));
+        }
+        conditions.push(bound.remap_columns(&|c| c - item_start));
+    }
+    for f in &mut scope.fields[item_start..] {
+        f.nullable = true;
+    }
+    if left_keys.is_empty() {
+        let one = Expr::literal(ScalarValue::Int32(1), DataType::Int32);
+        left_keys.push(one.clone());
+        right_keys.push(one);
+    }
+    let and = |a, b| Expr::Binary {
+        op: gpusql_plan::BinaryOp::And,
+        left: Box::new(a),
+        right: Box::new(b),
+        ty: DataType::Boolean,
+    };
+    let condition = conditions.into_iter().reduce(and);
+    let n_right = right.schema().len();
+    // The condition over (right, left) rows, for the right side's anti join.
+    let swapped =
+        condition.as_ref().map(|c| c.clone().remap_columns(&|i| if i < n_left { n_right + i } else { i - n_left }));
+    let join = |probe: &LogicalPlan, build: &LogicalPlan, pk: &[Expr], bk: &[Expr], kind, residual| LogicalPlan::Join {
+        probe: Box::new(probe.clone()),
+        build: Box::new(build.clone()),
+        probe_keys: pk.to_vec(),
+        build_keys: bk.to_vec(),
+        kind,
+        residual,
+    };
+    let inner = join(&left, &right, &left_keys, &right_keys, gpusql_plan::JoinKind::Inner, None);
+    let matched = match &condition {
+        Some(c) => LogicalPlan::Filter { input: Box::new(inner), predicate: c.clone() },
+        None => inner,
+    };
+    let mut schema = matched.schema();
+    for f in &mut schema.fields {
+        f.nullable = true;
+    }
+    let names: Vec<String> = schema.fields.iter().map(|f| f.name.clone()).collect();
+    let nulls = |fields: &[gpusql_common::Field]| -> Vec<Expr> {
+        fields.iter().map(|f| Expr::literal(ScalarValue::Null, f.ty)).collect()
+    };
+    let left_only = join(&left, &right, &left_keys, &right_keys, gpusql_plan::JoinKind::Anti, condition.clone());
+    let mut exprs = columns_of(&left_only);
+    exprs.extend(nulls(&schema.fields[n_left..]));
+    let left_only = LogicalPlan::Project { input: Box::new(left_only), exprs, names: names.clone() };
+    let right_only = join(&right, &left, &right_keys, &left_keys, gpusql_plan::JoinKind::Anti, swapped);
+    let mut exprs = nulls(&schema.fields[..n_left]);
+    exprs.extend(columns_of(&right_only));
+    let right_only = LogicalPlan::Project { input: Box::new(right_only), exprs, names };
+    Ok(LogicalPlan::Union { inputs: vec![matched, left_only, right_only], schema })
 }
 
 /// An outer join whose matches must also satisfy `condition` (over the probe row, then

@@ -325,17 +325,23 @@ impl<'a> Generator<'a> {
             let Some((left_alias, (_, lc, rt, rc), _)) = self.rng.pick(&candidates).cloned() else { break };
             let alias = self.alias();
             let item = self.table_item(&rt, &alias);
-            let kind = match self.rng.below(10) {
+            let kind = match self.rng.below(14) {
                 0..=4 => "JOIN",
                 5..=8 => "LEFT JOIN",
-                _ => "INNER JOIN",
+                9 => "INNER JOIN",
+                10 | 11 => "RIGHT JOIN",
+                _ => "FULL JOIN",
             };
             let mut on = format!("{left_alias}.{lc} = {alias}.{rc}");
             if self.rng.chance(0.15) {
-                let mut s = scope.clone();
-                s.items.push(item.clone());
                 let extra = self.compare(&Scope { items: vec![item.clone()] }, 1);
-                let _ = s;
+                on.push_str(&format!(" AND {extra}"));
+            }
+            // A condition over both sides (no key: it decides which pairs match).
+            if self.rng.chance(0.1) {
+                let mut both = scope.clone();
+                both.items.push(item.clone());
+                let extra = self.compare(&both, 1);
                 on.push_str(&format!(" AND {extra}"));
             }
             sql.push_str(&format!(" {kind} {rt} AS {alias} ON {on}"));
