@@ -164,6 +164,20 @@ pub enum LogicalPlan {
 }
 
 impl LogicalPlan {
+    /// A scan of every column of a catalog table.
+    pub fn scan(info: gpusql_common::TableInfo) -> LogicalPlan {
+        let n = info.schema.len();
+        LogicalPlan::Scan {
+            table: info.name,
+            table_schema: info.schema,
+            projection: (0..n).collect(),
+            rows: info.row_count,
+            sample: info.sample,
+            statistics: info.statistics,
+            chunks: None,
+        }
+    }
+
     pub fn schema(&self) -> Schema {
         match self {
             LogicalPlan::Scan { table_schema, projection, .. } => {

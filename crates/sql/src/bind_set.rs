@@ -289,17 +289,7 @@ fn bind_values(v: &ast::Values, catalog: &dyn Catalog) -> Result<LogicalPlan> {
         f.nullable = rows.iter().any(|r| r[c].is_null());
     }
     let schema = Schema::new(fields);
-    let info = catalog.values_table(&schema, &rows)?;
-    let n = info.schema.len();
-    Ok(LogicalPlan::Scan {
-        table: info.name.clone(),
-        table_schema: info.schema,
-        projection: (0..n).collect(),
-        rows: info.row_count,
-        sample: info.sample,
-        statistics: info.statistics,
-        chunks: None,
-    })
+    Ok(LogicalPlan::scan(catalog.values_table(&schema, &rows)?))
 }
 
 /// `q` with its EXISTS over set operations rewritten for the subquery binder, which takes

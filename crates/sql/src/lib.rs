@@ -3,6 +3,7 @@
 
 mod audit;
 mod bind_expr;
+mod bind_join;
 mod bind_mark;
 mod bind_scalar;
 mod bind_select;
