@@ -75,15 +75,30 @@ fn nvrtc_compiles_every_test_kernel() {
     if !nvrtc_or_skip() {
         return;
     }
-    let mut failures = vec![];
-    for entry in std::fs::read_dir(repo().join("sql-tests")).unwrap() {
-        let f = entry.unwrap().path();
-        if f.extension().is_some_and(|x| x == "slt") {
-            if let Err(e) = gpusql_cli::check::run_slt_file_with(&f, BackendChoice::Cpu, Some("sm_90")) {
-                failures.push(format!("{}: {e}", f.display()));
-            }
-        }
-    }
+    // The files on all cores (each its own engine; NVRTC compiles one program per thread).
+    let files: Vec<_> = std::fs::read_dir(repo().join("sql-tests"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|f| f.extension().is_some_and(|x| x == "slt"))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut failed = vec![];
+                    while let Some(f) = files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                        if let Err(e) = gpusql_cli::check::run_slt_file_with(f, BackendChoice::Cpu, Some("sm_90")) {
+                            failed.push(format!("{}: {e}", f.display()));
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
     let mut report = CheckReport::default();
     let opts = CheckOptions { backend: BackendChoice::Cpu, compile_arch: Some("sm_90".into()), ..Default::default() };
     run_tpch(&repo().join("tpch"), &opts, &mut report);

@@ -70,7 +70,7 @@ pub fn is_unknown_column(e: &Error) -> bool {
 }
 
 pub fn is_aggregate_name(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "sum" | "count" | "avg" | "min" | "max")
+    matches!(name.to_ascii_lowercase().as_str(), "sum" | "count" | "avg" | "min" | "max" | "count_if")
 }
 
 /// Whether an AST expression contains a subquery.
@@ -201,6 +201,23 @@ impl<'a> Context<'a> {
             A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, e),
             A::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: false }),
             A::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: true }),
+            A::IsDistinctFrom(a, b) | A::IsNotDistinctFrom(a, b) => {
+                // NULL is not distinct from NULL, and distinct from any value; otherwise `<>`
+                // (NaN is not distinct from NaN, -0.0 not from 0.0).
+                let (l, r) = (self.bind(a)?, self.bind(b)?);
+                let differ =
+                    coerce::comparison(BinaryOp::NotEq, l.clone(), r.clone()).map_err(|x| x.at_span(e.span()))?;
+                let is_null = |x: Expr, negated| Expr::IsNull { expr: Box::new(x), negated };
+                let distinct = Expr::Case {
+                    branches: vec![
+                        (is_null(l.clone(), false), is_null(r.clone(), true)),
+                        (is_null(r, false), Expr::literal(ScalarValue::Boolean(true), DataType::Boolean)),
+                    ],
+                    else_expr: Some(Box::new(differ)),
+                    ty: DataType::Boolean,
+                };
+                Ok(if matches!(e, A::IsNotDistinctFrom(..)) { Expr::Not(Box::new(distinct)) } else { distinct })
+            }
             A::Between { expr, negated, low, high } => {
                 let v = self.bind(expr)?;
                 let lo = coerce::comparison(BinaryOp::GtEq, v.clone(), self.bind(low)?)?;
@@ -588,13 +605,15 @@ impl<'a> Context<'a> {
         let ast::FunctionArguments::List(list) = &f.args else {
             return Err(Error::bind(format!("{name} needs an argument")).at_span(at));
         };
-        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+        // (MIN and MAX of the distinct values are those of all values.)
+        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
+            && !matches!(name.as_str(), "min" | "max");
         if distinct && name != "count" {
             return Err(Error::not_supported(format!("{name}(DISTINCT …)")).at_span(at));
         }
         let func = match name.as_str() {
             "sum" => AggFunc::Sum,
-            "count" => AggFunc::Count,
+            "count" | "count_if" => AggFunc::Count,
             "avg" => AggFunc::Avg,
             "min" => AggFunc::Min,
             _ => AggFunc::Max,
@@ -614,6 +633,18 @@ impl<'a> Context<'a> {
         let arg = match &f.filter {
             Some(c) => Some(self.bind(&crate::functions::filtered_argument(arg, c, f)?)?),
             None => arg.map(|x| self.bind(x)).transpose()?,
+        };
+        // count_if(c): the rows where c is TRUE, as COUNT(CASE WHEN c THEN 1 END).
+        let arg = match arg {
+            Some(c) if name == "count_if" => {
+                if c.ty() != DataType::Boolean && !matches!(c, Expr::Literal { value: ScalarValue::Null, .. }) {
+                    return Err(Error::bind(format!("count_if needs a BOOLEAN, got {}", c.ty())).at_span(at));
+                }
+                let one = Expr::literal(ScalarValue::Int32(1), DataType::Int32);
+                Some(Expr::Case { branches: vec![(c, one)], else_expr: None, ty: DataType::Int32 })
+            }
+            None if name == "count_if" => return Err(Error::bind("count_if takes one argument").at_span(at)),
+            other => other,
         };
         let arg_ty = arg.as_ref().map(|a| a.ty());
         if func == AggFunc::Avg && arg_ty == Some(DataType::Timestamp) {

@@ -40,11 +40,14 @@ fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
         .collect()
 }
 
+/// Arguments of GREATEST / LEAST at most (each one more triples the rewritten text).
+const MAX_GREATEST_ARGUMENTS: usize = 6;
+
 /// The rewritten call, or None where `f` is not one of these functions.
 pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     let name = f.name.to_string().to_ascii_lowercase();
     let field = date_function_field(&name);
-    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif") {
+    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif" | "ifnull" | "greatest" | "least") {
         return None;
     }
     let at = f.span();
@@ -61,8 +64,23 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             }
         }
         ("nullif", [x, y]) => format!("CASE WHEN ({x}) = ({y}) THEN NULL ELSE ({x}) END"),
+        ("ifnull", [x, y]) => format!("CASE WHEN ({x}) IS NOT NULL THEN ({x}) ELSE ({y}) END"),
+        ("greatest" | "least", []) => return wrong("at least one argument"),
+        // NULLs are skipped (NULL only where every argument is), as in DuckDB; each step
+        // repeats the value so far three times, so the arguments are bounded.
+        ("greatest" | "least", args) if args.len() > MAX_GREATEST_ARGUMENTS => {
+            return Some(Err(
+                Error::not_supported(format!("{name} of more than {MAX_GREATEST_ARGUMENTS} arguments")).at_span(at)
+            ))
+        }
+        ("greatest" | "least", [first, rest @ ..]) => {
+            let op = if name == "greatest" { ">=" } else { "<=" };
+            rest.iter().fold(format!("({first})"), |acc, x| {
+                format!("(CASE WHEN {acc} IS NULL THEN ({x}) WHEN ({x}) IS NULL THEN {acc} WHEN {acc} {op} ({x}) THEN {acc} ELSE ({x}) END)")
+            })
+        }
         (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
-        ("nullif", _) => return wrong("two arguments"),
+        ("nullif" | "ifnull", _) => return wrong("two arguments"),
         _ => return wrong("one argument"),
     };
     Some(parse_expr(&sql, f))
