@@ -11,7 +11,7 @@ use crate::literals::{interval_constants, param_name, LiteralPart};
 use crate::types::{c_type, null_value};
 use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result};
-use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern};
+use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern, MathFunc};
 
 fn or_null(a: &Value, b: &Value) -> String {
     match (a.is_never_null(), b.is_never_null()) {
@@ -162,6 +162,7 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const double {t} = round_f64({}, {m}, {});", x.v, *digits < 0));
             Ok(Value { v: t, null: x.null })
         }
+        Expr::Math { func, args } => gen_math(*func, args, row, out),
         Expr::Length(expr) => {
             let s = gen(expr, row, out)?;
             let t = out.tmp("len");
@@ -264,10 +265,22 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
     match op {
         // DOUBLE `/` and `%` are IEEE's (inf, NaN), without an error; `/` is always DOUBLE.
         BinaryOp::Mod if *ty == DataType::Float64 => out.line(format!("const {ct} {t} = fmod({a}, {b});")),
-        BinaryOp::Mod => {
+        // `%` of integers and decimals, `//` of integers: an error by zero. x % -1 is 0 and
+        // the smallest integer // -1 overflows (C leaves both undefined).
+        BinaryOp::Mod | BinaryOp::Div => {
             out.line(format!("const bool {t}z = !({null}) && {b} == 0;"));
             out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
-            out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({a} % {b});"));
+            if *op == BinaryOp::Div {
+                let min = if *ty == DataType::Int32 { "(-2147483647 - 1)" } else { "(-9223372036854775807ll - 1)" };
+                out.line(format!(
+                    "if (!({null}) && {b} == -1 && {a} == {min}) raise_error(err, {});",
+                    out_of_range_code(ty)
+                ));
+                let negated = format!("({ct})(0ull - (unsigned long long){a})");
+                out.line(format!("const {ct} {t} = {t}z ? ({ct})0 : ({b} == -1 ? {negated} : {a} / {b});"));
+            } else {
+                out.line(format!("const {ct} {t} = ({t}z || {b} == -1) ? ({ct})0 : ({a} % {b});"));
+            }
         }
         // (prelude.cu's i128_sub says why 128-bit subtraction is not `-`.)
         BinaryOp::Sub if ct == "__int128" => out.line(format!("const {ct} {t} = i128_sub({a}, {b});")),
@@ -293,6 +306,38 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
         }
         _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
     }
+    Ok(Value { v: t, null })
+}
+
+/// A math function (`plan/src/math.rs`): the C function of a DOUBLE, prelude.cu's exact
+/// FLOOR / CEIL / TRUNC of a DECIMAL, SIGN as an INTEGER.
+fn gen_math(func: MathFunc, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
+    let ty = args[0].ty();
+    let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
+    let null = values.iter().map(|v| v.null.clone()).collect::<Vec<_>>().join(" || ");
+    let null = if values.len() > 1 { format!("({null})") } else { null };
+    let x = &values[0].v;
+    let t = out.tmp("m");
+    let ct = c_type(&ty);
+    let v = match (func, ty) {
+        (MathFunc::Sign, DataType::Float64) => format!("(int32_t)f64_sign({x})"),
+        (MathFunc::Sign, _) => format!("(int32_t)(({x} > 0) - ({x} < 0))"),
+        (f, DataType::Decimal { scale, .. }) => {
+            let p = 10i128.pow(scale as u32);
+            let p = if ct == "__int128" { crate::types::i128_literal(p) } else { format!("{p}ll") };
+            let name = match f {
+                MathFunc::Floor => "scaled_floor",
+                MathFunc::Ceil => "scaled_ceil",
+                _ => "scaled_trunc",
+            };
+            format!("{name}<{ct}>({x}, {p})")
+        }
+        (f, _) => {
+            let rest: String = values[1..].iter().map(|v| format!(", {}", v.v)).collect();
+            format!("{}({x}{rest})", f.cuda_name())
+        }
+    };
+    out.line(format!("const {} {t} = {v};", c_type(&func.result_type(ty))));
     Ok(Value { v: t, null })
 }
 

@@ -85,6 +85,14 @@ __device__ __forceinline__ bool f64_lt(double a, double b) { return a < b || (is
 __device__ __forceinline__ uint64_t f64_key_bits(double d) {
     return d == 0.0 ? 0ull : (isnan(d) ? 0x7ff8000000000000ull : (uint64_t)__double_as_longlong(d));
 }
+// The math functions of plan/src/math.rs that C lacks. SIGN: 0 for ±0.0 and NaN.
+__device__ __forceinline__ double f64_sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+__device__ __forceinline__ double f64_degrees(double x) { return __dmul_rn(x, 180.0 / 3.141592653589793); }
+__device__ __forceinline__ double f64_radians(double x) { return __dmul_rn(x, 3.141592653589793 / 180.0); }
+// FLOOR / CEIL / TRUNC of a DECIMAL's scaled integer v by p = 10^scale (exact).
+template <typename T> __device__ __forceinline__ T scaled_trunc(T v, T p) { return v / p; }
+template <typename T> __device__ __forceinline__ T scaled_floor(T v, T p) { const T q = v / p; return (v % p != 0 && v < 0) ? q - 1 : q; }
+template <typename T> __device__ __forceinline__ T scaled_ceil(T v, T p) { const T q = v / p; return (v % p != 0 && v > 0) ? q + 1 : q; }
 // round(x, digits): m = 10^|digits| (from the host). For digits >= 0 the product rounded
 // half away from zero, where an apparent tie is checked against the exact product (fma
 // gives its rounding error); then divided back. Non-finite scaled values give x.

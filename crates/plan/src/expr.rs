@@ -3,6 +3,7 @@
 //! of one type (decimals at a common scale) and both backends stay simple.
 
 use crate::literal_set::LiteralSet;
+use crate::math::MathFunc;
 use crate::parameters::ParamSource;
 pub use gpusql_common::date::{DateField, TruncUnit};
 use gpusql_common::{DataType, ScalarValue};
@@ -176,6 +177,12 @@ pub enum Expr {
         expr: Box<Expr>,
         digits: i32,
     },
+    /// A math function (`math.rs`): DOUBLE arguments, except a DECIMAL for FLOOR / CEIL /
+    /// TRUNC and a DECIMAL or integer for SIGN (the binder casts the others).
+    Math {
+        func: MathFunc,
+        args: Vec<Expr>,
+    },
 }
 
 /// Character range [from, to) of SUBSTRING(… FROM start FOR len) in a string of `chars`
@@ -304,6 +311,7 @@ impl Expr {
             Expr::RoundDouble { .. } => DataType::Float64,
             Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
+            Expr::Math { func, args } => func.result_type(args[0].ty()),
             Expr::DateAdd { .. } => DataType::Date,
             Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => DataType::Timestamp,
         }
@@ -347,6 +355,7 @@ impl Expr {
                 v
             }
             Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
+            Expr::Math { args, .. } => args.iter().collect(),
         }
     }
 
@@ -371,6 +380,7 @@ impl Expr {
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
             Expr::Length(expr) => Expr::Length(t(expr)),
             Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: t(expr), digits },
+            Expr::Math { func, args } => Expr::Math { func, args: args.into_iter().map(|e| e.transform(f)).collect() },
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -527,6 +537,10 @@ impl Expr {
                     },
                 }
             }
+            // (A DIVISION of integers is `//`; `/` always divides DOUBLEs.)
+            Expr::Binary { op: BinaryOp::Div, left, right, ty } if *ty != DataType::Float64 => {
+                write!(f, "({} // {})", show(left), show(right))
+            }
             Expr::Binary { op, left, right, .. } => write!(f, "({} {} {})", show(left), op.symbol(), show(right)),
             Expr::Not(e) => write!(f, "NOT {}", show(e)),
             Expr::Negate(e) => write!(f, "-{}", show(e)),
@@ -554,6 +568,10 @@ impl Expr {
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {})", show(expr)),
             Expr::Length(expr) => write!(f, "LENGTH({})", show(expr)),
             Expr::RoundDouble { expr, digits } => write!(f, "ROUND({}, {digits})", show(expr)),
+            Expr::Math { func, args } => {
+                let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
+                write!(f, "{}({})", func.name(), args.join(", "))
+            }
             Expr::Substring { expr, start, len } => match len {
                 Some(l) => write!(f, "SUBSTRING({} FROM {start} FOR {l})", show(expr)),
                 None => write!(f, "SUBSTRING({} FROM {start})", show(expr)),

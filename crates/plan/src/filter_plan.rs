@@ -182,7 +182,8 @@ fn can_raise_error(e: &Expr) -> bool {
             Expr::Extract { field, expr } => expr.ty() == DataType::Date && !field.is_day_field(),
             _ => false,
         };
-        let modulo = matches!(&x, Expr::Binary { op: BinaryOp::Mod, ty, .. } if *ty != DataType::Float64);
+        let modulo =
+            matches!(&x, Expr::Binary { op: BinaryOp::Mod | BinaryOp::Div, ty, .. } if *ty != DataType::Float64);
         let integer_overflow = matches!(&x, Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, ty, .. }
             if matches!(ty, DataType::Int32 | DataType::Int64));
         let cast_of_double =

@@ -8,6 +8,7 @@ pub mod expr;
 pub mod filter_plan;
 pub mod literal_set;
 pub mod logical;
+pub mod math;
 pub mod optimizer;
 pub mod parameters;
 pub mod physical;
@@ -22,6 +23,7 @@ pub use expr::{
 };
 pub use literal_set::LiteralSet;
 pub use logical::{AggExpr, AggFunc, JoinKind, LogicalPlan, SortKey};
+pub use math::MathFunc;
 pub use physical::{
     AggState, DictionaryColumn, IntermediateId, KeptChunks, MultiMatch, PhysicalPlan, Pipeline, PipelineOp,
     ReplicaUser, ReplicatedTable, Sink, SortColumn, Source, Stage, StateFunc,

@@ -32,8 +32,8 @@ pub struct AggExpr {
     pub func: AggFunc,
     pub arg: Option<Expr>,
     pub ty: DataType,
-    /// COUNT(DISTINCT arg): the binder plans it as two aggregations (distinct keys, then
-    /// a count), so the physical plan never sees it.
+    /// COUNT / SUM / AVG(DISTINCT arg): the binder plans it as two aggregations (distinct
+    /// keys, then the aggregate), so the physical plan never sees it.
     pub distinct: bool,
 }
 

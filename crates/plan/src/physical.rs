@@ -206,12 +206,16 @@ impl Pipeline {
         out
     }
 
-    /// The error of a kernel that found `%` of integers or decimals by zero: it names the
+    /// The error of a kernel that found `%` or `//` of integers or decimals by zero: it names the
     /// first such `%` of the pipeline (the CPU backend names the one that failed).
     pub fn division_by_zero(&self) -> gpusql_common::Error {
         fn find(e: &Expr) -> Option<&Expr> {
             match e {
-                Expr::Binary { op: crate::BinaryOp::Mod, ty, .. } if *ty != DataType::Float64 => Some(e),
+                Expr::Binary { op: crate::BinaryOp::Mod | crate::BinaryOp::Div, ty, .. }
+                    if *ty != DataType::Float64 =>
+                {
+                    Some(e)
+                }
                 _ => e.children().into_iter().find_map(find),
             }
         }

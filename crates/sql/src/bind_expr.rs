@@ -240,6 +240,8 @@ impl<'a> Context<'a> {
                     .at_span(e.span()))
             }
             A::Function(f) => self.bind_function(f, e),
+            A::Floor { expr, field } => self.bind_floor_ceil(gpusql_plan::MathFunc::Floor, expr, field, e),
+            A::Ceil { expr, field } => self.bind_floor_ceil(gpusql_plan::MathFunc::Ceil, expr, field, e),
             A::Like { negated, any, expr, pattern, escape_char } => {
                 if *any {
                     return Err(Error::not_supported("LIKE ANY").at_span(e.span()));
@@ -435,6 +437,9 @@ impl<'a> Context<'a> {
                 x => Err(Error::bind(format!("abs needs a number, got {}", x.ty())).at_span(whole.span())),
             };
         }
+        if let Some(math) = self.bind_math_function(f, whole) {
+            return math;
+        }
         let name = f.name.to_string();
         if is_aggregate_name(&name) {
             Err(Error::bind(format!("aggregate function {name} is not allowed here")).at_span(whole.span()))
@@ -582,6 +587,7 @@ impl<'a> Context<'a> {
             BinaryOperator::Multiply => at(coerce::arithmetic(BinaryOp::Mul, l, r)),
             BinaryOperator::Divide => at(coerce::arithmetic(BinaryOp::Div, l, r)),
             BinaryOperator::Modulo => at(coerce::arithmetic(BinaryOp::Mod, l, r)),
+            BinaryOperator::DuckIntegerDivide => at(coerce::integer_division(l, r)),
             BinaryOperator::Eq => at(coerce::comparison(BinaryOp::Eq, l, r)),
             BinaryOperator::NotEq => at(coerce::comparison(BinaryOp::NotEq, l, r)),
             BinaryOperator::Lt => at(coerce::comparison(BinaryOp::Lt, l, r)),
@@ -608,7 +614,7 @@ impl<'a> Context<'a> {
         // (MIN and MAX of the distinct values are those of all values.)
         let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
             && !matches!(name.as_str(), "min" | "max");
-        if distinct && name != "count" {
+        if distinct && !matches!(name.as_str(), "count" | "sum" | "avg") {
             return Err(Error::not_supported(format!("{name}(DISTINCT …)")).at_span(at));
         }
         let func = match name.as_str() {
@@ -666,7 +672,7 @@ impl<'a> Context<'a> {
 /// A type error of an operator's operands, placed at the operator's expression.
 fn with_position(e: Error, at: &ast::Expr) -> Error {
     match e.kind() {
-        Error::Bind(_) => e.at_span(at.span()),
+        Error::Bind(_) | Error::NotSupported(_) => e.at_span(at.span()),
         _ => e,
     }
 }

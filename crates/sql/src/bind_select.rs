@@ -958,17 +958,17 @@ pub(crate) fn project_sort_limit(
     plan
 }
 
-/// The Aggregate node. COUNT(DISTINCT x) becomes two: the distinct (keys, x) groups, with
+/// The Aggregate node. COUNT / SUM / AVG(DISTINCT x) becomes two: the distinct (keys, x) groups, with
 /// partial states of the other aggregates (SUM, COUNT, MIN, MAX; AVG as SUM and COUNT),
-/// then per key the count of x and the partials combined (SUM of sums and counts, MIN of
+/// then per key the count (sum, average) of x and the partials combined (SUM of sums and counts, MIN of
 /// minimums, …), finished by a projection (COUNT over no rows is 0, AVG = SUM / COUNT).
 /// The output has the same shape: keys, then one column per aggregate.
-/// COUNT(DISTINCT …) of several arguments: one such plan per argument (the first also
+/// DISTINCT aggregates of several arguments: one such plan per argument (the first also
 /// computing the other aggregates), joined on the group keys.
 fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
     let mut args: Vec<&Expr> = vec![];
     for a in aggs.iter().filter(|a| a.distinct) {
-        let arg = a.arg.as_ref().ok_or_else(|| Error::plan("COUNT(DISTINCT) needs an argument"))?;
+        let arg = a.arg.as_ref().ok_or_else(|| Error::plan("a DISTINCT aggregate needs an argument"))?;
         if !args.contains(&arg) {
             args.push(arg);
         }
@@ -1066,7 +1066,7 @@ fn group_join_keys(k: Expr) -> Vec<Expr> {
     vec![flag, value]
 }
 
-/// COUNT(DISTINCT x) of at most one argument `x` (see `aggregate_plan`).
+/// DISTINCT aggregates of at most one argument `x` (see `aggregate_plan`).
 fn distinct_aggregate_plan(
     input: LogicalPlan,
     keys: &[Expr],
@@ -1123,12 +1123,8 @@ fn distinct_aggregate_plan(
     for a in &aggs {
         let start = outer_aggs.len();
         if a.distinct {
-            outer_aggs.push(AggExpr {
-                func: AggFunc::Count,
-                arg: Some(col(&schema, k)),
-                ty: DataType::Int64,
-                distinct: false,
-            });
+            // COUNT, SUM or AVG of the distinct values: one per (keys, x) group.
+            outer_aggs.push(agg(a.func, col(&schema, k))?);
         } else {
             let parts = if a.func == AggFunc::Avg { 2 } else { 1 };
             for _ in 0..parts {
@@ -1162,7 +1158,7 @@ fn distinct_aggregate_plan(
                 else_expr: Some(Box::new(c)),
                 ty: DataType::Int64,
             },
-            AggFunc::Avg => Expr::Binary {
+            AggFunc::Avg if !a.distinct => Expr::Binary {
                 op: gpusql_plan::BinaryOp::Div,
                 left: Box::new(Expr::Cast { expr: Box::new(c), ty: DataType::Float64 }),
                 right: Box::new(Expr::Cast { expr: Box::new(col(&out, k + start + 1)), ty: DataType::Float64 }),

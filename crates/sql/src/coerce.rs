@@ -191,6 +191,20 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
     })
 }
 
+/// `a // b` of integers: INTEGER or BIGINT, truncated toward zero (an error by zero and for
+/// the smallest value // -1, as DuckDB). DuckDB's `//` of DOUBLEs and DECIMALs (a DOUBLE
+/// division that fails by zero) is refused.
+pub fn integer_division(l: Expr, r: Expr) -> Result<Expr> {
+    let integer = |e: &Expr| matches!(e.ty(), DataType::Int32 | DataType::Int64) || is_null_literal(e);
+    if !integer(&l) || !integer(&r) {
+        return Err(Error::not_supported(format!("// of {} and {} (only of integers)", l.ty(), r.ty())));
+    }
+    let (lt, rt) = (l.ty(), r.ty());
+    let (l, r) = (if is_null_literal(&l) { cast(l, rt) } else { l }, if is_null_literal(&r) { cast(r, lt) } else { r });
+    let t = common_type(&l.ty(), &r.ty()).ok_or_else(|| Error::bind("// needs integers"))?;
+    Ok(Expr::Binary { op: BinaryOp::Div, left: Box::new(cast(l, t)), right: Box::new(cast(r, t)), ty: t })
+}
+
 trait WithDays {
     fn with_days(self, days: Expr) -> Expr;
 }

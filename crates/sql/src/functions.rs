@@ -26,6 +26,12 @@ pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
     parsed.map_err(|_| Error::not_supported("COALESCE, NULLIF or date functions nested this deeply").at_span(at.span()))
 }
 
+/// The arguments of a call of plain expressions (no DISTINCT, ORDER BY, named or `*`
+/// arguments), or None.
+pub fn plain_arguments(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
+    args(f)
+}
+
 fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
     let ast::FunctionArguments::List(list) = &f.args else { return None };
     if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
@@ -47,7 +53,7 @@ const MAX_GREATEST_ARGUMENTS: usize = 6;
 pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     let name = f.name.to_string().to_ascii_lowercase();
     let field = date_function_field(&name);
-    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif" | "ifnull" | "greatest" | "least") {
+    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif" | "ifnull" | "mod" | "greatest" | "least") {
         return None;
     }
     let at = f.span();
@@ -64,6 +70,7 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             }
         }
         ("nullif", [x, y]) => format!("CASE WHEN ({x}) = ({y}) THEN NULL ELSE ({x}) END"),
+        ("mod", [x, y]) => format!("({x}) % ({y})"),
         ("ifnull", [x, y]) => format!("CASE WHEN ({x}) IS NOT NULL THEN ({x}) ELSE ({y}) END"),
         ("greatest" | "least", []) => return wrong("at least one argument"),
         // NULLs are skipped (NULL only where every argument is), as in DuckDB; each step
@@ -80,7 +87,7 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             })
         }
         (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
-        ("nullif" | "ifnull", _) => return wrong("two arguments"),
+        ("nullif" | "ifnull" | "mod", _) => return wrong("two arguments"),
         _ => return wrong("one argument"),
     };
     Some(parse_expr(&sql, f))

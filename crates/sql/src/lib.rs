@@ -5,6 +5,7 @@ mod audit;
 mod bind_expr;
 mod bind_join;
 mod bind_mark;
+mod bind_math;
 mod bind_scalar;
 mod bind_select;
 mod bind_set;
