@@ -445,7 +445,7 @@ impl<'a> Generator<'a> {
             return leaf(self, scope);
         }
         let b = budget - 1;
-        match (ty, self.rng.below(8)) {
+        match (ty, self.rng.below(9)) {
             (Ty::Int, 0) => format!("({} + {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
             (Ty::Int, 1) => format!("({} - {})", self.expr(scope, Ty::Int, b), self.rng.below(10)),
             (Ty::Int, 2) if !scope.of_type(Ty::Date).is_empty() => {
@@ -458,6 +458,15 @@ impl<'a> Generator<'a> {
                 let t = *self.rng.pick(&["INTEGER", "BIGINT"]).unwrap_or(&"BIGINT");
                 let x = self.expr(scope, Ty::Float, b);
                 format!("CAST(CASE WHEN abs({x}) < 1e9 THEN {x} END AS {t})")
+            }
+            (Ty::Int, 7) => match self.rng.below(3) {
+                0 if !scope.of_type(Ty::Float).is_empty() => format!("sign({})", self.expr(scope, Ty::Float, b)),
+                0 | 1 => format!("({} // {})", self.expr(scope, Ty::Int, b), self.rng.below(9) as i64 - 4),
+                _ => format!("({} // {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
+            },
+            (Ty::Dec, 8) => {
+                let f = *self.rng.pick(&["floor", "ceil", "trunc"]).unwrap_or(&"floor");
+                format!("{f}({})", self.expr(scope, Ty::Dec, b))
             }
             (Ty::Dec, 0) => format!("({} + {})", self.expr(scope, Ty::Dec, b), self.expr(scope, Ty::Dec, b)),
             (Ty::Dec, 1) => format!("({} * {})", self.expr(scope, Ty::Dec, b), self.rng.below(5)),
@@ -482,6 +491,13 @@ impl<'a> Generator<'a> {
                 1 => format!("(-{})", self.expr(scope, Ty::Float, b)),
                 _ => format!("ROUND({})", self.expr(scope, Ty::Float, b)),
             },
+            // The math functions both backends compute exactly (IEEE's sqrt, one rounded
+            // product); ln, exp, sin, … differ from the C library by CUDA's documented ulps,
+            // which floor() or a comparison could magnify, so .slt files test those.
+            (Ty::Float, 7 | 8) => {
+                let f = *self.rng.pick(&["sqrt", "floor", "ceil", "trunc", "degrees", "radians"]).unwrap_or(&"sqrt");
+                format!("{f}({})", self.expr(scope, Ty::Float, b))
+            }
             (Ty::Float, 6) => {
                 let from = if !scope.of_type(Ty::Dec).is_empty() && self.rng.chance(0.5) { Ty::Dec } else { Ty::Int };
                 format!("CAST({} AS DOUBLE)", self.expr(scope, from, b))
@@ -529,8 +545,11 @@ impl<'a> Generator<'a> {
                 let ty = self.any_type(scope);
                 format!("COUNT(DISTINCT {})", self.expr(scope, ty, 0))
             }
-            3 => numeric(self).map(|e| format!("SUM({e})")).unwrap_or_else(|| "COUNT(*)".into()),
-            4 => numeric(self).map(|e| format!("AVG({e})")).unwrap_or_else(|| "COUNT(*)".into()),
+            3 | 4 => {
+                let f = if choice == 3 { "SUM" } else { "AVG" };
+                let distinct = if self.rng.chance(0.2) { "DISTINCT " } else { "" };
+                numeric(self).map(|e| format!("{f}({distinct}{e})")).unwrap_or_else(|| "COUNT(*)".into())
+            }
             5 if !scope.of_type(Ty::Dec).is_empty() => format!("SUM({})", self.expr(scope, Ty::Dec, 1)),
             _ => {
                 let ty = match want {

@@ -37,11 +37,16 @@ pub fn fold(e: Expr) -> Result<Expr> {
     if !has_columns(&e) {
         // Over parameters: a parameter computed per run, never a literal of this run's
         // values (`parameters.rs`).
+        // A constant that fails (`61 // 0`) stays unfolded: its error is raised where a row
+        // evaluates it, as in DuckDB (over no rows, none).
         if parameters::has_parameters(&e) {
-            return parameters::derived(e);
+            return Ok(parameters::derived(e.clone()).unwrap_or(e));
         }
         let ty = e.ty();
-        return Ok(Expr::Literal { value: eval(&e, &[])?, ty });
+        return Ok(match eval(&e, &[]) {
+            Ok(value) => Expr::Literal { value, ty },
+            Err(_) => e,
+        });
     }
     // Fold the children that are constant; keep this node.
     Ok(match e {
