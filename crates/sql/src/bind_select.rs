@@ -25,8 +25,11 @@ pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> 
     let order_by: Vec<ast::OrderByExpr> = match &q.order_by {
         None => vec![],
         Some(ob) => match &ob.kind {
-            ast::OrderByKind::Expressions(v) => v.clone(),
-            ast::OrderByKind::All(_) => return Err(Error::not_supported("ORDER BY ALL")),
+            ast::OrderByKind::Expressions(v) if !is_order_by_all(v) => v.clone(),
+            // ORDER BY ALL (a keyword, as in DuckDB, though the generic dialect parses an
+            // identifier): every output column, left to right, with the options given.
+            ast::OrderByKind::Expressions(v) => return bind_order_by_all(q, &v[0].options, catalog),
+            ast::OrderByKind::All(options) => return bind_order_by_all(q, options, catalog),
         },
     };
     let (skip, fetch) = limit(&q.limit_clause)?;
@@ -36,6 +39,28 @@ pub fn bind_query(q: &ast::Query, catalog: &dyn Catalog) -> Result<LogicalPlan> 
         // Set operations and VALUES: their ORDER BY and LIMIT see the output columns only.
         body => crate::bind_set::order_limit(crate::bind_set::bind_set_expr(body, catalog)?, &order_by, skip, fetch),
     }
+}
+
+/// `ORDER BY all [ASC|DESC] [NULLS …]`: one unquoted identifier `all`.
+fn is_order_by_all(v: &[ast::OrderByExpr]) -> bool {
+    matches!(v, [o] if matches!(&o.expr, ast::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("all")))
+}
+
+/// The query ordered by every output column, left to right.
+fn bind_order_by_all(q: &ast::Query, options: &ast::OrderByOptions, catalog: &dyn Catalog) -> Result<LogicalPlan> {
+    let mut inner = q.clone();
+    inner.order_by = None;
+    inner.limit_clause = None;
+    let plan = bind_query(&inner, catalog)?;
+    let all: Vec<ast::OrderByExpr> = (1..=plan.schema().len())
+        .map(|i| ast::OrderByExpr {
+            expr: ast::Expr::value(ast::Value::Number(i.to_string(), false)),
+            options: options.clone(),
+            with_fill: None,
+        })
+        .collect();
+    let (skip, fetch) = limit(&q.limit_clause)?;
+    crate::bind_set::order_limit(plan, &all, skip, fetch)
 }
 
 fn const_usize(e: &ast::Expr, what: &str) -> Result<usize> {
@@ -642,11 +667,17 @@ fn grouping_keys(
     clauses: &Clauses,
     scope: &Scope,
 ) -> Result<(Option<Vec<ast::Expr>>, bool)> {
+    let items = &clauses.items;
+    let all_keys: Vec<ast::Expr>;
     let group_exprs: &[ast::Expr] = match &select.group_by {
         ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v,
-        _ => return Err(Error::not_supported("GROUP BY ALL / ROLLUP / CUBE")),
+        // GROUP BY ALL: the select items without aggregates.
+        ast::GroupByExpr::All(mods) if mods.is_empty() => {
+            all_keys = items.iter().filter(|(e, _)| !contains_aggregate(e)).map(|(e, _)| e.clone()).collect();
+            &all_keys
+        }
+        _ => return Err(Error::not_supported("GROUP BY … WITH ROLLUP / CUBE / TOTALS")),
     };
-    let items = &clauses.items;
     let aggregating = !group_exprs.is_empty()
         || clauses.having.is_some()
         || items.iter().any(|(e, _)| contains_aggregate(e))
@@ -669,6 +700,10 @@ fn grouping_keys(
         }
         Ok(e.clone())
     };
+    // (GROUP BY ALL's keys are select items already: a number among them is a constant.)
+    if matches!(select.group_by, ast::GroupByExpr::All(_)) {
+        return Ok((Some(group_exprs.to_vec()), distinct));
+    }
     Ok((Some(group_exprs.iter().map(resolve).collect::<Result<_>>()?), distinct))
 }
 
