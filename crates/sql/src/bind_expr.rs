@@ -15,6 +15,9 @@ pub struct ScopeField {
     pub name: String,
     pub ty: DataType,
     pub nullable: bool,
+    /// Named only as `qualifier.name` and left out of `*`: a column a JOIN … USING merged
+    /// into one (`bind_using.rs`).
+    pub hidden: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -108,7 +111,11 @@ impl Scope {
             .iter()
             .enumerate()
             .filter(|(_, f)| {
-                f.name.eq_ignore_ascii_case(name) && qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(q))
+                f.name.eq_ignore_ascii_case(name)
+                    && match qualifier {
+                        Some(q) => f.qualifier.eq_ignore_ascii_case(q),
+                        None => !f.hidden,
+                    }
             })
             .collect();
         let full = match qualifier {

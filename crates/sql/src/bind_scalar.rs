@@ -264,6 +264,7 @@ pub fn magic_set(
                 .fields
                 .iter()
                 .map(|f| ScopeField {
+                    hidden: false,
                     qualifier: qualifier.clone(),
                     name: f.name.clone(),
                     ty: f.ty,

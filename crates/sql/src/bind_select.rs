@@ -9,6 +9,7 @@ use crate::bind_join::{bind_outer_join, Preserved};
 use crate::bind_mark;
 use crate::bind_scalar::{self, ScalarSubquery};
 use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition, not_in_null_guard};
+use crate::bind_using::{merge_using_columns, using_columns};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
@@ -153,6 +154,7 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         );
     }
     scope.fields.extend(info.schema.fields.iter().map(|f| ScopeField {
+        hidden: false,
         qualifier: qualifier.clone(),
         name: f.name.clone(),
         ty: f.ty,
@@ -253,7 +255,13 @@ fn add_derived(
     }
     for (i, f) in schema.fields.iter().enumerate() {
         let name = renames.get(i).cloned().unwrap_or_else(|| f.name.clone());
-        scope.fields.push(ScopeField { qualifier: qualifier.clone(), name, ty: f.ty, nullable: f.nullable });
+        scope.fields.push(ScopeField {
+            hidden: false,
+            qualifier: qualifier.clone(),
+            name,
+            ty: f.ty,
+            nullable: f.nullable,
+        });
     }
     Ok(plan)
 }
@@ -298,6 +306,21 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
             };
             let right_start = scope.fields.len();
             let t = bind_table(&j.relation, catalog, &mut scope)?;
+            if let ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural = constraint {
+                let (using, on_using) = using_columns(constraint, &scope, item_start, right_start, j.relation.span())?;
+                item = match outer {
+                    Some(preserved) => {
+                        item = filter_inner_joins(item, &mut on, item_on, &scope, item_start, right_start)?;
+                        bind_outer_join(item, t, &on_using, preserved, &mut scope, item_start, right_start)?
+                    }
+                    None => {
+                        on.push(on_using);
+                        cross(item, t)
+                    }
+                };
+                item = merge_using_columns(item, using, outer, &mut scope)?;
+                continue;
+            }
             match (constraint, outer) {
                 (ast::JoinConstraint::On(e), Some(preserved)) => {
                     item = filter_inner_joins(item, &mut on, item_on, &scope, item_start, right_start)?;
@@ -308,7 +331,7 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
                     item = cross(item, t);
                 }
                 (ast::JoinConstraint::None, None) => item = cross(item, t),
-                _ => return Err(Error::not_supported("JOIN … USING / NATURAL JOIN").at_span(j.relation.span())),
+                _ => return Err(Error::not_supported("this join constraint").at_span(j.relation.span())),
             }
         }
         plan = Some(match plan.take() {
@@ -553,7 +576,10 @@ fn wildcard(
     if let Some(alias) = opt_alias {
         return Err(Error::not_supported("an alias of *").at_span(alias.span));
     }
-    let in_scope = |f: &&ScopeField| qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(&q.value));
+    let in_scope = |f: &&ScopeField| match qualifier {
+        Some(q) => f.qualifier.eq_ignore_ascii_case(&q.value),
+        None => !f.hidden,
+    };
     let mut fields: Vec<&ScopeField> = scope.fields.iter().filter(in_scope).collect();
     if let Some(q) = qualifier.filter(|_| fields.is_empty()) {
         return Err(Error::bind(format!("unknown table '{}' in {}.*", q.value, q.value)).at_span(q.span));
@@ -744,6 +770,7 @@ fn bind_where(
     for m in &clauses.marks {
         mark_joins.push(bind_mark::bind(m, scope, &outer, catalog)?);
         scope.fields.push(ScopeField {
+            hidden: false,
             qualifier: String::new(),
             name: m.name.clone(),
             ty: DataType::Boolean,
@@ -1256,7 +1283,7 @@ fn join_scalar(plan: LogicalPlan, scope: &mut Scope, s: ScalarSubquery) -> Resul
     let nkeys = s.outer_keys.len();
     for (i, f) in schema.fields.iter().enumerate() {
         let name = if i == nkeys { s.name.clone() } else { format!("{}_key{i}", s.name) };
-        scope.fields.push(ScopeField { qualifier: String::new(), name, ty: f.ty, nullable: f.nullable });
+        scope.fields.push(ScopeField { hidden: false, qualifier: String::new(), name, ty: f.ty, nullable: f.nullable });
     }
     let mut conditions = vec![];
     for (i, outer) in s.outer_keys.into_iter().enumerate() {
@@ -1291,7 +1318,7 @@ fn scalar_left_join_value(scope: &mut Scope, s: ScalarSubquery) -> (ScalarSubque
     for (i, f) in schema.fields.iter().enumerate() {
         let (name, nullable) =
             if i == nkeys { (s.name.clone(), value.nullable()) } else { (format!("{}_key{i}", s.name), true) };
-        scope.fields.push(ScopeField { qualifier: String::new(), name, ty: f.ty, nullable });
+        scope.fields.push(ScopeField { hidden: false, qualifier: String::new(), name, ty: f.ty, nullable });
     }
     (s, value)
 }

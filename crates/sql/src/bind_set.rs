@@ -71,7 +71,13 @@ pub fn order_limit(
         fields: schema
             .fields
             .iter()
-            .map(|f| ScopeField { qualifier: String::new(), name: f.name.clone(), ty: f.ty, nullable: f.nullable })
+            .map(|f| ScopeField {
+                hidden: false,
+                qualifier: String::new(),
+                name: f.name.clone(),
+                ty: f.ty,
+                nullable: f.nullable,
+            })
             .collect(),
         unsupported: vec![],
     };

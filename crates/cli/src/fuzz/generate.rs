@@ -332,6 +332,12 @@ impl<'a> Generator<'a> {
                 10 | 11 => "RIGHT JOIN",
                 _ => "FULL JOIN",
             };
+            // USING where the key has one name and the left side one table (else ambiguous).
+            if lc == rc && scope.items.len() == 1 && self.rng.chance(0.25) {
+                sql.push_str(&format!(" {kind} {rt} AS {alias} USING ({lc})"));
+                scope.items.push(item);
+                continue;
+            }
             let mut on = format!("{left_alias}.{lc} = {alias}.{rc}");
             if self.rng.chance(0.15) {
                 let extra = self.compare(&Scope { items: vec![item.clone()] }, 1);
