@@ -17,11 +17,18 @@ pub enum KernelError {
     /// A hash table ran out of groups; the host grows it and runs the pipeline again.
     GroupsFull = 3,
     TimestampRange = 4,
+    /// A scalar subquery returned more than one row (`Expr::ScalarSubqueryRows`).
+    SubqueryRows = 5,
 }
 
 impl KernelError {
-    pub const ALL: [KernelError; 4] =
-        [KernelError::DivisionByZero, KernelError::Overflow, KernelError::GroupsFull, KernelError::TimestampRange];
+    pub const ALL: [KernelError; 5] = [
+        KernelError::DivisionByZero,
+        KernelError::Overflow,
+        KernelError::GroupsFull,
+        KernelError::TimestampRange,
+        KernelError::SubqueryRows,
+    ];
 
     /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
     /// kind, the rest details (`out_of_range_code`).
@@ -36,6 +43,7 @@ impl KernelError {
             KernelError::Overflow => "ERR_OVERFLOW",
             KernelError::GroupsFull => "ERR_GROUPS_FULL",
             KernelError::TimestampRange => "ERR_TIMESTAMP_RANGE",
+            KernelError::SubqueryRows => "ERR_SUBQUERY_ROWS",
         }
     }
 }

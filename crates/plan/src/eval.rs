@@ -193,6 +193,7 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             S::Float64(x) => S::Float64(semantics::round_f64(x, *digits)),
             _ => S::Null,
         },
+        Expr::ScalarSubqueryRows { .. } => return Err(Error::exec(crate::expr::SUBQUERY_ROWS_ERROR)),
         Expr::Math { func, args } => {
             let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
             func.eval(&values, args[0].ty())

@@ -183,7 +183,16 @@ pub enum Expr {
         func: MathFunc,
         args: Vec<Expr>,
     },
+    /// Fails with `SUBQUERY_ROWS_ERROR` where evaluated: the branch of a CASE that finds a
+    /// scalar subquery of more than one row (`bind_scalar.rs`); typed as the CASE.
+    ScalarSubqueryRows {
+        ty: DataType,
+    },
 }
+
+/// DuckDB's error for a scalar subquery that returns several rows.
+pub const SUBQUERY_ROWS_ERROR: &str =
+    "More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row.";
 
 /// Character range [from, to) of SUBSTRING(… FROM start FOR len) in a string of `chars`
 /// characters (shared by both backends).
@@ -298,6 +307,7 @@ impl Expr {
     pub fn ty(&self) -> DataType {
         match self {
             Expr::Column { ty, .. }
+            | Expr::ScalarSubqueryRows { ty }
             | Expr::Literal { ty, .. }
             | Expr::Parameter { ty, .. }
             | Expr::Binary { ty, .. }
@@ -332,7 +342,9 @@ impl Expr {
 
     pub fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Column { .. } | Expr::Literal { .. } | Expr::Parameter { .. } => vec![],
+            Expr::Column { .. } | Expr::Literal { .. } | Expr::Parameter { .. } | Expr::ScalarSubqueryRows { .. } => {
+                vec![]
+            }
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Not(e)
             | Expr::Negate(e)
@@ -568,6 +580,7 @@ impl Expr {
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {})", show(expr)),
             Expr::Length(expr) => write!(f, "LENGTH({})", show(expr)),
             Expr::RoundDouble { expr, digits } => write!(f, "ROUND({}, {digits})", show(expr)),
+            Expr::ScalarSubqueryRows { .. } => write!(f, "error('more than one row in a scalar subquery')"),
             Expr::Math { func, args } => {
                 let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
                 write!(f, "{}({})", func.name(), args.join(", "))

@@ -1,9 +1,10 @@
 //! Scalar subqueries, `(SELECT …)` used as a value. Before the outer query's expressions
 //! are bound, each one is cut out of the AST and replaced by a placeholder name; the
 //! subquery becomes a relation the outer query joins, and the name one of its columns.
-//! - Uncorrelated (TPC-H Q11, Q15, Q22): only aggregates without GROUP BY, which yield
-//!   exactly one row, so joining them to every outer row is the scalar semantics. The
-//!   join planner joins such a relation on a constant key.
+//! - Uncorrelated (TPC-H Q11, Q15, Q22): a relation of exactly one row, joined to every
+//!   outer row (the join planner joins it on a constant key). Aggregates without GROUP BY
+//!   are one row; any other query is made one (`at_most_one_row`: NULL over no rows,
+//!   DuckDB's error over several).
 //! - Correlated by `inner = outer` equalities (Q2, Q17, Q20): the subquery is grouped by
 //!   its inner correlation columns (one row per outer key value) and joined on the
 //!   equalities. An outer row without a group sees the value over no rows (NULL, but 0
@@ -18,8 +19,8 @@
 
 use crate::bind_expr::{contains_subquery, is_unknown_column, AtSpan, Context, Scope, ScopeField};
 use crate::bind_select::{bind_from, bind_query, bind_select};
-use gpusql_common::{Catalog, Error, Result, ScalarValue};
-use gpusql_plan::{AggFunc, Expr, LogicalPlan};
+use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
+use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};
 
 /// A scalar subquery as a relation. Output: the inner correlation keys, then the value.
@@ -92,9 +93,7 @@ pub fn bind_scalar_subquery(
                 ))
                 .at_span(at));
             }
-            if !plan.yields_exactly_one_row() {
-                return Err(Error::not_supported("scalar subqueries other than an aggregate without GROUP BY/HAVING or a SELECT without FROM and WHERE (they could return several rows)").at_span(at));
-            }
+            let plan = if plan.yields_exactly_one_row() { plan } else { at_most_one_row(plan, at)? };
             return Ok(ScalarSubquery { name, plan, outer_keys: vec![], over_no_rows: None });
         }
         Err(e) if is_unknown_column(&e) => e.into_parts().0,
@@ -107,6 +106,42 @@ pub fn bind_scalar_subquery(
         .at_span(at));
     }
     bind_correlated(name, q, outer, outer_query, catalog)
+}
+
+/// An uncorrelated subquery that may return any number of rows, as the one row of its
+/// value: its first two rows counted, the value their MIN (the one row's value; NULL over
+/// none), and DuckDB's error where there are two.
+fn at_most_one_row(plan: LogicalPlan, at: sqlparser::tokenizer::Span) -> Result<LogicalPlan> {
+    let field = plan.schema().fields[0].clone();
+    let value = Expr::Column { index: 0, name: field.name.clone(), ty: field.ty, nullable: field.nullable };
+    let min_ty = AggExpr::result_type(AggFunc::Min, Some(&field.ty)).ok_or_else(|| {
+        Error::not_supported(format!("a scalar subquery of {} that may return several rows", field.ty)).at_span(at)
+    })?;
+    let first_two = LogicalPlan::Limit { input: Box::new(plan), skip: 0, fetch: Some(2) };
+    let aggs = vec![
+        AggExpr { func: AggFunc::Count, arg: None, ty: DataType::Int64, distinct: false },
+        AggExpr { func: AggFunc::Min, arg: Some(value), ty: min_ty, distinct: false },
+    ];
+    let counted = LogicalPlan::Aggregate { input: Box::new(first_two), group_by: vec![], group_names: vec![], aggs };
+    let s = counted.schema();
+    let col = |i: usize| Expr::Column {
+        index: i,
+        name: s.fields[i].name.clone(),
+        ty: s.fields[i].ty,
+        nullable: s.fields[i].nullable,
+    };
+    let several = Expr::Binary {
+        op: BinaryOp::Gt,
+        left: Box::new(col(0)),
+        right: Box::new(Expr::literal(ScalarValue::Int64(1), DataType::Int64)),
+        ty: DataType::Boolean,
+    };
+    let value = Expr::Case {
+        branches: vec![(several, Expr::ScalarSubqueryRows { ty: min_ty })],
+        else_expr: Some(Box::new(col(1))),
+        ty: min_ty,
+    };
+    Ok(LogicalPlan::Project { input: Box::new(counted), exprs: vec![value], names: vec![field.name] })
 }
 
 /// `(SELECT agg(…) FROM … WHERE inner = outer AND …)` as `SELECT inner, agg(…) FROM … WHERE

@@ -1173,6 +1173,7 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
         })),
         // The CPU backend's message (eval.rs).
         (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
+        (_, Some(KernelError::SubqueryRows)) => Err(Error::exec(gpusql_plan::expr::SUBQUERY_ROWS_ERROR)),
         (other, None) => Err(Error::exec(format!("kernel reported error code {other}"))),
     }
 }
