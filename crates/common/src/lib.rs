@@ -11,6 +11,7 @@ pub mod scalar;
 pub mod schema;
 pub mod semantics;
 pub mod string_hash;
+pub mod suggest;
 
 pub use cancel::{CancelToken, Ticker};
 pub use constraints::{OnConflict, UniqueKey};

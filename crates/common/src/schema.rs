@@ -145,6 +145,11 @@ pub trait Catalog {
         None
     }
 
+    /// The names of the tables and views (for an unknown name's nearest ones).
+    fn relation_names(&self) -> Vec<String> {
+        vec![]
+    }
+
     /// Opens files as a table (`read_parquet(…)`, `FROM 'file.csv'`): reads their
     /// metadata (a CSV file's header and type inference), and returns the table under
     /// the name queries scan it by. Opening the same unchanged files again is free.

@@ -129,7 +129,14 @@ impl Scope {
                     n.eq_ignore_ascii_case(name) && qualifier.is_none_or(|x| q.eq_ignore_ascii_case(x))
                 }) {
                     Some((_, n, t)) => Err(Error::not_supported(format!("column {n} of type {t}")).at_span(span)),
-                    None => Err(Error::bind(format!("unknown column '{full}'")).at_span(span)),
+                    None => {
+                        let names = self
+                            .fields
+                            .iter()
+                            .filter(|f| !f.hidden && qualifier.is_none_or(|q| f.qualifier.eq_ignore_ascii_case(q)));
+                        let hint = gpusql_common::suggest::did_you_mean(name, names.map(|f| f.name.as_str()));
+                        Err(Error::bind(format!("unknown column '{full}'{hint}")).at_span(span))
+                    }
                 }
             }
             _ => Err(Error::bind(format!("column reference '{full}' is ambiguous")).at_span(span)),

@@ -140,7 +140,11 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
             }
             None => match catalog.view(&table_name) {
                 Some(view) => return bind_view(&view, alias.as_ref(), catalog, scope, factor),
-                None => return Err(Error::bind(format!("unknown table '{table_name}'")).at_span(span)),
+                None => {
+                    let names = catalog.relation_names();
+                    let hint = gpusql_common::suggest::did_you_mean(&table_name, names.iter().map(String::as_str));
+                    return Err(Error::bind(format!("unknown table '{table_name}'{hint}")).at_span(span));
+                }
             },
         }
     };

@@ -406,6 +406,10 @@ impl Catalog for TableStore {
         self.views.get(&key(name)).cloned()
     }
 
+    fn relation_names(&self) -> Vec<String> {
+        self.names().into_iter().chain(self.views.values().map(|v| v.name.clone())).collect()
+    }
+
     fn open_files(&self, scan: &FileScan) -> Result<TableInfo> {
         let name = scan.display();
         let stamp = files::stamp(scan)?;
