@@ -477,6 +477,9 @@ fn part_name(f: DateField) -> &'static str {
         DateField::DayOfWeek => "PART_DOW",
         DateField::DayOfYear => "PART_DOY",
         DateField::Epoch => "PART_EPOCH",
+        DateField::IsoDayOfWeek => "PART_ISODOW",
+        DateField::Week => "PART_WEEK",
+        DateField::IsoYear => "PART_ISOYEAR",
     }
 }
 

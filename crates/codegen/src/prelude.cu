@@ -426,9 +426,16 @@ __device__ int64_t ts_trunc(int64_t us, int unit, int* err) {
 #define PART_MICROSECOND 8
 #define PART_DOW 9
 #define PART_DOY 10
+#define PART_ISODOW 11
+#define PART_WEEK 12
+#define PART_ISOYEAR 13
 __device__ int64_t ts_part(int64_t us, int field) {
-    const int64_t day = floor_div(us, US_PER_DAY), t = floor_mod(us, US_PER_DAY);
+    int64_t day = floor_div(us, US_PER_DAY);
+    const int64_t t = floor_mod(us, US_PER_DAY);
+    const int64_t isodow = floor_mod(day + 3, 7) + 1;  // 1 = Monday
+    if (field == PART_WEEK || field == PART_ISOYEAR) day = day - (isodow - 1) + 3;  // the ISO week's Thursday
     switch (field) {
+        case PART_ISODOW: return isodow;
         case PART_HOUR: return t / US_PER_HOUR;
         case PART_MINUTE: return t / US_PER_MINUTE % 60;
         case PART_SECOND: return t / US_PER_SECOND % 60;
@@ -444,6 +451,8 @@ __device__ int64_t ts_part(int64_t us, int field) {
         case PART_QUARTER: return (m - 1) / 3 + 1;
         case PART_MONTH: return m;
         case PART_DAY: return d;
+        case PART_ISOYEAR: return y;
+        case PART_WEEK: return (day - days_from_civil(y, 1, 1)) / 7 + 1;
         default: return day - days_from_civil(y, 1, 1) + 1;  // PART_DOY
     }
 }

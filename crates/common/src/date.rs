@@ -169,6 +169,19 @@ pub fn day_of_week(days: i64) -> i64 {
     (days + 4).rem_euclid(7)
 }
 
+/// ISO day of the week, 1 = Monday.
+pub fn iso_day_of_week(days: i64) -> i64 {
+    (days + 3).rem_euclid(7) + 1
+}
+
+/// (ISO year, ISO week) of a day: the week's Thursday decides the year (as prelude.cu's
+/// `ts_part`).
+pub fn iso_week(days: i64) -> (i64, i64) {
+    let thursday = days - (iso_day_of_week(days) - 1) + 3;
+    let (y, _, _) = civil_from_days(thursday);
+    (y, (thursday - days_from_civil(y, 1, 1)) / 7 + 1)
+}
+
 /// Day of the year, 1 = January 1st.
 pub fn day_of_year(days: i64) -> i64 {
     let (y, _, _) = civil_from_days(days);
@@ -242,6 +255,8 @@ fn unit_name(s: &str) -> Option<&'static str> {
         "dow" | "dayofweek" | "weekday" => "dow",
         "doy" | "dayofyear" => "doy",
         "epoch" => "epoch",
+        "isodow" => "isodow",
+        "isoyear" => "isoyear",
         _ => return None,
     })
 }
@@ -293,6 +308,12 @@ pub enum DateField {
     DayOfYear,
     /// Seconds since 1970-01-01 as DOUBLE.
     Epoch,
+    /// ISO day of the week, 1 = Monday … 7 = Sunday.
+    IsoDayOfWeek,
+    /// ISO 8601 week number (1-53; week 1 holds the year's first Thursday).
+    Week,
+    /// The year of the ISO week.
+    IsoYear,
 }
 
 impl DateField {
@@ -312,6 +333,9 @@ impl DateField {
             "dow" => F::DayOfWeek,
             "doy" => F::DayOfYear,
             "epoch" => F::Epoch,
+            "week" => F::Week,
+            "isodow" => F::IsoDayOfWeek,
+            "isoyear" => F::IsoYear,
             _ => return None,
         })
     }
@@ -339,6 +363,9 @@ pub fn timestamp_part(field: DateField, us: i64) -> i64 {
         DateField::Microsecond => t % MICROS_PER_MINUTE,
         DateField::DayOfWeek => day_of_week(d),
         DateField::DayOfYear => day_of_year(d),
+        DateField::IsoDayOfWeek => iso_day_of_week(d),
+        DateField::Week => iso_week(d).1,
+        DateField::IsoYear => iso_week(d).0,
         // (EXTRACT(epoch) is a DOUBLE, `epoch_seconds`; this is its floor.)
         DateField::Epoch => us.div_euclid(MICROS_PER_SECOND),
     }

@@ -53,7 +53,12 @@ const MAX_GREATEST_ARGUMENTS: usize = 6;
 pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     let name = f.name.to_string().to_ascii_lowercase();
     let field = date_function_field(&name);
-    if field.is_none() && !matches!(name.as_str(), "coalesce" | "nullif" | "ifnull" | "mod" | "greatest" | "least") {
+    if field.is_none()
+        && !matches!(
+            name.as_str(),
+            "coalesce" | "nullif" | "ifnull" | "mod" | "greatest" | "least" | "date_diff" | "datediff"
+        )
+    {
         return None;
     }
     let at = f.span();
@@ -86,11 +91,42 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
                 format!("(CASE WHEN {acc} IS NULL THEN ({x}) WHEN ({x}) IS NULL THEN {acc} WHEN {acc} {op} ({x}) THEN {acc} ELSE ({x}) END)")
             })
         }
+        ("date_diff" | "datediff", [unit, a, b]) => match date_diff(unit, a, b) {
+            Some(sql) => sql,
+            None => {
+                return Some(Err(Error::not_supported(format!("{name} of unit {unit}")).at_span(unit.span())));
+            }
+        },
+        ("date_diff" | "datediff", _) => return wrong("three arguments (a unit, a start and an end)"),
         (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
         ("nullif" | "ifnull" | "mod", _) => return wrong("two arguments"),
         _ => return wrong("one argument"),
     };
     Some(parse_expr(&sql, f))
+}
+
+/// date_diff(unit, a, b): the unit boundaries from a to b, as DuckDB (years, quarters and
+/// months by their numbers; days between the dates; weeks are days // 7; hours, minutes
+/// and seconds count from the days). None for a unit that is not a literal of these.
+fn date_diff(unit: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> Option<String> {
+    use gpusql_common::date::DateField as F;
+    let ast::Expr::Value(v) = unit else { return None };
+    let ast::Value::SingleQuotedString(text) = &v.value else { return None };
+    let part = |f: &str| format!("(EXTRACT({f} FROM ({b})) - EXTRACT({f} FROM ({a})))");
+    let days = format!("CAST(CAST(({b}) AS DATE) - CAST(({a}) AS DATE) AS BIGINT)");
+    let hours = format!("({days} * 24 + {})", part("HOUR"));
+    let minutes = format!("({hours} * 60 + {})", part("MINUTE"));
+    Some(match F::parse(text)? {
+        F::Year => part("YEAR"),
+        F::Quarter => format!("({} * 4 + {})", part("YEAR"), part("QUARTER")),
+        F::Month => format!("({} * 12 + {})", part("YEAR"), part("MONTH")),
+        F::Week => format!("({days} // 7)"),
+        F::Day => days,
+        F::Hour => hours,
+        F::Minute => minutes,
+        F::Second => format!("({minutes} * 60 + {})", part("SECOND")),
+        _ => return None,
+    })
 }
 
 /// The EXTRACT field of a function of one DATE / TIMESTAMP (DuckDB's names).
@@ -108,6 +144,9 @@ fn date_function_field(name: &str) -> Option<&'static str> {
         "dayofweek" => "DAYOFWEEK",
         "dayofyear" => "DAYOFYEAR",
         "epoch" => "EPOCH",
+        "week" | "weekofyear" => "WEEK",
+        "isodow" => "ISODOW",
+        "isoyear" => "ISOYEAR",
         _ => return None,
     })
 }

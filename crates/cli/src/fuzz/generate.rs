@@ -455,7 +455,10 @@ impl<'a> Generator<'a> {
             (Ty::Int, 0) => format!("({} + {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
             (Ty::Int, 1) => format!("({} - {})", self.expr(scope, Ty::Int, b), self.rng.below(10)),
             (Ty::Int, 2) if !scope.of_type(Ty::Date).is_empty() => {
-                let f = *self.rng.pick(&["YEAR", "MONTH", "DAY", "QUARTER", "DOW"]).unwrap_or(&"YEAR");
+                let f = *self
+                    .rng
+                    .pick(&["YEAR", "MONTH", "DAY", "QUARTER", "DOW", "WEEK", "ISODOW", "ISOYEAR"])
+                    .unwrap_or(&"YEAR");
                 format!("EXTRACT({f} FROM {})", self.expr(scope, Ty::Date, b))
             }
             (Ty::Int, 3) if !scope.of_type(Ty::Str).is_empty() => format!("LENGTH({})", self.expr(scope, Ty::Str, b)),
@@ -465,7 +468,11 @@ impl<'a> Generator<'a> {
                 let x = self.expr(scope, Ty::Float, b);
                 format!("CAST(CASE WHEN abs({x}) < 1e9 THEN {x} END AS {t})")
             }
-            (Ty::Int, 7) => match self.rng.below(3) {
+            (Ty::Int, 7) => match self.rng.below(4) {
+                3 if !scope.of_type(Ty::Date).is_empty() => {
+                    let unit = *self.rng.pick(&["year", "quarter", "month", "week", "day"]).unwrap_or(&"day");
+                    format!("date_diff('{unit}', {}, {})", self.expr(scope, Ty::Date, b), self.expr(scope, Ty::Date, b))
+                }
                 0 if !scope.of_type(Ty::Float).is_empty() => format!("sign({})", self.expr(scope, Ty::Float, b)),
                 0 | 1 => format!("({} // {})", self.expr(scope, Ty::Int, b), self.rng.below(9) as i64 - 4),
                 _ => format!("({} // {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
