@@ -718,7 +718,7 @@ pub(crate) fn typed_string(ts: &ast::TypedString) -> Result<Expr> {
     }
 }
 
-fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result<Expr> {
+pub(crate) fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result<Expr> {
     match ty {
         DataType::Utf8 => Ok(lit),
         DataType::Date | DataType::Timestamp => literal::datetime_literal(text, ty),

@@ -65,10 +65,13 @@ pub fn assignable(from: &DataType, to: &DataType) -> bool {
 }
 
 /// Brings two operands to a common type; a string literal next to a DATE or TIMESTAMP
-/// becomes one.
+/// becomes one, and next to a number a number of its type (DuckDB: `i = '42'`, `d =
+/// '1.251'` compares with 1.25 for a DECIMAL(15,2)).
 pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
     let l = string_to_date(l, &r)?;
     let r = string_to_date(r, &l)?;
+    let l = string_to_number(l, &r)?;
+    let r = string_to_number(r, &l)?;
     if is_null_literal(&l) {
         let t = r.ty();
         return Ok((cast(l, t), r, t));
@@ -80,6 +83,16 @@ pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
     let (lt, rt) = (l.ty(), r.ty());
     let t = common_type(&lt, &rt).ok_or_else(|| Error::bind(format!("cannot {what} {lt} and {rt}")))?;
     Ok((cast(l, t), cast(r, t), t))
+}
+
+fn string_to_number(e: Expr, other: &Expr) -> Result<Expr> {
+    match &e {
+        Expr::Literal { value: ScalarValue::Utf8(s), .. } if other.ty().is_numeric() && !is_null_literal(other) => {
+            let text = s.clone();
+            crate::bind_expr::cast_string_literal(e, other.ty(), &text)
+        }
+        _ => Ok(e),
+    }
 }
 
 fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
