@@ -2,6 +2,7 @@
 //! a catalog, and inserts the casts the type rules require. No optimization happens here.
 
 mod audit;
+mod bind_aggregate;
 mod bind_expr;
 mod bind_join;
 mod bind_mark;
