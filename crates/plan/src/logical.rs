@@ -12,6 +12,12 @@ pub enum AggFunc {
     Avg,
     Min,
     Max,
+    /// The statistics aggregates: the binder plans them in two passes of the others
+    /// (`sql/src/bind_aggregate.rs`), so no physical plan holds them.
+    VarSamp,
+    VarPop,
+    StddevSamp,
+    StddevPop,
 }
 
 impl AggFunc {
@@ -22,7 +28,15 @@ impl AggFunc {
             AggFunc::Avg => "avg",
             AggFunc::Min => "min",
             AggFunc::Max => "max",
+            AggFunc::VarSamp => "var_samp",
+            AggFunc::VarPop => "var_pop",
+            AggFunc::StddevSamp => "stddev_samp",
+            AggFunc::StddevPop => "stddev_pop",
         }
+    }
+
+    pub fn is_statistic(&self) -> bool {
+        matches!(self, AggFunc::VarSamp | AggFunc::VarPop | AggFunc::StddevSamp | AggFunc::StddevPop)
     }
 }
 
@@ -46,6 +60,7 @@ impl AggExpr {
             (AggFunc::Sum, Some(DataType::Decimal { scale, .. })) => DataType::decimal(38, *scale),
             (AggFunc::Sum, Some(DataType::Float64)) => DataType::Float64,
             (AggFunc::Avg, Some(t)) if t.is_numeric() => DataType::Float64,
+            (f, Some(t)) if f.is_statistic() && t.is_numeric() => DataType::Float64,
             (AggFunc::Min | AggFunc::Max, Some(t)) => *t,
             _ => return None,
         })

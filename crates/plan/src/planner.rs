@@ -214,6 +214,9 @@ impl Planner {
             }
             LogicalPlan::Project { input, exprs, .. } => self.build_project(input, exprs, plan.schema()),
             LogicalPlan::Aggregate { input, group_by, aggs, group_names } => {
+                if let Some(a) = aggs.iter().find(|a| a.func.is_statistic()) {
+                    return Err(Error::plan(format!("{} reached the planner (the binder plans it)", a.func.name())));
+                }
                 let (source, ops) = self.open(input)?;
                 let lowered = lower_aggregates(group_by, group_names, aggs);
                 let id = self.intermediate();
@@ -482,7 +485,8 @@ fn lower_aggregates(group_by: &[Expr], group_names: &[String], aggs: &[AggExpr])
                     if arg_ty == DataType::Float64 { DataType::Float64 } else { DataType::decimal(38, arg_ty.scale()) };
                 add(AggState { func: StateFunc::Sum, arg: a.arg.clone(), ty })
             }
-            AggFunc::Min | AggFunc::Max => {
+            // (Statistics never get here: see the check before `lower_aggregates`.)
+            _ => {
                 let func = if a.func == AggFunc::Min { StateFunc::Min } else { StateFunc::Max };
                 add(AggState { func, arg: a.arg.clone(), ty: a.ty })
             }

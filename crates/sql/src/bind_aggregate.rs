@@ -13,7 +13,15 @@ use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan};
 /// The output has the same shape: keys, then one column per aggregate.
 /// DISTINCT aggregates of several arguments: one such plan per argument (the first also
 /// computing the other aggregates), joined on the group keys.
-pub(crate) fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+pub(crate) fn aggregate_plan(
+    input: LogicalPlan,
+    keys: &[Expr],
+    key_names: &[String],
+    aggs: Vec<AggExpr>,
+) -> Result<LogicalPlan> {
+    if aggs.iter().any(|a| a.func.is_statistic()) {
+        return statistics_plan(input, keys, key_names, aggs);
+    }
     let mut args: Vec<&Expr> = vec![];
     for a in aggs.iter().filter(|a| a.distinct) {
         let arg = a.arg.as_ref().ok_or_else(|| Error::plan("a DISTINCT aggregate needs an argument"))?;
@@ -42,28 +50,10 @@ pub(crate) fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[Str
         plan = Some(match plan {
             None => branch,
             // Global aggregates are one row each: the join planner joins them on a constant key.
-            Some(p) if k == 0 => LogicalPlan::CrossJoin { left: Box::new(p), right: Box::new(branch) },
             Some(p) => {
-                let (probe, build) = (p.schema(), branch.schema());
-                let col = |s: &gpusql_common::Schema, i: usize| Expr::Column {
-                    index: i,
-                    name: s.fields[i].name.clone(),
-                    ty: s.fields[i].ty,
-                    nullable: s.fields[i].nullable,
-                };
-                let (mut probe_keys, mut build_keys) = (vec![], vec![]);
-                for i in 0..k {
-                    probe_keys.extend(group_join_keys(col(&probe, i)));
-                    build_keys.extend(group_join_keys(col(&build, i)));
-                }
-                LogicalPlan::Join {
-                    probe: Box::new(p),
-                    build: Box::new(branch),
-                    probe_keys,
-                    build_keys,
-                    kind: gpusql_plan::JoinKind::Inner,
-                    residual: None,
-                }
+                let build_keys = (0..k).map(|i| column(&branch.schema(), i)).collect();
+                let probe_keys = (0..k).map(|i| column(&p.schema(), i)).collect();
+                join_on_groups(p, probe_keys, branch, build_keys)
             }
         });
         width += branch_width;
@@ -77,6 +67,124 @@ pub(crate) fn aggregate_plan(input: LogicalPlan, keys: &[Expr], key_names: &[Str
         nullable: schema.fields[i].nullable,
     };
     let exprs = (0..k).chain(slot).map(col).collect();
+    let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
+    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+}
+
+/// `probe` joined with `build` where the group keys `probe_keys` and `build_keys` (over
+/// each side) are the same group, NULL included (`group_join_keys`); without keys, a
+/// cross join (global aggregates are one row: the join planner joins them on a constant key).
+fn join_on_groups(probe: LogicalPlan, probe_keys: Vec<Expr>, build: LogicalPlan, build_keys: Vec<Expr>) -> LogicalPlan {
+    if probe_keys.is_empty() {
+        return LogicalPlan::CrossJoin { left: Box::new(probe), right: Box::new(build) };
+    }
+    LogicalPlan::Join {
+        probe: Box::new(probe),
+        build: Box::new(build),
+        probe_keys: probe_keys.into_iter().flat_map(group_join_keys).collect(),
+        build_keys: build_keys.into_iter().flat_map(group_join_keys).collect(),
+        kind: gpusql_plan::JoinKind::Inner,
+        residual: None,
+    }
+}
+
+fn column(s: &gpusql_common::Schema, i: usize) -> Expr {
+    let f = &s.fields[i];
+    Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+}
+
+/// var_samp, var_pop, stddev_samp and stddev_pop, in two passes per argument x (as DOUBLE):
+/// the group means of x, then the input joined with its group's mean and Σ(x - mean)² and
+/// COUNT(x) per group (exact where a one-pass Σx² - (Σx)²/n would cancel digits away). The
+/// other aggregates are planned as `aggregate_plan` plans them and joined on the groups;
+/// the output has the same shape: keys, then one column per aggregate.
+fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+    use gpusql_plan::BinaryOp;
+    let k = keys.len();
+    let double = |e: Expr| crate::coerce::cast(e, DataType::Float64);
+    let agg = |func: AggFunc, arg: Expr, ty: DataType| AggExpr { func, arg: Some(arg), ty, distinct: false };
+    let mut args: Vec<Expr> = vec![];
+    for a in aggs.iter().filter(|a| a.func.is_statistic()) {
+        let x = double(a.arg.clone().ok_or_else(|| Error::plan("a statistics aggregate needs an argument"))?);
+        if !args.contains(&x) {
+            args.push(x);
+        }
+    }
+    let others: Vec<AggExpr> = aggs.iter().filter(|a| !a.func.is_statistic()).cloned().collect();
+    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
+    let input_width = input.schema().len();
+    // Per argument: (Σ(x - mean)², COUNT(x)) land at these columns of the joined plan.
+    let mut moments = vec![];
+    for x in &args {
+        let means = LogicalPlan::Aggregate {
+            input: Box::new(input.clone()),
+            group_by: keys.to_vec(),
+            group_names: key_names.to_vec(),
+            aggs: vec![agg(AggFunc::Avg, x.clone(), DataType::Float64)],
+        };
+        let mean = column(&means.schema(), k).remap_columns(&|i| i + input_width);
+        let means_keys = (0..k).map(|i| column(&means.schema(), i)).collect();
+        let with_means = join_on_groups(input.clone(), keys.to_vec(), means, means_keys);
+        let deviation =
+            Expr::Binary { op: BinaryOp::Sub, left: Box::new(x.clone()), right: Box::new(mean), ty: DataType::Float64 };
+        let squared = Expr::Binary {
+            op: BinaryOp::Mul,
+            left: Box::new(deviation.clone()),
+            right: Box::new(deviation),
+            ty: DataType::Float64,
+        };
+        let sums = LogicalPlan::Aggregate {
+            input: Box::new(with_means),
+            group_by: keys.to_vec(),
+            group_names: key_names.to_vec(),
+            aggs: vec![agg(AggFunc::Sum, squared, DataType::Float64), agg(AggFunc::Count, x.clone(), DataType::Int64)],
+        };
+        let width = plan.schema().len();
+        moments.push((width + k, width + k + 1));
+        let (plan_keys, sums_keys) =
+            ((0..k).map(|i| column(&plan.schema(), i)).collect(), (0..k).map(|i| column(&sums.schema(), i)).collect());
+        plan = join_on_groups(plan, plan_keys, sums, sums_keys);
+    }
+    // Keys, the other aggregates in their order, each statistic from its moments.
+    let schema = plan.schema();
+    let col = |i: usize| column(&schema, i);
+    let mut exprs: Vec<Expr> = (0..k).map(col).collect();
+    let mut next_other = k;
+    for a in &aggs {
+        if !a.func.is_statistic() {
+            exprs.push(col(next_other));
+            next_other += 1;
+            continue;
+        }
+        let x = double(a.arg.clone().ok_or_else(|| Error::plan("a statistics aggregate needs an argument"))?);
+        let (m2, n) = moments[args.iter().position(|y| *y == x).unwrap_or(0)];
+        let sample = matches!(a.func, AggFunc::VarSamp | AggFunc::StddevSamp);
+        let int = |v: i64| Expr::literal(ScalarValue::Int64(v), DataType::Int64);
+        let divisor = if sample {
+            Expr::Binary { op: BinaryOp::Sub, left: Box::new(col(n)), right: Box::new(int(1)), ty: DataType::Int64 }
+        } else {
+            col(n)
+        };
+        let enough = Expr::Binary {
+            op: BinaryOp::Gt,
+            left: Box::new(col(n)),
+            right: Box::new(int(if sample { 1 } else { 0 })),
+            ty: DataType::Boolean,
+        };
+        let variance = Expr::Binary {
+            op: BinaryOp::Div,
+            left: Box::new(col(m2)),
+            right: Box::new(double(divisor)),
+            ty: DataType::Float64,
+        };
+        let value = match a.func {
+            AggFunc::StddevSamp | AggFunc::StddevPop => {
+                Expr::Math { func: gpusql_plan::MathFunc::Sqrt, args: vec![variance] }
+            }
+            _ => variance,
+        };
+        exprs.push(Expr::Case { branches: vec![(enough, value)], else_expr: None, ty: DataType::Float64 });
+    }
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
 }
@@ -219,4 +327,3 @@ fn distinct_aggregate_plan(
     }
     Ok(LogicalPlan::Project { input: Box::new(outer), exprs, names })
 }
-

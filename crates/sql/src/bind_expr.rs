@@ -73,7 +73,21 @@ pub fn is_unknown_column(e: &Error) -> bool {
 }
 
 pub fn is_aggregate_name(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "sum" | "count" | "avg" | "min" | "max" | "count_if")
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "sum"
+            | "count"
+            | "avg"
+            | "min"
+            | "max"
+            | "count_if"
+            | "var_samp"
+            | "variance"
+            | "var_pop"
+            | "stddev_samp"
+            | "stddev"
+            | "stddev_pop"
+    )
 }
 
 /// Whether an AST expression contains a subquery.
@@ -636,6 +650,10 @@ impl<'a> Context<'a> {
             "count" | "count_if" => AggFunc::Count,
             "avg" => AggFunc::Avg,
             "min" => AggFunc::Min,
+            "var_samp" | "variance" => AggFunc::VarSamp,
+            "var_pop" => AggFunc::VarPop,
+            "stddev_samp" | "stddev" => AggFunc::StddevSamp,
+            "stddev_pop" => AggFunc::StddevPop,
             _ => AggFunc::Max,
         };
         let arg = match list.args.as_slice() {

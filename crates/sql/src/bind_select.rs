@@ -1,11 +1,11 @@
 //! SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT into a logical plan:
 //! Scan -> Filter -> [Aggregate -> Filter] -> Project -> Sort -> Limit -> [Project].
 
+use crate::bind_aggregate::aggregate_plan;
 use crate::bind_expr::{
     contains_aggregate, contains_subquery, is_unknown_column, AggContext, AtSpan, Context, Scope, ScopeField,
     POST_AGGREGATE,
 };
-use crate::bind_aggregate::aggregate_plan;
 use crate::bind_join::{bind_outer_join, Preserved};
 use crate::bind_mark;
 use crate::bind_scalar::{self, ScalarSubquery};
