@@ -525,6 +525,22 @@ impl Clauses {
         }
         let mut having = select.having.clone();
         if let Some(h) = having.as_mut() {
+            // A select alias stands for its expression (DuckDB), unless the name is a
+            // column that GROUP BY names.
+            let grouped_by = |name: &str| match &select.group_by {
+                ast::GroupByExpr::Expressions(v, _) => {
+                    v.iter().any(|g| matches!(g, ast::Expr::Identifier(i) if i.value.eq_ignore_ascii_case(name)))
+                }
+                _ => false,
+            };
+            let alias = |id: &ast::Ident| -> Option<ast::Expr> {
+                if grouped_by(&id.value) && scope.resolve(None, &id.value, id.span).is_ok() {
+                    return None;
+                }
+                let item = items.iter().find(|(_, n)| n.eq_ignore_ascii_case(&id.value));
+                item.map(|(x, _)| ast::Expr::Nested(Box::new(x.clone())))
+            };
+            replace_aliases(h, &alias);
             others.extend(bind_scalar::extract(h, &mut counter));
         }
         let mut order_by = order_by.to_vec();
@@ -1023,6 +1039,59 @@ pub(crate) fn project_sort_limit(
         plan = LogicalPlan::Project { input: Box::new(plan), exprs, names: names[..visible].to_vec() };
     }
     plan
+}
+
+/// Replaces the identifiers `alias` maps in `e`, outside aggregate calls and subqueries
+/// (their arguments name columns): through operators, BETWEEN, IN lists, IS [NOT] NULL,
+/// CASE, CAST and scalar function calls.
+fn replace_aliases(e: &mut ast::Expr, alias: &dyn Fn(&ast::Ident) -> Option<ast::Expr>) {
+    use ast::Expr as A;
+    let go = |x: &mut ast::Expr| replace_aliases(x, alias);
+    match e {
+        A::Identifier(id) => {
+            if let Some(x) = alias(id) {
+                *e = x;
+            }
+        }
+        A::BinaryOp { left, right, .. } => {
+            go(left);
+            go(right);
+        }
+        A::UnaryOp { expr, .. } | A::Nested(expr) | A::IsNull(expr) | A::IsNotNull(expr) | A::Cast { expr, .. } => {
+            go(expr)
+        }
+        A::Between { expr, low, high, .. } => {
+            go(expr);
+            go(low);
+            go(high);
+        }
+        A::InList { expr, list, .. } => {
+            go(expr);
+            list.iter_mut().for_each(go);
+        }
+        A::Case { operand, conditions, else_result, .. } => {
+            if let Some(o) = operand {
+                go(o);
+            }
+            for c in conditions.iter_mut() {
+                go(&mut c.condition);
+                go(&mut c.result);
+            }
+            if let Some(x) = else_result {
+                go(x);
+            }
+        }
+        A::Function(f) if !crate::bind_expr::is_aggregate_name(&f.name.to_string()) => {
+            if let ast::FunctionArguments::List(list) = &mut f.args {
+                for a in list.args.iter_mut() {
+                    if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) = a {
+                        go(x);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The conjuncts of `e`, through parentheses (`ON (a = b AND c = d)`).
