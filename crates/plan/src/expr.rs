@@ -426,6 +426,12 @@ impl Expr {
         })
     }
 
+    /// Column `index` of `schema`, with its name, type and nullability.
+    pub fn column_of(schema: &gpusql_common::Schema, index: usize) -> Expr {
+        let f = &schema.fields[index];
+        Expr::Column { index, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
+    }
+
     pub fn literal(value: ScalarValue, ty: DataType) -> Expr {
         Expr::Literal { value, ty }
     }

@@ -116,28 +116,14 @@ impl MathFunc {
     /// The C function of a DOUBLE argument in CUDA (and the C library): `cuda_name(x)` or
     /// `cuda_name(x, y)`. SIGN and the angle conversions are prelude.cu's.
     pub fn cuda_name(&self) -> &'static str {
-        use MathFunc::*;
         match self {
-            Sqrt => "sqrt",
-            Cbrt => "cbrt",
-            Ln => "log",
-            Log10 => "log10",
-            Log2 => "log2",
-            Exp => "exp",
-            Floor => "floor",
-            Ceil => "ceil",
-            Trunc => "trunc",
-            Sign => "f64_sign",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Asin => "asin",
-            Acos => "acos",
-            Atan => "atan",
-            Degrees => "f64_degrees",
-            Radians => "f64_radians",
-            Power => "pow",
-            Atan2 => "atan2",
+            MathFunc::Ln => "log",
+            MathFunc::Sign => "f64_sign",
+            MathFunc::Degrees => "f64_degrees",
+            MathFunc::Radians => "f64_radians",
+            MathFunc::Power => "pow",
+            // The SQL name is the C function's.
+            f => f.name(),
         }
     }
 

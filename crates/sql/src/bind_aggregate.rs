@@ -51,8 +51,8 @@ pub(crate) fn aggregate_plan(
             None => branch,
             // Global aggregates are one row each: the join planner joins them on a constant key.
             Some(p) => {
-                let build_keys = (0..k).map(|i| column(&branch.schema(), i)).collect();
-                let probe_keys = (0..k).map(|i| column(&p.schema(), i)).collect();
+                let build_keys = (0..k).map(|i| Expr::column_of(&branch.schema(), i)).collect();
+                let probe_keys = (0..k).map(|i| Expr::column_of(&p.schema(), i)).collect();
                 join_on_groups(p, probe_keys, branch, build_keys)
             }
         });
@@ -88,11 +88,6 @@ fn join_on_groups(probe: LogicalPlan, probe_keys: Vec<Expr>, build: LogicalPlan,
     }
 }
 
-fn column(s: &gpusql_common::Schema, i: usize) -> Expr {
-    let f = &s.fields[i];
-    Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
-}
-
 /// var_samp, var_pop, stddev_samp and stddev_pop, in two passes per argument x (as DOUBLE):
 /// the group means of x, then the input joined with its group's mean and Σ(x - mean)² and
 /// COUNT(x) per group (exact where a one-pass Σx² - (Σx)²/n would cancel digits away). The
@@ -122,8 +117,8 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
             group_names: key_names.to_vec(),
             aggs: vec![agg(AggFunc::Avg, x.clone(), DataType::Float64)],
         };
-        let mean = column(&means.schema(), k).remap_columns(&|i| i + input_width);
-        let means_keys = (0..k).map(|i| column(&means.schema(), i)).collect();
+        let mean = Expr::column_of(&means.schema(), k).remap_columns(&|i| i + input_width);
+        let means_keys = (0..k).map(|i| Expr::column_of(&means.schema(), i)).collect();
         let with_means = join_on_groups(input.clone(), keys.to_vec(), means, means_keys);
         let deviation =
             Expr::Binary { op: BinaryOp::Sub, left: Box::new(x.clone()), right: Box::new(mean), ty: DataType::Float64 };
@@ -141,13 +136,15 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
         };
         let width = plan.schema().len();
         moments.push((width + k, width + k + 1));
-        let (plan_keys, sums_keys) =
-            ((0..k).map(|i| column(&plan.schema(), i)).collect(), (0..k).map(|i| column(&sums.schema(), i)).collect());
+        let (plan_keys, sums_keys) = (
+            (0..k).map(|i| Expr::column_of(&plan.schema(), i)).collect(),
+            (0..k).map(|i| Expr::column_of(&sums.schema(), i)).collect(),
+        );
         plan = join_on_groups(plan, plan_keys, sums, sums_keys);
     }
     // Keys, the other aggregates in their order, each statistic from its moments.
     let schema = plan.schema();
-    let col = |i: usize| column(&schema, i);
+    let col = |i: usize| Expr::column_of(&schema, i);
     let mut exprs: Vec<Expr> = (0..k).map(col).collect();
     let mut next_other = k;
     for a in &aggs {

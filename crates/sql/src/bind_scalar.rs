@@ -124,12 +124,7 @@ fn at_most_one_row(plan: LogicalPlan, at: sqlparser::tokenizer::Span) -> Result<
     ];
     let counted = LogicalPlan::Aggregate { input: Box::new(first_two), group_by: vec![], group_names: vec![], aggs };
     let s = counted.schema();
-    let col = |i: usize| Expr::Column {
-        index: i,
-        name: s.fields[i].name.clone(),
-        ty: s.fields[i].ty,
-        nullable: s.fields[i].nullable,
-    };
+    let col = |i: usize| Expr::column_of(&s, i);
     let several = Expr::Binary {
         op: BinaryOp::Gt,
         left: Box::new(col(0)),
