@@ -267,11 +267,12 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
     let ct = c_type(ty);
     let (a, b) = (format!("(({ct}){})", l.v), format!("(({ct}){})", r.v));
     match op {
-        // DOUBLE `/` and `%` are IEEE's (inf, NaN), without an error; `/` is always DOUBLE.
+        // DOUBLE `/` and `%` are IEEE's (inf, NaN), without an error (SQL's `/` always
+        // divides DOUBLEs; a division of integers is `//`).
         BinaryOp::Mod if *ty == DataType::Float64 => out.line(format!("const {ct} {t} = fmod({a}, {b});")),
         // `%` of integers and decimals, `//` of integers: an error by zero. x % -1 is 0 and
         // the smallest integer // -1 overflows (C leaves both undefined).
-        BinaryOp::Mod | BinaryOp::Div => {
+        BinaryOp::Mod | BinaryOp::Div if *ty != DataType::Float64 => {
             out.line(format!("const bool {t}z = !({null}) && {b} == 0;"));
             out.line(format!("if ({t}z) raise_error(err, ERR_DIV_ZERO);"));
             if *op == BinaryOp::Div {
@@ -543,4 +544,28 @@ pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
         (Timestamp, Date) => format!("ts_to_date({v})"),
         _ => return Err(Error::not_supported(format!("cast from {from} to {to} on the GPU"))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn division(ty: DataType) -> String {
+        let col = |index: usize| Expr::Column { index, name: format!("c{index}"), ty, nullable: true };
+        let e = Expr::Binary { op: BinaryOp::Div, left: Box::new(col(0)), right: Box::new(col(1)), ty };
+        let row = [Value { v: "a".into(), null: "an".into() }, Value { v: "b".into(), null: "bn".into() }];
+        let mut out = Emitter::default();
+        let v = gen(&e, &row, &mut out).unwrap();
+        format!("{}{}", out.code, v.v)
+    }
+
+    /// DOUBLE `/` is IEEE's (no error, no integer paths); `//` of integers checks its divisor.
+    #[test]
+    fn divisions_by_type() {
+        let double = division(DataType::Float64);
+        assert!(!double.contains("ERR_DIV_ZERO") && !double.contains("unsigned"), "{double}");
+        assert!(double.contains("((double)a) / ((double)b)"), "{double}");
+        let int = division(DataType::Int64);
+        assert!(int.contains("ERR_DIV_ZERO") && int.contains("-9223372036854775807ll - 1"), "{int}");
+    }
 }

@@ -474,8 +474,12 @@ impl<'a> Generator<'a> {
                     format!("date_diff('{unit}', {}, {})", self.expr(scope, Ty::Date, b), self.expr(scope, Ty::Date, b))
                 }
                 0 if !scope.of_type(Ty::Float).is_empty() => format!("sign({})", self.expr(scope, Ty::Float, b)),
-                0 | 1 => format!("({} // {})", self.expr(scope, Ty::Int, b), self.rng.below(9) as i64 - 4),
-                _ => format!("({} // {})", self.expr(scope, Ty::Int, b), self.expr(scope, Ty::Int, b)),
+                // (Divisors are non-zero constants: a column's zero errs where the order of
+                // evaluation reaches it, which SQL leaves open.)
+                _ => {
+                    let d = *self.rng.pick(&[-3i64, -2, -1, 1, 2, 3, 7]).unwrap_or(&2);
+                    format!("({} // {d})", self.expr(scope, Ty::Int, b))
+                }
             },
             (Ty::Dec, 8) => {
                 let f = *self.rng.pick(&["floor", "ceil", "trunc"]).unwrap_or(&"floor");
