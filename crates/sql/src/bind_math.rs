@@ -60,15 +60,14 @@ fn bind_math(func: MathFunc, args: Vec<Expr>, whole: &ast::Expr) -> Result<Expr>
     if let Some(bad) = args.iter().find(|a| !a.ty().is_numeric() && !is_null(a)) {
         return Err(Error::bind(format!("{} needs a number, got {}", func.name(), bad.ty())).at_span(whole.span()));
     }
-    let ty = args[0].ty();
-    let exact = match ty {
-        DataType::Decimal { .. } => func.keeps_decimal() || func == MathFunc::Sign,
-        DataType::Int32 | DataType::Int64 => func == MathFunc::Sign || func == MathFunc::Trunc,
-        _ => false,
-    };
-    if exact && matches!(ty, DataType::Int32 | DataType::Int64) && func == MathFunc::Trunc {
-        return Ok(args.into_iter().next().unwrap_or(Expr::literal(ScalarValue::Null, ty)));
+    let integer = matches!(args[0].ty(), DataType::Int32 | DataType::Int64);
+    if integer && func == MathFunc::Trunc {
+        return Ok(args.into_iter().next().unwrap_or(Expr::literal(ScalarValue::Null, DataType::Int32)));
     }
+    let exact = match args[0].ty() {
+        DataType::Decimal { .. } => func.keeps_decimal() || func == MathFunc::Sign,
+        _ => integer && func == MathFunc::Sign,
+    };
     let args = if exact { args } else { args.into_iter().map(|a| cast(a, DataType::Float64)).collect() };
     Ok(Expr::Math { func, args })
 }

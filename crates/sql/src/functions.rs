@@ -29,10 +29,6 @@ pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
 /// The arguments of a call of plain expressions (no DISTINCT, ORDER BY, named or `*`
 /// arguments), or None.
 pub fn plain_arguments(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
-    args(f)
-}
-
-fn args(f: &ast::Function) -> Option<Vec<&ast::Expr>> {
     let ast::FunctionArguments::List(list) = &f.args else { return None };
     if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
         return None;
@@ -62,7 +58,9 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
         return None;
     }
     let at = f.span();
-    let Some(a) = args(f) else { return Some(Err(Error::bind(format!("{name} takes plain arguments")).at_span(at))) };
+    let Some(a) = plain_arguments(f) else {
+        return Some(Err(Error::bind(format!("{name} takes plain arguments")).at_span(at)));
+    };
     let wrong = |n: &str| Some(Err(Error::bind(format!("{name} takes {n}")).at_span(at)));
     let sql = match (name.as_str(), a.as_slice()) {
         ("coalesce", []) => return wrong("at least one argument"),
@@ -158,7 +156,7 @@ fn two_arguments<'a>(f: &'a ast::Function, names: &[&str]) -> Option<Result<(&'a
     if !names.contains(&name.as_str()) {
         return None;
     }
-    Some(match args(f).as_deref() {
+    Some(match plain_arguments(f).as_deref() {
         Some([a, b]) => Ok((*a, *b)),
         _ => Err(Error::bind(format!("{name} takes two arguments")).at_span(f.span())),
     })
@@ -185,7 +183,7 @@ pub fn single_argument<'a>(f: &'a ast::Function, names: &[&str]) -> Option<Resul
     if !names.contains(&name.as_str()) {
         return None;
     }
-    Some(match args(f).as_deref() {
+    Some(match plain_arguments(f).as_deref() {
         Some([x]) => Ok(*x),
         _ => Err(Error::bind(format!("{name} takes one argument")).at_span(f.span())),
     })
@@ -204,7 +202,7 @@ pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
             Error::not_supported(format!("ROUND with digits that are not an integer literal ({text})")).at_span(at)
         })
     };
-    Some(match args(f).as_deref() {
+    Some(match plain_arguments(f).as_deref() {
         Some([x]) => Ok((*x, 0)),
         Some([x, d]) => digits(d).map(|n| (*x, n)),
         _ => Err(Error::bind("round takes one or two arguments").at_span(at)),
