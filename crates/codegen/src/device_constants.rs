@@ -19,15 +19,24 @@ pub enum KernelError {
     TimestampRange = 4,
     /// A scalar subquery returned more than one row (`Expr::ScalarSubqueryRows`).
     SubqueryRows = 5,
+    /// The string arena ran out of room; the host makes it larger and runs the pipeline
+    /// again (strings.cu's `arena_alloc`).
+    ArenaFull = 6,
+    /// lpad / rpad with an empty fill where the string is short (DuckDB's error).
+    PaddingLeft = 7,
+    PaddingRight = 8,
 }
 
 impl KernelError {
-    pub const ALL: [KernelError; 5] = [
+    pub const ALL: [KernelError; 8] = [
         KernelError::DivisionByZero,
         KernelError::Overflow,
         KernelError::GroupsFull,
         KernelError::TimestampRange,
         KernelError::SubqueryRows,
+        KernelError::ArenaFull,
+        KernelError::PaddingLeft,
+        KernelError::PaddingRight,
     ];
 
     /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
@@ -44,6 +53,9 @@ impl KernelError {
             KernelError::GroupsFull => "ERR_GROUPS_FULL",
             KernelError::TimestampRange => "ERR_TIMESTAMP_RANGE",
             KernelError::SubqueryRows => "ERR_SUBQUERY_ROWS",
+            KernelError::ArenaFull => "ERR_ARENA_FULL",
+            KernelError::PaddingLeft => "ERR_PADDING_LEFT",
+            KernelError::PaddingRight => "ERR_PADDING_RIGHT",
         }
     }
 }
@@ -72,8 +84,9 @@ pub fn out_of_range_type(code: i32) -> Option<DataType> {
     }
 }
 
-/// The CUDA helpers every generated module starts with: the shared constants, then the
-/// hand-written `prelude.cu`.
+/// The CUDA helpers every generated module starts with: the shared constants, the
+/// hand-written `prelude.cu`, DuckDB's case tables and trim set (`gpusql_common::case_map`)
+/// and the string functions of `strings.cu`.
 pub fn prelude() -> &'static str {
     static PRELUDE: LazyLock<String> = LazyLock::new(|| {
         let mut s = String::from("// ---- constants shared with the host (codegen/src/device_constants.rs) ----\n");
@@ -83,10 +96,35 @@ pub fn prelude() -> &'static str {
         s.push_str(&format!("#define HASH_SEED {HASH_SEED:#x}ull\n"));
         s.push_str(&format!("#define STR_HASH_BASIS {FNV_OFFSET_BASIS:#x}ull\n"));
         s.push_str(&format!("#define STR_HASH_PRIME {FNV_PRIME:#x}ull\n"));
-        s.push_str(include_str!("prelude.cu"));
+        let (prelude, end) = include_str!("prelude.cu")
+            .rsplit_once("// ---- end of prelude ----")
+            .expect("prelude.cu ends with its end marker");
+        s.push_str(prelude);
+        s.push_str(&string_tables());
+        s.push_str(include_str!("strings.cu"));
+        s.push_str("// ---- end of prelude ----");
+        s.push_str(end);
         s
     });
     &PRELUDE
+}
+
+/// `case_map`'s tables as CUDA arrays (strings.cu's `map_case`, `is_trim_space`).
+fn string_tables() -> String {
+    use gpusql_common::case_map::{LOWER, TRIM_SPACES, UPPER};
+    let mut s = String::from(
+        "// ---- DuckDB's case mapping and trim set (common/src/case_map.rs) ----\n\
+         struct CaseRange { uint32_t first, last, stride; int32_t delta; };\n",
+    );
+    for (name, table) in [("CASE_UPPER", &UPPER[..]), ("CASE_LOWER", &LOWER[..])] {
+        let rows: Vec<String> = table.iter().map(|(f, l, st, d)| format!("{{{f:#x}u, {l:#x}u, {st}u, {d}}}")).collect();
+        s.push_str(&format!("#define {name}_LEN {}\n", table.len()));
+        s.push_str(&format!("__device__ const CaseRange {name}[{}] = {{{}}};\n", table.len(), rows.join(", ")));
+    }
+    let spaces: Vec<String> = TRIM_SPACES.iter().map(|c| format!("{c:#x}u")).collect();
+    s.push_str(&format!("#define TRIM_SPACES_LEN {}\n", TRIM_SPACES.len()));
+    s.push_str(&format!("__device__ const uint32_t TRIM_SPACES[{}] = {{{}}};\n", TRIM_SPACES.len(), spaces.join(", ")));
+    s
 }
 
 /// One source holding the kernels of every generated module in `modules` (each the

@@ -13,6 +13,8 @@ pub struct Emitter {
     /// expression generated anywhere else is an error rather than a parameter that the
     /// kernel never declares).
     pub literals: Option<Literals>,
+    /// Some expression makes strings: the kernel needs its string arena (`strings.rs`).
+    pub uses_arena: bool,
 }
 
 impl Emitter {

@@ -163,6 +163,7 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             Ok(Value { v: t, null: x.null })
         }
         Expr::Math { func, args } => gen_math(*func, args, row, out),
+        Expr::StringFn { func, args } => crate::strings::gen_string(*func, args, row, out),
         Expr::ScalarSubqueryRows { ty } => {
             out.line("raise_error(err, ERR_SUBQUERY_ROWS);");
             Ok(Value::not_null(null_value(ty)))

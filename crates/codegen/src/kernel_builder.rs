@@ -440,6 +440,12 @@ impl KernelBuilder {
             self.looping.open_loops -= 1;
         }
         // (Expressions are only generated into the row loop's body.)
+        let uses_arena = self.code.body.uses_arena;
+        if uses_arena {
+            self.param(Param::Arena, "uint8_t*");
+            self.param(Param::ArenaCapacity, "const uint64_t");
+            self.param(Param::ArenaUsed, "unsigned long long*");
+        }
         let constants = self.code.body.literals.take().unwrap_or_default();
         for (index, part, decl) in constants.params() {
             self.param(Param::Literal { index, part }, &decl);
@@ -465,6 +471,16 @@ impl KernelBuilder {
             for l in locals {
                 src.push_str(&format!("    {l}\n"));
             }
+        }
+        if uses_arena {
+            src.push_str(&format!(
+                "    // where this run's new strings go (strings.cu)\n    const Arena {} = {{{}, {}, {}, {}}};\n",
+                crate::strings::ARENA,
+                Param::Arena.c_name(),
+                Param::ArenaUsed.c_name(),
+                Param::ArenaCapacity.c_name(),
+                Param::ErrorFlag.c_name()
+            ));
         }
         src.push_str(&self.code.pre.code);
         let early_exit = matches!(&p.sink, Sink::Aggregate { keys, .. } if !keys.is_empty());

@@ -20,6 +20,7 @@ mod ops;
 mod pipeline;
 pub mod sort;
 mod spec;
+mod strings;
 pub mod types;
 mod value;
 

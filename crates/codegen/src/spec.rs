@@ -60,6 +60,12 @@ pub enum Param {
     MaxGroups,
     /// int*: first error raised by the kernel (0 = none).
     ErrorFlag,
+    /// The string arena of functions that make strings (strings.cu's `Arena`): its bytes
+    /// (`uint8_t*`), its size (uint64_t) and the counter of bytes taken
+    /// (`unsigned long long*`).
+    Arena,
+    ArenaCapacity,
+    ArenaUsed,
     /// HashBuild: pointer to the key arrays of the table being built (per group).
     GroupKey {
         key: usize,
@@ -229,6 +235,9 @@ impl Param {
             Param::HashMask => "ht_mask".into(),
             Param::MaxGroups => "max_groups".into(),
             Param::ErrorFlag => "err".into(),
+            Param::Arena => "arena_base".into(),
+            Param::ArenaCapacity => "arena_cap".into(),
+            Param::ArenaUsed => "arena_used".into(),
             Param::GroupKey { key, part } => format!("gkey{key}_{}", lower(part)),
             Param::GroupRows => "group_rows".into(),
             Param::GroupCount => "group_count".into(),

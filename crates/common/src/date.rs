@@ -66,8 +66,13 @@ pub fn parse_date(s: &str) -> Option<i64> {
     Some(days_from_civil(y, m, d))
 }
 
+/// DuckDB's text of a date: `YYYY-MM-DD`, years before 1 as `0001-03-01 (BC)` (year 0 is
+/// 1 BC).
 pub fn format_date(days: i64) -> String {
     let (y, m, d) = civil_from_days(days);
+    if y <= 0 {
+        return format!("{:04}-{m:02}-{d:02} (BC)", 1 - y);
+    }
     format!("{y:04}-{m:02}-{d:02}")
 }
 
@@ -434,7 +439,8 @@ mod tests {
         assert_eq!(split_timestamp(t), (-1, MICROS_PER_DAY - 500_000));
         assert_eq!(format_timestamp(t), "1969-12-31 23:59:59.5");
         assert_eq!(format_timestamp(ts("1900-03-01 00:00:00.000001")), "1900-03-01 00:00:00.000001");
-        assert_eq!(format_timestamp(i64::MIN), "-290308-12-21 19:59:05.224192");
+        // (Years before 1 as DuckDB writes them: year 0 is 1 BC.)
+        assert_eq!(format_timestamp(i64::MIN), "290309-12-21 (BC) 19:59:05.224192");
         assert_eq!(format_timestamp(i64::MAX), "294247-01-10 04:00:54.775807");
     }
 

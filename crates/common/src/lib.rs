@@ -2,6 +2,7 @@
 //! Kept free of heavy dependencies (only arrow's type enum for conversions).
 
 pub mod cancel;
+pub mod case_map;
 pub mod constraints;
 pub mod datatype;
 pub mod date;

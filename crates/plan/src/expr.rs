@@ -5,6 +5,7 @@
 use crate::literal_set::LiteralSet;
 use crate::math::MathFunc;
 use crate::parameters::ParamSource;
+use crate::strings::StringFunc;
 pub use gpusql_common::date::{DateField, TruncUnit};
 use gpusql_common::{DataType, ScalarValue};
 use std::fmt;
@@ -183,6 +184,12 @@ pub enum Expr {
         func: MathFunc,
         args: Vec<Expr>,
     },
+    /// A function that makes or tests strings (`strings.rs`), arguments cast by the binder
+    /// to `StringFunc::argument_types` (ToText's keeps its type).
+    StringFn {
+        func: StringFunc,
+        args: Vec<Expr>,
+    },
     /// Fails with `SUBQUERY_ROWS_ERROR` where evaluated: the branch of a CASE that finds a
     /// scalar subquery of more than one row (`bind_scalar.rs`); typed as the CASE.
     ScalarSubqueryRows {
@@ -322,6 +329,7 @@ impl Expr {
             Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::Math { func, args } => func.result_type(args[0].ty()),
+            Expr::StringFn { func, .. } => func.result_type(),
             Expr::DateAdd { .. } => DataType::Date,
             Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => DataType::Timestamp,
         }
@@ -333,6 +341,8 @@ impl Expr {
             Expr::Column { nullable, .. } => *nullable,
             Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.is_null(),
             Expr::IsNull { .. } => false,
+            // (NULL values are skipped; only a NULL separator makes NULL.)
+            Expr::StringFn { func: StringFunc::ConcatWs, args } => args[0].nullable(),
             Expr::Case { branches, else_expr, .. } => {
                 else_expr.as_ref().is_none_or(|e| e.nullable()) || branches.iter().any(|(_, t)| t.nullable())
             }
@@ -367,7 +377,7 @@ impl Expr {
                 v
             }
             Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
-            Expr::Math { args, .. } => args.iter().collect(),
+            Expr::Math { args, .. } | Expr::StringFn { args, .. } => args.iter().collect(),
         }
     }
 
@@ -393,6 +403,9 @@ impl Expr {
             Expr::Length(expr) => Expr::Length(t(expr)),
             Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: t(expr), digits },
             Expr::Math { func, args } => Expr::Math { func, args: args.into_iter().map(|e| e.transform(f)).collect() },
+            Expr::StringFn { func, args } => {
+                Expr::StringFn { func, args: args.into_iter().map(|e| e.transform(f)).collect() }
+            }
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -588,6 +601,15 @@ impl Expr {
             Expr::RoundDouble { expr, digits } => write!(f, "ROUND({}, {digits})", show(expr)),
             Expr::ScalarSubqueryRows { .. } => write!(f, "error('more than one row in a scalar subquery')"),
             Expr::Math { func, args } => {
+                let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
+                write!(f, "{}({})", func.name(), args.join(", "))
+            }
+            Expr::StringFn { func: StringFunc::ToText, args } => write!(f, "CAST({} AS VARCHAR)", show(&args[0])),
+            Expr::StringFn { func: StringFunc::Concat, args } => {
+                let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
+                write!(f, "({})", args.join(" || "))
+            }
+            Expr::StringFn { func, args } => {
                 let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
                 write!(f, "{}({})", func.name(), args.join(", "))
             }

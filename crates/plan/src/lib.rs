@@ -15,6 +15,7 @@ pub mod physical;
 pub mod planner;
 pub mod replicated;
 pub mod selectivity;
+pub mod strings;
 
 pub use config::{SessionConfig, SettingInfo};
 pub use dictionary::encode_string_columns;
@@ -30,3 +31,4 @@ pub use physical::{
 };
 pub use planner::{create_physical_plan, create_physical_plan_with};
 pub use replicated::{place_replicated_tables, ReplicatedTables};
+pub use strings::StringFunc;

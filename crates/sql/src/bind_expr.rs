@@ -287,6 +287,9 @@ impl<'a> Context<'a> {
             A::Substring { expr, substring_from, substring_for, .. } => {
                 self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref(), e)
             }
+            A::Trim { expr, trim_where, trim_what, trim_characters } => {
+                self.bind_trim(expr, trim_where.as_ref(), trim_what.as_deref(), trim_characters.as_deref(), e)
+            }
             A::ILike { .. } => Err(Error::not_supported("ILIKE").at_span(e.span())),
             A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
                 Err(Error::not_supported("subqueries").at_span(e.span()))
@@ -407,9 +410,10 @@ impl<'a> Context<'a> {
                 })?;
                 Ok(Expr::literal(value, ty))
             }
-            _ if from == DataType::Utf8 && ty != DataType::Utf8 || ty == DataType::Utf8 && from != DataType::Utf8 => {
-                unsupported()
+            _ if ty == DataType::Utf8 && from != DataType::Utf8 => {
+                crate::bind_string::as_text(inner).map_err(|e| e.at_span(whole.span()))
             }
+            _ if from == DataType::Utf8 && ty != DataType::Utf8 => unsupported(),
             // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
             _ if matches!(
                 (from, ty),
@@ -467,6 +471,9 @@ impl<'a> Context<'a> {
         }
         if let Some(math) = self.bind_math_function(f, whole) {
             return math;
+        }
+        if let Some(string) = self.bind_string_function(f, whole) {
+            return string;
         }
         let name = f.name.to_string();
         if is_aggregate_name(&name) {
@@ -624,9 +631,7 @@ impl<'a> Context<'a> {
             BinaryOperator::GtEq => at(coerce::comparison(BinaryOp::GtEq, l, r)),
             BinaryOperator::And => at(coerce::logical(BinaryOp::And, l, r)),
             BinaryOperator::Or => at(coerce::logical(BinaryOp::Or, l, r)),
-            BinaryOperator::StringConcat => constant_concat(l, r).ok_or_else(|| {
-                Error::not_supported("operator || of columns or non-text values (only text constants are concatenated: the GPU makes no strings)").at_span(whole.span())
-            }),
+            BinaryOperator::StringConcat => at(crate::bind_string::concat(l, r)),
             other => Err(Error::not_supported(format!("operator {other}")).at_span(whole.span())),
         }
     }
@@ -786,29 +791,5 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
         | T::String(_)
         | T::Nvarchar(_) => DataType::Utf8,
         other => return Err(Error::not_supported(format!("type {other}"))),
-    })
-}
-
-/// `l || r` of constant text (or NULL), evaluated while binding; None where an operand
-/// reads a column or is of another type.
-fn constant_concat(l: Expr, r: Expr) -> Option<Expr> {
-    let text = |e: &Expr| -> Option<Option<String>> {
-        if matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) {
-            return Some(None);
-        }
-        let mut cols = vec![];
-        e.columns(&mut cols);
-        if !cols.is_empty() || e.ty() != DataType::Utf8 || gpusql_plan::parameters::has_parameters(e) {
-            return None;
-        }
-        match gpusql_plan::eval::eval(e, &[]).ok()? {
-            ScalarValue::Utf8(s) => Some(Some(s)),
-            ScalarValue::Null => Some(None),
-            _ => None,
-        }
-    };
-    Some(match (text(&l)?, text(&r)?) {
-        (Some(a), Some(b)) => Expr::literal(ScalarValue::Utf8(a + &b), DataType::Utf8),
-        _ => Expr::literal(ScalarValue::Null, DataType::Utf8),
     })
 }

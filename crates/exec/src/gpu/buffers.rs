@@ -120,6 +120,9 @@ pub enum Counter {
     /// `int[2]`: the kernel's error code, and n minus the first row that found a group
     /// table full.
     Error = 3,
+    /// Bytes the kernel's new strings took from its arena (`unsigned long long`; past the
+    /// arena's size where it ran out: the size to run again with).
+    ArenaUsed = 4,
 }
 
 /// u64 words between two counters: each in its own 128-byte line, so that a hash build's
@@ -128,7 +131,7 @@ pub enum Counter {
 const COUNTER_STRIDE: usize = 16;
 
 /// u64 words of `SinkBuffers::counters`.
-pub const COUNTERS: usize = 4 * COUNTER_STRIDE;
+pub const COUNTERS: usize = 5 * COUNTER_STRIDE;
 
 /// What the counters said after a run.
 #[derive(Debug, Clone, Copy)]
@@ -139,6 +142,8 @@ pub struct Counted {
     pub error: i32,
     /// n minus the first row that found the group table full (0: none).
     pub full_from_end: u32,
+    /// Bytes of the string arena taken (or asked for).
+    pub arena_used: usize,
 }
 
 /// A finished hash table of a join's build side: payload rows grouped by key.
@@ -227,6 +232,7 @@ impl SinkBuffers {
             repeated_keys: (word(Counter::RepeatedKeys) as u32) != 0,
             error: error_word as u32 as i32,
             full_from_end: (error_word >> 32) as u32,
+            arena_used: word(Counter::ArenaUsed) as usize,
         })
     }
 

@@ -532,6 +532,9 @@ impl GpuExecutor {
     ) -> Result<Ran> {
         let mut inter: HashMap<usize, Intermediate> = HashMap::new();
         let mut built: HashMap<usize, BuiltTable> = HashMap::new();
+        // The string arenas of the pipelines that made strings: any later intermediate
+        // may point into them, so they live as long as the run.
+        let mut arenas = vec![];
         // GPU spans not waited for when their stage ended (a build's finishing launches,
         // a sort): by stage, read once the result is downloaded.
         let mut pending_spans = vec![];
@@ -540,8 +543,17 @@ impl GpuExecutor {
             self.cancel.check()?;
             match stage {
                 Stage::Pipeline(p) => {
-                    let (out, mut stat, span) =
-                        self.run_pipeline(p, &plan.parameters, tables, &inter, &built, stats, memo, reads)?;
+                    let (out, mut stat, span) = self.run_pipeline(
+                        p,
+                        &plan.parameters,
+                        tables,
+                        &inter,
+                        &built,
+                        stats,
+                        memo,
+                        reads,
+                        &mut arenas,
+                    )?;
                     if let Some(span) = span {
                         pending_spans.push((stats.kernels.len(), span));
                     }
@@ -608,7 +620,7 @@ impl GpuExecutor {
                 }
             }
         }
-        Ok(Ran { inter, _built: built, pending_spans })
+        Ok(Ran { inter, _built: built, _arenas: arenas, pending_spans })
     }
 
     /// Downloads the result, reads the stages' spans, and completes `stats`.
@@ -702,6 +714,7 @@ impl GpuExecutor {
         stats: &mut ExecStats,
         memo: &PlanMemo,
         reads: &mut ReadBacks,
+        arenas: &mut Vec<CudaSlice<u8>>,
     ) -> Result<(Produced, KernelStat, Option<gpusql_cuda::EndedTimer>)> {
         let mut steps = HostSteps::new(self.config.profile_host);
         let hints = self.build_hints(built);
@@ -782,6 +795,15 @@ impl GpuExecutor {
             // The next run is sized by what this one finds: this run's log would not fit it.
             None => reads.unsettled(),
         }
+        // The string arena (kernels that make strings): what the last run took, with room
+        // to spare, or a guess of ARENA_BYTES_PER_ROW per row; a run that finds it too
+        // small runs again with room for what it asked.
+        let uses_arena = spec.params.contains(&Param::Arena);
+        let arena_key = SinkSizes::key(&spec.source, n) ^ ARENA_KEY_SALT;
+        let mut arena_bytes = match self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).get(arena_key) {
+            Some(seen) => seen.saturating_add(seen / 4).max(MIN_ARENA_BYTES),
+            None => n.saturating_mul(ARENA_BYTES_PER_ROW).max(MIN_ARENA_BYTES),
+        };
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
             if matches!(p.sink, Sink::Aggregate { .. } | Sink::HashBuild { .. }) && max_groups > i32::MAX as usize {
@@ -790,6 +812,10 @@ impl GpuExecutor {
                 )));
             }
             let sink = buffers::SinkBuffers::allocate(&self.dev, &p.sink, max_groups)?;
+            let arena = match uses_arena {
+                true => Some(self.dev.alloc_unset::<u8>(arena_bytes, "string arena").map_err(cuda_error)?),
+                false => None,
+            };
             steps.mark("allocate");
             let binder = Binder {
                 dev: &self.dev,
@@ -801,6 +827,7 @@ impl GpuExecutor {
                 literals: &literals,
                 built,
                 spec: &spec,
+                arena: arena.as_ref().map(|a| (a, arena_bytes)),
             };
             let span = self.run_kernels(&func, init.as_ref(), &binder)?;
             steps.mark("kernels");
@@ -817,6 +844,15 @@ impl GpuExecutor {
             let count = counted.rows;
             steps.mark("download counts");
             let groups = Groups { max: max_groups, bound: group_bound, count, full_at, rows: n };
+            if KernelError::from_code(code) == Some(KernelError::ArenaFull) {
+                // (A grouped aggregation stops early on an error: then what it asked for
+                // is a lower bound.)
+                arena_bytes =
+                    counted.arena_used.max(arena_bytes.saturating_mul(4)).saturating_add(counted.arena_used / 4);
+                tracing::debug!("pipeline_{}: string arena full, running again with {arena_bytes} bytes", p.id);
+                ran_again(span, &mut stat, reads)?;
+                continue;
+            }
             if let Some(grown) = capacity_after_error(p, code, &groups)? {
                 max_groups = grown;
                 ran_again(span, &mut stat, reads)?;
@@ -837,6 +873,10 @@ impl GpuExecutor {
             };
             stat.rows_out = rows;
             self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).insert(seen_key, rows);
+            if let Some(arena) = arena {
+                self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).insert(arena_key, counted.arena_used);
+                arenas.push(arena);
+            }
             steps.print(&format!("pipeline_{} ({n} rows in, {rows} out, room for {max_groups})", p.id));
             if matches!(p.sink, Sink::HashBuild { .. }) {
                 return Ok((Produced::Table(Box::new(sink), counted, build_key_range(p, tables)), stat, span));
@@ -1083,6 +1123,12 @@ struct SinkSizes {
     rows: HashMap<u64, usize>,
 }
 
+/// The string arena's first size per source row, when its pipeline has not run before, and
+/// its least size; its sizes are kept in `SinkSizes` under the pipeline's key xor this.
+const ARENA_BYTES_PER_ROW: usize = 32;
+const MIN_ARENA_BYTES: usize = 1 << 16;
+const ARENA_KEY_SALT: u64 = 0x5354_5249_4e47_5321;
+
 /// Sink sizes kept at most (emptied when full).
 const SINK_SIZES: usize = 1 << 16;
 
@@ -1174,6 +1220,10 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
         // The CPU backend's message (eval.rs).
         (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
         (_, Some(KernelError::SubqueryRows)) => Err(Error::exec(gpusql_plan::expr::SUBQUERY_ROWS_ERROR)),
+        (_, Some(KernelError::PaddingLeft)) => Err(gpusql_plan::strings::insufficient_padding(true)),
+        (_, Some(KernelError::PaddingRight)) => Err(gpusql_plan::strings::insufficient_padding(false)),
+        // (Handled by `run_pipeline`, which grows the arena.)
+        (_, Some(KernelError::ArenaFull)) => Err(Error::exec(format!("pipeline_{}: string arena full", p.id))),
         (other, None) => Err(Error::exec(format!("kernel reported error code {other}"))),
     }
 }
@@ -1194,6 +1244,7 @@ struct Ran {
     inter: HashMap<usize, Intermediate>,
     /// (Held until the run is done with them.)
     _built: HashMap<usize, BuiltTable>,
+    _arenas: Vec<CudaSlice<u8>>,
     pending_spans: Vec<(usize, gpusql_cuda::EndedTimer)>,
 }
 
@@ -1218,6 +1269,8 @@ struct Binder<'a> {
     literals: &'a Literals,
     built: &'a HashMap<usize, BuiltTable>,
     spec: &'a KernelSpec,
+    /// The string arena and its size, where the kernel makes strings.
+    arena: Option<(&'a CudaSlice<u8>, usize)>,
 }
 
 impl Binder<'_> {
@@ -1226,6 +1279,9 @@ impl Binder<'_> {
         Ok(match q {
             Param::RowCount => Arg::U64(n as u64),
             Param::ErrorFlag => Arg::U64(sink.counter_ptr(Counter::Error, dev)),
+            Param::Arena => Arg::U64(self.arena.map_or(0, |(a, _)| ptr(a, dev))),
+            Param::ArenaCapacity => Arg::U64(self.arena.map_or(0, |(_, bytes)| bytes as u64)),
+            Param::ArenaUsed => Arg::U64(sink.counter_ptr(Counter::ArenaUsed, dev)),
             Param::Input { column, part: Part::Pivoted } => {
                 Arg::U64(self.source.pivots.get(column).copied().unwrap_or(0))
             }

@@ -69,6 +69,9 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Length(expr) => Expr::Length(Box::new(fold(*expr)?)),
         Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: Box::new(fold(*expr)?), digits },
         Expr::Math { func, args } => Expr::Math { func, args: args.into_iter().map(fold).collect::<Result<_>>()? },
+        Expr::StringFn { func, args } => {
+            Expr::StringFn { func, args: args.into_iter().map(fold).collect::<Result<_>>()? }
+        }
         Expr::InList { expr, list, negated } => {
             let expr = Box::new(fold(*expr)?);
             let list: Vec<Expr> = list.into_iter().map(fold).collect::<Result<_>>()?;

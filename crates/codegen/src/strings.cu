@@ -1,0 +1,352 @@
+// ---- strings: the twins of plan/src/strings.rs (`StringFunc`), same names, same rules ----
+// A function that makes a string writes it into the launch's arena: one buffer per
+// pipeline run, kept as long as the run's output (whose Str records point into it). A
+// function whose result is part of its input (trim, left, split_part, …) returns a view
+// of the input and writes nothing. Lengths and positions count code points; the case
+// tables are DuckDB's (common/src/case_map.rs, emitted in front of this file).
+
+struct Arena {
+    uint8_t* base;
+    unsigned long long* used;  // bytes taken so far (past `cap` too: the host's next size)
+    unsigned long long cap;
+    int* err;
+};
+
+// Room for `len` bytes, or null where the arena is full (ERR_ARENA_FULL is raised and the
+// host runs the pipeline again with a larger arena). The lanes that arrive together take
+// their room with one atomicAdd and their offsets by a prefix sum over the warp.
+__device__ uint8_t* arena_alloc(const Arena& a, uint32_t len) {
+    const unsigned mask = __activemask();
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(mask) - 1;
+    unsigned long long before = 0, total = 0;
+    for (unsigned m = mask; m != 0u; m &= m - 1u) {
+        const int src = __ffs(m) - 1;
+        const uint32_t l = __shfl_sync(mask, len, src);
+        before += src < lane ? l : 0u;
+        total += l;
+    }
+    unsigned long long at = 0;
+    if (lane == leader) at = atomicAdd(a.used, total);
+    at = __shfl_sync(mask, at, leader) + before;
+    if (at + len > a.cap) {
+        raise_error(a.err, ERR_ARENA_FULL);
+        return nullptr;
+    }
+    return a.base + at;
+}
+
+// A string made of bytes that already exist (a view: no hash known).
+__device__ __forceinline__ Str str_view(const uint8_t* p, uint32_t len) {
+    Str s; s.p = p; s.len = len; s.pad_ = 0; return s;
+}
+// The result of a function whose arena was full (never read: the run is repeated).
+__device__ __forceinline__ Str str_lost(Str s) { return str_view(s.p, 0); }
+
+// The code point starting at byte i of s, and where the next one starts.
+__device__ uint32_t utf8_decode(Str s, uint32_t i, uint32_t* next) {
+    const uint32_t b = s.p[i];
+    uint32_t c, n;
+    if (b < 0x80u) { c = b; n = 1; }
+    else if (b < 0xE0u) { c = b & 0x1Fu; n = 2; }
+    else if (b < 0xF0u) { c = b & 0x0Fu; n = 3; }
+    else { c = b & 0x07u; n = 4; }
+    for (uint32_t k = 1; k < n && i + k < s.len; k++) c = (c << 6) | (s.p[i + k] & 0x3Fu);
+    *next = i + n;
+    return c;
+}
+__device__ __forceinline__ uint32_t utf8_width(uint32_t c) { return c < 0x80u ? 1u : c < 0x800u ? 2u : c < 0x10000u ? 3u : 4u; }
+__device__ uint32_t utf8_encode(uint32_t c, uint8_t* out) {
+    if (c < 0x80u) { out[0] = (uint8_t)c; return 1; }
+    if (c < 0x800u) { out[0] = (uint8_t)(0xC0u | c >> 6); out[1] = (uint8_t)(0x80u | (c & 0x3Fu)); return 2; }
+    if (c < 0x10000u) {
+        out[0] = (uint8_t)(0xE0u | c >> 12); out[1] = (uint8_t)(0x80u | (c >> 6 & 0x3Fu)); out[2] = (uint8_t)(0x80u | (c & 0x3Fu));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0u | c >> 18); out[1] = (uint8_t)(0x80u | (c >> 12 & 0x3Fu));
+    out[2] = (uint8_t)(0x80u | (c >> 6 & 0x3Fu)); out[3] = (uint8_t)(0x80u | (c & 0x3Fu));
+    return 4;
+}
+// Byte position of character k (0-based) of s, or s.len where s has fewer.
+__device__ uint32_t char_offset(Str s, int64_t k) {
+    uint32_t i = 0;
+    for (; i < s.len && k > 0; k--) i = next_char(s, i);
+    return i;
+}
+__device__ __forceinline__ void copy_bytes(uint8_t* out, const uint8_t* in, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) out[i] = in[i];
+}
+
+// ---- case ----
+__device__ uint32_t map_case(uint32_t c, const CaseRange* t, int n) {
+    int lo = 0, hi = n;  // the last entry with first <= c
+    while (lo < hi) { const int m = (lo + hi) / 2; if (t[m].first <= c) lo = m + 1; else hi = m; }
+    if (lo == 0) return c;
+    const CaseRange r = t[lo - 1];
+    return c <= r.last && (c - r.first) % r.stride == 0u ? (uint32_t)((int32_t)c + r.delta) : c;
+}
+__device__ Str str_case(const Arena& a, Str s, const CaseRange* t, int n) {
+    uint32_t out_len = 0;
+    for (uint32_t i = 0; i < s.len;) {
+        if (s.p[i] < 0x80u) { out_len++; i++; continue; }
+        const uint32_t c = utf8_decode(s, i, &i);
+        out_len += utf8_width(map_case(c, t, n));
+    }
+    uint8_t* out = arena_alloc(a, out_len);
+    if (!out) return str_lost(s);
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < s.len;) {
+        const uint8_t b = s.p[i];
+        if (b < 0x80u) {
+            // (ASCII: the table's first entries, as arithmetic.)
+            const bool lower = b >= 'a' && b <= 'z', upper = b >= 'A' && b <= 'Z';
+            out[o++] = t == CASE_UPPER ? (lower ? b - 32 : b) : (upper ? b + 32 : b);
+            i++;
+            continue;
+        }
+        o += utf8_encode(map_case(utf8_decode(s, i, &i), t, n), out + o);
+    }
+    return str_view(out, out_len);
+}
+__device__ Str str_upper(const Arena& a, Str s) { return str_case(a, s, CASE_UPPER, CASE_UPPER_LEN); }
+__device__ Str str_lower(const Arena& a, Str s) { return str_case(a, s, CASE_LOWER, CASE_LOWER_LEN); }
+
+// ---- concatenation ----
+// parts[k] where present[k], with sep between them (concat_ws; || and concat have sep '').
+__device__ Str str_concat_ws(const Arena& a, Str sep, const Str* parts, const bool* present, int n) {
+    uint32_t len = 0, count = 0;
+    for (int k = 0; k < n; k++) if (present[k]) { len += parts[k].len; count++; }
+    if (count > 1u) len += (count - 1u) * sep.len;
+    uint8_t* out = arena_alloc(a, len);
+    if (!out) return str_lost(sep);
+    uint32_t o = 0;
+    bool first = true;
+    for (int k = 0; k < n; k++) {
+        if (!present[k]) continue;
+        if (!first) { copy_bytes(out + o, sep.p, sep.len); o += sep.len; }
+        copy_bytes(out + o, parts[k].p, parts[k].len);
+        o += parts[k].len;
+        first = false;
+    }
+    return str_view(out, len);
+}
+
+// ---- trim: views ----
+__device__ bool is_trim_space(uint32_t c) {
+    for (int k = 0; k < TRIM_SPACES_LEN; k++) if (TRIM_SPACES[k] == c) return true;
+    return false;
+}
+// Whether code point c is one of `chars`'s (`chars` none: Unicode's space separators).
+__device__ bool in_trim_set(uint32_t c, Str chars) {
+    if (str_is_none(chars)) return is_trim_space(c);
+    for (uint32_t i = 0; i < chars.len;) if (utf8_decode(chars, i, &i) == c) return true;
+    return false;
+}
+__device__ Str str_trim_sides(Str s, Str chars, bool left, bool right) {
+    uint32_t begin = 0, end = s.len;
+    if (left) {
+        while (begin < end) {
+            uint32_t next;
+            if (!in_trim_set(utf8_decode(s, begin, &next), chars)) break;
+            begin = next;
+        }
+    }
+    if (right) {
+        while (end > begin) {
+            uint32_t start = end - 1, next;
+            while (start > begin && utf8_continuation(s.p[start])) start--;
+            if (!in_trim_set(utf8_decode(s, start, &next), chars)) break;
+            end = start;
+        }
+    }
+    return str_view(s.p + begin, end - begin);
+}
+__device__ Str str_trim(Str s, Str chars) { return str_trim_sides(s, chars, true, true); }
+__device__ Str str_ltrim(Str s, Str chars) { return str_trim_sides(s, chars, true, false); }
+__device__ Str str_rtrim(Str s, Str chars) { return str_trim_sides(s, chars, false, true); }
+
+// ---- left, right, split_part: views ----
+__device__ Str str_left(Str s, int64_t n) {
+    const int64_t chars = str_chars(s);
+    const int64_t keep = n >= 0 ? (n < chars ? n : chars) : (chars + n > 0 ? chars + n : 0);
+    return str_view(s.p, char_offset(s, keep));
+}
+__device__ Str str_right(Str s, int64_t n) {
+    const int64_t chars = str_chars(s);
+    const int64_t keep = n >= 0 ? (n < chars ? n : chars) : (chars + n > 0 ? chars + n : 0);
+    const uint32_t from = char_offset(s, chars - keep);
+    return str_view(s.p + from, s.len - from);
+}
+// Whether t occurs in s at byte i.
+__device__ __forceinline__ bool str_at(Str s, uint32_t i, Str t) {
+    if (i + t.len > s.len) return false;
+    for (uint32_t k = 0; k < t.len; k++) if (s.p[i + k] != t.p[k]) return false;
+    return true;
+}
+__device__ Str str_split_part(Str s, Str sep, int64_t index) {
+    if (index == 0) return str_view(s.p, 0);
+    // Parts: [starts[k], ends[k]); counted first where the index counts from the end.
+    int64_t parts = 1;
+    if (sep.len == 0) parts = str_chars(s) > 0 ? str_chars(s) : 1;
+    else for (uint32_t i = 0; i + sep.len <= s.len;) { if (str_at(s, i, sep)) { parts++; i += sep.len; } else i++; }
+    const int64_t k = index > 0 ? index - 1 : parts + index;
+    if (k < 0 || k >= parts) return str_view(s.p, 0);
+    if (sep.len == 0) {
+        const uint32_t from = char_offset(s, k);
+        return str_view(s.p + from, from < s.len ? next_char(s, from) - from : 0);
+    }
+    uint32_t begin = 0;
+    int64_t part = 0;
+    for (uint32_t i = 0; i + sep.len <= s.len;) {
+        if (str_at(s, i, sep)) {
+            if (part == k) return str_view(s.p + begin, i - begin);
+            part++;
+            i += sep.len;
+            begin = i;
+        } else {
+            i++;
+        }
+    }
+    return str_view(s.p + begin, s.len - begin);
+}
+
+// ---- replace, repeat, lpad / rpad ----
+__device__ Str str_replace(const Arena& a, Str s, Str from, Str to) {
+    if (from.len == 0) return s;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i + from.len <= s.len;) { if (str_at(s, i, from)) { count++; i += from.len; } else i++; }
+    if (count == 0) return s;
+    const uint32_t len = s.len - count * from.len + count * to.len;
+    uint8_t* out = arena_alloc(a, len);
+    if (!out) return str_lost(s);
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < s.len;) {
+        if (str_at(s, i, from)) { copy_bytes(out + o, to.p, to.len); o += to.len; i += from.len; }
+        else out[o++] = s.p[i++];
+    }
+    return str_view(out, len);
+}
+__device__ Str str_repeat(const Arena& a, Str s, int64_t n) {
+    if (n <= 0 || s.len == 0) return str_view(s.p, 0);
+    const uint32_t len = (uint32_t)(s.len * n);
+    uint8_t* out = arena_alloc(a, len);
+    if (!out) return str_lost(s);
+    for (int64_t k = 0; k < n; k++) copy_bytes(out + k * s.len, s.p, s.len);
+    return str_view(out, len);
+}
+// s cut or padded with `fill` to n characters, on the left (lpad) or right.
+__device__ Str str_pad(const Arena& a, Str s, int64_t n, Str fill, bool left) {
+    if (n < 0) n = 0;
+    const int64_t chars = str_chars(s);
+    if (chars >= n) return str_view(s.p, char_offset(s, n));
+    if (fill.len == 0) {
+        raise_error(a.err, left ? ERR_PADDING_LEFT : ERR_PADDING_RIGHT);
+        return str_view(s.p, 0);
+    }
+    // The padding: whole copies of fill, then the first characters of one more.
+    const int64_t need = n - chars, fill_chars = str_chars(fill);
+    const int64_t whole = need / fill_chars;
+    const uint32_t rest = char_offset(fill, need % fill_chars);
+    const uint32_t pad = (uint32_t)(whole * fill.len) + rest, len = pad + s.len;
+    uint8_t* out = arena_alloc(a, len);
+    if (!out) return str_lost(s);
+    uint8_t* p = out + (left ? 0 : s.len);
+    for (int64_t k = 0; k < whole; k++) copy_bytes(p + k * fill.len, fill.p, fill.len);
+    copy_bytes(p + whole * fill.len, fill.p, rest);
+    copy_bytes(out + (left ? pad : 0), s.p, s.len);
+    return str_view(out, len);
+}
+__device__ Str str_lpad(const Arena& a, Str s, int64_t n, Str fill) { return str_pad(a, s, n, fill, true); }
+__device__ Str str_rpad(const Arena& a, Str s, int64_t n, Str fill) { return str_pad(a, s, n, fill, false); }
+
+// ---- tests: BOOLEAN ----
+__device__ bool str_starts_with(Str s, Str t) { return str_at(s, 0, t); }
+__device__ bool str_ends_with(Str s, Str t) { return t.len <= s.len && str_at(s, s.len - t.len, t); }
+__device__ bool str_contains(Str s, Str t) {
+    for (uint32_t i = 0; i + t.len <= s.len; i++) if (str_at(s, i, t)) return true;
+    return false;
+}
+
+// ---- CAST(x AS VARCHAR) ----
+// Digits of v (>= 0) written backwards ending at `end`; returns how many.
+__device__ uint32_t digits_back(unsigned __int128 v, uint8_t* end, uint32_t min_digits) {
+    uint32_t n = 0;
+    do { *--end = (uint8_t)('0' + (uint32_t)(v % 10u)); v /= 10u; n++; } while (v != 0u || n < min_digits);
+    return n;
+}
+// A scaled integer as text: 12345 at scale 2 is "123.45" (scale 0: an integer).
+__device__ Str str_from_scaled(const Arena& a, __int128 v, uint32_t scale) {
+    uint8_t buf[48];
+    uint8_t* end = buf + 48;
+    const bool neg = v < 0;
+    const unsigned __int128 u = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    uint32_t n;
+    if (scale == 0) {
+        n = digits_back(u, end, 1);
+    } else {
+        unsigned __int128 p = 1;
+        for (uint32_t k = 0; k < scale; k++) p *= 10u;
+        n = digits_back(u % p, end, scale);
+        end[-(int)n - 1] = '.';
+        n += 1;
+        n += digits_back(u / p, end - n, 1);
+    }
+    if (neg) { end[-(int)n - 1] = '-'; n++; }
+    uint8_t* out = arena_alloc(a, n);
+    if (!out) return str_view(a.base, 0);
+    copy_bytes(out, end - n, n);
+    return str_view(out, n);
+}
+__device__ Str str_from_bool(const Arena& a, bool b) {
+    const uint32_t n = b ? 4u : 5u;
+    uint8_t* out = arena_alloc(a, n);
+    if (!out) return str_view(a.base, 0);
+    copy_bytes(out, (const uint8_t*)(b ? "true" : "false"), n);
+    return str_view(out, n);
+}
+// YYYY-MM-DD (years before 1: "0001-03-01 (BC)", year 0 being 1 BC) into buf; its length.
+__device__ uint32_t date_text(int32_t days, uint8_t* buf) {
+    int64_t y; uint32_t m, d;
+    civil_from_days(days, &y, &m, &d);
+    const bool bc = y <= 0;
+    if (bc) y = 1 - y;
+    uint8_t tmp[24];
+    const uint32_t yn = digits_back((unsigned __int128)y, tmp + 24, 4);
+    copy_bytes(buf, tmp + 24 - yn, yn);
+    uint32_t n = yn;
+    buf[n++] = '-'; buf[n++] = (uint8_t)('0' + m / 10); buf[n++] = (uint8_t)('0' + m % 10);
+    buf[n++] = '-'; buf[n++] = (uint8_t)('0' + d / 10); buf[n++] = (uint8_t)('0' + d % 10);
+    if (bc) { copy_bytes(buf + n, (const uint8_t*)" (BC)", 5); n += 5; }
+    return n;
+}
+__device__ Str str_from_date(const Arena& a, int32_t days) {
+    uint8_t buf[40];
+    const uint32_t n = date_text(days, buf);
+    uint8_t* out = arena_alloc(a, n);
+    if (!out) return str_view(a.base, 0);
+    copy_bytes(out, buf, n);
+    return str_view(out, n);
+}
+// YYYY-MM-DD HH:MM:SS, then the fraction of a second without trailing zeros where it is not 0.
+__device__ Str str_from_ts(const Arena& a, int64_t us) {
+    uint8_t buf[64];
+    const int64_t days = floor_div(us, US_PER_DAY), t = floor_mod(us, US_PER_DAY);
+    uint32_t n = date_text((int32_t)days, buf);
+    const uint32_t h = (uint32_t)(t / 3600000000ll), mi = (uint32_t)(t / 60000000ll % 60), s = (uint32_t)(t / 1000000ll % 60);
+    uint32_t f = (uint32_t)(t % 1000000ll);
+    buf[n++] = ' ';
+    buf[n++] = (uint8_t)('0' + h / 10); buf[n++] = (uint8_t)('0' + h % 10); buf[n++] = ':';
+    buf[n++] = (uint8_t)('0' + mi / 10); buf[n++] = (uint8_t)('0' + mi % 10); buf[n++] = ':';
+    buf[n++] = (uint8_t)('0' + s / 10); buf[n++] = (uint8_t)('0' + s % 10);
+    if (f != 0) {
+        buf[n++] = '.';
+        uint32_t digits = 6;
+        while (f % 10 == 0) { f /= 10; digits--; }
+        digits_back(f, buf + n + digits, digits);
+        n += digits;
+    }
+    uint8_t* out = arena_alloc(a, n);
+    if (!out) return str_view(a.base, 0);
+    copy_bytes(out, buf, n);
+    return str_view(out, n);
+}

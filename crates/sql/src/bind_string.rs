@@ -1,0 +1,112 @@
+//! Binding the functions that make and test strings (`plan/src/strings.rs`): `a || b`,
+//! concat, concat_ws, upper, lower, trim (also `TRIM([BOTH|LEADING|TRAILING] [c FROM] s)`),
+//! left, right, replace, repeat, lpad, rpad, split_part, starts_with, ends_with, contains,
+//! and CAST(x AS VARCHAR). As DuckDB: `||`, concat and concat_ws take values of any type
+//! as their text; the other functions take VARCHAR (and BIGINT counts) only.
+
+use crate::bind_expr::{AtSpan, Context};
+use crate::coerce::cast;
+use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_plan::{Expr, StringFunc};
+use sqlparser::ast::{self, Spanned};
+
+fn is_null_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Literal { value: ScalarValue::Null, .. })
+}
+
+/// `e` as text: VARCHAR as it is, the types with a text form through `ToText`; DOUBLE is
+/// refused (DuckDB's shortest round-trip digits are not implemented).
+pub fn as_text(e: Expr) -> std::result::Result<Expr, Error> {
+    match e.ty() {
+        DataType::Utf8 => Ok(e),
+        _ if is_null_literal(&e) => Ok(Expr::literal(ScalarValue::Null, DataType::Utf8)),
+        DataType::Boolean
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::Decimal { .. }
+        | DataType::Date
+        | DataType::Timestamp => Ok(Expr::StringFn { func: StringFunc::ToText, args: vec![e] }),
+        other => Err(Error::not_supported(format!("CAST from {other} to VARCHAR"))),
+    }
+}
+
+/// `l || r`.
+pub fn concat(l: Expr, r: Expr) -> Result<Expr> {
+    let mut args = vec![];
+    for e in [l, r] {
+        match e {
+            // (a || b || c: one call of three.)
+            Expr::StringFn { func: StringFunc::Concat, args: inner } => args.extend(inner),
+            e => args.push(as_text(e)?),
+        }
+    }
+    Ok(Expr::StringFn { func: StringFunc::Concat, args })
+}
+
+impl Context<'_> {
+    /// A string function call `f`, or None where `f` names none.
+    pub(crate) fn bind_string_function(&self, f: &ast::Function, whole: &ast::Expr) -> Option<Result<Expr>> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let func = match name.as_str() {
+            "concat" => StringFunc::ConcatWs,
+            other => StringFunc::from_name(other)?,
+        };
+        Some((|| {
+            let Some(args) = crate::functions::plain_arguments(f) else {
+                return Err(Error::not_supported(format!("{name} with these arguments")).at_span(whole.span()));
+            };
+            let mut args = args.iter().map(|a| self.bind(a)).collect::<Result<Vec<_>>>()?;
+            if name == "concat" {
+                if args.is_empty() {
+                    return Err(Error::bind("concat needs at least one argument").at_span(whole.span()));
+                }
+                args.insert(0, Expr::literal(ScalarValue::Utf8(String::new()), DataType::Utf8));
+            }
+            typed_call(func, &name, args).map_err(|e| e.at_span(whole.span()))
+        })())
+    }
+
+    /// `TRIM([BOTH | LEADING | TRAILING] [characters FROM] s)` and `TRIM(s, characters)`.
+    pub(crate) fn bind_trim(
+        &self,
+        expr: &ast::Expr,
+        trim_where: Option<&ast::TrimWhereField>,
+        trim_what: Option<&ast::Expr>,
+        trim_characters: Option<&[ast::Expr]>,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let func = match trim_where {
+            None | Some(ast::TrimWhereField::Both) => StringFunc::Trim,
+            Some(ast::TrimWhereField::Leading) => StringFunc::LTrim,
+            Some(ast::TrimWhereField::Trailing) => StringFunc::RTrim,
+        };
+        let mut args = vec![self.bind(expr)?];
+        match (trim_what, trim_characters) {
+            (Some(what), None) => args.push(self.bind(what)?),
+            (None, Some([chars])) => args.push(self.bind(chars)?),
+            (None, None) => {}
+            _ => return Err(Error::not_supported("TRIM with these arguments").at_span(whole.span())),
+        }
+        typed_call(func, "trim", args).map_err(|e| e.at_span(whole.span()))
+    }
+}
+
+/// The call with its arguments cast to the function's types.
+fn typed_call(func: StringFunc, name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let Some(types) = func.argument_types(args.len()) else {
+        return Err(Error::bind(format!("{name} does not take {} arguments", args.len())));
+    };
+    let any_type = matches!(func, StringFunc::Concat | StringFunc::ConcatWs);
+    let args = args
+        .into_iter()
+        .zip(types)
+        .map(|(a, ty)| match ty {
+            _ if is_null_literal(&a) => Ok(cast(a, ty)),
+            DataType::Utf8 if any_type => as_text(a),
+            DataType::Utf8 if a.ty() == DataType::Utf8 => Ok(a),
+            DataType::Int64 if matches!(a.ty(), DataType::Int32 | DataType::Int64) => Ok(cast(a, ty)),
+            _ => Err(Error::bind(format!("{name} needs {ty} here, got {}", a.ty()))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Expr::StringFn { func, args })
+}
