@@ -68,6 +68,7 @@ pub fn out_of_range_code(ty: &DataType) -> i32 {
         DataType::Int32 => (1, 0, 0),
         DataType::Int64 => (2, 0, 0),
         DataType::Decimal { precision, scale } => (3, *precision as i32, *scale as i32),
+        DataType::Date => (4, 0, 0),
         _ => (0, 0, 0),
     };
     KernelError::Overflow as i32 | tag << 8 | p << 16 | s << 24
@@ -80,6 +81,7 @@ pub fn out_of_range_type(code: i32) -> Option<DataType> {
         1 => Some(DataType::Int32),
         2 => Some(DataType::Int64),
         3 => Some(DataType::Decimal { precision: p, scale: s }),
+        4 => Some(DataType::Date),
         _ => None,
     }
 }

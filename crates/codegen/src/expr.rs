@@ -97,6 +97,29 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             let x = gen(expr, row, out)?;
             let v = match (expr.ty(), *ty) {
                 (DataType::Date, DataType::Timestamp) => format!("ts_from_date({}, {})", x.v, error_flag(&x)),
+                // Narrowing to a smaller integer (or a DATE's day number): range-checked
+                // in 128 bits, as the CPU backend's cast.
+                (from, to) if narrows(&from, &to) => {
+                    let wide = out.tmp("w");
+                    let value = match from {
+                        DataType::Decimal { scale, .. } => {
+                            format!("div_round((__int128){}, {})", x.v, pow10_literal(scale, "__int128"))
+                        }
+                        _ => format!("((__int128){})", x.v),
+                    };
+                    let (lo, hi) = if c_type(&to) == "int32_t" {
+                        ("((__int128)(-2147483647 - 1))", "((__int128)2147483647)")
+                    } else {
+                        ("((__int128)(-9223372036854775807ll - 1))", "((__int128)9223372036854775807ll)")
+                    };
+                    out.line(format!("const __int128 {wide} = {value};"));
+                    out.line(format!(
+                        "if (!{} && ({wide} < {lo} || {wide} > {hi})) raise_error(err, {});",
+                        x.null,
+                        out_of_range_code(&to)
+                    ));
+                    format!("(({}){wide})", c_type(&to))
+                }
                 (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) => {
                     cast_double(&x.v, ty, &error_flag(&x))
                 }
@@ -512,6 +535,21 @@ fn cast_double(v: &str, to: &DataType, err: &str) -> String {
     }
 }
 
+/// Whether a cast from the integer or decimal `from` to the integer or DATE `to` can leave
+/// `to`'s range (the CPU backend's cast fails there: "INTEGER out of range", …).
+fn narrows(from: &DataType, to: &DataType) -> bool {
+    let bits = |t: &DataType| match t {
+        DataType::Int32 | DataType::Date => Some(32),
+        DataType::Int64 => Some(64),
+        _ => None,
+    };
+    let Some(to_bits) = bits(to) else { return false };
+    match from {
+        DataType::Decimal { precision, scale } => (precision - scale) as u32 > if to_bits == 32 { 9 } else { 18 },
+        _ => bits(from).is_some_and(|b| b > to_bits),
+    }
+}
+
 /// C expression converting `v` from `from` to `to` (same rules as the CPU backend's cast).
 pub fn cast(v: &str, from: &DataType, to: &DataType) -> Result<String> {
     use DataType::*;
@@ -568,5 +606,38 @@ mod tests {
         assert!(double.contains("((double)a) / ((double)b)"), "{double}");
         let int = division(DataType::Int64);
         assert!(int.contains("ERR_DIV_ZERO") && int.contains("-9223372036854775807ll - 1"), "{int}");
+    }
+
+    fn cast_code(from: DataType, to: DataType) -> String {
+        let e = Expr::Cast {
+            expr: Box::new(Expr::Column { index: 0, name: "c0".into(), ty: from, nullable: true }),
+            ty: to,
+        };
+        let row = [Value { v: "a".into(), null: "an".into() }];
+        let mut out = Emitter::default();
+        let v = gen(&e, &row, &mut out).unwrap();
+        format!("{}{}", out.code, v.v)
+    }
+
+    #[test]
+    fn narrowing_casts_are_range_checked() {
+        // BIGINT -> INTEGER / DATE and wide DECIMAL -> INTEGER fail outside the range, as
+        // the CPU backend's cast (they wrapped around before).
+        for (from, to) in [
+            (DataType::Int64, DataType::Int32),
+            (DataType::Int64, DataType::Date),
+            (DataType::Decimal { precision: 18, scale: 2 }, DataType::Int32),
+            (DataType::Decimal { precision: 38, scale: 0 }, DataType::Int64),
+        ] {
+            let code = cast_code(from, to);
+            assert!(
+                code.contains("raise_error(err,") && code.contains("2147483647") || to == DataType::Int64,
+                "{code}"
+            );
+            assert!(code.contains(&out_of_range_code(&to).to_string()), "{code}");
+        }
+        // Widening needs no check.
+        assert!(!cast_code(DataType::Int32, DataType::Int64).contains("raise_error"));
+        assert!(!cast_code(DataType::Decimal { precision: 9, scale: 2 }, DataType::Int32).contains("raise_error"));
     }
 }

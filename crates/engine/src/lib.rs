@@ -583,6 +583,8 @@ impl Engine {
                 continue;
             }
             let (bound, mut shape) = self.bind_parameterized(s, shaped)?;
+            // current_date and the like are the statement's moment: its plan is not kept.
+            let reads_clock = gpusql_sql::statement_read_clock();
             let bind_ms = start.elapsed().as_secs_f64() * 1e3;
             let mut out = match (bound, key) {
                 (BoundStatement::Query(plan), Some(key)) => {
@@ -600,10 +602,12 @@ impl Engine {
                         other => other?,
                     };
                     cached.shallow = gpusql_sql::depth::within(s, IN_PLACE_EXPRESSION_DEPTH);
-                    if cached.plan.pipelines().all(|p| match &p.source {
-                        Source::Table { table, .. } => self.tables.is_catalog_table(table),
-                        Source::Intermediate { .. } => true,
-                    }) {
+                    if !reads_clock
+                        && cached.plan.pipelines().all(|p| match &p.source {
+                            Source::Table { table, .. } => self.tables.is_catalog_table(table),
+                            Source::Intermediate { .. } => true,
+                        })
+                    {
                         let cached = Arc::new(cached);
                         if stmts.len() == 1 {
                             self.plans.insert(generation, sql.to_string(), cached.clone());

@@ -87,6 +87,8 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "stddev_samp"
             | "stddev"
             | "stddev_pop"
+            | "bool_and"
+            | "bool_or"
     )
 }
 
@@ -176,6 +178,9 @@ impl<'a> Context<'a> {
             }
             // An aggregate call becomes a reference to its output column.
             if let ast::Expr::Function(f) = e {
+                if let Some(rewritten) = self.bool_aggregate(f) {
+                    return self.bind(&rewritten?);
+                }
                 if is_aggregate_name(&f.name.to_string()) {
                     let agg = Context::Plain(g.base).bind_aggregate(f)?;
                     let mut aggs = g.aggs.borrow_mut();
@@ -432,8 +437,16 @@ impl<'a> Context<'a> {
     /// date_trunc, date_part, length and abs. Aggregates are bound before (`bind`).
     fn bind_function(&self, f: &ast::Function, whole: &ast::Expr) -> Result<Expr> {
         crate::audit::function(f)?;
+        if let Some(value) = clock_function(f) {
+            return value;
+        }
+        self.check_date_function_arguments(f)?;
         if let Some(rewritten) = crate::functions::rewrite_scalar_function(f) {
             return self.bind(&rewritten?);
+        }
+        if let Some(start) = crate::functions::last_day_month_start(f) {
+            let start = self.bind(&start?)?;
+            return Ok(Expr::DateAdd { date: Box::new(start), months: 1, days: -1 });
         }
         if let Some(args) = crate::functions::round_arguments(f) {
             let (x, digits) = args?;
@@ -636,6 +649,72 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The types the functions rewritten as text (`functions.rs`) of DATE / TIMESTAMP or
+    /// integer arguments take, checked first so that an error names the function.
+    fn check_date_function_arguments(&self, f: &ast::Function) -> Result<()> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let at = f.span();
+        let is_null = |x: &Expr| matches!(x, Expr::Literal { value: ScalarValue::Null, .. });
+        match (name.as_str(), crate::functions::plain_arguments(f).as_deref()) {
+            ("dayname" | "monthname" | "last_day", Some([x])) => match self.bind(x)? {
+                v if is_null(&v) || matches!(v.ty(), DataType::Date | DataType::Timestamp) => Ok(()),
+                v => Err(Error::bind(format!("{name} needs a DATE or TIMESTAMP, got {}", v.ty())).at_span(at)),
+            },
+            ("make_date", Some(args @ [_, _, _])) => {
+                for x in args {
+                    let v = self.bind(x)?;
+                    if !is_null(&v) && !v.ty().is_integer() {
+                        return Err(Error::bind(format!(
+                            "make_date needs integers (year, month, day), got {}",
+                            v.ty()
+                        ))
+                        .at_span(x.span()));
+                    }
+                }
+                Ok(())
+            }
+            ("date_sub" | "datesub", _) => {
+                Err(Error::not_supported(format!("{name} (DuckDB's whole units between two dates)")).at_span(at))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// bool_and(x) / bool_or(x) of a BOOLEAN: `min` / `max` of 1 (TRUE) and 0 (FALSE),
+    /// compared with 1 (NULL where the group has no non-NULL x). DISTINCT and FILTER are
+    /// kept. None for another function.
+    fn bool_aggregate(&self, f: &ast::Function) -> Option<Result<ast::Expr>> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let inner = match name.as_str() {
+            "bool_and" => "min",
+            "bool_or" => "max",
+            _ => return None,
+        };
+        Some((|| {
+            let at = f.name.span();
+            crate::audit::function(f)?;
+            let ast::FunctionArguments::List(list) = &f.args else {
+                return Err(Error::bind(format!("{name} takes one argument")).at_span(at));
+            };
+            let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] = list.args.as_slice() else {
+                return Err(Error::bind(format!("{name} takes one argument")).at_span(at));
+            };
+            if contains_aggregate(x) {
+                return Err(Error::bind("aggregate calls cannot be nested").at_span(at));
+            }
+            let v = Context::Plain(self.base()).bind(x)?;
+            if v.ty() != DataType::Boolean && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
+                return Err(Error::bind(format!("{name} needs a BOOLEAN, got {}", v.ty())).at_span(at));
+            }
+            let distinct = if list.duplicate_treatment.is_some() { "DISTINCT " } else { "" };
+            let filter = f.filter.as_ref().map_or(String::new(), |c| format!(" FILTER (WHERE {c})"));
+            crate::functions::parse_expr(
+                &format!("({inner}({distinct}CASE WHEN ({x}) THEN 1 WHEN NOT ({x}) THEN 0 END){filter} = 1)"),
+                f,
+            )
+        })())
+    }
+
     /// Binds an aggregate call's argument in this (plain) context.
     pub fn bind_aggregate(&self, f: &ast::Function) -> Result<AggExpr> {
         let name = f.name.to_string().to_ascii_lowercase();
@@ -703,6 +782,41 @@ impl<'a> Context<'a> {
             return Err(Error::bind("count(DISTINCT *) is not valid SQL").at_span(at));
         }
         Ok(AggExpr { func, arg, ty, distinct })
+    }
+}
+
+/// The functions of no arguments that read the statement's time: current_date and
+/// today() (DATE), localtimestamp (TIMESTAMP), in the local time zone (`clock.rs`); those
+/// of types the engine lacks (TIMESTAMP WITH TIME ZONE, TIME) are refused. None for
+/// another function.
+fn clock_function(f: &ast::Function) -> Option<Result<Expr>> {
+    let name = f.name.to_string().to_ascii_lowercase();
+    let at = f.span();
+    let no_arguments = match &f.args {
+        ast::FunctionArguments::None => true,
+        ast::FunctionArguments::List(l) => l.args.is_empty(),
+        ast::FunctionArguments::Subquery(_) => false,
+    };
+    let refuse = |what: &str| Some(Err(Error::not_supported(what.to_string()).at_span(at)));
+    match name.as_str() {
+        // (DuckDB's forms: `localtimestamp` without parentheses, `today()` and
+        // `current_localtimestamp()` with.)
+        "localtimestamp" if !matches!(f.args, ast::FunctionArguments::None) => None,
+        "today" | "current_localtimestamp" if matches!(f.args, ast::FunctionArguments::None) => None,
+        "current_date" | "today" | "localtimestamp" | "current_localtimestamp" if !no_arguments => {
+            Some(Err(Error::bind(format!("{name} takes no arguments")).at_span(at)))
+        }
+        "current_date" | "today" => {
+            Some(Ok(Expr::literal(ScalarValue::Date(crate::clock::current_date()), DataType::Date)))
+        }
+        "localtimestamp" | "current_localtimestamp" => {
+            Some(Ok(Expr::literal(ScalarValue::Timestamp(crate::clock::local_timestamp()), DataType::Timestamp)))
+        }
+        "now" | "current_timestamp" | "get_current_timestamp" | "transaction_timestamp" => {
+            refuse(&format!("{name}() (TIMESTAMP WITH TIME ZONE)"))
+        }
+        "current_time" | "localtime" | "get_current_time" => refuse(&format!("{name} (TIME)")),
+        _ => None,
     }
 }
 

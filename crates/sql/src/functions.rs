@@ -1,8 +1,11 @@
 //! Scalar functions defined by other expressions, bound by rewriting the call:
 //! COALESCE(a, b, …) = CASE WHEN a IS NOT NULL THEN a … ELSE last END, NULLIF(a, b) = CASE
 //! WHEN a = b THEN NULL ELSE a END, and
-//! YEAR / QUARTER / MONTH / DAY / HOUR / MINUTE / SECOND / … (d) = EXTRACT(… FROM d).
-//! LENGTH, ROUND, date_trunc and date_part are bound in bind_expr with the helpers below. Aggregates with FILTER (WHERE c) aggregate
+//! YEAR / QUARTER / MONTH / DAY / HOUR / MINUTE / SECOND / … (d) = EXTRACT(… FROM d),
+//! dayname / monthname (CASEs of the names), make_date (integer arithmetic), date_add(a, b)
+//! = a + b. LENGTH, ROUND, date_trunc, date_part and last_day are bound in bind_expr with
+//! the helpers below (which also checks the argument types of these date functions and
+//! rewrites bool_and / bool_or). Aggregates with FILTER (WHERE c) aggregate
 //! CASE WHEN c THEN arg END (NULL, which aggregates skip, where c is not TRUE).
 
 use crate::bind_expr::AtSpan;
@@ -52,7 +55,18 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     if field.is_none()
         && !matches!(
             name.as_str(),
-            "coalesce" | "nullif" | "ifnull" | "mod" | "greatest" | "least" | "date_diff" | "datediff"
+            "coalesce"
+                | "nullif"
+                | "ifnull"
+                | "mod"
+                | "greatest"
+                | "least"
+                | "date_diff"
+                | "datediff"
+                | "dayname"
+                | "monthname"
+                | "make_date"
+                | "date_add"
         )
     {
         return None;
@@ -96,11 +110,75 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             }
         },
         ("date_diff" | "datediff", _) => return wrong("three arguments (a unit, a start and an end)"),
+        ("dayname", [d]) => {
+            let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+            let whens: String = names.iter().enumerate().map(|(k, n)| format!(" WHEN {k} THEN '{n}'")).collect();
+            // (Days since 1970-01-01, a Thursday: DATE arithmetic, as EXTRACT(DOW) of a DATE
+            // would convert it to a TIMESTAMP, whose range is smaller.)
+            format!("CASE ((CAST(({d}) AS DATE) - DATE '1970-01-01') % 7 + 11) % 7{whens} END")
+        }
+        ("monthname", [d]) => {
+            let whens: String =
+                MONTH_NAMES.iter().enumerate().map(|(k, n)| format!(" WHEN {} THEN '{n}'", k + 1)).collect();
+            format!("CASE EXTRACT(MONTH FROM ({d})){whens} END")
+        }
+        ("make_date", [y, m, d]) => make_date(y, m, d),
+        ("make_date", _) => return wrong("three arguments (year, month, day)"),
+        // DuckDB's macro: a + b (DATE or TIMESTAMP and INTERVAL either way round; DATE
+        // and days). An interval stays unparenthesized: the binder adds interval literals.
+        ("date_add", [a, b]) => {
+            let operand = |x: &ast::Expr| match x {
+                ast::Expr::Interval(_) => x.to_string(),
+                _ => format!("({x})"),
+            };
+            format!("({} + {})", operand(a), operand(b))
+        }
+        ("date_add", _) => return wrong("two arguments (a DATE or TIMESTAMP and an INTERVAL)"),
         (_, [d]) if field.is_some() => format!("EXTRACT({} FROM ({d}))", field.unwrap_or_default()),
         ("nullif" | "ifnull" | "mod", _) => return wrong("two arguments"),
         _ => return wrong("one argument"),
     };
     Some(parse_expr(&sql, f))
+}
+
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// make_date(y, m, d) of integers: the day number of the proleptic Gregorian date (years
+/// counted astronomically: 0 is 1 BC), with years shifted by 5,880,000 (a multiple of 400)
+/// so that truncating division floors for every year of DuckDB's DATE range
+/// (-5877641-06-25 … 5881580-07-10). A date that does not exist or lies outside that
+/// range becomes day 2^31, whose conversion to DATE fails ("DATE out of range", DuckDB's
+/// "Date out of range: y-m-d"); NULL arguments give NULL.
+fn make_date(y: &ast::Expr, m: &ast::Expr, d: &ast::Expr) -> String {
+    let big = |x: &ast::Expr| format!("CAST(({x}) AS BIGINT)");
+    let (yb, mb, db) = (big(y), big(m), big(d));
+    let leap = format!("(({y}) % 4 = 0 AND (({y}) % 100 <> 0 OR ({y}) % 400 = 0))");
+    let month_days = format!(
+        "CASE WHEN ({m}) = 2 THEN CASE WHEN {leap} THEN 29 ELSE 28 END WHEN ({m}) IN (4, 6, 9, 11) THEN 30 ELSE 31 END"
+    );
+    let valid = format!(
+        "({m}) BETWEEN 1 AND 12 AND ({d}) BETWEEN 1 AND {month_days} AND {yb} * 10000 + {mb} * 100 + {db} BETWEEN -58776409375 AND 58815800710"
+    );
+    let shifted = format!("({yb} - CASE WHEN ({m}) <= 2 THEN 1 ELSE 0 END + 5880000)");
+    let day_of_year = format!("(153 * CASE WHEN ({m}) > 2 THEN ({m}) - 3 ELSE ({m}) + 9 END + 2) // 5 + {db} - 1");
+    let days =
+        format!("365 * {shifted} + {shifted} // 4 - {shifted} // 100 + {shifted} // 400 + {day_of_year} - 2148345368");
+    format!(
+        "DATE '1970-01-01' + CASE WHEN ({y}) IS NULL OR ({m}) IS NULL OR ({d}) IS NULL OR ({valid}) THEN {days} ELSE 2147483648 END"
+    )
 }
 
 /// date_diff(unit, a, b): the unit boundaries from a to b, as DuckDB (years, quarters and
@@ -125,6 +203,16 @@ fn date_diff(unit: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> Option<String> {
         F::Second => format!("({minutes} * 60 + {})", part("SECOND")),
         _ => return None,
     })
+}
+
+/// last_day(d): the first day of d's month (a DATE), which the binder moves a month on
+/// and a day back (`Expr::DateAdd`: DATE arithmetic, no TIMESTAMP range on the way, as
+/// DuckDB's). None for another function.
+pub fn last_day_month_start(f: &ast::Function) -> Option<Result<ast::Expr>> {
+    Some(
+        single_argument(f, &["last_day"])?
+            .and_then(|d| parse_expr(&format!("CAST(({d}) AS DATE) - (EXTRACT(DAY FROM ({d})) - 1)"), f)),
+    )
 }
 
 /// The EXTRACT field of a function of one DATE / TIMESTAMP (DuckDB's names).

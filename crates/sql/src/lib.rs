@@ -13,6 +13,7 @@ mod bind_set;
 mod bind_string;
 mod bind_subquery;
 mod bind_using;
+mod clock;
 mod coerce;
 mod copy;
 mod cte;
@@ -25,6 +26,9 @@ mod parameterize;
 mod table_function;
 
 pub use bind_select::bind_query;
+/// Whether the statement bound last on this thread read the clock (current_date, …): its
+/// plan holds that moment and must not be kept for its text.
+pub use clock::read_by_statement as statement_read_clock;
 pub use ddl::{ColumnDef, InsertRows, ObjectKind};
 pub use parameterize::{parameterize, Parameterized};
 /// A parsed statement (sqlparser's AST).
@@ -163,6 +167,7 @@ fn syntax_error(e: ParserError, sql: &str) -> Error {
 }
 
 pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundStatement> {
+    clock::start_statement();
     match stmt {
         Statement::Query(q) => Ok(BoundStatement::Query(bind_query(q, catalog)?)),
         Statement::Explain {
