@@ -524,6 +524,7 @@ impl<'a> Generator<'a> {
                 let len = 1 + self.rng.below(8);
                 format!("SUBSTRING({} FROM {from} FOR {len})", self.expr(scope, Ty::Str, b))
             }
+            (Ty::Str, 1..=3 | 6..=8) => self.string_function(scope, b),
             (Ty::Date, 0 | 1) => {
                 let unit = *self.rng.pick(&["DAY", "MONTH", "YEAR"]).unwrap_or(&"DAY");
                 let op = if self.rng.chance(0.5) { "+" } else { "-" };
@@ -537,6 +538,54 @@ impl<'a> Generator<'a> {
             ),
             (_, 5) => format!("COALESCE({}, {})", self.expr(scope, ty, b), self.literal(scope, ty)),
             _ => leaf(self, scope),
+        }
+    }
+
+    /// A function that makes a string (strings.rs): case, concatenation (of other types'
+    /// text too), trimming, cutting, padding, replacing.
+    fn string_function(&mut self, scope: &Scope, b: usize) -> String {
+        let text = |g: &mut Generator| g.expr(scope, Ty::Str, b);
+        let small = |g: &mut Generator| g.rng.below(9) as i64 - 3;
+        match self.rng.below(12) {
+            0 => format!("upper({})", text(self)),
+            1 => format!("lower({})", text(self)),
+            2 => format!("({} || {})", text(self), text(self)),
+            3 => {
+                let ty = self.any_type(scope);
+                let other = match ty {
+                    // (DOUBLE's text is not implemented.)
+                    Ty::Float => self.expr(scope, Ty::Int, b),
+                    _ => self.expr(scope, ty, b),
+                };
+                format!("concat_ws('-', {}, {other})", text(self))
+            }
+            4 => {
+                let f = *self.rng.pick(&["trim", "ltrim", "rtrim"]).unwrap_or(&"trim");
+                match self.rng.chance(0.5) {
+                    true => format!("{f}({})", text(self)),
+                    false => format!("{f}({}, {})", text(self), self.literal(scope, Ty::Str)),
+                }
+            }
+            5 => {
+                let f = *self.rng.pick(&["left", "right"]).unwrap_or(&"left");
+                format!("{f}({}, {})", text(self), small(self))
+            }
+            6 => format!("replace({}, {}, {})", text(self), self.literal(scope, Ty::Str), self.literal(scope, Ty::Str)),
+            7 => {
+                let f = *self.rng.pick(&["lpad", "rpad"]).unwrap_or(&"lpad");
+                let fill = *self.rng.pick(&["'*'", "'é'", "'ab'", "'🦆x'"]).unwrap_or(&"'*'");
+                format!("{f}({}, {}, {fill})", text(self), self.rng.below(9))
+            }
+            8 => format!("repeat({}, {})", text(self), self.rng.below(4)),
+            9 => format!("split_part({}, {}, {})", text(self), self.literal(scope, Ty::Str), small(self)),
+            10 => format!("concat({}, {})", text(self), text(self)),
+            _ => {
+                let ty = *self.rng.pick(&[Ty::Int, Ty::Dec, Ty::Date]).unwrap_or(&Ty::Int);
+                match scope.of_type(ty).is_empty() {
+                    true => format!("upper({})", text(self)),
+                    false => format!("CAST({} AS VARCHAR)", self.expr(scope, ty, b)),
+                }
+            }
         }
     }
 
@@ -629,6 +678,10 @@ impl<'a> Generator<'a> {
                 };
                 let not = if self.rng.chance(0.25) { "NOT " } else { "" };
                 format!("{} {not}LIKE '{pattern}'", c.sql)
+            }
+            6 if !scope.of_type(Ty::Str).is_empty() && self.rng.chance(0.3) => {
+                let f = *self.rng.pick(&["starts_with", "ends_with", "contains"]).unwrap_or(&"contains");
+                format!("{f}({}, {})", self.expr(scope, Ty::Str, b), self.literal(scope, Ty::Str))
             }
             6 => {
                 let ty = self.any_type(scope);
