@@ -33,7 +33,12 @@ pub fn emit_hash(b: &mut Emitter, kv: &[Value], keys: &[KeyArrays]) {
 fn keys_equal(kv: &[Value], keys: &[KeyArrays], at: &str, load: &str) -> String {
     let mut conds = vec![];
     for (v, k) in kv.iter().zip(keys) {
-        let eq = eq_call(&k.ty, &v.v, &format!("{load}(&{}[{at}])", k.values));
+        let stored = format!("{load}(&{}[{at}])", k.values);
+        let eq = match k.ty {
+            // (The bytes too: the key may be a string another thread just made.)
+            DataType::Utf8 if load == "ld_cg" => format!("str_eq_cg({}, {stored})", v.v),
+            _ => eq_call(&k.ty, &v.v, &stored),
+        };
         conds.push(match &k.validity {
             None => eq,
             Some(valid) => {

@@ -164,6 +164,28 @@ __device__ __forceinline__ bool str_eq(Str a, Str b) {
     return true;
 }
 
+// Equality and order with a string another thread may have just made (a group key, a
+// MIN/MAX state; strings.cu's arena): bytes read past the L1 cache, which may hold a stale
+// copy of an arena line this SM read before the other thread wrote it. (Its writer fences
+// before publishing the string.)
+__device__ bool str_eq_cg(Str a, Str b) {
+    if (a.len != b.len) return false;
+    if (a.p == b.p) return true;
+    if (a.pad_ != 0 && b.pad_ != 0 && a.pad_ != b.pad_) return false;
+    for (uint32_t i = 0; i < a.len; i++) if (__ldcg(a.p + i) != __ldcg(b.p + i)) return false;
+    return true;
+}
+__device__ int str_cmp_cg(Str a, Str b) {
+    const uint32_t n = a.len < b.len ? a.len : b.len;
+    if (a.p != b.p) {
+        for (uint32_t i = 0; i < n; i++) {
+            const uint8_t x = __ldcg(a.p + i), y = __ldcg(b.p + i);
+            if (x != y) return x < y ? -1 : 1;
+        }
+    }
+    return a.len < b.len ? -1 : (a.len > b.len ? 1 : 0);
+}
+
 // x IN a literal string set: binary search of n values in byte order (offsets and bytes
 // as a table's string column).
 __device__ bool in_sorted_str(const int64_t* __restrict__ offsets, const uint8_t* __restrict__ bytes, uint32_t n, Str x) {
@@ -538,13 +560,18 @@ __device__ __forceinline__ Str bits_str(__int128 b) { Str s; memcpy(&s, &b, 16);
 __device__ __forceinline__ void atomic_pick_str(Str* a, Str v, bool is_min) {
 #if __CUDA_ARCH__ >= 900
     if (str_is_none(v)) return;
+    // (v may be a string this thread just made: its bytes are visible before the state
+    // points to them.)
+    __threadfence();
     __int128* p = (__int128*)a;
     __int128 old = atomicCAS(p, (__int128)0, (__int128)0);
     while (true) {
         const Str cur = bits_str(old);
-        const Str best = is_min ? str_min(cur, v) : str_max(cur, v);
-        if (best.p == cur.p && best.len == cur.len) return;
-        const __int128 prev = atomicCAS(p, old, str_bits(best));
+        if (!str_is_none(cur)) {
+            const int c = str_cmp_cg(v, cur);
+            if (is_min ? c >= 0 : c <= 0) return;
+        }
+        const __int128 prev = atomicCAS(p, old, str_bits(v));
         if (prev == old) return;
         old = prev;
     }
