@@ -169,3 +169,22 @@ pub fn emit_insert_with_runs(
     b.open("if (active)");
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserting_compares_string_keys_past_the_l1_cache() {
+        // A key another thread inserted during this kernel may be a string it just made:
+        // its bytes are read past L1 (str_eq_cg); a finished table's need not be.
+        let keys = [KeyArrays { values: "gkey0".into(), validity: None, ty: DataType::Utf8 }];
+        let kv = [Value::not_null("s_1".to_string())];
+        let mut b = Emitter::default();
+        emit_insert(&mut b, &kv, &keys, "ht", "mask", "max_groups", "count");
+        assert!(b.code.contains("str_eq_cg(s_1, ld_cg(&gkey0[cur_]))"), "{}", b.code);
+        let mut b = Emitter::default();
+        emit_lookup(&mut b, &kv, &keys, "ht", "mask", "g");
+        assert!(b.code.contains("str_eq(s_1, ld_plain(&gkey0[cur_]))"), "{}", b.code);
+    }
+}
