@@ -267,6 +267,22 @@ __device__ bool str_contains(Str s, Str t) {
     return false;
 }
 
+// ---- positions and sizes ----
+__device__ int64_t str_position(Str s, Str t) {
+    int64_t chars = 0;
+    for (uint32_t i = 0; i + t.len <= s.len; i++) {
+        if (str_at(s, i, t)) return chars + 1;
+        chars += !utf8_continuation(s.p[i]);
+    }
+    return 0;
+}
+__device__ __forceinline__ int64_t str_strlen(Str s) { return (int64_t)s.len; }
+__device__ int32_t str_ascii(Str s) {
+    if (s.len == 0) return 0;
+    uint32_t next;
+    return (int32_t)utf8_decode(s, 0, &next);
+}
+
 // ---- CAST(x AS VARCHAR) ----
 // Digits of v (>= 0) written backwards ending at `end`; returns how many.
 __device__ uint32_t digits_back(unsigned __int128 v, uint8_t* end, uint32_t min_digits) {

@@ -76,6 +76,22 @@ pub fn format_date(days: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The months' English names (monthname(), SSB's d_month).
+pub const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
 pub const MICROS_PER_SECOND: i64 = 1_000_000;
 pub const MICROS_PER_MINUTE: i64 = 60 * MICROS_PER_SECOND;
 pub const MICROS_PER_HOUR: i64 = 60 * MICROS_PER_MINUTE;

@@ -280,21 +280,6 @@ const COLORS: [&str; 92] = [
 /// Characters of the random address strings (64 of them, like dbgen's v-strings).
 const ADDRESS_CHARS: &[u8; 64] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,.";
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// dbgen's selling seasons, checked in this order: (name, first month, last month).
@@ -760,7 +745,7 @@ fn date_cols(first: u64, last: u64) -> Vec<ArrayRef> {
         // 1970-01-01 was a Thursday; 0 = Sunday.
         let wd = (days + 4).rem_euclid(7) as usize;
         let doy = days - days_from_civil_jan1(y) + 1;
-        let mname = MONTHS[m as usize - 1];
+        let mname = gpusql_common::date::MONTH_NAMES[m as usize - 1];
         datekey.push(y * 10_000 + m as i32 * 100 + d as i32);
         write!(date.bytes, "{mname} {d}, {y}").expect("write to Vec");
         date.end_value();

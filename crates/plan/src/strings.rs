@@ -42,6 +42,13 @@ pub enum StringFunc {
     StartsWith,
     EndsWith,
     Contains,
+    /// strpos / instr / position(t IN s) (s, t): the character position of t's first
+    /// occurrence (1-based; 0: none; 1 for an empty t), BIGINT.
+    Position,
+    /// strlen(s): bytes, BIGINT.
+    Strlen,
+    /// ascii(s): the first character's code point (0 for ''), INTEGER.
+    Ascii,
 }
 
 impl StringFunc {
@@ -66,6 +73,9 @@ impl StringFunc {
             "starts_with" | "prefix" => StartsWith,
             "ends_with" | "suffix" => EndsWith,
             "contains" => Contains,
+            "strpos" | "instr" | "position" => Position,
+            "strlen" => Strlen,
+            "ascii" => Ascii,
             _ => return None,
         })
     }
@@ -91,6 +101,9 @@ impl StringFunc {
             StartsWith => "starts_with",
             EndsWith => "ends_with",
             Contains => "contains",
+            Position => "position",
+            Strlen => "strlen",
+            Ascii => "ascii",
         }
     }
 
@@ -107,8 +120,8 @@ impl StringFunc {
         let i = DataType::Int64;
         Some(match (self, n) {
             (Concat | ConcatWs, n) if n >= 1 => vec![s; n],
-            (Upper | Lower, 1) | (Trim | LTrim | RTrim, 1) => vec![s],
-            (Trim | LTrim | RTrim, 2) | (StartsWith | EndsWith | Contains, 2) => vec![s, s],
+            (Upper | Lower | Strlen | Ascii, 1) | (Trim | LTrim | RTrim, 1) => vec![s],
+            (Trim | LTrim | RTrim, 2) | (StartsWith | EndsWith | Contains | Position, 2) => vec![s, s],
             (Left | Right | Repeat, 2) => vec![s, i],
             (Replace, 3) => vec![s, s, s],
             (Lpad | Rpad, 3) => vec![s, i, s],
@@ -120,6 +133,8 @@ impl StringFunc {
     pub fn result_type(&self) -> DataType {
         match self {
             StringFunc::StartsWith | StringFunc::EndsWith | StringFunc::Contains => DataType::Boolean,
+            StringFunc::Position | StringFunc::Strlen => DataType::Int64,
+            StringFunc::Ascii => DataType::Int32,
             _ => DataType::Utf8,
         }
     }
@@ -160,7 +175,7 @@ impl StringFunc {
             Concat => S::Utf8(args.iter().map(|a| if let S::Utf8(s) = a { s.as_str() } else { "" }).collect()),
             ConcatWs => unreachable!("handled above"),
             Upper => S::Utf8(text(0).chars().map(upper_char).collect()),
-            Lower => S::Utf8(text(0).chars().map(lower_char).collect()),
+            Lower => S::Utf8(lower_text(text(0))),
             Trim | LTrim | RTrim => {
                 let set: Vec<char> = if args.len() > 1 { text(1).chars().collect() } else { trim_spaces() };
                 let s = text(0);
@@ -184,6 +199,9 @@ impl StringFunc {
             StartsWith => S::Boolean(text(0).starts_with(text(1))),
             EndsWith => S::Boolean(text(0).ends_with(text(1))),
             Contains => S::Boolean(text(0).contains(text(1))),
+            Position => S::Int64(text(0).find(text(1)).map_or(0, |at| text(0)[..at].chars().count() as i64 + 1)),
+            Strlen => S::Int64(text(0).len() as i64),
+            Ascii => S::Int32(text(0).chars().next().map_or(0, |c| c as i32)),
         })
     }
 }
@@ -239,6 +257,11 @@ fn map_char(c: char, table: &[(u32, u32, u32, i32)]) -> char {
         }
         _ => c,
     }
+}
+
+/// DuckDB's lower() of a text (ILIKE's pattern).
+pub fn lower_text(s: &str) -> String {
+    s.chars().map(lower_char).collect()
 }
 
 pub fn upper_char(c: char) -> char {

@@ -279,7 +279,18 @@ impl<'a> Context<'a> {
                 if *any {
                     return Err(Error::not_supported("LIKE ANY").at_span(e.span()));
                 }
-                self.bind_like(expr, pattern, escape_char.as_deref(), *negated, e)
+                self.bind_like(expr, pattern, escape_char.as_deref(), *negated, false, e)
+            }
+            A::ILike { negated, any, expr, pattern, escape_char } => {
+                if *any {
+                    return Err(Error::not_supported("ILIKE ANY").at_span(e.span()));
+                }
+                self.bind_like(expr, pattern, escape_char.as_deref(), *negated, true, e)
+            }
+            A::Position { expr, r#in } => {
+                let args = vec![self.bind(r#in)?, self.bind(expr)?];
+                crate::bind_string::typed_call(gpusql_plan::StringFunc::Position, "position", args)
+                    .map_err(|err| err.at_span(e.span()))
             }
             A::Extract { field, expr, .. } => {
                 let name = match field {
@@ -295,7 +306,6 @@ impl<'a> Context<'a> {
             A::Trim { expr, trim_where, trim_what, trim_characters } => {
                 self.bind_trim(expr, trim_where.as_ref(), trim_what.as_deref(), trim_characters.as_deref(), e)
             }
-            A::ILike { .. } => Err(Error::not_supported("ILIKE").at_span(e.span())),
             A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => {
                 Err(Error::not_supported("subqueries").at_span(e.span()))
             }
@@ -497,22 +507,29 @@ impl<'a> Context<'a> {
     }
 
     /// `x [NOT] LIKE 'pattern' [ESCAPE 'c']`: the pattern a string constant.
+    /// ILIKE (`ignore_case`) is LIKE of the lower-case text and pattern, as in DuckDB.
+    #[allow(clippy::too_many_arguments)]
     fn bind_like(
         &self,
         x: &ast::Expr,
         pattern: &ast::Expr,
         escape_char: Option<&ast::Expr>,
         negated: bool,
+        ignore_case: bool,
         whole: &ast::Expr,
     ) -> Result<Expr> {
+        let lower = |s: String| gpusql_plan::strings::lower_text(&s);
         let v = self.bind(x)?;
         if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
             return Err(Error::bind(format!("LIKE needs VARCHAR, got {}", v.ty())).at_span(whole.span()));
         }
         let (text, source) = match self.bind(pattern)? {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } if ignore_case => (lower(s), None),
             Expr::Literal { value: ScalarValue::Utf8(s), .. } => (s, None),
             // A template's pattern (no ESCAPE: the shape keeps those written).
-            Expr::Parameter { value: ScalarValue::Utf8(s), source, .. } if escape_char.is_none() => (s, Some(source)),
+            Expr::Parameter { value: ScalarValue::Utf8(s), source, .. } if escape_char.is_none() && !ignore_case => {
+                (s, Some(source))
+            }
             _ => {
                 return Err(
                     Error::not_supported("LIKE with a pattern that is not a string literal").at_span(pattern.span())
@@ -522,13 +539,18 @@ impl<'a> Context<'a> {
         let escape = match escape_char {
             None => None,
             Some(x) => match self.bind(x)? {
-                Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => s.chars().next(),
+                Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => {
+                    if ignore_case { lower(s) } else { s }.chars().next()
+                }
                 _ => return Err(Error::bind("LIKE … ESCAPE needs a single character").at_span(x.span())),
             },
         };
         let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::bind(m).at_span(whole.span()))?;
         let pattern = gpusql_plan::LikePattern { source, ..pattern };
-        Ok(Expr::Like { expr: Box::new(coerce::cast(v, DataType::Utf8)), pattern, negated })
+        let text = coerce::cast(v, DataType::Utf8);
+        let text =
+            if ignore_case { Expr::StringFn { func: gpusql_plan::StringFunc::Lower, args: vec![text] } } else { text };
+        Ok(Expr::Like { expr: Box::new(text), pattern, negated })
     }
 
     /// SUBSTRING(s FROM start [FOR len]): start and length integer constants.

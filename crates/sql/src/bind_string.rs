@@ -92,7 +92,7 @@ impl Context<'_> {
 }
 
 /// The call with its arguments cast to the function's types.
-fn typed_call(func: StringFunc, name: &str, args: Vec<Expr>) -> Result<Expr> {
+pub fn typed_call(func: StringFunc, name: &str, args: Vec<Expr>) -> Result<Expr> {
     let Some(types) = func.argument_types(args.len()) else {
         return Err(Error::bind(format!("{name} does not take {} arguments", args.len())));
     };

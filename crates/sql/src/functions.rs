@@ -118,8 +118,11 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             format!("CASE ((CAST(({d}) AS DATE) - DATE '1970-01-01') % 7 + 11) % 7{whens} END")
         }
         ("monthname", [d]) => {
-            let whens: String =
-                MONTH_NAMES.iter().enumerate().map(|(k, n)| format!(" WHEN {} THEN '{n}'", k + 1)).collect();
+            let whens: String = gpusql_common::date::MONTH_NAMES
+                .iter()
+                .enumerate()
+                .map(|(k, n)| format!(" WHEN {} THEN '{n}'", k + 1))
+                .collect();
             format!("CASE EXTRACT(MONTH FROM ({d})){whens} END")
         }
         ("make_date", [y, m, d]) => make_date(y, m, d),
@@ -140,21 +143,6 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
     };
     Some(parse_expr(&sql, f))
 }
-
-const MONTH_NAMES: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// make_date(y, m, d) of integers: the day number of the proleptic Gregorian date (years
 /// counted astronomically: 0 is 1 BC), with years shifted by 5,880,000 (a multiple of 400)

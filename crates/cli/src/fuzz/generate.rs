@@ -461,7 +461,11 @@ impl<'a> Generator<'a> {
                     .unwrap_or(&"YEAR");
                 format!("EXTRACT({f} FROM {})", self.expr(scope, Ty::Date, b))
             }
-            (Ty::Int, 3) if !scope.of_type(Ty::Str).is_empty() => format!("LENGTH({})", self.expr(scope, Ty::Str, b)),
+            (Ty::Int, 3) if !scope.of_type(Ty::Str).is_empty() => match self.rng.below(4) {
+                0 => format!("strpos({}, {})", self.expr(scope, Ty::Str, b), self.literal(scope, Ty::Str)),
+                1 => format!("ascii({})", self.expr(scope, Ty::Str, b)),
+                _ => format!("LENGTH({})", self.expr(scope, Ty::Str, b)),
+            },
             (Ty::Int, 6) if !scope.of_type(Ty::Float).is_empty() => {
                 // Half to even, guarded to the type's range (NaN and inf are not).
                 let t = *self.rng.pick(&["INTEGER", "BIGINT"]).unwrap_or(&"BIGINT");
@@ -677,7 +681,8 @@ impl<'a> Generator<'a> {
                     _ => "_".repeat(1 + self.rng.below(4)),
                 };
                 let not = if self.rng.chance(0.25) { "NOT " } else { "" };
-                format!("{} {not}LIKE '{pattern}'", c.sql)
+                let like = if self.rng.chance(0.25) { "ILIKE" } else { "LIKE" };
+                format!("{} {not}{like} '{pattern}'", c.sql)
             }
             6 if !scope.of_type(Ty::Str).is_empty() && self.rng.chance(0.3) => {
                 let f = *self.rng.pick(&["starts_with", "ends_with", "contains"]).unwrap_or(&"contains");
