@@ -16,7 +16,7 @@ fn is_null_literal(e: &Expr) -> bool {
 
 /// `e` as text: VARCHAR as it is, the types with a text form through `ToText`; DOUBLE is
 /// refused (DuckDB's shortest round-trip digits are not implemented).
-pub fn as_text(e: Expr) -> std::result::Result<Expr, Error> {
+pub fn as_text(e: Expr) -> Result<Expr> {
     match e.ty() {
         DataType::Utf8 => Ok(e),
         _ if is_null_literal(&e) => Ok(Expr::literal(ScalarValue::Null, DataType::Utf8)),

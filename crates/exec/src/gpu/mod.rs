@@ -802,7 +802,7 @@ impl GpuExecutor {
         let arena_key = SinkSizes::key(&spec.source, n) ^ ARENA_KEY_SALT;
         let mut arena_bytes = match self.sink_sizes.lock().unwrap_or_else(|e| e.into_inner()).get(arena_key) {
             Some(seen) => seen.saturating_add(seen / 4).max(MIN_ARENA_BYTES),
-            None => n.saturating_mul(ARENA_BYTES_PER_ROW).max(MIN_ARENA_BYTES),
+            None => n.saturating_mul(ARENA_BYTES_PER_ROW).clamp(MIN_ARENA_BYTES, MAX_FIRST_ARENA_BYTES),
         };
         loop {
             // Group ids and a build's row positions are 32-bit on the GPU.
@@ -1123,9 +1123,11 @@ struct SinkSizes {
     rows: HashMap<u64, usize>,
 }
 
-/// The string arena's first size per source row, when its pipeline has not run before, and
-/// its least size; its sizes are kept in `SinkSizes` under the pipeline's key xor this.
+/// The string arena's first size per source row, when its pipeline has not run before (at
+/// most MAX_FIRST_ARENA_BYTES: a big table's guess would take memory few rows may need),
+/// and its least size; its sizes are kept in `SinkSizes` under the pipeline's key xor this.
 const ARENA_BYTES_PER_ROW: usize = 32;
+const MAX_FIRST_ARENA_BYTES: usize = 1 << 30;
 const MIN_ARENA_BYTES: usize = 1 << 16;
 const ARENA_KEY_SALT: u64 = 0x5354_5249_4e47_5321;
 
