@@ -101,7 +101,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
                         }
                         while (cur_ == -2) cur_ = *(volatile int*)&ht_slots[slot_];
                         if (cur_ == -3) break;
-                        if (str_eq(c2, ld_cg(&out0_values[cur_])) && str_eq(c3, ld_cg(&out1_values[cur_]))) { gid_ = cur_; break; }
+                        if (str_eq_cg(c2, ld_cg(&out0_values[cur_])) && str_eq_cg(c3, ld_cg(&out1_values[cur_]))) { gid_ = cur_; break; }
                         slot_ = (slot_ + 1) & ht_mask;
                     }
                     if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);

@@ -257,7 +257,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
                             }
                             while (cur_ == -2) cur_ = *(volatile int*)&ht_slots[slot_];
                             if (cur_ == -3) break;
-                            if (str_eq(p0_0, ld_cg(&out0_values[cur_]))) { gid_ = cur_; break; }
+                            if (str_eq_cg(p0_0, ld_cg(&out0_values[cur_]))) { gid_ = cur_; break; }
                             slot_ = (slot_ + 1) & ht_mask;
                         }
                         if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);

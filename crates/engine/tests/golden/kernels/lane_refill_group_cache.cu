@@ -655,7 +655,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_3(
                                     }
                                     while (cur_ == -2) cur_ = *(volatile int*)&ht_slots[slot_];
                                     if (cur_ == -3) break;
-                                    if (str_eq(p0_0, ld_cg(&out0_values[cur_])) && str_eq(p0_2, ld_cg(&out1_values[cur_])) && (p0_3 == ld_cg(&out2_values[cur_]))) { gid_ = cur_; break; }
+                                    if (str_eq_cg(p0_0, ld_cg(&out0_values[cur_])) && str_eq_cg(p0_2, ld_cg(&out1_values[cur_])) && (p0_3 == ld_cg(&out2_values[cur_]))) { gid_ = cur_; break; }
                                     slot_ = (slot_ + 1) & ht_mask;
                                 }
                                 if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);
@@ -746,8 +746,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_4(
             p0_0 = c0; p0_0_null = false;
             p0_1 = c1; p0_1_null = false;
             p0_2 = c2; p0_2_null = false;
-            const int64_t t_1 = ((int64_t)div_round((__int128)c3, ((__int128)((int64_t)1ll))));
-            p0_3 = t_1; p0_3_null = false;
+            const __int128 w_1 = div_round((__int128)c3, ((__int128)((int64_t)1ll)));
+            if (!false && (w_1 < ((__int128)(-9223372036854775807ll - 1)) || w_1 > ((__int128)9223372036854775807ll))) raise_error(err, 514);
+            const int64_t t_2 = ((int64_t)w_1);
+            p0_3 = t_2; p0_3_null = false;
         }
         // ---- Materialize -> #4 (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----
         const uint32_t lane_ = threadIdx.x & 31;

@@ -318,8 +318,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_2(
             c0 = pf0_cur_;
             c1 = in1_values[row];
             p0_0 = c0; p0_0_null = false;
-            const int64_t t_1 = ((int64_t)div_round((__int128)c1, ((__int128)((int64_t)1ll))));
-            p0_1 = t_1; p0_1_null = false;
+            const __int128 w_1 = div_round((__int128)c1, ((__int128)((int64_t)1ll)));
+            if (!false && (w_1 < ((__int128)(-9223372036854775807ll - 1)) || w_1 > ((__int128)9223372036854775807ll))) raise_error(err, 514);
+            const int64_t t_2 = ((int64_t)w_1);
+            p0_1 = t_2; p0_1_null = false;
         }
         // ---- Materialize -> #2 (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----
         const uint32_t lane_ = threadIdx.x & 31;
