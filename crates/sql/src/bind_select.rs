@@ -298,6 +298,18 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
         let mut item = bind_table(&twj.relation, catalog, &mut scope)?;
         for j in &twj.joins {
             let (constraint, outer) = match &j.join_operator {
+                // (DuckDB: a syntax error; only CROSS JOIN has no condition.)
+                ast::JoinOperator::Join(ast::JoinConstraint::None)
+                | ast::JoinOperator::Inner(ast::JoinConstraint::None)
+                | ast::JoinOperator::Left(ast::JoinConstraint::None)
+                | ast::JoinOperator::LeftOuter(ast::JoinConstraint::None)
+                | ast::JoinOperator::Right(ast::JoinConstraint::None)
+                | ast::JoinOperator::RightOuter(ast::JoinConstraint::None)
+                | ast::JoinOperator::FullOuter(ast::JoinConstraint::None) => {
+                    return Err(
+                        Error::Syntax("JOIN needs ON or USING (or write CROSS JOIN)".into()).at_span(j.relation.span())
+                    );
+                }
                 ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, None),
                 ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, Some(Preserved::Left)),
                 ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => (c, Some(Preserved::Right)),
