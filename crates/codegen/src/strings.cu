@@ -284,6 +284,13 @@ __device__ int32_t str_ascii(Str s) {
 }
 
 // ---- CAST(x AS VARCHAR) ----
+// n bytes built in a local buffer, copied into the arena.
+__device__ Str arena_copy(const Arena& a, const uint8_t* bytes, uint32_t n) {
+    uint8_t* out = arena_alloc(a, n);
+    if (!out) return str_view(a.base, 0);
+    copy_bytes(out, bytes, n);
+    return str_view(out, n);
+}
 // Digits of v (>= 0) written backwards ending at `end`; returns how many.
 __device__ uint32_t digits_back(unsigned __int128 v, uint8_t* end, uint32_t min_digits) {
     uint32_t n = 0;
@@ -308,17 +315,11 @@ __device__ Str str_from_scaled(const Arena& a, __int128 v, uint32_t scale) {
         n += digits_back(u / p, end - n, 1);
     }
     if (neg) { end[-(int)n - 1] = '-'; n++; }
-    uint8_t* out = arena_alloc(a, n);
-    if (!out) return str_view(a.base, 0);
-    copy_bytes(out, end - n, n);
-    return str_view(out, n);
+    return arena_copy(a, end - n, n);
 }
 __device__ Str str_from_bool(const Arena& a, bool b) {
     const uint32_t n = b ? 4u : 5u;
-    uint8_t* out = arena_alloc(a, n);
-    if (!out) return str_view(a.base, 0);
-    copy_bytes(out, (const uint8_t*)(b ? "true" : "false"), n);
-    return str_view(out, n);
+    return arena_copy(a, (const uint8_t*)(b ? "true" : "false"), n);
 }
 // YYYY-MM-DD (years before 1: "0001-03-01 (BC)", year 0 being 1 BC) into buf; its length.
 __device__ uint32_t date_text(int32_t days, uint8_t* buf) {
@@ -338,10 +339,7 @@ __device__ uint32_t date_text(int32_t days, uint8_t* buf) {
 __device__ Str str_from_date(const Arena& a, int32_t days) {
     uint8_t buf[40];
     const uint32_t n = date_text(days, buf);
-    uint8_t* out = arena_alloc(a, n);
-    if (!out) return str_view(a.base, 0);
-    copy_bytes(out, buf, n);
-    return str_view(out, n);
+    return arena_copy(a, buf, n);
 }
 // YYYY-MM-DD HH:MM:SS, then the fraction of a second without trailing zeros where it is not 0.
 __device__ Str str_from_ts(const Arena& a, int64_t us) {
@@ -361,8 +359,5 @@ __device__ Str str_from_ts(const Arena& a, int64_t us) {
         digits_back(f, buf + n + digits, digits);
         n += digits;
     }
-    uint8_t* out = arena_alloc(a, n);
-    if (!out) return str_view(a.base, 0);
-    copy_bytes(out, buf, n);
-    return str_view(out, n);
+    return arena_copy(a, buf, n);
 }
