@@ -17,6 +17,15 @@ if ! python3 -c 'import duckdb, sys; sys.exit(0 if duckdb.__version__ == "2.0.1"
   python3 -m pip install --quiet --disable-pip-version-check duckdb==2.0.1
 fi
 
+# TPC-DS at SF 0.01: Parquet tables from DuckDB's dsdgen and DuckDB 2.0.1's answers
+# (the tpcds_answers_on_cpu test; made once per checkout, ~30 s).
+export GPUSQL_TPCDS_DIR="$PWD/target/tpcds-sf0.01" GPUSQL_REQUIRE_TPCDS=1
+if [ ! -f "$GPUSQL_TPCDS_DIR/answers/types.txt" ]; then
+  mkdir -p target
+  python3 scripts/tpcds_data.py --sf 0.01 --out "$GPUSQL_TPCDS_DIR" >target/tpcds-sf0.01.log 2>&1 \
+    || { cat target/tpcds-sf0.01.log; exit 1; }
+fi
+
 # Formatting (rustfmt.toml) and lints (the workspace's in Cargo.toml), as errors; the
 # rustup components are added where missing.
 for tool in "fmt rustfmt" "clippy clippy"; do

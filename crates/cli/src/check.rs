@@ -1,4 +1,4 @@
-//! Correctness suites: sqllogictest files and TPC-H answers produced by DuckDB. Run by
+//! Correctness suites: sqllogictest files and TPC-H / SSB / TPC-DS answers produced by DuckDB. Run by
 //! `cargo test` on the CPU backend and by `gpusql check --backend gpu` on the device.
 
 use arrow::array::{Array, Float64Array, TimestampMicrosecondArray};
@@ -28,6 +28,9 @@ pub struct CheckOptions {
     /// Runs of each TPC-H and SSB query, every answer checked (later runs take the warm
     /// paths: kept plans, compiled kernels, buffers sized from the first run).
     pub runs: usize,
+    /// A query of the answer suites still running after this long is cancelled and counted
+    /// as failed (a hang must not stop the run).
+    pub query_timeout: std::time::Duration,
 }
 
 impl Default for CheckOptions {
@@ -41,6 +44,7 @@ impl Default for CheckOptions {
             ssb_sf: 0.1,
             data: None,
             runs: 1,
+            query_timeout: std::time::Duration::from_secs(300),
         }
     }
 }
@@ -77,18 +81,6 @@ impl CheckReport {
         ));
         s
     }
-}
-
-/// Runs every `*.slt` under `slt_dir` and every TPC-H query with an answer file.
-pub fn run_suites(slt_dir: &Path, tpch_dir: &Path, opts: &CheckOptions) -> CheckReport {
-    let mut report = CheckReport::default();
-    run_slt_dir(slt_dir, opts.backend, opts.compile_arch.as_deref(), &mut report);
-    run_tpch(tpch_dir, opts, &mut report);
-    // ssb/ sits beside tpch/.
-    if let Some(ssb) = tpch_dir.parent().map(|p| p.join("ssb")).filter(|p| p.is_dir()) {
-        run_ssb(&ssb, opts, &mut report);
-    }
-    report
 }
 
 /// One engine per .slt file, with TPC-H SF 0.01 loaded (files may also create tables).
@@ -289,7 +281,7 @@ pub fn run_tpch(tpch_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) 
         }
         None => e.load_tpch(opts.sf),
     };
-    run_answers("tpch", tpch_dir, &answers, &names, opts.sf, &load, opts, report);
+    run_answers("tpch", tpch_dir, &answers, &names, Some(opts.sf), &load, opts, report);
 }
 
 /// SSB: every `q<N.M>.sql` under `ssb_dir` with an answer under `answers/sf<ssb_sf>`.
@@ -300,7 +292,28 @@ pub fn run_ssb(ssb_dir: &Path, opts: &CheckOptions, report: &mut CheckReport) {
         .unwrap_or_default();
     names.sort();
     let load = |e: &mut Engine| e.load_ssb(opts.ssb_sf);
-    run_answers("ssb", ssb_dir, &answers, &names, opts.ssb_sf, &load, opts, report);
+    run_answers("ssb", ssb_dir, &answers, &names, Some(opts.ssb_sf), &load, opts, report);
+}
+
+/// TPC-DS: every `qNN.sql` under `query_dir` over the Parquet tables of `<root>/data`,
+/// compared with `<root>/answers/qNN.csv` (both written by scripts/tpcds_data.py).
+pub fn run_tpcds(query_dir: &Path, root: &Path, opts: &CheckOptions, report: &mut CheckReport) {
+    let mut names: Vec<String> = std::fs::read_dir(query_dir)
+        .map(|rd| rd.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".sql").map(str::to_string)).collect())
+        .unwrap_or_default();
+    names.sort();
+    if let Some(qs) = &opts.queries {
+        names.retain(|n| n[1..].parse::<u32>().is_ok_and(|q| qs.contains(&q)));
+    }
+    let data = root.join("data");
+    let load = |e: &mut Engine| {
+        let opened = e.open_directory(&data)?;
+        match opened.errors.first() {
+            Some(err) => Err(gpusql::Error::Io(err.clone())),
+            None => Ok(()),
+        }
+    };
+    run_answers("tpcds", query_dir, &root.join("answers"), &names, None, &load, opts, report);
 }
 
 /// Runs `<dir>/<name>.sql` for each name on freshly loaded data and compares with
@@ -311,7 +324,7 @@ fn run_answers(
     dir: &Path,
     answers: &Path,
     names: &[String],
-    sf: f64,
+    sf: Option<f64>,
     load: &dyn Fn(&mut Engine) -> gpusql::Result<()>,
     opts: &CheckOptions,
     report: &mut CheckReport,
@@ -328,7 +341,10 @@ fn run_answers(
         }
     };
     for q in names {
-        let name = format!("{suite} {q} sf{sf}");
+        let name = match sf {
+            Some(sf) => format!("{suite} {q} sf{sf}"),
+            None => format!("{suite} {q}"),
+        };
         let sql = match std::fs::read_to_string(dir.join(format!("{q}.sql"))) {
             Ok(s) => s,
             Err(e) => {
@@ -356,7 +372,7 @@ fn run_answers(
         let runs = opts.runs.max(1);
         for run in 1..=runs {
             let name = if runs > 1 { format!("{name} run {run}") } else { name.clone() };
-            match engine.sql(&sql) {
+            match sql_with_timeout(&mut engine, &sql, opts.query_timeout) {
                 Ok(batches) => match compare_answer(&batches, &expected) {
                     Ok(()) => report.passed.push(name),
                     Err(e) => report.failed.push((name, e)),
@@ -371,11 +387,33 @@ fn run_answers(
     }
 }
 
+/// `engine.sql(sql)`, cancelled once it has run for `limit`.
+fn sql_with_timeout(engine: &mut Engine, sql: &str, limit: std::time::Duration) -> gpusql::Result<Vec<RecordBatch>> {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let cancel = engine.cancel_handle();
+    let watchdog = std::thread::spawn(move || {
+        if wait.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+            cancel.cancel();
+        }
+    });
+    let out = engine.sql(sql);
+    let _ = done.send(());
+    let _ = watchdog.join();
+    match out {
+        Err(e) if matches!(e.kind(), Error::Cancelled) => {
+            Err(Error::Execution(format!("still running after {} s (cancelled)", limit.as_secs())))
+        }
+        out => out,
+    }
+}
+
 /// Compares a result with DuckDB's CSV answer (header row; decimals exact, doubles to a
-/// relative 1e-9, row order as given: every TPC-H query orders its output).
+/// relative 1e-9). Rows in the order given; where that differs, the same rows in another
+/// order pass too: an ORDER BY may leave ties, which two engines may order differently
+/// (the TPC-H queries have none; some TPC-DS queries do).
 pub fn compare_answer(batches: &[RecordBatch], expected_csv: &str) -> Result<(), String> {
     let mut lines = expected_csv.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let header = parse_csv_line(lines.next().unwrap_or(""));
     let expected: Vec<Vec<String>> = lines.map(parse_csv_line).collect();
     let mut actual: Vec<Vec<String>> = vec![];
     let mut width = 0;
@@ -402,19 +440,29 @@ pub fn compare_answer(batches: &[RecordBatch], expected_csv: &str) -> Result<(),
     if actual.len() != expected.len() {
         return Err(format!("{} rows, expected {}", actual.len(), expected.len()));
     }
-    for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
-        for (j, (x, y)) in a.iter().zip(e).enumerate() {
-            if x != y && !floats_close(x, y) {
-                return Err(format!(
-                    "row {} column {} ({}): got '{x}', expected '{y}'",
-                    i + 1,
-                    j + 1,
-                    header.get(j).unwrap_or(&"?")
-                ));
+    let first_difference = |actual: &[Vec<String>], expected: &[Vec<String>]| {
+        for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+            for (j, (x, y)) in a.iter().zip(e).enumerate() {
+                if x != y && !floats_close(x, y) {
+                    return Some(format!(
+                        "row {} column {} ({}): got '{x}', expected '{y}'",
+                        i + 1,
+                        j + 1,
+                        header.get(j).map_or("?", String::as_str)
+                    ));
+                }
             }
         }
+        None
+    };
+    let Some(difference) = first_difference(&actual, &expected) else { return Ok(()) };
+    let (mut a, mut e) = (actual, expected);
+    a.sort();
+    e.sort();
+    match first_difference(&a, &e) {
+        None => Ok(()),
+        Some(_) => Err(difference),
     }
-    Ok(())
 }
 
 /// Splits one RFC 4180 line (answers hold no embedded newlines).

@@ -151,6 +151,24 @@ struct CheckArgs {
     /// writes them) instead of generating it; the answers must match (--answers-dir).
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
+    /// Also run TPC-DS: tpcds/qNN.sql over <DIR>/data/*.parquet against <DIR>/answers
+    /// (both made by `scripts/tpcds_data.py --sf 1 --out DIR`); --queries selects them too.
+    #[arg(long, value_name = "DIR")]
+    tpcds: Option<PathBuf>,
+    /// Only these suites (default: slt, tpch, ssb, and tpcds when --tpcds is given).
+    #[arg(long, value_delimiter = ',', value_name = "SUITE,...")]
+    suites: Option<Vec<CheckSuite>>,
+    /// Seconds after which a TPC-H, SSB or TPC-DS query is cancelled and counted as failed.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    query_timeout: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CheckSuite {
+    Slt,
+    Tpch,
+    Ssb,
+    Tpcds,
 }
 
 #[derive(Subcommand)]
@@ -486,8 +504,33 @@ fn run_check(args: CheckArgs) -> ExitCode {
         compile_arch: args.compile_arch,
         ssb_sf: args.ssb_sf,
         runs: args.runs,
+        query_timeout: std::time::Duration::from_secs(args.query_timeout),
     };
-    let report = gpusql_cli::check::run_suites(&slt_dir, &tpch_dir, &opts);
+    let suites = args.suites.unwrap_or_else(|| {
+        let mut all = vec![CheckSuite::Slt, CheckSuite::Tpch, CheckSuite::Ssb];
+        all.extend(args.tpcds.is_some().then_some(CheckSuite::Tpcds));
+        all
+    });
+    let mut report = gpusql_cli::check::CheckReport::default();
+    for suite in suites {
+        match suite {
+            CheckSuite::Slt => {
+                gpusql_cli::check::run_slt_dir(&slt_dir, opts.backend, opts.compile_arch.as_deref(), &mut report)
+            }
+            CheckSuite::Tpch => gpusql_cli::check::run_tpch(&tpch_dir, &opts, &mut report),
+            CheckSuite::Ssb => match tpch_dir.parent().map(|p| p.join("ssb")).filter(|p| p.is_dir()) {
+                Some(ssb) => gpusql_cli::check::run_ssb(&ssb, &opts, &mut report),
+                None => report.skipped.push(("ssb".into(), "no ssb/ folder beside tpch/".into())),
+            },
+            CheckSuite::Tpcds => match (&args.tpcds, tpch_dir.parent().map(|p| p.join("tpcds"))) {
+                (Some(root), Some(queries)) if queries.is_dir() => {
+                    gpusql_cli::check::run_tpcds(&queries, root, &opts, &mut report)
+                }
+                (None, _) => report.failed.push(("tpcds".into(), "needs --tpcds DIR".into())),
+                _ => report.failed.push(("tpcds".into(), "no tpcds/ folder beside tpch/".into())),
+            },
+        }
+    }
     print!("{}", report.render());
     if report.ok() {
         ExitCode::SUCCESS

@@ -1107,6 +1107,10 @@ fn replace_aliases(e: &mut ast::Expr, alias: &dyn Fn(&ast::Ident) -> Option<ast:
 }
 
 /// The conjuncts of `e`, through parentheses (`ON (a = b AND c = d)`).
+/// The conjuncts of `e`. An OR whose branches share conjuncts gives them up first:
+/// `(a AND b) OR (a AND c)` is `a AND (b OR c)` (SQL's three-valued logic distributes), so
+/// a join or correlation condition repeated in every branch (TPC-H Q19, TPC-DS q41) is a
+/// conjunct of its own. (The optimizer's factor_or does the same over bound plans.)
 pub(crate) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
         ast::Expr::Nested(inner) => split_and(inner, out),
@@ -1114,8 +1118,60 @@ pub(crate) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
             split_and(left, out);
             split_and(right, out);
         }
+        ast::Expr::BinaryOp { op: ast::BinaryOperator::Or, .. } => factor_or(e, out),
         other => out.push(other.clone()),
     }
+}
+
+fn factor_or(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+    fn disjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+        match e {
+            ast::Expr::Nested(inner) => disjuncts(inner, out),
+            ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Or, right } => {
+                disjuncts(left, out);
+                disjuncts(right, out);
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    let mut branches = vec![];
+    disjuncts(e, &mut branches);
+    let branches: Vec<Vec<ast::Expr>> = branches
+        .iter()
+        .map(|b| {
+            let mut terms = vec![];
+            split_and(b, &mut terms);
+            terms
+        })
+        .collect();
+    let common: Vec<ast::Expr> =
+        branches[0].iter().filter(|c| branches[1..].iter().all(|b| b.contains(c))).cloned().collect();
+    if common.is_empty() {
+        out.push(e.clone());
+        return;
+    }
+    let and = |a: ast::Expr, b: ast::Expr| ast::Expr::BinaryOp {
+        left: Box::new(a),
+        op: ast::BinaryOperator::And,
+        right: Box::new(b),
+    };
+    let mut rest = vec![];
+    for b in branches {
+        match b.into_iter().filter(|c| !common.contains(c)).reduce(and) {
+            Some(r) => rest.push(ast::Expr::Nested(Box::new(r))),
+            // A branch that is the common part alone: the OR adds nothing (a OR (a AND b) is a).
+            None => {
+                out.extend(common);
+                return;
+            }
+        }
+    }
+    let or = rest.into_iter().reduce(|a, b| ast::Expr::BinaryOp {
+        left: Box::new(a),
+        op: ast::BinaryOperator::Or,
+        right: Box::new(b),
+    });
+    out.extend(common.into_iter().chain(or));
 }
 
 fn positional(e: &ast::Expr) -> Option<usize> {

@@ -127,7 +127,7 @@ fn same_types(arms: Vec<LogicalPlan>, what: &str) -> Result<Vec<LogicalPlan>> {
             let t = s.fields[c].ty;
             ty = Some(match ty {
                 None => t,
-                Some(u) => result_type(&u, &t).ok_or_else(|| {
+                Some(u) => result_type(&u, &t).or_else(|| text_beside(&u, &t)).ok_or_else(|| {
                     Error::not_supported(format!(
                         "{what} of {u} and {t} columns (column {} '{}')",
                         c + 1,
@@ -150,6 +150,17 @@ fn same_types(arms: Vec<LogicalPlan>, what: &str) -> Result<Vec<LogicalPlan>> {
             LogicalPlan::Project { input: Box::new(arm), exprs, names }
         })
         .collect())
+}
+
+/// VARCHAR where one arm's column is text and the other's a type with a text form: DuckDB
+/// unions them as text (`SELECT 'x' UNION ALL SELECT 7` gives '7'). (Not DOUBLE, whose
+/// text, DuckDB's shortest round-trip digits, is not implemented.)
+fn text_beside(a: &DataType, b: &DataType) -> Option<DataType> {
+    use crate::bind_string::has_text_form;
+    match (a, b) {
+        (DataType::Utf8, t) | (t, DataType::Utf8) if has_text_form(t) => Some(DataType::Utf8),
+        _ => None,
+    }
 }
 
 /// UNION ALL of arms of one column type each (nested unions flattened): the first arm's

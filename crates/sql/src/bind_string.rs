@@ -20,14 +20,22 @@ pub fn as_text(e: Expr) -> Result<Expr> {
     match e.ty() {
         DataType::Utf8 => Ok(e),
         _ if is_null_literal(&e) => Ok(Expr::literal(ScalarValue::Null, DataType::Utf8)),
-        DataType::Boolean
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::Decimal { .. }
-        | DataType::Date
-        | DataType::Timestamp => Ok(Expr::StringFn { func: StringFunc::ToText, args: vec![e] }),
+        t if has_text_form(&t) => Ok(Expr::StringFn { func: StringFunc::ToText, args: vec![e] }),
         other => Err(Error::not_supported(format!("CAST from {other} to VARCHAR"))),
     }
+}
+
+/// The types `ToText` prints (every one but DOUBLE).
+pub fn has_text_form(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Boolean
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::Decimal { .. }
+            | DataType::Date
+            | DataType::Timestamp
+    )
 }
 
 /// `l || r`.

@@ -119,19 +119,6 @@ pub fn not_in_null_guard(e: &ast::Expr, outer: &Scope, catalog: &dyn Catalog) ->
     Ok(Some(crate::functions::parse_expr(&sql, e)?))
 }
 
-fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
-    match e {
-        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => {
-            conjuncts(inner, out)
-        }
-        other => out.push(other.clone()),
-    }
-}
-
 fn bind_exists(
     subquery: &ast::Query,
     negated: bool,
@@ -150,7 +137,7 @@ fn bind_exists(
     let (plan, inner, on) = bind_from(select, catalog)?;
     let mut terms = vec![];
     for e in on.iter().chain(select.selection.iter()) {
-        conjuncts(e, &mut terms);
+        crate::bind_select::split_and(e, &mut terms);
     }
     let mut filters = vec![];
     let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);
