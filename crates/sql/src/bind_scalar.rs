@@ -16,6 +16,8 @@
 //!   all of lineitem for the 0.1% of parts it keeps), so when an outer key is a column of
 //!   an outer FROM table that the outer WHERE filters, the subquery's input is first
 //!   semi-joined with that table's filtered keys (a "magic set").
+//! - Correlated by any other condition (`x.b < t1.b`, an OR): computed once per distinct
+//!   combination of the outer values it reads (bind_decorrelate.rs), then joined likewise.
 
 use crate::bind_expr::{contains_subquery, is_unknown_column, AtSpan, Context, Scope, ScopeField};
 use crate::bind_select::{bind_from, bind_query, bind_select};
@@ -175,12 +177,14 @@ fn bind_correlated(
         crate::bind_select::split_and(w, &mut terms);
     }
     let (mut local, mut inner_keys, mut outer_keys, mut outer_asts) = (vec![], vec![], vec![], vec![]);
+    let (mut correlated, mut other_conditions) = (vec![], false);
     for t in terms {
         // Inner names win over outer ones (SQL scoping).
         if Context::Plain(&inner).bind(&t).is_ok() || crate::bind_expr::contains_subquery(&t) {
             local.push(t);
             continue;
         }
+        correlated.push(t.clone());
         let pair = match strip_nested(&t) {
             ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
                 let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(ast::Expr, Expr, ast::Expr)> {
@@ -192,10 +196,8 @@ fn bind_correlated(
             _ => None,
         };
         let Some((i, o, o_ast)) = pair else {
-            return Err(Error::not_supported(format!(
-                "correlated condition {t} in a scalar subquery (only inner = outer equalities)"
-            ))
-            .at_span(t.span()));
+            other_conditions = true;
+            continue;
         };
         inner_keys.push(i);
         outer_keys.push(o);
@@ -203,6 +205,19 @@ fn bind_correlated(
     }
     if !crate::bind_expr::contains_aggregate(&item) {
         return Err(unsupported("a value that is not an aggregate (it could be several rows)"));
+    }
+    if other_conditions {
+        let d = crate::bind_decorrelate::through_outer_values(
+            select,
+            Some(&item),
+            (&local, &correlated),
+            &inner,
+            outer,
+            outer_query,
+            catalog,
+        )?;
+        let over_no_rows = no_rows_literal(&d.plan, d.outer_keys.len()).map_err(&unsupported)?;
+        return Ok(ScalarSubquery { name, plan: d.plan, outer_keys: d.outer_keys, over_no_rows });
     }
     if let Some(semi) =
         inner_keys.iter().zip(&outer_asts).find_map(|(i, o)| magic_set(i, o, outer_query, &select.from, catalog))
@@ -219,12 +234,17 @@ fn bind_correlated(
     grouped.projection =
         inner_keys.into_iter().map(ast::SelectItem::UnnamedExpr).chain([ast::SelectItem::UnnamedExpr(item)]).collect();
     let plan = bind_select(&grouped, &[], 0, None, catalog)?;
-    let over_no_rows = match value_over_no_rows(&plan, outer_keys.len()) {
-        Some(v) if v.is_null() => None,
-        Some(v) => Some(Expr::Literal { ty: plan.schema().fields[outer_keys.len()].ty, value: v }),
-        None => return Err(unsupported("this value (its value over no rows could not be worked out)")),
-    };
+    let over_no_rows = no_rows_literal(&plan, outer_keys.len()).map_err(&unsupported)?;
     Ok(ScalarSubquery { name, plan, outer_keys, over_no_rows })
+}
+
+/// The value over no rows as a literal (None where it is NULL), or what is not supported.
+fn no_rows_literal(plan: &LogicalPlan, nkeys: usize) -> std::result::Result<Option<Expr>, &'static str> {
+    match value_over_no_rows(plan, nkeys) {
+        Some(v) if v.is_null() => Ok(None),
+        Some(v) => Ok(Some(Expr::Literal { ty: plan.schema().fields[nkeys].ty, value: v })),
+        None => Err("this value (its value over no rows could not be worked out)"),
+    }
 }
 
 /// The value column (after `nkeys` keys) of a grouped subquery for a group without rows:

@@ -147,6 +147,7 @@ fn bind_exists(
         unsupported: outer.unsupported.iter().chain(&inner.unsupported).cloned().collect(),
     };
     let mut nested = vec![];
+    let (mut local_asts, mut correlated_asts) = (vec![], vec![]);
     for t in &terms {
         // The subquery's own IN / EXISTS conditions: semi / anti joins on its rows.
         if is_subquery_condition(t) {
@@ -164,8 +165,10 @@ fn bind_exists(
         // Inner names win over outer ones (SQL scoping).
         if let Ok(f) = Context::Plain(&inner).bind(t) {
             filters.push(f);
+            local_asts.push(t.clone());
             continue;
         }
+        correlated_asts.push(t.clone());
         let correlated = match t {
             ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => {
                 let pair = |i: &ast::Expr, o: &ast::Expr| -> Option<(Expr, Expr, (ast::Expr, ast::Expr))> {
@@ -196,7 +199,25 @@ fn bind_exists(
         build_keys.push(b);
     }
     if probe_keys.is_empty() && !residual.is_empty() {
-        return Err(Error::not_supported("EXISTS correlated without an inner = outer equality").at_span(at));
+        if !nested.is_empty() {
+            return Err(Error::not_supported(
+                "EXISTS correlated without an inner = outer equality, with IN / EXISTS conditions of its own",
+            )
+            .at_span(at));
+        }
+        // A semi (anti) join with the distinct outer values that have a matching row.
+        let d = crate::bind_decorrelate::through_outer_values(
+            select,
+            None,
+            (&local_asts, &correlated_asts),
+            &inner,
+            outer,
+            outer_query,
+            catalog,
+        )?;
+        let build_keys = (0..d.outer_keys.len()).map(|i| column(&d.plan, i)).collect();
+        let kind = if negated { JoinKind::Anti } else { JoinKind::Semi };
+        return Ok(SubqueryJoin { build: d.plan, probe_keys: d.outer_keys, build_keys, kind, residual: None });
     }
     let and = |a, b| Expr::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean };
     let mut build = match filters.into_iter().reduce(and) {

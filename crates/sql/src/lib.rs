@@ -3,6 +3,7 @@
 
 mod audit;
 mod bind_aggregate;
+mod bind_decorrelate;
 mod bind_expr;
 mod bind_join;
 mod bind_mark;

@@ -725,11 +725,22 @@ impl<'a> Generator<'a> {
         let alias = self.alias();
         let item = self.table_item(&it, &alias);
         let inner = Scope { items: vec![item] };
-        let mut cond = format!("{alias}.{ic} = {outer}.{oc}");
+        // Now and then a correlation that is not an equality (decorrelated through the
+        // outer side's distinct values), alone or beside another branch.
+        let op = if self.rng.chance(0.3) { *self.rng.pick(&["<", ">", "<=", ">=", "<>"]).unwrap_or(&"<") } else { "=" };
+        let mut cond = format!("{alias}.{ic} {op} {outer}.{oc}");
+        if op != "=" && self.rng.chance(0.3) {
+            cond = format!("({cond} OR {})", self.predicate(&inner, 1, false));
+        }
         if self.rng.chance(0.6) {
             cond.push_str(&format!(" AND {}", self.predicate(&inner, 1, false)));
         }
         self.depth -= 1;
+        if self.rng.chance(0.25) {
+            let cmp = *self.rng.pick(&["=", "<", ">"]).unwrap_or(&">");
+            let n = self.rng.below(4);
+            return format!("(SELECT count(*) FROM {it} AS {alias} WHERE {cond}) {cmp} {n}");
+        }
         let not = if self.rng.chance(0.4) { "NOT " } else { "" };
         format!("{not}EXISTS (SELECT * FROM {it} AS {alias} WHERE {cond})")
     }
