@@ -185,6 +185,39 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const double {t} = round_f64({}, {m}, {});", x.v, *digits < 0));
             Ok(Value { v: t, null: x.null })
         }
+        Expr::RoundTens { expr, tens, ty } => {
+            // In 128 bits, then range-checked where the result is an integer type.
+            let x = gen(expr, row, out)?;
+            let scale = expr.ty().as_decimal().map_or(0, |(_, s)| s);
+            let shift = scale as u32 + *tens as u32;
+            let wide = out.tmp("rt");
+            let value = if shift > 38 {
+                "((__int128)0)".to_string()
+            } else {
+                format!(
+                    "round_tens((__int128){}, {}, {})",
+                    x.v,
+                    pow10_literal(shift as u8, "__int128"),
+                    pow10_literal(*tens, "__int128")
+                )
+            };
+            out.line(format!("const __int128 {wide} = {value};"));
+            if matches!(ty, DataType::Int32 | DataType::Int64) {
+                let (lo, hi) = if *ty == DataType::Int32 {
+                    ("((__int128)(-2147483647 - 1))", "((__int128)2147483647)")
+                } else {
+                    ("((__int128)(-9223372036854775807ll - 1))", "((__int128)9223372036854775807ll)")
+                };
+                out.line(format!(
+                    "if (!{} && ({wide} < {lo} || {wide} > {hi})) raise_error(err, {});",
+                    x.null,
+                    out_of_range_code(ty)
+                ));
+            }
+            let t = out.tmp("r");
+            out.line(format!("const {} {t} = ({}){wide};", c_type(ty), c_type(ty)));
+            Ok(Value { v: t, null: x.null })
+        }
         Expr::Math { func, args } => gen_math(*func, args, row, out),
         Expr::StringFn { func, args } => crate::strings::gen_string(*func, args, row, out),
         Expr::ScalarSubqueryRows { ty } => {

@@ -93,6 +93,14 @@ __device__ __forceinline__ double f64_radians(double x) { return __dmul_rn(x, 3.
 template <typename T> __device__ __forceinline__ T scaled_trunc(T v, T p) { return v / p; }
 template <typename T> __device__ __forceinline__ T scaled_floor(T v, T p) { const T q = v / p; return (v % p != 0 && v < 0) ? q - 1 : q; }
 template <typename T> __device__ __forceinline__ T scaled_ceil(T v, T p) { const T q = v / p; return (v % p != 0 && v > 0) ? q + 1 : q; }
+// round(x, -n) of an integer or a decimal's scaled integer v: the nearest multiple of
+// q = 10^(scale + n), halves away from zero, times m = 10^n (the value at scale 0).
+__device__ __forceinline__ __int128 round_tens(__int128 v, __int128 q, __int128 m) {
+    __int128 d = v / q;
+    const __int128 r = v % q < 0 ? -(v % q) : v % q;
+    if (r >= q - r) d += (v < 0 ? -1 : 1);
+    return d * m;
+}
 // round(x, digits): m = 10^|digits| (from the host). For digits >= 0 the product rounded
 // half away from zero, where an apparent tie is checked against the exact product (fma
 // gives its rounding error); then divided back. Non-finite scaled values give x.

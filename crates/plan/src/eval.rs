@@ -189,6 +189,19 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             }
             _ => S::Null,
         },
+        Expr::RoundTens { expr, tens, ty } => match eval(expr, row)? {
+            S::Null => S::Null,
+            v => {
+                let scale = expr.ty().as_decimal().map_or(0, |(_, s)| s);
+                let r = crate::math::round_tens(v.as_i128().unwrap_or(0), scale, *tens);
+                let out_of_range = || overflow(&ty.to_string());
+                match ty {
+                    DataType::Int32 => S::Int32(r.and_then(|r| i32::try_from(r).ok()).ok_or_else(out_of_range)?),
+                    DataType::Int64 => S::Int64(r.and_then(|r| i64::try_from(r).ok()).ok_or_else(out_of_range)?),
+                    _ => S::Decimal(r.ok_or_else(out_of_range)?),
+                }
+            }
+        },
         Expr::RoundDouble { expr, digits } => match eval(expr, row)? {
             S::Float64(x) => S::Float64(semantics::round_f64(x, *digits)),
             _ => S::Null,

@@ -178,6 +178,14 @@ pub enum Expr {
         expr: Box<Expr>,
         digits: i32,
     },
+    /// ROUND of an integer or DECIMAL to a multiple of 10^`tens` (digits = -tens < 0),
+    /// halves away from zero, as DuckDB: the same integer type (an error where the result
+    /// leaves it), or a DECIMAL of scale 0 (`round_tens_type`).
+    RoundTens {
+        expr: Box<Expr>,
+        tens: u8,
+        ty: DataType,
+    },
     /// A math function (`math.rs`): DOUBLE arguments, except a DECIMAL for FLOOR / CEIL /
     /// TRUNC and a DECIMAL or integer for SIGN (the binder casts the others).
     Math {
@@ -326,6 +334,7 @@ impl Expr {
             Expr::Extract { field: DateField::Epoch, .. } => DataType::Float64,
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,
+            Expr::RoundTens { ty, .. } => *ty,
             Expr::Substring { .. } => DataType::Utf8,
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::Math { func, args } => func.result_type(args[0].ty()),
@@ -365,7 +374,8 @@ impl Expr {
             Expr::Extract { expr, .. }
             | Expr::Substring { expr, .. }
             | Expr::Length(expr)
-            | Expr::RoundDouble { expr, .. } => vec![expr],
+            | Expr::RoundDouble { expr, .. }
+            | Expr::RoundTens { expr, .. } => vec![expr],
             Expr::InSet { expr, .. } => vec![expr],
             Expr::TimestampAdd { expr, .. } | Expr::DateTrunc { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
@@ -402,6 +412,7 @@ impl Expr {
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
             Expr::Length(expr) => Expr::Length(t(expr)),
             Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: t(expr), digits },
+            Expr::RoundTens { expr, tens, ty } => Expr::RoundTens { expr: t(expr), tens, ty },
             Expr::Math { func, args } => Expr::Math { func, args: args.into_iter().map(|e| e.transform(f)).collect() },
             Expr::StringFn { func, args } => {
                 Expr::StringFn { func, args: args.into_iter().map(|e| e.transform(f)).collect() }
@@ -599,6 +610,7 @@ impl Expr {
             Expr::Extract { field, expr } => write!(f, "EXTRACT({field:?} FROM {})", show(expr)),
             Expr::Length(expr) => write!(f, "LENGTH({})", show(expr)),
             Expr::RoundDouble { expr, digits } => write!(f, "ROUND({}, {digits})", show(expr)),
+            Expr::RoundTens { expr, tens, .. } => write!(f, "ROUND({}, -{tens})", show(expr)),
             Expr::ScalarSubqueryRows { .. } => write!(f, "error('more than one row in a scalar subquery')"),
             Expr::Math { func, args } => {
                 let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();

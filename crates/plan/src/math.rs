@@ -207,3 +207,33 @@ pub fn f64_sign(x: f64) -> f64 {
         0.0
     }
 }
+
+/// ROUND(x, -tens)'s type for an integer or DECIMAL x, as DuckDB: integers keep theirs; a
+/// DECIMAL(p, s) becomes DECIMAL(p, 0), with one more digit for the carry where s is 0
+/// (999 -> 1000) unless every value rounds to 0 (tens >= p).
+pub fn round_tens_type(x: DataType, tens: u8) -> Option<DataType> {
+    match x {
+        DataType::Int32 | DataType::Int64 => Some(x),
+        DataType::Decimal { precision, scale: 0 } if tens < precision => {
+            Some(DataType::decimal((precision + 1).min(38), 0))
+        }
+        DataType::Decimal { precision, .. } => Some(DataType::decimal(precision, 0)),
+        _ => None,
+    }
+}
+
+/// ROUND(x, -tens) of the scaled integer `v` (scale `scale`): the nearest multiple of
+/// 10^tens, halves away from zero, at scale 0. None where it leaves 128 bits.
+pub fn round_tens(v: i128, scale: u8, tens: u8) -> Option<i128> {
+    let shift = scale as u32 + tens as u32;
+    // |v| < 10^38.2: past 10^39 every value rounds to 0.
+    if shift > 38 {
+        return Some(0);
+    }
+    let q = 10i128.pow(shift);
+    let (mut d, r) = (v / q, (v % q).abs());
+    if r >= q - r {
+        d += v.signum();
+    }
+    d.checked_mul(10i128.pow(tens as u32))
+}

@@ -285,14 +285,21 @@ pub fn round_arguments(f: &ast::Function) -> Option<Result<(&ast::Expr, i32)>> {
     })
 }
 
-/// ROUND(x, digits) as DuckDB types it: a DOUBLE stays DOUBLE (`Expr::RoundDouble`); a
-/// DECIMAL(p, s) with digits < s becomes DECIMAL(p, digits), a cast (which rounds halves
-/// away from zero), and is unchanged otherwise; integers are unchanged.
+/// ROUND(x, digits) as DuckDB types it: a DOUBLE stays DOUBLE (`Expr::RoundDouble`);
+/// negative digits of an integer or DECIMAL are `Expr::RoundTens`; a DECIMAL(p, s) with
+/// 0 <= digits < s becomes DECIMAL(p, digits), a cast (which rounds halves away from zero),
+/// and is unchanged otherwise; integers are unchanged.
 pub fn bind_round(x: Expr, digits: i32, at: &ast::Expr) -> Result<Expr> {
     let unsupported = |what: &str| Err(Error::not_supported(format!("ROUND {what}")).at_span(at.span()));
     match x.ty() {
         DataType::Float64 => Ok(Expr::RoundDouble { expr: Box::new(x), digits }),
-        _ if digits < 0 => unsupported("of an integer or decimal to negative digits"),
+        t if digits < 0 => {
+            let tens = u8::try_from(digits.unsigned_abs()).unwrap_or(u8::MAX);
+            match gpusql_plan::math::round_tens_type(t, tens) {
+                Some(ty) => Ok(Expr::RoundTens { expr: Box::new(x), tens, ty }),
+                None => unsupported(&format!("of {t}")),
+            }
+        }
         DataType::Decimal { precision, scale } if (digits as u8) < scale => {
             Ok(crate::coerce::cast(x, DataType::Decimal { precision, scale: digits as u8 }))
         }

@@ -68,6 +68,7 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Substring { expr, start, len } => Expr::Substring { expr: Box::new(fold(*expr)?), start, len },
         Expr::Length(expr) => Expr::Length(Box::new(fold(*expr)?)),
         Expr::RoundDouble { expr, digits } => Expr::RoundDouble { expr: Box::new(fold(*expr)?), digits },
+        Expr::RoundTens { expr, tens, ty } => Expr::RoundTens { expr: Box::new(fold(*expr)?), tens, ty },
         Expr::Math { func, args } => Expr::Math { func, args: args.into_iter().map(fold).collect::<Result<_>>()? },
         Expr::StringFn { func, args } => {
             Expr::StringFn { func, args: args.into_iter().map(fold).collect::<Result<_>>()? }
