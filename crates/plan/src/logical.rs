@@ -18,6 +18,10 @@ pub enum AggFunc {
     VarPop,
     StddevSamp,
     StddevPop,
+    /// Of two arguments (y, x; `AggExpr::arg2` holds x), over the rows where both are not NULL.
+    CovarPop,
+    CovarSamp,
+    Corr,
 }
 
 impl AggFunc {
@@ -32,11 +36,19 @@ impl AggFunc {
             AggFunc::VarPop => "var_pop",
             AggFunc::StddevSamp => "stddev_samp",
             AggFunc::StddevPop => "stddev_pop",
+            AggFunc::CovarPop => "covar_pop",
+            AggFunc::CovarSamp => "covar_samp",
+            AggFunc::Corr => "corr",
         }
     }
 
     pub fn is_statistic(&self) -> bool {
-        matches!(self, AggFunc::VarSamp | AggFunc::VarPop | AggFunc::StddevSamp | AggFunc::StddevPop)
+        matches!(self, AggFunc::VarSamp | AggFunc::VarPop | AggFunc::StddevSamp | AggFunc::StddevPop) || self.is_pair()
+    }
+
+    /// The statistics of two arguments.
+    pub fn is_pair(&self) -> bool {
+        matches!(self, AggFunc::CovarPop | AggFunc::CovarSamp | AggFunc::Corr)
     }
 }
 
@@ -45,6 +57,8 @@ impl AggFunc {
 pub struct AggExpr {
     pub func: AggFunc,
     pub arg: Option<Expr>,
+    /// The second argument of covar_pop / covar_samp / corr (None for every other).
+    pub arg2: Option<Expr>,
     pub ty: DataType,
     /// COUNT / SUM / AVG(DISTINCT arg): the binder plans it as two aggregations (distinct
     /// keys, then the aggregate), so the physical plan never sees it.
@@ -71,6 +85,9 @@ impl fmt::Display for AggExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.arg {
             Some(a) if self.distinct => write!(f, "{}(DISTINCT {a})", self.func.name()),
+            Some(a) if self.arg2.is_some() => {
+                write!(f, "{}({a}, {})", self.func.name(), self.arg2.as_ref().map_or(String::new(), |x| x.to_string()))
+            }
             Some(a) => write!(f, "{}({a})", self.func.name()),
             None => write!(f, "count(*)"),
         }

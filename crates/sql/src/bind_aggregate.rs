@@ -1,7 +1,7 @@
 //! The Aggregate node of a grouped SELECT: plain aggregates in one aggregation; DISTINCT
 //! aggregates as two (the distinct values per group, then the aggregate); the statistics
-//! aggregates (variance, standard deviation) as two passes over the input (the group means,
-//! then the squared deviations from them).
+//! aggregates (variance, standard deviation, covariance, correlation) as two passes over
+//! the input (the group means, then the products of deviations from them).
 
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan};
@@ -88,54 +88,68 @@ fn join_on_groups(probe: LogicalPlan, probe_keys: Vec<Expr>, build: LogicalPlan,
     }
 }
 
-/// var_samp, var_pop, stddev_samp and stddev_pop, in two passes per argument x (as DOUBLE):
-/// the group means of x, then the input joined with its group's mean and Σ(x - mean)² and
-/// COUNT(x) per group (exact where a one-pass Σx² - (Σx)²/n would cancel digits away). The
-/// other aggregates are planned as `aggregate_plan` plans them and joined on the groups;
-/// the output has the same shape: keys, then one column per aggregate.
+/// The statistics aggregates in two passes per argument (as DOUBLE): the group means, then
+/// the input joined with its group's means and the sums of products of deviations per group
+/// (exact where a one-pass Σx² - (Σx)²/n would cancel digits away). var_samp, var_pop,
+/// stddev_samp and stddev_pop of x take Σ(x - mean)² and COUNT(x); covar_pop, covar_samp
+/// and corr of (y, x) take, over the rows where both are not NULL, Σ(y - my)(x - mx),
+/// Σ(y - my)², Σ(x - mx)² and their count. The other aggregates are planned as
+/// `aggregate_plan` plans them and joined on the groups; the output has the same shape:
+/// keys, then one column per aggregate.
 fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
     use gpusql_plan::BinaryOp;
     let k = keys.len();
-    let double = |e: Expr| crate::coerce::cast(e, DataType::Float64);
-    let agg = |func: AggFunc, arg: Expr, ty: DataType| AggExpr { func, arg: Some(arg), ty, distinct: false };
-    let mut args: Vec<Expr> = vec![];
+    let agg =
+        |func: AggFunc, arg: Expr, ty: DataType| AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false };
+    let binary =
+        |op: BinaryOp, l: Expr, r: Expr, ty: DataType| Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty };
+    let mut pairs: Vec<(Expr, Expr)> = vec![];
     for a in aggs.iter().filter(|a| a.func.is_statistic()) {
-        let x = double(a.arg.clone().ok_or_else(|| Error::plan("a statistics aggregate needs an argument"))?);
-        if !args.contains(&x) {
-            args.push(x);
+        let pair = moment_arguments(a)?;
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
         }
     }
     let others: Vec<AggExpr> = aggs.iter().filter(|a| !a.func.is_statistic()).cloned().collect();
     let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
     let input_width = input.schema().len();
-    // Per argument: (Σ(x - mean)², COUNT(x)) land at these columns of the joined plan.
+    // Per pair (y, x): the columns of Σ dy·dx, COUNT, and (x ≠ y) Σ dy², Σ dx² in the joined plan.
     let mut moments = vec![];
-    for x in &args {
+    for (y, x) in &pairs {
+        let same = y == x;
+        let mut mean_aggs = vec![agg(AggFunc::Avg, y.clone(), DataType::Float64)];
+        if !same {
+            mean_aggs.push(agg(AggFunc::Avg, x.clone(), DataType::Float64));
+        }
         let means = LogicalPlan::Aggregate {
             input: Box::new(input.clone()),
             group_by: keys.to_vec(),
             group_names: key_names.to_vec(),
-            aggs: vec![agg(AggFunc::Avg, x.clone(), DataType::Float64)],
+            aggs: mean_aggs,
         };
-        let mean = Expr::column_of(&means.schema(), k).remap_columns(&|i| i + input_width);
+        let mean = |i: usize| Expr::column_of(&means.schema(), k + i).remap_columns(&|c| c + input_width);
+        let (my, mx) = (mean(0), mean(if same { 0 } else { 1 }));
         let means_keys = (0..k).map(|i| Expr::column_of(&means.schema(), i)).collect();
         let with_means = join_on_groups(input.clone(), keys.to_vec(), means, means_keys);
-        let deviation =
-            Expr::Binary { op: BinaryOp::Sub, left: Box::new(x.clone()), right: Box::new(mean), ty: DataType::Float64 };
-        let squared = Expr::Binary {
-            op: BinaryOp::Mul,
-            left: Box::new(deviation.clone()),
-            right: Box::new(deviation),
-            ty: DataType::Float64,
-        };
+        let dy = binary(BinaryOp::Sub, y.clone(), my, DataType::Float64);
+        let dx = binary(BinaryOp::Sub, x.clone(), mx, DataType::Float64);
+        let product = |a: &Expr, b: &Expr| binary(BinaryOp::Mul, a.clone(), b.clone(), DataType::Float64);
+        let mut sum_aggs = vec![
+            agg(AggFunc::Sum, product(&dy, &dx), DataType::Float64),
+            agg(AggFunc::Count, y.clone(), DataType::Int64),
+        ];
+        if !same {
+            sum_aggs.push(agg(AggFunc::Sum, product(&dy, &dy), DataType::Float64));
+            sum_aggs.push(agg(AggFunc::Sum, product(&dx, &dx), DataType::Float64));
+        }
         let sums = LogicalPlan::Aggregate {
             input: Box::new(with_means),
             group_by: keys.to_vec(),
             group_names: key_names.to_vec(),
-            aggs: vec![agg(AggFunc::Sum, squared, DataType::Float64), agg(AggFunc::Count, x.clone(), DataType::Int64)],
+            aggs: sum_aggs,
         };
         let width = plan.schema().len();
-        moments.push((width + k, width + k + 1));
+        moments.push(width + k);
         let (plan_keys, sums_keys) = (
             (0..k).map(|i| Expr::column_of(&plan.schema(), i)).collect(),
             (0..k).map(|i| Expr::column_of(&sums.schema(), i)).collect(),
@@ -153,37 +167,50 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
             next_other += 1;
             continue;
         }
-        let x = double(a.arg.clone().ok_or_else(|| Error::plan("a statistics aggregate needs an argument"))?);
-        let (m2, n) = moments[args.iter().position(|y| *y == x).unwrap_or(0)];
-        let sample = matches!(a.func, AggFunc::VarSamp | AggFunc::StddevSamp);
+        let pair = moment_arguments(a)?;
+        let at = moments[pairs.iter().position(|p| *p == pair).unwrap_or(0)];
+        let (sxy, n) = (col(at), col(at + 1));
+        let sample = matches!(a.func, AggFunc::VarSamp | AggFunc::StddevSamp | AggFunc::CovarSamp);
         let int = |v: i64| Expr::literal(ScalarValue::Int64(v), DataType::Int64);
-        let divisor = if sample {
-            Expr::Binary { op: BinaryOp::Sub, left: Box::new(col(n)), right: Box::new(int(1)), ty: DataType::Int64 }
-        } else {
-            col(n)
-        };
-        let enough = Expr::Binary {
-            op: BinaryOp::Gt,
-            left: Box::new(col(n)),
-            right: Box::new(int(if sample { 1 } else { 0 })),
-            ty: DataType::Boolean,
-        };
-        let variance = Expr::Binary {
-            op: BinaryOp::Div,
-            left: Box::new(col(m2)),
-            right: Box::new(double(divisor)),
-            ty: DataType::Float64,
-        };
+        let double = |e: Expr| crate::coerce::cast(e, DataType::Float64);
+        let divisor = if sample { binary(BinaryOp::Sub, n.clone(), int(1), DataType::Int64) } else { n.clone() };
+        let enough = binary(BinaryOp::Gt, n, int(if sample { 1 } else { 0 }), DataType::Boolean);
+        let sqrt = |e: Expr| Expr::Math { func: gpusql_plan::MathFunc::Sqrt, args: vec![e] };
+        let moment = binary(BinaryOp::Div, sxy.clone(), double(divisor), DataType::Float64);
         let value = match a.func {
-            AggFunc::StddevSamp | AggFunc::StddevPop => {
-                Expr::Math { func: gpusql_plan::MathFunc::Sqrt, args: vec![variance] }
+            AggFunc::StddevSamp | AggFunc::StddevPop => sqrt(moment),
+            // Σ dy·dx / (√Σ dy² · √Σ dx²): NaN where either does not vary (0 / 0), as DuckDB.
+            AggFunc::Corr => {
+                let (syy, sxx) = if pair.0 == pair.1 { (sxy.clone(), sxy.clone()) } else { (col(at + 2), col(at + 3)) };
+                let spread = binary(BinaryOp::Mul, sqrt(syy), sqrt(sxx), DataType::Float64);
+                binary(BinaryOp::Div, sxy, spread, DataType::Float64)
             }
-            _ => variance,
+            _ => moment,
         };
         exprs.push(Expr::Case { branches: vec![(enough, value)], else_expr: None, ty: DataType::Float64 });
     }
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+}
+
+/// The two DOUBLE arguments whose moments a statistics aggregate reads: (x, x) for the
+/// variances, (y, x) for the others with each NULL where the other is (pairs of values only).
+fn moment_arguments(a: &AggExpr) -> Result<(Expr, Expr)> {
+    let double = |e: Expr| crate::coerce::cast(e, DataType::Float64);
+    let y = double(a.arg.clone().ok_or_else(|| Error::plan("a statistics aggregate needs an argument"))?);
+    let Some(x) = a.arg2.clone().map(double) else { return Ok((y.clone(), y)) };
+    let only_with = |v: Expr, other: &Expr| {
+        if !other.nullable() {
+            return v;
+        }
+        let null = Expr::IsNull { expr: Box::new(other.clone()), negated: false };
+        Expr::Case {
+            branches: vec![(null, Expr::literal(ScalarValue::Null, DataType::Float64))],
+            else_expr: Some(Box::new(v)),
+            ty: DataType::Float64,
+        }
+    };
+    Ok((only_with(y.clone(), &x), only_with(x, &y)))
 }
 
 /// Join keys that match a group key with the same group key of another aggregation of
@@ -237,7 +264,7 @@ fn distinct_aggregate_plan(
     let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
         let ty = AggExpr::result_type(func, Some(&arg.ty()))
             .ok_or_else(|| Error::bind(format!("{} is not defined for {}", func.name(), arg.ty())))?;
-        Ok(AggExpr { func, arg: Some(arg), ty, distinct: false })
+        Ok(AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false })
     };
     // Partial states over the (keys, x) groups.
     let mut partials: Vec<AggExpr> = vec![];
@@ -246,7 +273,13 @@ fn distinct_aggregate_plan(
             AggFunc::Avg => {
                 let arg = a.arg.clone().ok_or_else(|| Error::plan("avg needs an argument"))?;
                 partials.push(agg(AggFunc::Sum, arg.clone())?);
-                partials.push(AggExpr { func: AggFunc::Count, arg: Some(arg), ty: DataType::Int64, distinct: false });
+                partials.push(AggExpr {
+                    func: AggFunc::Count,
+                    arg: Some(arg),
+                    ty: DataType::Int64,
+                    arg2: None,
+                    distinct: false,
+                });
             }
             _ => partials.push(a.clone()),
         }

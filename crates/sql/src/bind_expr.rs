@@ -87,6 +87,9 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "stddev_samp"
             | "stddev"
             | "stddev_pop"
+            | "covar_pop"
+            | "covar_samp"
+            | "corr"
             | "bool_and"
             | "bool_or"
     )
@@ -760,8 +763,14 @@ impl<'a> Context<'a> {
             "var_pop" => AggFunc::VarPop,
             "stddev_samp" | "stddev" => AggFunc::StddevSamp,
             "stddev_pop" => AggFunc::StddevPop,
+            "covar_pop" => AggFunc::CovarPop,
+            "covar_samp" => AggFunc::CovarSamp,
+            "corr" => AggFunc::Corr,
             _ => AggFunc::Max,
         };
+        if func.is_pair() {
+            return self.bind_pair_aggregate(func, f, &list.args);
+        }
         let arg = match list.args.as_slice() {
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if func == AggFunc::Count => None,
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => {
@@ -803,7 +812,34 @@ impl<'a> Context<'a> {
         if distinct && arg.is_none() {
             return Err(Error::bind("count(DISTINCT *) is not valid SQL").at_span(at));
         }
-        Ok(AggExpr { func, arg, ty, distinct })
+        Ok(AggExpr { func, arg, ty, arg2: None, distinct })
+    }
+
+    /// covar_pop / covar_samp / corr (y, x): both arguments numeric (FILTER applies to both).
+    fn bind_pair_aggregate(&self, func: AggFunc, f: &ast::Function, args: &[ast::FunctionArg]) -> Result<AggExpr> {
+        let at = f.name.span();
+        let name = func.name();
+        let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(y)), ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] =
+            args
+        else {
+            return Err(Error::bind(format!("{name} takes exactly two arguments")).at_span(at));
+        };
+        let mut bound = vec![];
+        for a in [y, x] {
+            if contains_aggregate(a) {
+                return Err(Error::bind("aggregate calls cannot be nested").at_span(at));
+            }
+            let e = match &f.filter {
+                Some(c) => self.bind(&crate::functions::filtered_argument(Some(a), c, f)?)?,
+                None => self.bind(a)?,
+            };
+            if !e.ty().is_numeric() && !matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) {
+                return Err(Error::bind(format!("{name} is not defined for {}", e.ty())).at_span(at));
+            }
+            bound.push(e);
+        }
+        let x = bound.pop();
+        Ok(AggExpr { func, arg: bound.pop(), arg2: x, ty: DataType::Float64, distinct: false })
     }
 }
 

@@ -218,7 +218,13 @@ fn counted(arms: Vec<LogicalPlan>, how: Counted, all: bool) -> LogicalPlan {
     let all_columns = columns(&union);
     let group_by = all_columns[..width].to_vec();
     let group_names = union.schema().fields[..width].iter().map(|f| f.name.clone()).collect();
-    let count = |c: &Expr| AggExpr { func: AggFunc::Count, arg: Some(c.clone()), ty: DataType::Int64, distinct: false };
+    let count = |c: &Expr| AggExpr {
+        func: AggFunc::Count,
+        arg: Some(c.clone()),
+        ty: DataType::Int64,
+        arg2: None,
+        distinct: false,
+    };
     let aggs = vec![count(&all_columns[width]), count(&all_columns[width + 1])];
     let grouped = LogicalPlan::Aggregate { input: Box::new(union), group_by, group_names, aggs };
     let out = columns(&grouped);

@@ -67,6 +67,7 @@ fn split(arms: Vec<LogicalPlan>, group_by: Vec<Expr>, group_names: Vec<String>, 
         let state = |func: AggFunc| AggExpr {
             func,
             arg: a.arg.clone(),
+            arg2: None,
             ty: AggExpr::result_type(func, arg_ty.as_ref()).unwrap_or(a.ty),
             distinct: false,
         };
@@ -106,7 +107,7 @@ fn split(arms: Vec<LogicalPlan>, group_by: Vec<Expr>, group_names: Vec<String>, 
             };
             let arg = col(nkeys + i);
             let ty = AggExpr::result_type(func, Some(&arg.ty())).unwrap_or(p.ty);
-            AggExpr { func, arg: Some(arg), ty, distinct: false }
+            AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false }
         })
         .collect();
     let keys = (0..nkeys).map(col).collect();
