@@ -107,11 +107,7 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
                         }
                         _ => format!("((__int128){})", x.v),
                     };
-                    let (lo, hi) = if c_type(&to) == "int32_t" {
-                        ("((__int128)(-2147483647 - 1))", "((__int128)2147483647)")
-                    } else {
-                        ("((__int128)(-9223372036854775807ll - 1))", "((__int128)9223372036854775807ll)")
-                    };
+                    let (lo, hi) = int_range_128(&to);
                     out.line(format!("const __int128 {wide} = {value};"));
                     out.line(format!(
                         "if (!{} && ({wide} < {lo} || {wide} > {hi})) raise_error(err, {});",
@@ -203,11 +199,7 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             };
             out.line(format!("const __int128 {wide} = {value};"));
             if matches!(ty, DataType::Int32 | DataType::Int64) {
-                let (lo, hi) = if *ty == DataType::Int32 {
-                    ("((__int128)(-2147483647 - 1))", "((__int128)2147483647)")
-                } else {
-                    ("((__int128)(-9223372036854775807ll - 1))", "((__int128)9223372036854775807ll)")
-                };
+                let (lo, hi) = int_range_128(ty);
                 out.line(format!(
                     "if (!{} && ({wide} < {lo} || {wide} > {hi})) raise_error(err, {});",
                     x.null,
@@ -565,6 +557,15 @@ fn cast_double(v: &str, to: &DataType, err: &str) -> String {
             f64_literal(10f64.powi(*precision as i32))
         ),
         _ => format!("(({ct})f64_to_int({v}, -9223372036854775808.0, 9223372036854775808.0, {err}, {code}))"),
+    }
+}
+
+/// The range of a 32-bit (INTEGER, DATE) or 64-bit integer type, as 128-bit C literals.
+fn int_range_128(ty: &DataType) -> (&'static str, &'static str) {
+    if c_type(ty) == "int32_t" {
+        ("((__int128)(-2147483647 - 1))", "((__int128)2147483647)")
+    } else {
+        ("((__int128)(-9223372036854775807ll - 1))", "((__int128)9223372036854775807ll)")
     }
 }
 
