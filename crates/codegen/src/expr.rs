@@ -7,7 +7,7 @@
 
 use crate::device_constants::out_of_range_code;
 use crate::emit::Emitter;
-use crate::literals::{interval_constants, param_name, LiteralPart};
+use crate::literals::{interval_constants, literal_name, param_name, LiteralPart};
 use crate::types::{c_type, null_value};
 use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result};
@@ -137,6 +137,20 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             Ok(Value { v: t, null: x.null })
         }
         Expr::Like { expr, pattern, negated } => gen_like(e, expr, pattern, negated, row, out),
+        Expr::Regex { expr, dfa, negated } => {
+            let x = gen(expr, row, out)?;
+            // (`<name>_classes_` and `_next_` are the tables' shared copies: `Literals::locals`.)
+            let k = out.literals()?.regex(e, dfa);
+            let name = literal_name(k);
+            let t = out.tmp("re");
+            out.line(format!(
+                "const bool {t} = dfa_match({}, {name}_classes_, {name}_next_, {}, {});",
+                x.v,
+                param_name(k, LiteralPart::DfaColumns),
+                param_name(k, LiteralPart::DfaStart)
+            ));
+            Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
+        }
         Expr::Extract { field, expr } => gen_extract(field, expr, row, out),
         Expr::TimestampAdd { expr, .. } => {
             let x = gen(expr, row, out)?;

@@ -17,6 +17,10 @@
 //! - LIKE patterns: their bytes and per-byte kinds in the literal buffer and their length
 //!   (`like_match`); where the pattern is `%s1%s2%…%`, also its segments, KMP failure links
 //!   and segment ends in the buffer and the segment count (`like_kmp_pivot4`, `ops/like_kmp.rs`).
+//! - Regular expressions (`Expr::Regex`): their DFA's byte classes and transition table in
+//!   the buffer (the table 4-byte aligned), its column count, start state and entry count
+//!   (`dfa_match`); the kernel copies both tables into shared memory first where the
+//!   table is small (`Literals::locals`).
 //! - Interval amounts of `DateAdd` (months, days: each a parameter where it is not zero)
 //!   and `TimestampAdd` (months, days, microseconds).
 //!
@@ -42,6 +46,7 @@ use crate::types::c_type;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::expr::KMP_MAX_BYTES;
 use gpusql_plan::parameters::ParamValues;
+use gpusql_plan::regex::RegexDfa;
 use gpusql_plan::{ConstantField, ConstantNames, Expr, LikeItem, LikePattern, LiteralSet};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,7 +61,13 @@ pub enum KernelLiteral {
     Parameter { id: u64, value: ScalarValue, ty: DataType },
     /// A LIKE pattern.
     Pattern(LikePattern),
+    /// A regular expression's DFA.
+    Regex(Arc<RegexDfa>),
 }
+
+/// A regex DFA whose table has at most this many entries is copied into shared memory by
+/// each block (16 KiB of `uint16_t`); a larger one is read through the read-only cache.
+pub const DFA_SHARED_ENTRIES: usize = 8192;
 
 /// The parameters a constant is passed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +92,13 @@ pub enum LiteralPart {
     KmpNext,
     KmpEnds,
     KmpSegments,
+    /// Regular expressions (`dfa_match`): the 256 byte classes, the transition table
+    /// (`uint16_t`), its column count, the start state and the table's entry count.
+    DfaClasses,
+    DfaNext,
+    DfaColumns,
+    DfaStart,
+    DfaEntries,
 }
 
 /// The C name of constant `index` in expressions.
@@ -103,6 +121,11 @@ pub fn param_name(index: usize, part: LiteralPart) -> String {
         LiteralPart::KmpNext => "kmp_next",
         LiteralPart::KmpEnds => "kmp_ends",
         LiteralPart::KmpSegments => "kmp_segments",
+        LiteralPart::DfaClasses => "dfa_classes",
+        LiteralPart::DfaNext => "dfa_next",
+        LiteralPart::DfaColumns => "dfa_columns",
+        LiteralPart::DfaStart => "dfa_start",
+        LiteralPart::DfaEntries => "dfa_entries",
     };
     format!("lit{index}_{suffix}")
 }
@@ -112,11 +135,19 @@ fn param_decl(literal: &KernelLiteral, part: LiteralPart) -> String {
     match part {
         LiteralPart::Value => match literal {
             KernelLiteral::Value { ty, .. } | KernelLiteral::Parameter { ty, .. } => format!("const {}", c_type(ty)),
-            KernelLiteral::Pattern(_) => "const uint32_t".into(),
+            KernelLiteral::Pattern(_) | KernelLiteral::Regex(_) => "const uint32_t".into(),
         },
         LiteralPart::Low | LiteralPart::High => "const uint64_t".into(),
-        LiteralPart::Flag | LiteralPart::Len | LiteralPart::Hash | LiteralPart::KmpSegments => "const uint32_t".into(),
+        LiteralPart::Flag
+        | LiteralPart::Len
+        | LiteralPart::Hash
+        | LiteralPart::KmpSegments
+        | LiteralPart::DfaColumns
+        | LiteralPart::DfaStart
+        | LiteralPart::DfaEntries => "const uint32_t".into(),
+        LiteralPart::DfaNext => "const uint16_t* __restrict__".into(),
         LiteralPart::Bytes
+        | LiteralPart::DfaClasses
         | LiteralPart::Kinds
         | LiteralPart::KmpBytes
         | LiteralPart::KmpNext
@@ -187,6 +218,13 @@ fn part_data(literal: &KernelLiteral) -> Result<Vec<(LiteralPart, PartData)>> {
             }
             Ok(out)
         }
+        KernelLiteral::Regex(dfa) => Ok(vec![
+            (LiteralPart::DfaClasses, PartData::Bytes(dfa.classes.to_vec())),
+            (LiteralPart::DfaNext, PartData::Bytes(dfa.next.iter().flat_map(|s| s.to_le_bytes()).collect())),
+            (LiteralPart::DfaColumns, PartData::U32(dfa.classes_count as u32 + 1)),
+            (LiteralPart::DfaStart, PartData::U32(dfa.start as u32)),
+            (LiteralPart::DfaEntries, PartData::U32(dfa.next.len() as u32)),
+        ]),
     }
 }
 
@@ -331,6 +369,8 @@ impl LiteralData {
                     PartData::U32(x) => LiteralArg::U32(x),
                     PartData::U64(x) => LiteralArg::U64(x),
                     PartData::Bytes(b) => {
+                        // (4-byte aligned: a DFA table is read as `uint16_t`.)
+                        data.bytes.resize(data.bytes.len().next_multiple_of(4), 0);
                         data.bytes.extend_from_slice(&b);
                         LiteralArg::Buffer(data.bytes.len() - b.len())
                     }
@@ -453,6 +493,21 @@ impl Literals {
         i
     }
 
+    /// The index of the DFA of regex node `e`, with all its parameters in use.
+    pub fn regex(&mut self, e: &Expr, dfa: &Arc<RegexDfa>) -> usize {
+        let i = self.register(e, Some(ConstantField::Pattern), KernelLiteral::Regex(dfa.clone()));
+        for part in [
+            LiteralPart::DfaClasses,
+            LiteralPart::DfaNext,
+            LiteralPart::DfaColumns,
+            LiteralPart::DfaStart,
+            LiteralPart::DfaEntries,
+        ] {
+            self.use_part(i, part);
+        }
+        i
+    }
+
     /// The index of literal set `set` (one per `Arc`).
     pub fn in_set(&mut self, set: &Arc<LiteralSet>) -> usize {
         match self.in_sets.iter().position(|s| Arc::ptr_eq(s, set)) {
@@ -481,6 +536,9 @@ impl Literals {
             Expr::InSet { set, .. } => {
                 self.in_set(set);
             }
+            Expr::Regex { dfa, .. } => {
+                self.register(e, Some(ConstantField::Pattern), KernelLiteral::Regex(dfa.clone()));
+            }
             _ => {
                 for (field, value, ty) in interval_constants(e) {
                     self.register(e, Some(field), KernelLiteral::Value { value, ty });
@@ -504,10 +562,32 @@ impl Literals {
     }
 
     /// The statements at the top of the kernel that assemble constants passed in parts
-    /// (BOOLEAN, 128-bit DECIMAL, VARCHAR) into locals `lit<k>`.
+    /// (BOOLEAN, 128-bit DECIMAL, VARCHAR) into locals `lit<k>`, and that copy small regex
+    /// DFAs into shared memory (`lit<k>_classes_`, `lit<k>_next_`: where the walk reads).
+    /// (Before the row loop, where every thread of the block reaches the barrier.)
     pub fn locals(&self) -> Vec<String> {
         let mut out = vec![];
         for (i, r) in self.list.iter().enumerate() {
+            if let KernelLiteral::Regex(dfa) = &r.literal {
+                let name = literal_name(i);
+                let (classes, next) = (param_name(i, LiteralPart::DfaClasses), param_name(i, LiteralPart::DfaNext));
+                if dfa.next.len() > DFA_SHARED_ENTRIES {
+                    out.push(format!("const uint8_t* {name}_classes_ = {classes};"));
+                    out.push(format!("const uint16_t* {name}_next_ = {next};"));
+                    continue;
+                }
+                // The shared copy's size is the table's rounded up to a power of two, so
+                // patterns of similar sizes share a kernel.
+                let n = dfa.next.len().next_power_of_two().max(256);
+                let entries = param_name(i, LiteralPart::DfaEntries);
+                out.push(format!("// regular expression {name}: its DFA's byte classes and table in shared memory"));
+                out.push(format!("__shared__ uint8_t {name}_classes_[256];"));
+                out.push(format!("__shared__ uint16_t {name}_next_[{n}];"));
+                out.push(format!("for (uint32_t i = threadIdx.x; i < 256u; i += blockDim.x) {name}_classes_[i] = {classes}[i];"));
+                out.push(format!("for (uint32_t i = threadIdx.x; i < {entries}; i += blockDim.x) {name}_next_[i] = {next}[i];"));
+                out.push("__syncthreads();".into());
+                continue;
+            }
             if let KernelLiteral::Value { ty, .. } | KernelLiteral::Parameter { ty, .. } = &r.literal {
                 if let (_, Some(template)) = value_parts(ty) {
                     if !r.parts.is_empty() {

@@ -246,6 +246,27 @@ __device__ bool like_match(Str s, const uint8_t* p, const uint8_t* k, uint32_t n
     return pi == n;
 }
 
+// Regular expressions: a walk of a minimal DFA's table (gpusql_plan::regex, whose
+// RegexDfa::matches is the CPU twin). States 0 and 1 are the absorbing "no" and "yes"
+// sinks; the table's last column is the end of the input. After the bytes up to a 4-byte
+// boundary, one aligned load brings 4 bytes and 4 steps run without a test (a sink stays
+// a sink); the lane leaves once a sink is reached. (An aligned word holding a string byte
+// lies inside the string's allocation.)
+__device__ bool dfa_match(Str s, const uint8_t* classes, const uint16_t* next, uint32_t columns, uint32_t start) {
+    const uint8_t* p = s.p;
+    uint32_t st = start, i = 0;
+    const uint32_t head = min((uint32_t)((4u - ((unsigned long long)p & 3u)) & 3u), s.len);
+    for (; i < head && st > 1u; i++) st = next[st * columns + classes[p[i]]];
+    for (; i + 4u <= s.len && st > 1u; i += 4u) {
+        const uint32_t w = *(const uint32_t*)(p + i);
+        st = next[st * columns + classes[w & 0xffu]];
+        st = next[st * columns + classes[(w >> 8) & 0xffu]];
+        st = next[st * columns + classes[(w >> 16) & 0xffu]];
+        st = next[st * columns + classes[w >> 24]];
+    }
+    for (; i < s.len && st > 1u; i++) st = next[st * columns + classes[p[i]]];
+    return next[st * columns + columns - 1u] == 1u;
+}
 
 // ---- hashing (murmur3 finalizer; FNV-1a over string bytes) ----
 __device__ __forceinline__ uint64_t hash_u64(uint64_t x) {

@@ -223,6 +223,10 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             S::Utf8(s) => S::Boolean(pattern.matches(s.as_bytes()) != *negated),
             _ => S::Null,
         },
+        Expr::Regex { expr, dfa, negated } => match eval(expr, row)? {
+            S::Utf8(s) => S::Boolean(dfa.matches(s.as_bytes()) != *negated),
+            _ => S::Null,
+        },
     })
 }
 

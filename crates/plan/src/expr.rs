@@ -5,6 +5,7 @@
 use crate::literal_set::LiteralSet;
 use crate::math::MathFunc;
 use crate::parameters::ParamSource;
+use crate::regex::RegexDfa;
 use crate::strings::StringFunc;
 pub use gpusql_common::date::{DateField, TruncUnit};
 use gpusql_common::{DataType, ScalarValue};
@@ -152,6 +153,13 @@ pub enum Expr {
     Like {
         expr: Box<Expr>,
         pattern: LikePattern,
+        negated: bool,
+    },
+    /// `expr ~ 'pattern'`, regexp_matches, regexp_full_match, SIMILAR TO: the pattern
+    /// compiled into a DFA (`regex.rs`; `dfa.full`: the whole string must match).
+    Regex {
+        expr: Box<Expr>,
+        dfa: Arc<RegexDfa>,
         negated: bool,
     },
     /// EXTRACT(field FROM date or timestamp) as BIGINT (epoch: DOUBLE). A DATE operand
@@ -328,7 +336,7 @@ impl Expr {
             | Expr::Binary { ty, .. }
             | Expr::Cast { ty, .. }
             | Expr::Case { ty, .. } => *ty,
-            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::InSet { .. } | Expr::Like { .. } => {
+            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::InSet { .. } | Expr::Like { .. } | Expr::Regex { .. } => {
                 DataType::Boolean
             }
             Expr::Extract { field: DateField::Epoch, .. } => DataType::Float64,
@@ -370,7 +378,8 @@ impl Expr {
             | Expr::Abs(e)
             | Expr::IsNull { expr: e, .. }
             | Expr::Cast { expr: e, .. }
-            | Expr::Like { expr: e, .. } => vec![e],
+            | Expr::Like { expr: e, .. }
+            | Expr::Regex { expr: e, .. } => vec![e],
             Expr::Extract { expr, .. }
             | Expr::Substring { expr, .. }
             | Expr::Length(expr)
@@ -407,6 +416,7 @@ impl Expr {
             }
             Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: t(expr) },
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
+            Expr::Regex { expr, dfa, negated } => Expr::Regex { expr: t(expr), dfa, negated },
             Expr::InSet { expr, set, negated } => Expr::InSet { expr: t(expr), set, negated },
             Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
@@ -481,7 +491,7 @@ impl Expr {
 /// `ConstantNames::field`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ConstantField {
-    /// The pattern of an `Expr::Like`.
+    /// The pattern of an `Expr::Like` or `Expr::Regex`.
     Pattern,
     /// The set of an `Expr::InSet`.
     Set,
@@ -633,6 +643,15 @@ impl Expr {
                 let quoted = format!("'{}'", pattern.text.replace('\'', "''"));
                 let pattern = field(ConstantField::Pattern, &quoted);
                 write!(f, "{} {}LIKE {pattern}", show(expr), if *negated { "NOT " } else { "" })
+            }
+            Expr::Regex { expr, dfa, negated } => {
+                let name = if dfa.full { "regexp_full_match" } else { "regexp_matches" };
+                let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+                let pattern = field(ConstantField::Pattern, &quote(&dfa.pattern));
+                let options = dfa.options.letters();
+                let options = if options.is_empty() { String::new() } else { format!(", {}", quote(&options)) };
+                let not = if *negated { "NOT " } else { "" };
+                write!(f, "{not}{name}({}, {pattern}{options})", show(expr))
             }
             Expr::Case { branches, else_expr, .. } => {
                 write!(f, "CASE")?;

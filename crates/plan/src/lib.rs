@@ -13,6 +13,7 @@ pub mod optimizer;
 pub mod parameters;
 pub mod physical;
 pub mod planner;
+pub mod regex;
 pub mod replicated;
 pub mod selectivity;
 pub mod strings;

@@ -290,6 +290,9 @@ impl<'a> Context<'a> {
                 }
                 self.bind_like(expr, pattern, escape_char.as_deref(), *negated, true, e)
             }
+            A::SimilarTo { negated, expr, pattern, escape_char } => {
+                self.bind_similar_to(expr, pattern, escape_char.as_deref(), *negated, e)
+            }
             A::Position { expr, r#in } => {
                 let args = vec![self.bind(r#in)?, self.bind(expr)?];
                 crate::bind_string::typed_call(gpusql_plan::StringFunc::Position, "position", args)
@@ -498,6 +501,9 @@ impl<'a> Context<'a> {
         if let Some(math) = self.bind_math_function(f, whole) {
             return math;
         }
+        if let Some(regex) = self.bind_regex_function(f, whole) {
+            return regex;
+        }
         if let Some(string) = self.bind_string_function(f, whole) {
             return string;
         }
@@ -650,6 +656,20 @@ impl<'a> Context<'a> {
                 t => Err(Error::bind(format!("interval arithmetic needs a DATE or TIMESTAMP, got {t}"))
                     .at_span(whole.span())),
             };
+        }
+        if let Some(regex) = self.bind_regex_operator(left, op, right) {
+            return regex;
+        }
+        // PostgreSQL's spellings of [NOT] [I]LIKE.
+        let like = match op {
+            BinaryOperator::PGLikeMatch => Some((false, false)),
+            BinaryOperator::PGILikeMatch => Some((false, true)),
+            BinaryOperator::PGNotLikeMatch => Some((true, false)),
+            BinaryOperator::PGNotILikeMatch => Some((true, true)),
+            _ => None,
+        };
+        if let Some((negated, ignore_case)) = like {
+            return self.bind_like(left, right, None, negated, ignore_case, whole);
         }
         let l = self.bind(left)?;
         let r = self.bind(right)?;

@@ -11,6 +11,7 @@ mod bind_math;
 mod bind_scalar;
 mod bind_select;
 mod bind_set;
+mod bind_regex;
 mod bind_string;
 mod bind_subquery;
 mod bind_using;

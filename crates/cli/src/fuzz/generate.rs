@@ -670,6 +670,9 @@ impl<'a> Generator<'a> {
                     let at = self.rng.below(piece.len());
                     piece[at] = '_';
                 }
+                if self.rng.chance(0.3) {
+                    return self.regex_predicate(&c.sql, &chars);
+                }
                 let piece: String = piece.into_iter().collect();
                 let pattern = match self.rng.below(7) {
                     0 => format!("{piece}%"),
@@ -700,6 +703,48 @@ impl<'a> Generator<'a> {
             11 => self.exists(scope),
             12 | 13 => self.scalar_subquery_compare(scope),
             _ => self.compare(scope, b),
+        }
+    }
+
+    /// A regular-expression test of string column `column` (`~`, `!~`, `~*`, regexp_matches
+    /// with options, regexp_full_match, SIMILAR TO), its pattern built around characters of
+    /// a sample value (`chars`).
+    fn regex_predicate(&mut self, column: &str, chars: &[char]) -> String {
+        let a = self.rng.below(chars.len().max(1));
+        let len = 1 + self.rng.below(3);
+        let piece: String = chars
+            .iter()
+            .skip(a)
+            .take(len)
+            .map(|ch| if ch.is_ascii_punctuation() { format!("\\{ch}") } else { ch.to_string() })
+            .collect();
+        let class: String = chars.iter().skip(a).take(len).filter(|ch| ch.is_alphanumeric()).collect();
+        let class = if class.is_empty() { "a-z".to_string() } else { class };
+        let pattern = match self.rng.below(12) {
+            0 => format!("^{piece}"),
+            1 => format!("{piece}$"),
+            2 => format!("{piece}.*{piece}"),
+            3 => format!("[{class}]+"),
+            4 => format!("^.{{1,{len}}}$"),
+            5 => format!("{piece}|^$"),
+            6 => "\\d".to_string(),
+            7 => "\\w\\s".to_string(),
+            8 => format!("(?i){piece}"),
+            9 => format!("\\b{piece}"),
+            10 => format!("[^{class}]"),
+            _ => piece,
+        };
+        match self.rng.below(7) {
+            0 => format!("{column} ~ '{pattern}'"),
+            1 => format!("{column} !~ '{pattern}'"),
+            2 => format!("{column} ~* '{pattern}'"),
+            3 => {
+                let options = *self.rng.pick(&["i", "s", "c", "ic"]).unwrap_or(&"i");
+                format!("regexp_matches({column}, '{pattern}', '{options}')")
+            }
+            4 => format!("regexp_full_match({column}, '{pattern}')"),
+            5 => format!("{column} SIMILAR TO '{pattern}'"),
+            _ => format!("regexp_matches({column}, '{pattern}')"),
         }
     }
 

@@ -1,0 +1,460 @@
+//! Regular expressions (`regexp_matches`, `regexp_full_match`, `~`, `SIMILAR TO`) as a
+//! minimal DFA, the form seed 000's chapter 6 gives them on the GPU: the pattern is parsed
+//! and compiled on the host (by `regex-automata`, which determinizes and minimizes), and
+//! its transitions are copied into a dense table that both backends walk one byte per
+//! step (`RegexDfa::matches`; the CUDA twin is `dfa_match` in prelude.cu).
+//!
+//! The table is ours, not regex-automata's, so the kernel needs none of its encodings:
+//! - the bytes fall into classes that no state tells apart (`classes`, one byte each);
+//! - states are numbered from 0: state 0 is the sink "no match possible", state 1 the sink
+//!   "a match was found" (a DFA in a match state has seen a match end; for a yes/no answer
+//!   nothing after it matters), both absorbing;
+//! - row `s` of `next` holds the next state per class, then one more column: the state
+//!   after the end of the input, which is 1 where a match ends there (`$`, `\b`).
+//!
+//! So a walk is `s = next[s * columns + classes[byte]]` until the string ends or `s <= 1`,
+//! and the answer is `next[s * columns + classes_count] == 1`.
+//!
+//! The syntax is DuckDB's (RE2's). regex-syntax reads almost all of it the same; where the
+//! two differ, the pattern is rewritten before it is parsed (`re2_to_rust`): `\d`, `\w`,
+//! `\s` and `\b` are ASCII in RE2, `\Q…\E` quotes, and inside a bracket class `[`, `&&`,
+//! `--` and `~~` are plain characters.
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input};
+use std::collections::HashMap;
+
+/// A regex DFA of more states than this, or of a table larger than `MAX_TABLE_ENTRIES`,
+/// is refused (the table's entries are 16-bit state numbers).
+const MAX_STATES: usize = 1 << 15;
+const MAX_TABLE_ENTRIES: usize = 1 << 22;
+/// Memory regex-automata may use while determinizing and for the DFA it builds.
+const BUILD_LIMIT: usize = 64 << 20;
+
+/// DuckDB's options of regexp_matches (the third argument): letters applied in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RegexOptions {
+    /// 'i' (on) / 'c' (off).
+    pub case_insensitive: bool,
+    /// 's': `.` also matches a newline.
+    pub dot_matches_newline: bool,
+    /// 'l': the pattern is a literal string.
+    pub literal: bool,
+}
+
+impl RegexOptions {
+    /// Parses DuckDB's option letters (`regexp_matches(s, p, 'i')`).
+    pub fn parse(letters: &str) -> Result<RegexOptions, RegexError> {
+        let mut o = RegexOptions::default();
+        for c in letters.chars() {
+            match c {
+                'c' => o.case_insensitive = false,
+                'i' => o.case_insensitive = true,
+                's' => o.dot_matches_newline = true,
+                'l' => o.literal = true,
+                // DuckDB's newline-sensitive modes: not implemented here.
+                'm' | 'n' | 'p' => return Err(RegexError::NotSupported(format!("regex option '{c}'"))),
+                'g' => {
+                    return Err(RegexError::Invalid(
+                        "Option 'g' (global replace) is only valid for regexp_replace".into(),
+                    ))
+                }
+                _ => return Err(RegexError::Invalid(format!("Unrecognized Regex option {c}"))),
+            }
+        }
+        Ok(o)
+    }
+
+    /// The letters that give these options (for display: `regexp_matches(x, 'p', 'i')`).
+    pub fn letters(&self) -> String {
+        let mut s = String::new();
+        if self.case_insensitive {
+            s.push('i');
+        }
+        if self.dot_matches_newline {
+            s.push('s');
+        }
+        if self.literal {
+            s.push('l');
+        }
+        s
+    }
+}
+
+/// Why a pattern was not compiled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RegexError {
+    /// The pattern or an option is invalid (DuckDB refuses it too).
+    Invalid(String),
+    /// Valid, but this engine does not implement it.
+    NotSupported(String),
+}
+
+/// A compiled regular expression: the pattern as written and its DFA table (module doc).
+#[derive(Debug, Clone)]
+pub struct RegexDfa {
+    pub pattern: String,
+    pub options: RegexOptions,
+    /// The whole string must match (regexp_full_match, SIMILAR TO), not some part of it.
+    pub full: bool,
+    pub classes: [u8; 256],
+    pub classes_count: usize,
+    /// `states × (classes_count + 1)` next states, row by row.
+    pub next: Vec<u16>,
+    pub start: u16,
+}
+
+/// Two DFAs of one pattern, options and kind are the same DFA.
+impl PartialEq for RegexDfa {
+    fn eq(&self, other: &RegexDfa) -> bool {
+        self.pattern == other.pattern && self.options == other.options && self.full == other.full
+    }
+}
+
+impl RegexDfa {
+    pub fn new(pattern: &str, options: RegexOptions, full: bool) -> Result<RegexDfa, RegexError> {
+        let (translated, positions) = if options.literal {
+            (regex_syntax::escape(pattern), vec![])
+        } else {
+            re2_to_rust(pattern)
+        };
+        // Parsed first on its own, for an error with the position in the pattern as written.
+        if let Err(e) = regex_syntax::ParserBuilder::new().build().parse(&translated) {
+            return Err(RegexError::Invalid(syntax_message(&e, pattern, &positions)));
+        }
+        if let Some(n) = largest_repetition(&translated).filter(|&n| n > MAX_REPETITION) {
+            return Err(RegexError::Invalid(format!("invalid repetition size: {{{n}}} in '{pattern}'")));
+        }
+        // Full match: anchored at the start, and `\z` after the pattern.
+        let text = if full { format!("(?:{translated})\\z") } else { translated };
+        let config = syntax::Config::new()
+            .unicode(true)
+            .utf8(true)
+            .case_insensitive(options.case_insensitive)
+            .dot_matches_new_line(options.dot_matches_newline);
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::Config::new()
+                    .minimize(true)
+                    .start_kind(if full { StartKind::Anchored } else { StartKind::Unanchored })
+                    .unicode_word_boundary(false)
+                    .dfa_size_limit(Some(BUILD_LIMIT))
+                    .determinize_size_limit(Some(BUILD_LIMIT)),
+            )
+            .syntax(config)
+            .build(&text)
+            .map_err(|e| {
+                let m = e.to_string();
+                if m.contains("Unicode word boundar") {
+                    RegexError::NotSupported("a Unicode word boundary in a regular expression".into())
+                } else if m.contains("exceeded") || m.contains("limit") {
+                    RegexError::NotSupported(format!("regular expression '{pattern}': its DFA is too large"))
+                } else {
+                    RegexError::Invalid(format!("invalid regular expression '{pattern}': {m}"))
+                }
+            })?;
+        let anchored = if full { Anchored::Yes } else { Anchored::No };
+        let start = dfa
+            .start_state_forward(&Input::new(&b""[..]).anchored(anchored))
+            .map_err(|e| RegexError::Invalid(format!("regular expression '{pattern}': {e}")))?;
+        let too_large = || RegexError::NotSupported(format!("regular expression '{pattern}': its DFA is too large"));
+        let (rows, start) = explore(&dfa, start).ok_or_else(too_large)?;
+        let (classes, classes_count) = byte_classes(&rows);
+        let columns = classes_count + 1;
+        if rows.len() * columns > MAX_TABLE_ENTRIES {
+            return Err(too_large());
+        }
+        // Each class's representative byte: the first byte of the class.
+        let mut representative = vec![0u8; classes_count];
+        for b in (0..256usize).rev() {
+            representative[classes[b] as usize] = b as u8;
+        }
+        let mut next = Vec::with_capacity(rows.len() * columns);
+        for row in &rows {
+            next.extend(representative.iter().map(|&b| row.bytes[b as usize]));
+            next.push(row.eoi);
+        }
+        Ok(RegexDfa { pattern: pattern.to_string(), options, full, classes, classes_count, next, start })
+    }
+
+    /// Whether `s` matches (the walk of the module doc; `dfa_match` on the GPU).
+    pub fn matches(&self, s: &[u8]) -> bool {
+        let columns = self.classes_count + 1;
+        let mut state = self.start as usize;
+        for &b in s {
+            if state <= 1 {
+                break;
+            }
+            state = self.next[state * columns + self.classes[b as usize] as usize] as usize;
+        }
+        self.next[state * columns + self.classes_count] == 1
+    }
+
+    /// The number of states (the two sinks included).
+    pub fn states(&self) -> usize {
+        self.next.len() / (self.classes_count + 1)
+    }
+}
+
+/// RE2 refuses counted repetitions above 1000 (`a{1001}`).
+const MAX_REPETITION: u32 = 1000;
+
+/// The largest count of a counted repetition in `pattern` (parsed without error before).
+fn largest_repetition(pattern: &str) -> Option<u32> {
+    use regex_syntax::ast::{Ast, RepetitionKind, RepetitionRange};
+    struct Largest(Option<u32>);
+    impl regex_syntax::ast::Visitor for Largest {
+        type Output = Option<u32>;
+        type Err = ();
+        fn finish(self) -> Result<Option<u32>, ()> {
+            Ok(self.0)
+        }
+        fn visit_pre(&mut self, ast: &Ast) -> Result<(), ()> {
+            if let Ast::Repetition(r) = ast {
+                if let RepetitionKind::Range(range) = &r.op.kind {
+                    let n = match *range {
+                        RepetitionRange::Exactly(n) | RepetitionRange::AtLeast(n) => n,
+                        RepetitionRange::Bounded(_, n) => n,
+                    };
+                    self.0 = self.0.max(Some(n));
+                }
+            }
+            Ok(())
+        }
+    }
+    let ast = regex_syntax::ast::parse::Parser::new().parse(pattern).ok()?;
+    regex_syntax::ast::visit(&ast, Largest(None)).ok().flatten()
+}
+
+/// One state's transitions in our numbering: per byte, and at the end of the input.
+struct Row {
+    bytes: [u16; 256],
+    eoi: u16,
+}
+
+/// The states reachable from `start`, renumbered (0 and 1 the sinks; match states all
+/// become 1, whose row is all 1s). None when there are too many.
+fn explore(dfa: &dense::DFA<Vec<u32>>, start: regex_automata::util::primitives::StateID) -> Option<(Vec<Row>, u16)> {
+    let mut rows = vec![Row { bytes: [0; 256], eoi: 0 }, Row { bytes: [1; 256], eoi: 1 }];
+    let mut ids = HashMap::new();
+    let mut queue = vec![];
+    let mut id_of = |s, rows: &mut Vec<Row>, queue: &mut Vec<_>| -> Option<u16> {
+        if dfa.is_dead_state(s) || dfa.is_quit_state(s) {
+            return Some(0);
+        }
+        if dfa.is_match_state(s) {
+            return Some(1);
+        }
+        if let Some(&id) = ids.get(&s) {
+            return Some(id);
+        }
+        if rows.len() >= MAX_STATES {
+            return None;
+        }
+        let id = rows.len() as u16;
+        rows.push(Row { bytes: [0; 256], eoi: 0 });
+        ids.insert(s, id);
+        queue.push((s, id));
+        Some(id)
+    };
+    let start_id = id_of(start, &mut rows, &mut queue)?;
+    while let Some((s, id)) = queue.pop() {
+        for b in 0..=255u8 {
+            let t = id_of(dfa.next_state(s, b), &mut rows, &mut queue)?;
+            rows[id as usize].bytes[b as usize] = t;
+        }
+        rows[id as usize].eoi = u16::from(dfa.is_match_state(dfa.next_eoi_state(s)));
+    }
+    Some((rows, start_id))
+}
+
+/// Bytes that every state sends to the same next state share a class.
+fn byte_classes(rows: &[Row]) -> ([u8; 256], usize) {
+    let mut classes = [0u8; 256];
+    let mut seen: HashMap<Vec<u16>, u8> = HashMap::new();
+    for b in 0..256 {
+        let column: Vec<u16> = rows.iter().map(|r| r.bytes[b]).collect();
+        let n = seen.len() as u8;
+        classes[b] = *seen.entry(column).or_insert(n);
+    }
+    (classes, seen.len())
+}
+
+/// A parse error with its position in the pattern as written (1-based characters).
+fn syntax_message(e: &regex_syntax::Error, pattern: &str, positions: &[usize]) -> String {
+    let (kind, at) = match e {
+        regex_syntax::Error::Parse(p) => (p.kind().to_string(), p.span().start.offset),
+        regex_syntax::Error::Translate(t) => (t.kind().to_string(), t.span().start.offset),
+        other => (other.to_string(), 0),
+    };
+    let original = positions.get(at).copied().unwrap_or_else(|| pattern.chars().count());
+    format!("invalid regular expression '{pattern}' at position {}: {kind}", original + 1)
+}
+
+/// The ASCII classes RE2 means by `\d`, `\w`, `\s` (`\s` without `\v`), as class items.
+fn perl_class(c: char) -> Option<(&'static str, bool)> {
+    match c {
+        'd' => Some(("0-9", false)),
+        'D' => Some(("0-9", true)),
+        'w' => Some(("0-9A-Za-z_", false)),
+        'W' => Some(("0-9A-Za-z_", true)),
+        's' => Some((r"\t\n\x0C\r ", false)),
+        'S' => Some((r"\t\n\x0C\r ", true)),
+        _ => None,
+    }
+}
+
+/// `pattern` in RE2's syntax rewritten into regex-syntax's (module doc), with the
+/// character index in `pattern` of each byte of the result (for error positions).
+pub fn re2_to_rust(pattern: &str) -> (String, Vec<usize>) {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::new();
+    let mut at = vec![];
+    let mut push = |out: &mut String, s: &str, i: usize| {
+        out.push_str(s);
+        at.extend(std::iter::repeat_n(i, s.len()));
+    };
+    let mut in_class = false;
+    // Index of the character after the class's `[` (and `^`): a `]` there is literal.
+    let mut class_start = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            let n = chars[i + 1];
+            if n == 'Q' {
+                // \Q…\E: every character up to \E (or the end) stands for itself.
+                let mut j = i + 2;
+                while j < chars.len() && !(chars[j] == '\\' && chars.get(j + 1) == Some(&'E')) {
+                    push(&mut out, &regex_syntax::escape(&chars[j].to_string()), j);
+                    j += 1;
+                }
+                i = if j < chars.len() { j + 2 } else { j };
+                continue;
+            }
+            if let Some((items, negated)) = perl_class(n) {
+                // (Inside a class, a negated one is a nested class.)
+                let s = match (in_class, negated) {
+                    (true, false) => items.to_string(),
+                    (_, true) => format!("[^{items}]"),
+                    (false, false) => format!("[{items}]"),
+                };
+                push(&mut out, &s, i);
+            } else if !in_class && (n == 'b' || n == 'B') {
+                push(&mut out, &format!("(?-u:\\{n})"), i);
+            } else {
+                let mut s = String::from('\\');
+                s.push(n);
+                push(&mut out, &s, i);
+            }
+            i += 2;
+            continue;
+        }
+        if !in_class {
+            if c == '[' {
+                in_class = true;
+                push(&mut out, "[", i);
+                i += 1;
+                if chars.get(i) == Some(&'^') {
+                    push(&mut out, "^", i);
+                    i += 1;
+                }
+                class_start = i;
+                continue;
+            }
+            push(&mut out, &c.to_string(), i);
+            i += 1;
+            continue;
+        }
+        // Inside a bracket class.
+        if c == ']' && i != class_start {
+            in_class = false;
+            push(&mut out, "]", i);
+        } else if c == ']' {
+            push(&mut out, r"\]", i);
+        } else if c == '[' && chars.get(i + 1) == Some(&':') {
+            // A POSIX class [:name:] (ASCII in both).
+            let end = (i + 2..chars.len().saturating_sub(1)).find(|&j| chars[j] == ':' && chars[j + 1] == ']');
+            let end = end.map_or(chars.len(), |j| j + 2);
+            let s: String = chars[i..end].iter().collect();
+            push(&mut out, &s, i);
+            i = end;
+            continue;
+        } else if matches!(c, '[' | '&' | '~') || (c == '-' && chars.get(i + 1) == Some(&'-')) {
+            push(&mut out, &format!("\\{c}"), i);
+        } else {
+            push(&mut out, &c.to_string(), i);
+        }
+        i += 1;
+    }
+    (out, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, s: &str) -> bool {
+        RegexDfa::new(p, RegexOptions::default(), false).unwrap().matches(s.as_bytes())
+    }
+
+    #[test]
+    fn searches_anywhere_and_full() {
+        assert!(m("b", "abc"));
+        assert!(!m("^b", "abc"));
+        assert!(m("fur.*ly", "the furiously quick"));
+        assert!(!m("fur.*ly", "fur"));
+        assert!(m("", ""));
+        assert!(m("c$", "abc"));
+        assert!(!m("a$", "abc"));
+        let full = RegexDfa::new("a.c", RegexOptions::default(), true).unwrap();
+        assert!(full.matches(b"abc") && !full.matches(b"abcd") && !full.matches(b"xabc"));
+        let alt = RegexDfa::new("a|ab", RegexOptions::default(), true).unwrap();
+        assert!(alt.matches(b"ab") && alt.matches(b"a") && !alt.matches(b"abb"));
+    }
+
+    #[test]
+    fn re2_semantics() {
+        // `.` is one character (UTF-8), not a newline unless 's'.
+        assert!(m("^.$", "é"));
+        assert!(!m("a.b", "a\nb"));
+        let s = RegexOptions::parse("s").unwrap();
+        assert!(RegexDfa::new("a.b", s, false).unwrap().matches(b"a\nb"));
+        // \d \w \s are ASCII; \b is an ASCII word boundary.
+        assert!(!m(r"\d", "٣") && m(r"\d", "x7"));
+        assert!(!m(r"\w", "é") && m(r"[\w]", "_"));
+        assert!(!m(r"a\sb", "a\x0bb") && m(r"a\sb", "a b"));
+        assert!(m(r"[^\S]", " ") && !m(r"^[^\S]$", "x"));
+        assert!(m(r"\bb", "éb") && m(r"\Bb", "ab"));
+        // Unicode classes and case folding.
+        assert!(m(r"\pL", "é") && !m("[[:alpha:]]", "é"));
+        assert!(m("(?i)s", "ſ"));
+        let i = RegexOptions::parse("ci").unwrap();
+        assert!(RegexDfa::new("A", i, false).unwrap().matches(b"abc"));
+        assert!(!RegexDfa::new("A", RegexOptions::parse("ic").unwrap(), false).unwrap().matches(b"abc"));
+        // \Q…\E and literal bracket characters.
+        assert!(m(r"a\Q.*\E", "xa.*") && !m(r"a\Q.*\E", "abc"));
+        assert!(m("[[]", "[") && m("[a&&b]", "&") && m("[]a]", "]"));
+        let l = RegexOptions::parse("l").unwrap();
+        assert!(RegexDfa::new(".", l, false).unwrap().matches(b"a.c"));
+        assert!(!RegexDfa::new(".", l, false).unwrap().matches(b"abc"));
+    }
+
+    #[test]
+    fn errors_name_the_position() {
+        let e = RegexDfa::new("ab(", RegexOptions::default(), false).unwrap_err();
+        assert!(matches!(&e, RegexError::Invalid(m) if m.contains("position 3")), "{e:?}");
+        let e = RegexDfa::new(r"\d(", RegexOptions::default(), true).unwrap_err();
+        assert!(matches!(&e, RegexError::Invalid(m) if m.contains("position 3")), "{e:?}");
+        assert!(matches!(RegexOptions::parse("x"), Err(RegexError::Invalid(_))));
+        assert!(matches!(RegexOptions::parse("m"), Err(RegexError::NotSupported(_))));
+    }
+
+    #[test]
+    fn tables_are_small() {
+        // (`.` matches a whole UTF-8 character: the states and classes of its byte ranges.)
+        let d = RegexDfa::new("fur.*ly", RegexOptions::default(), false).unwrap();
+        assert!(d.next.len() * 2 <= 1024, "{} states, {} classes", d.states(), d.classes_count);
+    }
+}
