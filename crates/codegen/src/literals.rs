@@ -583,8 +583,12 @@ impl Literals {
                 out.push(format!("// regular expression {name}: its DFA's byte classes and table in shared memory"));
                 out.push(format!("__shared__ uint8_t {name}_classes_[256];"));
                 out.push(format!("__shared__ uint16_t {name}_next_[{n}];"));
-                out.push(format!("for (uint32_t i = threadIdx.x; i < 256u; i += blockDim.x) {name}_classes_[i] = {classes}[i];"));
-                out.push(format!("for (uint32_t i = threadIdx.x; i < {entries}; i += blockDim.x) {name}_next_[i] = {next}[i];"));
+                out.push(format!(
+                    "for (uint32_t i = threadIdx.x; i < 256u; i += blockDim.x) {name}_classes_[i] = {classes}[i];"
+                ));
+                out.push(format!(
+                    "for (uint32_t i = threadIdx.x; i < {entries}; i += blockDim.x) {name}_next_[i] = {next}[i];"
+                ));
                 out.push("__syncthreads();".into());
                 continue;
             }

@@ -723,6 +723,14 @@ impl Engine {
                 let n = self.tables.insert_batches(&table, &batches, on_conflict)?;
                 Ok(Output::Done(format!("INSERT {n}")))
             }
+            BoundStatement::ChangeRows { table, plan, change } => {
+                self.tables.check_writable(&table)?;
+                let (batches, _) = self.run_query(plan)?;
+                let delete = change == gpusql_sql::dml::RowChange::Delete;
+                let (rows, changed) = split_changed(batches, delete)?;
+                self.tables.replace_rows(&table, &rows)?;
+                Ok(Output::Done(format!("{} {changed}", if delete { "DELETE" } else { "UPDATE" })))
+            }
             BoundStatement::ShowTables => {
                 let mut names: Vec<String> = self.tables.names();
                 names.extend(self.tables.views().into_iter().map(|v| v.name));
@@ -1033,6 +1041,22 @@ impl Engine {
         self.cancel.reset();
         self.statements.run(|| gpusql_exec::cpu::execute_cancellable(plan, &self.tables, &self.cancel))?
     }
+}
+
+/// The rows of an UPDATE / DELETE plan without its last column, which says whether the row
+/// changed: every row (UPDATE) or the unchanged ones (DELETE), and how many changed.
+fn split_changed(batches: Vec<RecordBatch>, delete: bool) -> Result<(Vec<RecordBatch>, usize)> {
+    let mut changed = 0;
+    let mut out = vec![];
+    for b in batches {
+        let last = b.num_columns() - 1;
+        let flag = b.column(last).as_any().downcast_ref::<arrow::array::BooleanArray>().cloned();
+        let flag = flag.ok_or_else(|| Error::exec("UPDATE / DELETE: the changed-row column is not BOOLEAN"))?;
+        changed += flag.true_count();
+        let rows = b.project(&(0..last).collect::<Vec<_>>())?;
+        out.push(if delete { arrow::compute::filter_record_batch(&rows, &arrow::compute::not(&flag)?)? } else { rows });
+    }
+    Ok((out, changed))
 }
 
 /// A statement's rows in one batch (SHOW, DESCRIBE: no execution statistics).

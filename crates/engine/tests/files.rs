@@ -1,5 +1,6 @@
 //! Files as tables through the API: registering files, opening a folder as a database,
-//! row-group pruning as EXPLAIN shows it, compressed CSV, and the memory check. (The SQL
+//! row-group pruning as EXPLAIN shows it, compressed CSV, the memory check, and that
+//! tables over files are read-only. (The SQL
 //! spellings and their error cases are in sql-tests/files.slt and files_errors.slt.)
 
 use arrow::array::Int64Array;
@@ -93,6 +94,15 @@ fn register_files_and_open_a_folder() {
     let broken = gpusql::FileScan::new(gpusql::FileFormat::Parquet, vec![format!("{p}/broken.parquet")]);
     assert!(db.register_files("o", &broken, IfExists::Replace).is_err());
     assert_eq!(count(&mut db, "SELECT count(*) FROM o"), before, "a failed registration changes nothing");
+    // Tables over files are read-only; the message says how to change a copy.
+    for change in ["DELETE FROM o WHERE o_orderkey < 10", "UPDATE n SET n_name = 'x'"] {
+        let err = db.sql(change).unwrap_err().to_string();
+        assert!(err.contains("is read-only") && err.contains("CREATE TABLE"), "{err}");
+    }
+    assert_eq!(count(&mut db, "SELECT count(*) FROM o"), before);
+    db.sql("CREATE TABLE o2 AS SELECT * FROM o").unwrap();
+    db.sql("DELETE FROM o2 WHERE o_orderkey < 100").unwrap();
+    assert!(count(&mut db, "SELECT count(*) FROM o2") < before);
     std::fs::remove_dir_all(&d).unwrap();
 }
 

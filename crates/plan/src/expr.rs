@@ -336,9 +336,12 @@ impl Expr {
             | Expr::Binary { ty, .. }
             | Expr::Cast { ty, .. }
             | Expr::Case { ty, .. } => *ty,
-            Expr::Not(_) | Expr::IsNull { .. } | Expr::InList { .. } | Expr::InSet { .. } | Expr::Like { .. } | Expr::Regex { .. } => {
-                DataType::Boolean
-            }
+            Expr::Not(_)
+            | Expr::IsNull { .. }
+            | Expr::InList { .. }
+            | Expr::InSet { .. }
+            | Expr::Like { .. }
+            | Expr::Regex { .. } => DataType::Boolean,
             Expr::Extract { field: DateField::Epoch, .. } => DataType::Float64,
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,

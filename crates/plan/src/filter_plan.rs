@@ -167,7 +167,8 @@ fn width(ty: &DataType) -> f64 {
 fn touches_strings(e: &Expr, schema: &Schema) -> bool {
     let mut cols = vec![];
     e.columns(&mut cols);
-    matches!(e, Expr::Like { .. } | Expr::Regex { .. }) || cols.iter().any(|c| schema.fields.get(*c).is_some_and(|f| f.ty == DataType::Utf8))
+    matches!(e, Expr::Like { .. } | Expr::Regex { .. })
+        || cols.iter().any(|c| schema.fields.get(*c).is_some_and(|f| f.ty == DataType::Utf8))
 }
 
 /// Whether evaluating `e` can raise an error (`%` of integers or decimals by zero, INTEGER /

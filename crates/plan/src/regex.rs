@@ -114,11 +114,8 @@ impl PartialEq for RegexDfa {
 
 impl RegexDfa {
     pub fn new(pattern: &str, options: RegexOptions, full: bool) -> Result<RegexDfa, RegexError> {
-        let (translated, positions) = if options.literal {
-            (regex_syntax::escape(pattern), vec![])
-        } else {
-            re2_to_rust(pattern)
-        };
+        let (translated, positions) =
+            if options.literal { (regex_syntax::escape(pattern), vec![]) } else { re2_to_rust(pattern) };
         // Parsed first on its own, for an error with the position in the pattern as written.
         if let Err(e) = regex_syntax::ParserBuilder::new().build().parse(&translated) {
             return Err(RegexError::Invalid(syntax_message(&e, pattern, &positions)));

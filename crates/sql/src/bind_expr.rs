@@ -237,6 +237,10 @@ impl<'a> Context<'a> {
             A::BinaryOp { left, op, right } => self.bind_binary(left, op, right, e),
             A::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: false }),
             A::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind(x)?), negated: true }),
+            A::IsTrue(x) => self.bind_is_truth(x, true, false, e),
+            A::IsNotTrue(x) => self.bind_is_truth(x, true, true, e),
+            A::IsFalse(x) => self.bind_is_truth(x, false, false, e),
+            A::IsNotFalse(x) => self.bind_is_truth(x, false, true, e),
             A::IsDistinctFrom(a, b) | A::IsNotDistinctFrom(a, b) => {
                 // NULL is not distinct from NULL, and distinct from any value; otherwise `<>`
                 // (NaN is not distinct from NaN, -0.0 not from 0.0).
@@ -317,6 +321,20 @@ impl<'a> Context<'a> {
             }
             other => Err(Error::not_supported(format!("expression {other}")).at_span(other.span())),
         }
+    }
+
+    /// `x IS [NOT] TRUE | FALSE`: never NULL (a NULL x is neither TRUE nor FALSE).
+    fn bind_is_truth(&self, x: &ast::Expr, truth: bool, negated: bool, whole: &ast::Expr) -> Result<Expr> {
+        let v = self.bind(x)?;
+        expect_bool(&v, "IS TRUE / IS FALSE").map_err(|e| e.at_span(whole.span()))?;
+        let v = cast(v, DataType::Boolean);
+        let test = if truth { v } else { Expr::Not(Box::new(v)) };
+        let lit = |b: bool| Expr::literal(ScalarValue::Boolean(b), DataType::Boolean);
+        Ok(Expr::Case {
+            branches: vec![(test, lit(!negated))],
+            else_expr: Some(Box::new(lit(negated))),
+            ty: DataType::Boolean,
+        })
     }
 
     /// NOT, unary minus (folded into number literals) and plus.

@@ -23,7 +23,9 @@ impl Context<'_> {
         Some((|| {
             let args = match crate::functions::plain_arguments(f) {
                 Some(args) if (2..=3).contains(&args.len()) => args,
-                _ => return Err(Error::bind(format!("{name} takes (string, pattern [, options])")).at_span(whole.span())),
+                _ => {
+                    return Err(Error::bind(format!("{name} takes (string, pattern [, options])")).at_span(whole.span()))
+                }
             };
             let options = match args.get(2) {
                 None => String::new(),
@@ -32,8 +34,10 @@ impl Context<'_> {
                     Expr::Literal { value: ScalarValue::Null, .. } => {
                         return Err(Error::bind("Regex options field must not be NULL").at_span(o.span()))
                     }
-                    _ => return Err(Error::not_supported(format!("{name} with options that are not a string constant"))
-                        .at_span(o.span())),
+                    _ => {
+                        return Err(Error::not_supported(format!("{name} with options that are not a string constant"))
+                            .at_span(o.span()))
+                    }
                 },
             };
             let options = RegexOptions::parse(&options).map_err(|e| regex_error(e).at_span(whole.span()))?;

@@ -8,10 +8,10 @@ mod bind_expr;
 mod bind_join;
 mod bind_mark;
 mod bind_math;
+mod bind_regex;
 mod bind_scalar;
 mod bind_select;
 mod bind_set;
-mod bind_regex;
 mod bind_string;
 mod bind_subquery;
 mod bind_using;
@@ -21,6 +21,7 @@ mod copy;
 mod cte;
 mod ddl;
 pub mod depth;
+pub mod dml;
 mod functions;
 mod literal;
 mod outside_subqueries;
@@ -83,6 +84,14 @@ pub enum BoundStatement {
         table: String,
         plan: LogicalPlan,
         on_conflict: gpusql_common::OnConflict,
+    },
+    /// UPDATE / DELETE (`dml.rs`): `plan` yields every row of `table` with its new values
+    /// and, last, whether the row changed; the rows (DELETE: the unchanged ones) become
+    /// the table's contents.
+    ChangeRows {
+        table: String,
+        plan: LogicalPlan,
+        change: dml::RowChange,
     },
     /// SHOW TABLES: the tables and views by name.
     ShowTables,
@@ -193,6 +202,8 @@ pub fn bind_statement(stmt: &Statement, catalog: &dyn Catalog) -> Result<BoundSt
         Statement::CreateView(v) => ddl::bind_create_view(v, catalog),
         Statement::Drop { object_type, if_exists, names, .. } => ddl::bind_drop(object_type, *if_exists, names),
         Statement::Insert(ins) => ddl::bind_insert(ins, catalog),
+        Statement::Update(u) => dml::bind_update(u, catalog),
+        Statement::Delete(d) => dml::bind_delete(d, catalog),
         Statement::ShowTables { .. } => Ok(BoundStatement::ShowTables),
         Statement::ExplainTable {
             describe_alias: sqlparser::ast::DescribeAlias::Describe | sqlparser::ast::DescribeAlias::Desc,

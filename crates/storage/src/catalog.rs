@@ -199,6 +199,33 @@ impl TableStore {
         Ok(rows)
     }
 
+    /// Fails where `name` is a table over files (UPDATE and DELETE change tables in memory).
+    pub fn check_writable(&self, name: &str) -> Result<()> {
+        let t = self.get_table(name)?;
+        if t.files().is_some() {
+            return Err(Error::InvalidInput(format!(
+                "table '{0}' is read-only: it reads its files. To change it, copy it into memory first: CREATE TABLE {0}_copy AS SELECT * FROM {0}",
+                t.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Replaces the rows of in-memory table `name` (UPDATE, DELETE) with `batches`, whose
+    /// columns are the table's; checked against its NOT NULL and UNIQUE / PRIMARY KEY
+    /// constraints first, so a failed change leaves the table as it was.
+    pub fn replace_rows(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
+        self.check_writable(name)?;
+        let t = self.get_table(name)?;
+        let chunks = batch_chunks(&t.schema, batches)?;
+        let keys = self.unique_keys.get(&key(&t.name)).cloned().unwrap_or_default();
+        let empty = HostTable::in_memory(t.name.clone(), t.schema.clone(), vec![], self.bump())?;
+        let checked = constraints::check(&empty, &keys, chunks, OnConflict::Error)?;
+        let new = HostTable::in_memory(t.name.clone(), t.schema.clone(), checked.new, self.bump())?;
+        self.tables.insert(key(&t.name), Arc::new(new));
+        Ok(())
+    }
+
     /// Appends rows (values already of the column types).
     pub fn insert_rows(&mut self, name: &str, rows: &[Vec<ScalarValue>], on: OnConflict) -> Result<usize> {
         let t = self.get_table(name)?;

@@ -4,8 +4,8 @@
 //! are loaded only for rows that passed the groups before it (`&&`); inside a group all
 //! columns are loaded and all terms evaluated without branches, combined with `&`.
 
-use super::{like_kmp, regex_pivot};
 use super::Operator;
+use super::{like_kmp, regex_pivot};
 use crate::kernel_builder::KernelBuilder;
 use gpusql_common::Result;
 use gpusql_plan::filter_plan::FilterPlan;
