@@ -22,12 +22,18 @@ pub(crate) fn aggregate_plan(
     if aggs.iter().any(|a| a.func.is_statistic()) {
         return statistics_plan(input, keys, key_names, aggs);
     }
+    // Each DISTINCT aggregate's argument, by its index in `args` (`same_expr`).
     let mut args: Vec<&Expr> = vec![];
-    for a in aggs.iter().filter(|a| a.distinct) {
+    let mut arg_of = vec![usize::MAX; aggs.len()];
+    for (i, a) in aggs.iter().enumerate().filter(|(_, a)| a.distinct) {
         let arg = a.arg.as_ref().ok_or_else(|| Error::plan("a DISTINCT aggregate needs an argument"))?;
-        if !args.contains(&arg) {
-            args.push(arg);
-        }
+        arg_of[i] = match args.iter().position(|x| same_expr(x, arg)) {
+            Some(p) => p,
+            None => {
+                args.push(arg);
+                args.len() - 1
+            }
+        };
     }
     if args.len() <= 1 {
         return distinct_aggregate_plan(input, keys, key_names, aggs);
@@ -37,10 +43,9 @@ pub(crate) fn aggregate_plan(
     // Where each aggregate lands in the joined branches' columns.
     let mut slot = vec![0; aggs.len()];
     let mut width = 0;
-    for (b, arg) in args.iter().enumerate() {
-        let mine: Vec<usize> = (0..aggs.len())
-            .filter(|i| if aggs[*i].distinct { aggs[*i].arg.as_ref() == Some(*arg) } else { b == 0 })
-            .collect();
+    for b in 0..args.len() {
+        let mine: Vec<usize> =
+            (0..aggs.len()).filter(|i| if aggs[*i].distinct { arg_of[*i] == b } else { b == 0 }).collect();
         for (j, i) in mine.iter().enumerate() {
             slot[*i] = width + k + j;
         }
@@ -106,7 +111,7 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
     let mut pairs: Vec<(Expr, Expr)> = vec![];
     for a in aggs.iter().filter(|a| a.func.is_statistic()) {
         let pair = moment_arguments(a)?;
-        if !pairs.contains(&pair) {
+        if !pairs.iter().any(|p| same_pair(p, &pair)) {
             pairs.push(pair);
         }
     }
@@ -168,7 +173,8 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
             continue;
         }
         let pair = moment_arguments(a)?;
-        let at = moments[pairs.iter().position(|p| *p == pair).unwrap_or(0)];
+        let at = pairs.iter().position(|p| same_pair(p, &pair)).map(|i| moments[i]);
+        let at = at.ok_or_else(|| Error::plan("statistics aggregate: its moments were not planned"))?;
         let (sxy, n) = (col(at), col(at + 1));
         let sample = matches!(a.func, AggFunc::VarSamp | AggFunc::StddevSamp | AggFunc::CovarSamp);
         let int = |v: i64| Expr::literal(ScalarValue::Int64(v), DataType::Int64);
@@ -191,6 +197,16 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
     }
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+}
+
+/// Whether two aggregate arguments are the same expression: `==`, or the same printed form
+/// (a NaN literal is not `==` to itself).
+fn same_expr(x: &Expr, y: &Expr) -> bool {
+    x == y || format!("{x:?}") == format!("{y:?}")
+}
+
+fn same_pair(p: &(Expr, Expr), q: &(Expr, Expr)) -> bool {
+    same_expr(&p.0, &q.0) && same_expr(&p.1, &q.1)
 }
 
 /// The two DOUBLE arguments whose moments a statistics aggregate reads: (x, x) for the
