@@ -267,18 +267,6 @@ __device__ bool dfa_match(Str s, const uint8_t* classes, const uint16_t* next, u
     for (; i < s.len && st > 1u; i++) st = next[st * columns + classes[p[i]]];
     return next[st * columns + columns - 1u] == 1u;
 }
-// The same walk over a Pivot-4 copy (ops/regex_pivot.rs): piece k of row r is the word
-// piv[k * n_rows + r], so a warp's lanes read one piece column together.
-__device__ bool dfa_match_pivot4(const uint32_t* piv, uint64_t n_rows, uint64_t row, uint32_t len,
-                                 const uint8_t* classes, const uint16_t* next, uint32_t columns, uint32_t start) {
-    uint32_t st = start;
-    for (uint32_t i = 0; i < len && st > 1u; i += 4u) {
-        uint32_t w = piv[(uint64_t)(i >> 2) * n_rows + row];
-        const uint32_t kn = min(len - i, 4u);
-        for (uint32_t k = 0; k < kn; k++, w >>= 8) st = next[st * columns + classes[w & 0xffu]];
-    }
-    return next[st * columns + columns - 1u] == 1u;
-}
 
 // ---- hashing (murmur3 finalizer; FNV-1a over string bytes) ----
 __device__ __forceinline__ uint64_t hash_u64(uint64_t x) {

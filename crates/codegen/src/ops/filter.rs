@@ -4,8 +4,8 @@
 //! are loaded only for rows that passed the groups before it (`&&`); inside a group all
 //! columns are loaded and all terms evaluated without branches, combined with `&`.
 
+use super::like_kmp;
 use super::Operator;
-use super::{like_kmp, regex_pivot};
 use crate::kernel_builder::KernelBuilder;
 use gpusql_common::Result;
 use gpusql_plan::filter_plan::FilterPlan;
@@ -24,7 +24,7 @@ impl Operator for Filter<'_> {
             k.load_columns(&refs);
             let mut parts = vec![];
             for term in group {
-                let p = match like_kmp::try_gen(k, term).or_else(|| regex_pivot::try_gen(k, term)) {
+                let p = match like_kmp::try_gen(k, term) {
                     Some(p) => p,
                     None => k.eval(term)?,
                 };

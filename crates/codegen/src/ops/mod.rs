@@ -13,7 +13,6 @@ pub mod lane_refill;
 pub mod like_kmp;
 pub mod materialize;
 pub mod project;
-pub mod regex_pivot;
 pub mod scan;
 
 use crate::kernel_builder::KernelBuilder;
