@@ -11,7 +11,7 @@ HERE=$(dirname "$0")
 mkdir -p "$OUT"
 export RUST_LOG=error
 python3 "$HERE/run_timed.py" "$B" "$HERE/regex.sql" --data "--tpch 10" --runs 5 --wall | tee "$OUT/regex_gpu.txt"
-grep -v '^#\|^EACH\|^$' "$HERE/regex.sql" > "$OUT/statements.sql"
+grep -v "^#\|^EACH\|^@\|^$" "$HERE/regex.sql" > "$OUT/statements.sql"
 args=(--tpch 10 --backend gpu --format csv -c "COPY (SELECT l_comment FROM lineitem) TO '/tmp/l_comment.parquet' (FORMAT parquet);")
 while IFS= read -r q; do args+=(-c "$q;"); done < "$OUT/statements.sql"
 "$B" "${args[@]}" > "$OUT/answers_gpu.csv" 2> "$OUT/answers_gpu.err"

@@ -139,16 +139,9 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         Expr::Like { expr, pattern, negated } => gen_like(e, expr, pattern, negated, row, out),
         Expr::Regex { expr, dfa, negated } => {
             let x = gen(expr, row, out)?;
-            // (`<name>_classes_` and `_next_` are the tables' shared copies: `Literals::locals`.)
             let k = out.literals()?.regex(e, dfa);
-            let name = literal_name(k);
             let t = out.tmp("re");
-            out.line(format!(
-                "const bool {t} = dfa_match({}, {name}_classes_, {name}_next_, {}, {});",
-                x.v,
-                param_name(k, LiteralPart::DfaColumns),
-                param_name(k, LiteralPart::DfaStart)
-            ));
+            out.line(format!("const bool {t} = {};", dfa_call(k, &x.v)));
             Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
         }
         Expr::Extract { field, expr } => gen_extract(field, expr, row, out),
@@ -422,14 +415,34 @@ fn gen_like(
     let x = gen(expr, row, out)?;
     let p = out.literals()?.pattern(node, pattern, false);
     let t = out.tmp("like");
-    out.line(format!(
-        "const bool {t} = like_match({}, {}, {}, {});",
+    let like = format!(
+        "like_match({}, {}, {}, {})",
         x.v,
         param_name(p, LiteralPart::Bytes),
         param_name(p, LiteralPart::Kinds),
         param_name(p, LiteralPart::Len)
-    ));
+    );
+    let v = match &pattern.dfa {
+        // The DFA where the executor passes one (`SET like_dfa`), else the wildcards.
+        Some(_) => {
+            out.literals()?.use_dfa(p);
+            format!("({} != 0u ? {} : {like})", param_name(p, LiteralPart::DfaEntries), dfa_call(p, &x.v))
+        }
+        None => like,
+    };
+    out.line(format!("const bool {t} = {v};"));
     Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
+}
+
+/// The walk of constant `k`'s DFA over string `s` (`<lit>_classes_` and `_next_` are the
+/// tables' shared copies: `Literals::locals`).
+pub fn dfa_call(k: usize, s: &str) -> String {
+    let name = literal_name(k);
+    format!(
+        "dfa_match({s}, {name}_classes_, {name}_next_, {}, {})",
+        param_name(k, LiteralPart::DfaColumns),
+        param_name(k, LiteralPart::DfaStart)
+    )
 }
 
 /// CASE: nested ifs, so only the taken branch is evaluated.

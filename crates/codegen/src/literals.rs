@@ -46,7 +46,7 @@ use crate::types::c_type;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::expr::KMP_MAX_BYTES;
 use gpusql_plan::parameters::ParamValues;
-use gpusql_plan::regex::RegexDfa;
+use gpusql_plan::regex::{RegexDfa, SHARED_TABLE_ENTRIES};
 use gpusql_plan::{ConstantField, ConstantNames, Expr, LikeItem, LikePattern, LiteralSet};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -64,10 +64,6 @@ pub enum KernelLiteral {
     /// A regular expression's DFA.
     Regex(Arc<RegexDfa>),
 }
-
-/// A regex DFA whose table has at most this many entries is copied into shared memory by
-/// each block (16 KiB of `uint16_t`); a larger one is read through the read-only cache.
-pub const DFA_SHARED_ENTRIES: usize = 8192;
 
 /// The parameters a constant is passed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,15 +212,33 @@ fn part_data(literal: &KernelLiteral) -> Result<Vec<(LiteralPart, PartData)>> {
                 out.push((LiteralPart::KmpNext, PartData::Bytes(seg.next)));
                 out.push((LiteralPart::KmpEnds, PartData::Bytes(seg.ends)));
             }
+            if let Some(dfa) = &p.dfa {
+                out.extend(dfa_data(dfa));
+            }
             Ok(out)
         }
-        KernelLiteral::Regex(dfa) => Ok(vec![
-            (LiteralPart::DfaClasses, PartData::Bytes(dfa.classes.to_vec())),
-            (LiteralPart::DfaNext, PartData::Bytes(dfa.next.iter().flat_map(|s| s.to_le_bytes()).collect())),
-            (LiteralPart::DfaColumns, PartData::U32(dfa.classes_count as u32 + 1)),
-            (LiteralPart::DfaStart, PartData::U32(dfa.start as u32)),
-            (LiteralPart::DfaEntries, PartData::U32(dfa.next.len() as u32)),
-        ]),
+        KernelLiteral::Regex(dfa) => Ok(dfa_data(dfa)),
+    }
+}
+
+/// The parameters of a DFA (`dfa_match`).
+fn dfa_data(dfa: &RegexDfa) -> Vec<(LiteralPart, PartData)> {
+    vec![
+        (LiteralPart::DfaClasses, PartData::Bytes(dfa.classes.to_vec())),
+        (LiteralPart::DfaNext, PartData::Bytes(dfa.next.iter().flat_map(|s| s.to_le_bytes()).collect())),
+        (LiteralPart::DfaColumns, PartData::U32(dfa.classes_count as u32 + 1)),
+        (LiteralPart::DfaStart, PartData::U32(dfa.start as u32)),
+        (LiteralPart::DfaEntries, PartData::U32(dfa.next.len() as u32)),
+    ]
+}
+
+/// The DFA of a constant whose code walks one: a regular expression, or a LIKE pattern
+/// whose DFA parameters are in use.
+fn dfa_of(r: &Registered) -> Option<&RegexDfa> {
+    match &r.literal {
+        KernelLiteral::Regex(d) => Some(d),
+        KernelLiteral::Pattern(p) if r.parts.contains(&LiteralPart::DfaNext) => p.dfa.as_deref(),
+        _ => None,
     }
 }
 
@@ -385,6 +399,17 @@ impl LiteralData {
         Ok(data)
     }
 
+    /// `SET like_dfa = off`: LIKE patterns take their wildcard matchers; a DFA entry
+    /// count of 0 tells the kernel so (regular expressions keep theirs).
+    pub fn without_like_dfas(mut self, literals: &[KernelLiteral]) -> LiteralData {
+        for (index, l) in literals.iter().enumerate() {
+            if matches!(l, KernelLiteral::Pattern(p) if p.dfa.is_some()) {
+                self.args.insert((index, LiteralPart::DfaEntries), LiteralArg::U32(0));
+            }
+        }
+        self
+    }
+
     /// The argument of constant `index`'s parameter `part`.
     pub fn arg(&self, index: usize, part: LiteralPart) -> Result<LiteralArg> {
         self.args.get(&(index, part)).copied().ok_or_else(|| {
@@ -496,6 +521,12 @@ impl Literals {
     /// The index of the DFA of regex node `e`, with all its parameters in use.
     pub fn regex(&mut self, e: &Expr, dfa: &Arc<RegexDfa>) -> usize {
         let i = self.register(e, Some(ConstantField::Pattern), KernelLiteral::Regex(dfa.clone()));
+        self.use_dfa(i);
+        i
+    }
+
+    /// Puts the DFA parameters of constant `i` (a regex, or a LIKE pattern with a DFA) in use.
+    pub fn use_dfa(&mut self, i: usize) {
         for part in [
             LiteralPart::DfaClasses,
             LiteralPart::DfaNext,
@@ -505,7 +536,6 @@ impl Literals {
         ] {
             self.use_part(i, part);
         }
-        i
     }
 
     /// The index of literal set `set` (one per `Arc`).
@@ -568,19 +598,17 @@ impl Literals {
     pub fn locals(&self) -> Vec<String> {
         let mut out = vec![];
         for (i, r) in self.list.iter().enumerate() {
-            if let KernelLiteral::Regex(dfa) = &r.literal {
+            if let Some(dfa) = dfa_of(r) {
                 let name = literal_name(i);
                 let (classes, next) = (param_name(i, LiteralPart::DfaClasses), param_name(i, LiteralPart::DfaNext));
-                if dfa.next.len() > DFA_SHARED_ENTRIES {
+                if dfa.next.len() > SHARED_TABLE_ENTRIES {
                     out.push(format!("const uint8_t* {name}_classes_ = {classes};"));
                     out.push(format!("const uint16_t* {name}_next_ = {next};"));
                     continue;
                 }
-                // The shared copy's size is the table's rounded up to a power of two, so
-                // patterns of similar sizes share a kernel.
-                let n = dfa.next.len().next_power_of_two().max(256);
+                let n = dfa.shared_entries();
                 let entries = param_name(i, LiteralPart::DfaEntries);
-                out.push(format!("// regular expression {name}: its DFA's byte classes and table in shared memory"));
+                out.push(format!("// {name}: its DFA's byte classes and table in shared memory"));
                 out.push(format!("__shared__ uint8_t {name}_classes_[256];"));
                 out.push(format!("__shared__ uint16_t {name}_next_[{n}];"));
                 out.push(format!(

@@ -237,6 +237,10 @@ pub struct LikePattern {
     /// The parameter the pattern's text is, in a plan template (`parameters.rs`; None: a
     /// literal pattern).
     pub source: Option<Arc<ParamSource>>,
+    /// The pattern as a DFA (`regex.rs`: `%` any run of characters, `_` one character, the
+    /// whole string matched), which the GPU walks instead of matching wildcards; None where
+    /// its table would not fit in shared memory.
+    pub dfa: Option<Arc<RegexDfa>>,
 }
 
 /// Patterns whose bytes between `%`s number at most this many (and no `_`, `%` at both
@@ -271,12 +275,14 @@ impl LikePattern {
                 items.extend(c.to_string().bytes().map(LikeItem::Byte));
             }
         }
-        Ok(LikePattern { text: text.to_string(), items, source: None })
+        let dfa = RegexDfa::from_like(&items);
+        Ok(LikePattern { text: text.to_string(), items, source: None, dfa })
     }
 
-    /// What the generated code depends on: the order of `%`, `_` and runs of bytes, and
-    /// whether the bytes fit KMP (a parameter's new text must keep it).
-    pub fn form(&self) -> (Vec<u8>, bool) {
+    /// What the generated code depends on: the order of `%`, `_` and runs of bytes,
+    /// whether the bytes fit KMP, and the shared-memory size of the DFA's table (a
+    /// parameter's new text must keep them).
+    pub fn form(&self) -> (Vec<u8>, bool, Option<usize>) {
         let mut form = vec![];
         for i in &self.items {
             let k = match i {
@@ -289,7 +295,7 @@ impl LikePattern {
             }
         }
         let bytes = self.items.iter().filter(|i| matches!(i, LikeItem::Byte(_))).count();
-        (form, bytes <= KMP_MAX_BYTES)
+        (form, bytes <= KMP_MAX_BYTES, self.dfa.as_ref().map(|d| d.shared_entries()))
     }
 
     /// Greedy wildcard matching with backtracking to the last `%` (the same algorithm as

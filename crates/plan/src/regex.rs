@@ -24,6 +24,7 @@ use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// A regex DFA of more states than this, or of a table larger than `MAX_TABLE_ENTRIES`,
 /// is refused (the table's entries are 16-bit state numbers).
@@ -31,6 +32,14 @@ const MAX_STATES: usize = 1 << 15;
 const MAX_TABLE_ENTRIES: usize = 1 << 22;
 /// Memory regex-automata may use while determinizing and for the DFA it builds.
 const BUILD_LIMIT: usize = 64 << 20;
+
+/// A DFA whose table has at most this many entries is copied into shared memory by each
+/// block of a kernel (16 KiB of `uint16_t`); a larger one is read through the read-only
+/// cache, and a LIKE pattern with one keeps its wildcard matcher.
+pub const SHARED_TABLE_ENTRIES: usize = 8192;
+
+/// LIKE patterns whose DFAs the process keeps (all are dropped when there are more).
+const LIKE_DFAS_KEPT: usize = 1024;
 
 /// DuckDB's options of regexp_matches (the third argument): letters applied in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -188,6 +197,53 @@ impl RegexDfa {
         self.next[state * columns + self.classes_count] == 1
     }
 
+    /// LIKE's pattern (`%` any run of characters, `_` one character, the other items
+    /// literal bytes in whole characters) as a DFA of the whole string; None where its table
+    /// would not fit in shared memory (`SHARED_TABLE_ENTRIES`). Built once per pattern in
+    /// the process (a build takes ~1 ms, and a plan template compiles its pattern per run).
+    pub fn from_like(items: &[crate::expr::LikeItem]) -> Option<Arc<RegexDfa>> {
+        use crate::expr::LikeItem;
+        let mut regex = String::from("(?s)");
+        let mut literal = vec![];
+        let flush = |literal: &mut Vec<u8>, regex: &mut String| {
+            regex.push_str(&regex_syntax::escape(&String::from_utf8_lossy(literal)));
+            literal.clear();
+        };
+        for item in items {
+            match item {
+                LikeItem::Byte(b) => literal.push(*b),
+                LikeItem::One => {
+                    flush(&mut literal, &mut regex);
+                    regex.push('.');
+                }
+                LikeItem::Any => {
+                    flush(&mut literal, &mut regex);
+                    regex.push_str(".*");
+                }
+            }
+        }
+        flush(&mut literal, &mut regex);
+        static BUILT: Mutex<Option<HashMap<String, Option<Arc<RegexDfa>>>>> = Mutex::new(None);
+        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+        let built = built.get_or_insert_with(HashMap::new);
+        if let Some(dfa) = built.get(&regex) {
+            return dfa.clone();
+        }
+        let dfa = RegexDfa::new(&regex, RegexOptions::default(), true).ok();
+        let dfa = dfa.filter(|d| d.next.len() <= SHARED_TABLE_ENTRIES).map(Arc::new);
+        if built.len() >= LIKE_DFAS_KEPT {
+            built.clear();
+        }
+        built.insert(regex, dfa.clone());
+        dfa
+    }
+
+    /// The entries of the table's shared-memory copy: its size rounded up to a power of two,
+    /// so patterns of similar sizes share a kernel.
+    pub fn shared_entries(&self) -> usize {
+        self.next.len().next_power_of_two().max(256)
+    }
+
     /// The number of states (the two sinks included).
     pub fn states(&self) -> usize {
         self.next.len() / (self.classes_count + 1)
@@ -270,10 +326,10 @@ fn explore(dfa: &dense::DFA<Vec<u32>>, start: regex_automata::util::primitives::
 fn byte_classes(rows: &[Row]) -> ([u8; 256], usize) {
     let mut classes = [0u8; 256];
     let mut seen: HashMap<Vec<u16>, u8> = HashMap::new();
-    for b in 0..256 {
+    for (b, class) in classes.iter_mut().enumerate() {
         let column: Vec<u16> = rows.iter().map(|r| r.bytes[b]).collect();
         let n = seen.len() as u8;
-        classes[b] = *seen.entry(column).or_insert(n);
+        *class = *seen.entry(column).or_insert(n);
     }
     (classes, seen.len())
 }
@@ -446,6 +502,55 @@ mod tests {
         assert!(matches!(&e, RegexError::Invalid(m) if m.contains("position 3")), "{e:?}");
         assert!(matches!(RegexOptions::parse("x"), Err(RegexError::Invalid(_))));
         assert!(matches!(RegexOptions::parse("m"), Err(RegexError::NotSupported(_))));
+    }
+
+    #[test]
+    fn like_patterns_as_dfas() {
+        for (pattern, yes, no) in [
+            ("%fur%ly%", "the furiously", "fur"),
+            ("a_c", "aéc", "aéé"),
+            ("%100\\%%", "x100%y", "100"),
+            ("", "", "a"),
+            ("%", "any\nthing", ""),
+            ("_%_", "ab", "a"),
+            ("[a]%", "[a]x", "a"),
+        ] {
+            let p = crate::expr::LikePattern::new(pattern, Some('\\')).unwrap();
+            let dfa = p.dfa.as_ref().expect("a small DFA");
+            for s in [yes, no] {
+                assert_eq!(dfa.matches(s.as_bytes()), p.matches(s.as_bytes()), "{pattern} on {s:?}");
+            }
+            assert!(dfa.matches(yes.as_bytes()), "{pattern} on {yes:?}");
+        }
+    }
+
+    /// The DFA of random LIKE patterns answers as the wildcard matcher on random strings
+    /// (small alphabets with a 2-byte character and a newline, so `_` and `%` meet them).
+    #[test]
+    fn like_dfas_match_the_wildcard_matcher() {
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let alphabet = ['a', 'b', 'é', '\n', '.'];
+        for _ in 0..3000 {
+            let pattern: String = (0..rnd(7))
+                .map(|_| match rnd(7) {
+                    0 => '%',
+                    1 => '_',
+                    _ => alphabet[rnd(alphabet.len() as u64) as usize],
+                })
+                .collect();
+            let p = crate::expr::LikePattern::new(&pattern, None).unwrap();
+            let dfa = p.dfa.clone().expect("a small DFA");
+            for _ in 0..20 {
+                let s: String = (0..rnd(9)).map(|_| alphabet[rnd(alphabet.len() as u64) as usize]).collect();
+                assert_eq!(dfa.matches(s.as_bytes()), p.matches(s.as_bytes()), "{pattern:?} on {s:?}");
+            }
+        }
     }
 
     #[test]

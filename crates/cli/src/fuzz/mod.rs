@@ -35,6 +35,7 @@ const NAIVE_SETTINGS: &[(&str, &str)] = &[
     ("lane_refill", "off"),
     ("selectivity", "guessed"),
     ("pivoted_strings", "off"),
+    ("like_dfa", "off"),
     ("top_n", "off"),
     ("replicated_tables", "off"),
     ("key_bitmaps", "off"),

@@ -27,9 +27,23 @@ pub fn try_gen(k: &mut KernelBuilder, term: &Expr) -> Option<Value> {
     let piv = k.param(Param::Input { column: source_col, part: Part::Pivoted }, "const uint32_t* __restrict__");
     let x = k.row()[*index].clone();
     let t = k.body().tmp("kmp");
-    k.body().line(format!("// LIKE {}: lock-step KMP over the Pivot-4 copy where the column has one", literal_name(p)));
+    let how = if pattern.dfa.is_some() { "its DFA where the executor passes one, else " } else { "" };
+    k.body().line(format!(
+        "// LIKE {}: {how}lock-step KMP over the Pivot-4 copy where the column has one",
+        literal_name(p)
+    ));
     k.body().line(format!("bool {t};"));
-    k.body().open(format!("if ({piv} != nullptr)"));
+    if pattern.dfa.is_some() {
+        // The DFA first, where the executor passes one (`SET like_dfa`): measured faster.
+        k.body().literals().ok()?.use_dfa(p);
+        let entries = param_name(p, LiteralPart::DfaEntries);
+        k.body().open(format!("if ({entries} != 0u)"));
+        let walk = crate::expr::dfa_call(p, &x.v);
+        k.body().line(format!("{t} = {}{walk};", if *negated { "!" } else { "" }));
+        k.body().close_with(format!("else if ({piv} != nullptr)"));
+    } else {
+        k.body().open(format!("if ({piv} != nullptr)"));
+    }
     let part = |part| param_name(p, part);
     k.body().line(format!(
         "{t} = {}like_kmp_pivot4({piv}, n_rows, row, {}.len, {}, {}, {}, {});",

@@ -20,7 +20,7 @@ use crate::stats::{ExecStats, HostSteps, KernelStat};
 use buffers::{Arg, BuiltTable, Column, Counted, Counter, Intermediate};
 use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
-use gpusql_codegen::literals::{LiteralArg, LiteralData};
+use gpusql_codegen::literals::{KernelLiteral, LiteralArg, LiteralData};
 use gpusql_codegen::{
     generate_pipeline, out_of_range_type, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart,
     BLOCK_SIZE,
@@ -958,7 +958,11 @@ impl GpuExecutor {
             })
             .collect::<Result<Vec<_>>>()?;
         let mut pivots: HashMap<usize, u64> = HashMap::new();
-        for q in spec.params.iter().filter(|_| self.config.pivoted_strings && selection.is_none()) {
+        // (No copy where every LIKE pattern runs as a DFA: the kernel reads none.)
+        let all_dfas = self.config.like_dfa
+            && spec.literals.iter().all(|l| !matches!(l, KernelLiteral::Pattern(p) if p.dfa.is_none()));
+        let pivot = self.config.pivoted_strings && selection.is_none() && !all_dfas;
+        for q in spec.params.iter().filter(|_| pivot) {
             if let Param::Input { column, part: Part::Pivoted } = q {
                 if let Some(piv) = self.store.pivoted(&self.dev, t, columns[*column], up, |c, k| self.pivot(c, k))? {
                     pivots.insert(*column, ptr(&piv.words, &self.dev));
@@ -1000,6 +1004,7 @@ impl GpuExecutor {
             Some(literals) => LiteralData::new(&literals)?,
             None => LiteralData::new(&spec.literals)?,
         };
+        let data = if self.config.like_dfa { data } else { data.without_like_dfas(&spec.literals) };
         if spec.literals.is_empty() {
             return Ok(Literals { data, buffer: None });
         }

@@ -20,13 +20,36 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     const uint8_t* __restrict__ lit0_kmp_next,
     const uint8_t* __restrict__ lit0_kmp_ends,
     const uint32_t lit0_kmp_segments,
+    const uint8_t* __restrict__ lit0_dfa_classes,
+    const uint16_t* __restrict__ lit0_dfa_next,
+    const uint32_t lit0_dfa_columns,
+    const uint32_t lit0_dfa_start,
+    const uint32_t lit0_dfa_entries,
     const uint8_t* __restrict__ lit0_bytes,
     const uint8_t* __restrict__ lit0_kinds,
     const uint32_t lit0_len,
     const uint8_t* __restrict__ lit1_bytes,
     const uint8_t* __restrict__ lit1_kinds,
-    const uint32_t lit1_len)
+    const uint32_t lit1_len,
+    const uint8_t* __restrict__ lit1_dfa_classes,
+    const uint16_t* __restrict__ lit1_dfa_next,
+    const uint32_t lit1_dfa_columns,
+    const uint32_t lit1_dfa_start,
+    const uint32_t lit1_dfa_entries)
 {
+    // the query's constants passed in parts (kernel parameters: codegen literals.rs)
+    // lit0: its DFA's byte classes and table in shared memory
+    __shared__ uint8_t lit0_classes_[256];
+    __shared__ uint16_t lit0_next_[512];
+    for (uint32_t i = threadIdx.x; i < 256u; i += blockDim.x) lit0_classes_[i] = lit0_dfa_classes[i];
+    for (uint32_t i = threadIdx.x; i < lit0_dfa_entries; i += blockDim.x) lit0_next_[i] = lit0_dfa_next[i];
+    __syncthreads();
+    // lit1: its DFA's byte classes and table in shared memory
+    __shared__ uint8_t lit1_classes_[256];
+    __shared__ uint16_t lit1_next_[256];
+    for (uint32_t i = threadIdx.x; i < 256u; i += blockDim.x) lit1_classes_[i] = lit1_dfa_classes[i];
+    for (uint32_t i = threadIdx.x; i < lit1_dfa_entries; i += blockDim.x) lit1_next_[i] = lit1_dfa_next[i];
+    __syncthreads();
     int64_t acc0_ = ((int64_t)0);
     const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
     const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
@@ -39,19 +62,21 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         // ---- Filter p_name#0 LIKE lit0 && p_type#1 NOT LIKE lit1 ----
         if (active) {
             c0 = load_str(in0_offsets, in0_bytes, row);
-            // LIKE lit0: lock-step KMP over the Pivot-4 copy where the column has one
+            // LIKE lit0: its DFA where the executor passes one, else lock-step KMP over the Pivot-4 copy where the column has one
             bool kmp_1;
-            if (in0_pivoted != nullptr) {
+            if (lit0_dfa_entries != 0u) {
+                kmp_1 = dfa_match(c0, lit0_classes_, lit0_next_, lit0_dfa_columns, lit0_dfa_start);
+            } else if (in0_pivoted != nullptr) {
                 kmp_1 = like_kmp_pivot4(in0_pivoted, n_rows, row, c0.len, lit0_kmp_bytes, lit0_kmp_next, lit0_kmp_ends, lit0_kmp_segments);
             } else {
-                const bool like_2 = like_match(c0, lit0_bytes, lit0_kinds, lit0_len);
+                const bool like_2 = (lit0_dfa_entries != 0u ? dfa_match(c0, lit0_classes_, lit0_next_, lit0_dfa_columns, lit0_dfa_start) : like_match(c0, lit0_bytes, lit0_kinds, lit0_len));
                 kmp_1 = like_2;
             }
             active = (kmp_1);
         }
         if (active) {
             c1 = in1_dictvalues[in1_dictcodes[row]];  /* dictionary-encoded */
-            const bool like_3 = like_match(c1, lit1_bytes, lit1_kinds, lit1_len);
+            const bool like_3 = (lit1_dfa_entries != 0u ? dfa_match(c1, lit1_classes_, lit1_next_, lit1_dfa_columns, lit1_dfa_start) : like_match(c1, lit1_bytes, lit1_kinds, lit1_len));
             active = ((!like_3));
         }
         // ---- GlobalAggregate -> #0 [count(*)] (block reduction, one atomic per block) ----
