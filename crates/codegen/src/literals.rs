@@ -221,6 +221,10 @@ fn part_data(literal: &KernelLiteral) -> Result<Vec<(LiteralPart, PartData)>> {
     }
 }
 
+/// The shared memory a kernel's DFA tables may take together (the kernel's other tables
+/// take theirs from the same 48 KiB); the DFAs past it are read through the read-only cache.
+const DFA_SHARED_BYTES: usize = 20 << 10;
+
 /// The parameters of a DFA (`dfa_match`).
 fn dfa_data(dfa: &RegexDfa) -> Vec<(LiteralPart, PartData)> {
     vec![
@@ -597,15 +601,18 @@ impl Literals {
     /// (Before the row loop, where every thread of the block reaches the barrier.)
     pub fn locals(&self) -> Vec<String> {
         let mut out = vec![];
+        let mut shared = 0;
         for (i, r) in self.list.iter().enumerate() {
             if let Some(dfa) = dfa_of(r) {
                 let name = literal_name(i);
                 let (classes, next) = (param_name(i, LiteralPart::DfaClasses), param_name(i, LiteralPart::DfaNext));
-                if dfa.next.len() > SHARED_TABLE_ENTRIES {
+                let bytes = 256 + 2 * dfa.shared_entries();
+                if dfa.next.len() > SHARED_TABLE_ENTRIES || shared + bytes > DFA_SHARED_BYTES {
                     out.push(format!("const uint8_t* {name}_classes_ = {classes};"));
                     out.push(format!("const uint16_t* {name}_next_ = {next};"));
                     continue;
                 }
+                shared += bytes;
                 let n = dfa.shared_entries();
                 let entries = param_name(i, LiteralPart::DfaEntries);
                 out.push(format!("// {name}: its DFA's byte classes and table in shared memory"));
