@@ -8,7 +8,7 @@ mod bind_expr;
 mod bind_join;
 mod bind_mark;
 mod bind_math;
-mod bind_regex;
+mod bind_pattern;
 mod bind_scalar;
 mod bind_select;
 mod bind_set;

@@ -1,5 +1,5 @@
-//! Binding regular-expression matches to `Expr::Regex` (a DFA: `plan/src/regex.rs`), with
-//! DuckDB's spellings: `regexp_matches(s, p [, options])` and `s ~ p` (a match anywhere),
+//! Binding pattern matches: `[NOT] LIKE` / `ILIKE` (`Expr::Like`), and regular-expression
+//! matches to `Expr::Regex` (a DFA: `plan/src/regex.rs`), with DuckDB's spellings: `regexp_matches(s, p [, options])` and `s ~ p` (a match anywhere),
 //! `regexp_full_match(s, p [, options])` and `s SIMILAR TO p` (the whole string), `~*`
 //! (case-insensitive), `!~` and `!~*` (negated). The pattern and options must be
 //! constants (the DFA is built here, once); a NULL pattern gives NULL.
@@ -12,6 +12,53 @@ use sqlparser::ast::{self, Spanned};
 use std::sync::Arc;
 
 impl Context<'_> {
+    /// `x [NOT] LIKE 'pattern' [ESCAPE 'c']`: the pattern a string constant.
+    /// ILIKE (`ignore_case`) is LIKE of the lower-case text and pattern, as in DuckDB.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn bind_like(
+        &self,
+        x: &ast::Expr,
+        pattern: &ast::Expr,
+        escape_char: Option<&ast::Expr>,
+        negated: bool,
+        ignore_case: bool,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
+        let lower = |s: String| gpusql_plan::strings::lower_text(&s);
+        let v = self.bind(x)?;
+        if v.ty() != DataType::Utf8 && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
+            return Err(Error::bind(format!("LIKE needs VARCHAR, got {}", v.ty())).at_span(whole.span()));
+        }
+        let (text, source) = match self.bind(pattern)? {
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } if ignore_case => (lower(s), None),
+            Expr::Literal { value: ScalarValue::Utf8(s), .. } => (s, None),
+            // A template's pattern (no ESCAPE: the shape keeps those written).
+            Expr::Parameter { value: ScalarValue::Utf8(s), source, .. } if escape_char.is_none() && !ignore_case => {
+                (s, Some(source))
+            }
+            _ => {
+                return Err(
+                    Error::not_supported("LIKE with a pattern that is not a string literal").at_span(pattern.span())
+                )
+            }
+        };
+        let escape = match escape_char {
+            None => None,
+            Some(x) => match self.bind(x)? {
+                Expr::Literal { value: ScalarValue::Utf8(s), .. } if s.chars().count() == 1 => {
+                    if ignore_case { lower(s) } else { s }.chars().next()
+                }
+                _ => return Err(Error::bind("LIKE … ESCAPE needs a single character").at_span(x.span())),
+            },
+        };
+        let pattern = gpusql_plan::LikePattern::new(&text, escape).map_err(|m| Error::bind(m).at_span(whole.span()))?;
+        let pattern = gpusql_plan::LikePattern { source, ..pattern };
+        let text = crate::coerce::cast(v, DataType::Utf8);
+        let text =
+            if ignore_case { Expr::StringFn { func: gpusql_plan::StringFunc::Lower, args: vec![text] } } else { text };
+        Ok(Expr::Like { expr: Box::new(text), pattern, negated })
+    }
+
     /// A `regexp_matches` / `regexp_full_match` call, or None where `f` is neither.
     pub(crate) fn bind_regex_function(&self, f: &ast::Function, whole: &ast::Expr) -> Option<Result<Expr>> {
         let name = f.name.to_string().to_ascii_lowercase();
