@@ -95,7 +95,8 @@ fn register_files_and_open_a_folder() {
     assert!(db.register_files("o", &broken, IfExists::Replace).is_err());
     assert_eq!(count(&mut db, "SELECT count(*) FROM o"), before, "a failed registration changes nothing");
     // Tables over files are read-only; the message says how to change a copy.
-    for change in ["DELETE FROM o WHERE o_orderkey < 10", "UPDATE n SET n_name = 'x'"] {
+    // (A CSV file is read whole into memory when registered: that table can be changed.)
+    for change in ["DELETE FROM o WHERE o_orderkey < 10", "UPDATE o SET o_comment = 'x'"] {
         let err = db.sql(change).unwrap_err().to_string();
         assert!(err.contains("is read-only") && err.contains("CREATE TABLE"), "{err}");
     }
