@@ -239,6 +239,9 @@ pub fn slt_value(a: &dyn Array, r: usize) -> String {
     if let Some(t) = a.as_any().downcast_ref::<TimestampMicrosecondArray>() {
         return gpusql_common::date::format_timestamp(t.value(r));
     }
+    if let Some(d) = a.as_any().downcast_ref::<arrow::array::Date32Array>() {
+        return gpusql_common::date::format_date(d.value(r) as i64);
+    }
     let s = array_value_to_string(a, r).unwrap_or_default();
     if s.is_empty() {
         "(empty)".into()

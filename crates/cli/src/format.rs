@@ -110,10 +110,14 @@ fn formatters<'a>(batch: &'a RecordBatch, options: &FormatOptions<'a>) -> io::Re
     batch.columns().iter().map(|c| ArrayFormatter::try_new(c.as_ref(), options).map_err(arrow_err)).collect()
 }
 
-/// Text of a non-NULL value of `col` (through its formatter, or DuckDB's timestamp text).
+/// Text of a non-NULL value of `col` (through its formatter, or DuckDB's text of dates
+/// and timestamps: `99999-12-31`, `0044-03-15 (BC)`).
 fn text(col: &ArrayRef, f: &ArrayFormatter<'_>, r: usize) -> String {
-    match col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
-        Some(ts) => gpusql_common::date::format_timestamp(ts.value(r)),
+    if let Some(ts) = col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+        return gpusql_common::date::format_timestamp(ts.value(r));
+    }
+    match col.as_any().downcast_ref::<arrow::array::Date32Array>() {
+        Some(d) => gpusql_common::date::format_date(d.value(r) as i64),
         None => f.value(r).to_string(),
     }
 }

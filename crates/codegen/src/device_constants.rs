@@ -25,10 +25,15 @@ pub enum KernelError {
     /// lpad / rpad with an empty fill where the string is short (DuckDB's error).
     PaddingLeft = 7,
     PaddingRight = 8,
+    /// Text that does not read as the type of a CAST (`text_cast.cu`'s TEXT_INVALID); the
+    /// type in the upper bytes (`typed_code`).
+    Conversion = 9,
+    /// Text read by rules the engine does not follow (TEXT_UNSUPPORTED), with the type.
+    TextUnsupported = 10,
 }
 
 impl KernelError {
-    pub const ALL: [KernelError; 8] = [
+    pub const ALL: [KernelError; 10] = [
         KernelError::DivisionByZero,
         KernelError::Overflow,
         KernelError::GroupsFull,
@@ -37,6 +42,8 @@ impl KernelError {
         KernelError::ArenaFull,
         KernelError::PaddingLeft,
         KernelError::PaddingRight,
+        KernelError::Conversion,
+        KernelError::TextUnsupported,
     ];
 
     /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
@@ -56,6 +63,8 @@ impl KernelError {
             KernelError::ArenaFull => "ERR_ARENA_FULL",
             KernelError::PaddingLeft => "ERR_PADDING_LEFT",
             KernelError::PaddingRight => "ERR_PADDING_RIGHT",
+            KernelError::Conversion => "ERR_CONVERSION",
+            KernelError::TextUnsupported => "ERR_TEXT_UNSUPPORTED",
         }
     }
 }
@@ -64,24 +73,34 @@ impl KernelError {
 /// kind, then the type in the upper bytes, so the host's message names the type as the CPU
 /// backend's does (`INTEGER out of range`).
 pub fn out_of_range_code(ty: &DataType) -> i32 {
+    typed_code(KernelError::Overflow, ty)
+}
+
+/// The flag value of error `kind` about a value of type `ty`: the kind in the low byte,
+/// the type in the upper ones (`code_type` reads it back).
+pub fn typed_code(kind: KernelError, ty: &DataType) -> i32 {
     let (tag, p, s) = match ty {
         DataType::Int32 => (1, 0, 0),
         DataType::Int64 => (2, 0, 0),
         DataType::Decimal { precision, scale } => (3, *precision as i32, *scale as i32),
         DataType::Date => (4, 0, 0),
+        DataType::Float64 => (5, 0, 0),
+        DataType::Boolean => (6, 0, 0),
         _ => (0, 0, 0),
     };
-    KernelError::Overflow as i32 | tag << 8 | p << 16 | s << 24
+    kind as i32 | tag << 8 | p << 16 | s << 24
 }
 
-/// The type `out_of_range_code` put in `code`, if any.
-pub fn out_of_range_type(code: i32) -> Option<DataType> {
+/// The type `typed_code` put in `code`, if any.
+pub fn code_type(code: i32) -> Option<DataType> {
     let (p, s) = (((code >> 16) & 0xff) as u8, ((code >> 24) & 0x7f) as u8);
     match (code >> 8) & 0xff {
         1 => Some(DataType::Int32),
         2 => Some(DataType::Int64),
         3 => Some(DataType::Decimal { precision: p, scale: s }),
         4 => Some(DataType::Date),
+        5 => Some(DataType::Float64),
+        6 => Some(DataType::Boolean),
         _ => None,
     }
 }
@@ -104,6 +123,7 @@ pub fn prelude() -> &'static str {
         s.push_str(prelude);
         s.push_str(&string_tables());
         s.push_str(include_str!("strings.cu"));
+        s.push_str(include_str!("text_cast.cu"));
         s.push_str("// ---- end of prelude ----");
         s.push_str(end);
         s

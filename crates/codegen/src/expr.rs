@@ -5,7 +5,7 @@
 //! (`literals.rs`), so the source does not depend on their values; NULL literals stay in
 //! the source (their constant NULL flag shapes the code).
 
-use crate::device_constants::out_of_range_code;
+use crate::device_constants::{out_of_range_code, typed_code, KernelError};
 use crate::emit::Emitter;
 use crate::literals::{interval_constants, literal_name, param_name, LiteralPart};
 use crate::types::{c_type, null_value};
@@ -93,49 +93,8 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             let x = gen(expr, row, out)?;
             Ok(Value::not_null(if *negated { format!("(!{})", x.null) } else { x.null.clone() }))
         }
-        Expr::Cast { expr, ty } => {
-            let x = gen(expr, row, out)?;
-            let v = match (expr.ty(), *ty) {
-                (DataType::Date, DataType::Timestamp) => format!("ts_from_date({}, {})", x.v, error_flag(&x)),
-                // Narrowing to a smaller integer (or a DATE's day number): range-checked
-                // in 128 bits, as the CPU backend's cast.
-                (from, to) if narrows(&from, &to) => {
-                    let wide = out.tmp("w");
-                    let value = match from {
-                        DataType::Decimal { scale, .. } => {
-                            format!("div_round((__int128){}, {})", x.v, pow10_literal(scale, "__int128"))
-                        }
-                        _ => format!("((__int128){})", x.v),
-                    };
-                    let (lo, hi) = int_range_128(&to);
-                    out.line(format!("const __int128 {wide} = {value};"));
-                    out.line(format!(
-                        "if (!{} && ({wide} < {lo} || {wide} > {hi})) raise_error(err, {});",
-                        x.null,
-                        out_of_range_code(&to)
-                    ));
-                    format!("(({}){wide})", c_type(&to))
-                }
-                (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) => {
-                    cast_double(&x.v, ty, &error_flag(&x))
-                }
-                (from, to) => cast(&x.v, &from, &to)?,
-            };
-            let t = out.tmp("t");
-            out.line(format!("const {} {t} = {v};", c_type(ty)));
-            // A decimal of fewer integer digits than the value may have: checked.
-            if let (Some((p, s)), DataType::Decimal { precision, scale }) = (expr.ty().as_decimal(), *ty) {
-                if expr.ty() != DataType::Float64 && (p - s) as u32 + scale as u32 > precision as u32 {
-                    let limit = crate::types::i128_literal(10i128.pow(precision as u32));
-                    out.line(format!(
-                        "if (!{} && ((__int128){t} >= {limit} || (__int128){t} <= -{limit})) raise_error(err, {});",
-                        x.null,
-                        out_of_range_code(ty)
-                    ));
-                }
-            }
-            Ok(Value { v: t, null: x.null })
-        }
+        Expr::Cast { expr, ty } => gen_cast(expr, ty, false, row, out),
+        Expr::TryCast { expr, ty } => gen_cast(expr, ty, true, row, out),
         Expr::Like { expr, pattern, negated } => gen_like(e, expr, pattern, negated, row, out),
         Expr::Regex { expr, dfa, negated } => {
             let x = gen(expr, row, out)?;
@@ -249,6 +208,126 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             crate::in_set::gen(&x, set, *negated, out)
         }
         Expr::InList { expr, list, negated } => gen_in_list(expr, list, negated, row, out),
+    }
+}
+
+/// Where a cast's failures go: an error on the kernel's flag (CAST), or the result's NULL
+/// flag (TRY_CAST: the local `bad`).
+struct Failure {
+    bad: Option<String>,
+}
+
+impl Failure {
+    /// Fails where the (non-NULL) value meets C condition `cond`, with error `code`.
+    fn check(&self, null: &str, cond: &str, code: i32, out: &mut Emitter) {
+        match &self.bad {
+            None => out.line(format!("if (!{null} && ({cond})) raise_error(err, {code});")),
+            Some(bad) => out.line(format!("{bad} = {bad} || (!{null} && ({cond}));")),
+        }
+    }
+}
+
+/// CAST and TRY_CAST (`try_cast`: failures make NULL, except text the engine does not read).
+fn gen_cast(expr: &Expr, ty: &DataType, try_cast: bool, row: &[Value], out: &mut Emitter) -> Result<Value> {
+    let x = gen(expr, row, out)?;
+    let failure = Failure { bad: try_cast.then(|| out.tmp("bad")) };
+    if let Some(bad) = &failure.bad {
+        out.line(format!("bool {bad} = false;"));
+    }
+    let from = expr.ty();
+    let t = if from == DataType::Utf8 && *ty != DataType::Utf8 {
+        let t = out.tmp("t");
+        gen_text_cast(&x, ty, &t, &failure, out);
+        t
+    } else {
+        let v = match (from, *ty) {
+            (DataType::Date, DataType::Timestamp) if !try_cast => format!("ts_from_date({}, {})", x.v, error_flag(&x)),
+            (DataType::Date, DataType::Timestamp) => {
+                failure.check(&x.null, &format!("!ts_fits({}, 0)", x.v), KernelError::TimestampRange as i32, out);
+                format!("ts_from_date({}, (int*)0)", x.v)
+            }
+            // Narrowing to a smaller integer (or a DATE's day number): range-checked in 128
+            // bits, as the CPU backend's cast.
+            (from, to) if narrows(&from, &to) => {
+                let wide = out.tmp("w");
+                let value = match from {
+                    DataType::Decimal { scale, .. } => {
+                        format!("div_round((__int128){}, {})", x.v, pow10_literal(scale, "__int128"))
+                    }
+                    _ => format!("((__int128){})", x.v),
+                };
+                let (lo, hi) = int_range_128(&to);
+                out.line(format!("const __int128 {wide} = {value};"));
+                failure.check(&x.null, &format!("{wide} < {lo} || {wide} > {hi}"), out_of_range_code(&to), out);
+                format!("(({}){wide})", c_type(&to))
+            }
+            (DataType::Float64, DataType::Int32 | DataType::Int64 | DataType::Decimal { .. }) if !try_cast => {
+                cast_double(&x.v, ty, &error_flag(&x))
+            }
+            (DataType::Float64, to @ (DataType::Int32 | DataType::Int64 | DataType::Decimal { .. })) => {
+                failure.check(&x.null, &format!("!{}", double_fits(&x.v, &to)), out_of_range_code(&to), out);
+                cast_double(&x.v, ty, "(int*)0")
+            }
+            (from, to) => cast(&x.v, &from, &to)?,
+        };
+        let t = out.tmp("t");
+        out.line(format!("const {} {t} = {v};", c_type(ty)));
+        // A decimal of fewer integer digits than the value may have: checked.
+        if let (Some((p, s)), DataType::Decimal { precision, scale }) = (from.as_decimal(), *ty) {
+            if from != DataType::Float64 && (p - s) as u32 + scale as u32 > precision as u32 {
+                let limit = crate::types::i128_literal(10i128.pow(precision as u32));
+                let cond = format!("(__int128){t} >= {limit} || (__int128){t} <= -{limit}");
+                failure.check(&x.null, &cond, out_of_range_code(ty), out);
+            }
+        }
+        t
+    };
+    let null = match &failure.bad {
+        Some(bad) => format!("({} || {bad})", x.null),
+        None => x.null,
+    };
+    Ok(Value { v: t, null })
+}
+
+/// CAST of text `x` to `ty` into the new local `t` (`text_cast.cu`): text that does not
+/// read fails as `failure` says; text the engine does not read is always an error.
+fn gen_text_cast(x: &Value, ty: &DataType, t: &str, failure: &Failure, out: &mut Emitter) {
+    let status = out.tmp("st");
+    let call = match ty {
+        DataType::Int32 => format!("(int32_t)text_to_int({}, -2147483648ll, 2147483647ll, &{status})", x.v),
+        DataType::Int64 => {
+            format!("text_to_int({}, (-9223372036854775807ll - 1), 9223372036854775807ll, &{status})", x.v)
+        }
+        DataType::Float64 => format!("text_to_double({}, &{status})", x.v),
+        DataType::Decimal { precision, scale } => format!(
+            "text_to_decimal({}, {scale}, (unsigned __int128){}, &{status})",
+            x.v,
+            crate::types::i128_literal(10i128.pow(*precision as u32))
+        ),
+        DataType::Boolean => format!("text_to_bool({}, &{status})", x.v),
+        _ => format!("text_to_date({}, &{status})", x.v),
+    };
+    out.line(format!("int {status} = TEXT_OK;"));
+    out.line(format!("{} {t} = 0;", c_type(ty)));
+    out.line(format!("if (!{}) {t} = {call};", x.null));
+    failure.check("false", &format!("{status} == TEXT_INVALID"), typed_code(KernelError::Conversion, ty), out);
+    out.line(format!(
+        "if ({status} == TEXT_UNSUPPORTED) raise_error(err, {});",
+        typed_code(KernelError::TextUnsupported, ty)
+    ));
+}
+
+/// C condition: DOUBLE `v` casts into integer or DECIMAL type `to` (`cast_double`'s range).
+fn double_fits(v: &str, to: &DataType) -> String {
+    use crate::types::f64_literal;
+    match to {
+        DataType::Int32 => format!("f64_int_fits({v}, -2147483648.0, 2147483648.0)"),
+        DataType::Decimal { precision, scale } => format!(
+            "f64_scaled_fits({v}, {}, {})",
+            f64_literal(10f64.powi(*scale as i32)),
+            f64_literal(10f64.powi(*precision as i32))
+        ),
+        _ => format!("f64_int_fits({v}, -9223372036854775808.0, 9223372036854775808.0)"),
     }
 }
 

@@ -24,7 +24,7 @@ mod strings;
 pub mod types;
 mod value;
 
-pub use device_constants::{merge_modules, out_of_range_type, prelude, KernelError, HASH_SEED};
+pub use device_constants::{code_type, merge_modules, prelude, KernelError, HASH_SEED};
 pub use ops::lane_refill::payload_columns_read;
 pub use pipeline::generate_pipeline;
 pub use spec::*;

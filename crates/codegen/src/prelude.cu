@@ -121,16 +121,22 @@ __device__ double round_f64(double x, double m, bool digits_negative) {
 }
 // CAST of a DOUBLE to an integer type: half to even; outside [lo, hi) error `code` (the
 // overflow of the type, device_constants.rs out_of_range_code).
-__device__ __forceinline__ int64_t f64_to_int(double x, double lo, double hi, int* err, int code) {
+__device__ __forceinline__ bool f64_int_fits(double x, double lo, double hi) {
     const double r = rint(x);
-    if (!(r >= lo && r < hi)) { if (err) raise_error(err, code); return 0; }
-    return (int64_t)r;
+    return r >= lo && r < hi;
+}
+__device__ __forceinline__ int64_t f64_to_int(double x, double lo, double hi, int* err, int code) {
+    if (!f64_int_fits(x, lo, hi)) { if (err) raise_error(err, code); return 0; }
+    return (int64_t)rint(x);
 }
 // CAST of a DOUBLE to a DECIMAL: x * 10^scale (m) rounded half away from zero; |result|
 // must stay below `limit` (10^precision), else error `code`.
+__device__ __forceinline__ bool f64_scaled_fits(double x, double m, double limit) {
+    return fabs(round(__dmul_rn(x, m))) < limit;
+}
 __device__ __int128 f64_to_scaled(double x, double m, double limit, int* err, int code) {
     const double r = round(__dmul_rn(x, m));
-    if (!(fabs(r) < limit)) { if (err) raise_error(err, code); return 0; }
+    if (!f64_scaled_fits(x, m, limit)) { if (err) raise_error(err, code); return 0; }
     if (fabs(r) < 9.2e18) return (__int128)(int64_t)r;
     // Wider than 64 bits: two exact halves (r is an integer of at most 53 significant bits).
     const double hi = floor(r / 18446744073709551616.0);
@@ -407,9 +413,13 @@ __device__ void civil_from_days(int64_t z, int64_t* y, uint32_t* m, uint32_t* d)
 }
 
 // days * US_PER_DAY + us, exactly (in 128 bits), if it fits in int64 (date::make_timestamp).
+__device__ __forceinline__ bool ts_fits(int64_t days, __int128 us) {
+    const __int128 v = (__int128)days * US_PER_DAY + us;
+    return !(v > (__int128)0x7fffffffffffffffll || v < -(__int128)0x7fffffffffffffffll - 1);
+}
 __device__ int64_t ts_make(int64_t days, __int128 us, int* err) {
     const __int128 v = (__int128)days * US_PER_DAY + us;
-    if (v > (__int128)0x7fffffffffffffffll || v < -(__int128)0x7fffffffffffffffll - 1) {
+    if (!ts_fits(days, us)) {
         if (err) raise_error(err, ERR_TIMESTAMP_RANGE);
         return 0;
     }

@@ -13,6 +13,7 @@ pub mod schema;
 pub mod semantics;
 pub mod string_hash;
 pub mod suggest;
+pub mod text_cast;
 
 pub use cancel::{CancelToken, Ticker};
 pub use constraints::{OnConflict, UniqueKey};

@@ -49,6 +49,18 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         }
     };
     Ok(match (from, to) {
+        (
+            DataType::Utf8,
+            DataType::Int32
+            | DataType::Int64
+            | DataType::Float64
+            | DataType::Decimal { .. }
+            | DataType::Boolean
+            | DataType::Date,
+        ) => {
+            let S::Utf8(text) = &v else { return Err(bad_cast(from, to)) };
+            cast_text(text.as_bytes(), to)?
+        }
         (_, DataType::Float64) => S::Float64(v.as_f64(from).ok_or_else(|| bad_cast(from, to))?),
         (DataType::Int32 | DataType::Int64 | DataType::Date, DataType::Int32 | DataType::Int64 | DataType::Date) => {
             int_out(v.as_i128().unwrap_or(0), to)?
@@ -82,12 +94,33 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         }
         // Text (constant expressions only: the binder refuses these casts of columns).
         (DataType::Date | DataType::Timestamp, DataType::Utf8) => S::Utf8(v.display(from)),
-        (DataType::Utf8, DataType::Date | DataType::Timestamp) => {
+        (DataType::Utf8, DataType::Timestamp) => {
             let S::Utf8(text) = &v else { return Err(bad_cast(from, to)) };
             parse_datetime(text, to).map_err(Error::Execution)?
         }
         _ => return Err(bad_cast(from, to)),
     })
+}
+
+/// CAST of text to a number, BOOLEAN or DATE (`gpusql_common::text_cast`, the rules the
+/// GPU's twins follow).
+fn cast_text(text: &[u8], to: &DataType) -> Result<ScalarValue> {
+    use gpusql_common::text_cast::{self as tc, TextCast};
+    use ScalarValue as S;
+    let read = match to {
+        DataType::Int32 => tc::text_to_int(text, i32::MIN as i64, i32::MAX as i64).map(|v| S::Int32(v as i32)),
+        DataType::Int64 => tc::text_to_int(text, i64::MIN, i64::MAX).map(S::Int64),
+        DataType::Float64 => tc::text_to_double(text).map(S::Float64),
+        DataType::Decimal { precision, scale } => tc::text_to_decimal(text, *precision, *scale).map(S::Decimal),
+        DataType::Boolean => tc::text_to_bool(text).map(S::Boolean),
+        DataType::Date => tc::text_to_date(text).map(S::Date),
+        _ => return Err(bad_cast(&DataType::Utf8, to)),
+    };
+    match read {
+        TextCast::Value(v) => Ok(v),
+        TextCast::Invalid => Err(tc::conversion_error(to, Some(text))),
+        TextCast::Unsupported => Err(tc::unsupported_error(to, Some(text))),
+    }
 }
 
 /// An unscaled decimal that fits `precision` digits (of type `ty`), or an overflow error.
@@ -149,6 +182,11 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
         Expr::Abs(inner) => abs(eval(inner, row)?)?,
         Expr::IsNull { expr, negated } => S::Boolean(eval(expr, row)?.is_null() != *negated),
         Expr::Cast { expr, ty } => cast(eval(expr, row)?, &expr.ty(), ty)?,
+        // Values that do not convert are NULL; unsupported text is still an error.
+        Expr::TryCast { expr, ty } => match cast(eval(expr, row)?, &expr.ty(), ty) {
+            Err(Error::Execution(_)) => S::Null,
+            other => other?,
+        },
         Expr::Case { branches, else_expr, .. } => case(branches, else_expr.as_deref(), row)?,
         Expr::InList { expr, list, negated } => in_list(expr, list, *negated, row)?,
         Expr::InSet { expr, set, negated } => {

@@ -105,8 +105,16 @@ pub enum Expr {
         expr: Box<Expr>,
         negated: bool,
     },
-    /// Conversions between numeric types (decimal rescale included) and to DOUBLE.
+    /// Conversions between numeric types (decimal rescale included) and to DOUBLE, and of
+    /// text to numbers, BOOLEAN and DATE (`gpusql_common::text_cast`).
     Cast {
+        expr: Box<Expr>,
+        ty: DataType,
+    },
+    /// TRY_CAST: as `Cast`, but NULL where the value does not convert (text that does not
+    /// read as the type, a number out of its range). Text the engine does not read
+    /// (`TextCast::Unsupported`) is still an error.
+    TryCast {
         expr: Box<Expr>,
         ty: DataType,
     },
@@ -341,6 +349,7 @@ impl Expr {
             | Expr::Parameter { ty, .. }
             | Expr::Binary { ty, .. }
             | Expr::Cast { ty, .. }
+            | Expr::TryCast { ty, .. }
             | Expr::Case { ty, .. } => *ty,
             Expr::Not(_)
             | Expr::IsNull { .. }
@@ -367,6 +376,7 @@ impl Expr {
             Expr::Column { nullable, .. } => *nullable,
             Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.is_null(),
             Expr::IsNull { .. } => false,
+            Expr::TryCast { .. } => true,
             // (NULL values are skipped; only a NULL separator makes NULL.)
             Expr::StringFn { func: StringFunc::ConcatWs, args } => args[0].nullable(),
             Expr::Case { branches, else_expr, .. } => {
@@ -387,6 +397,7 @@ impl Expr {
             | Expr::Abs(e)
             | Expr::IsNull { expr: e, .. }
             | Expr::Cast { expr: e, .. }
+            | Expr::TryCast { expr: e, .. }
             | Expr::Like { expr: e, .. }
             | Expr::Regex { expr: e, .. } => vec![e],
             Expr::Extract { expr, .. }
@@ -419,6 +430,7 @@ impl Expr {
             Expr::Abs(e) => Expr::Abs(t(e)),
             Expr::IsNull { expr, negated } => Expr::IsNull { expr: t(expr), negated },
             Expr::Cast { expr, ty } => Expr::Cast { expr: t(expr), ty },
+            Expr::TryCast { expr, ty } => Expr::TryCast { expr: t(expr), ty },
             Expr::DateAdd { date, months, days } => Expr::DateAdd { date: t(date), months, days },
             Expr::TimestampAdd { expr, months, days, micros } => {
                 Expr::TimestampAdd { expr: t(expr), months, days, micros }
@@ -610,6 +622,7 @@ impl Expr {
                 write!(f, "{} IS {}NULL", show(expr), if *negated { "NOT " } else { "" })
             }
             Expr::Cast { expr, ty } => write!(f, "CAST({} AS {ty})", show(expr)),
+            Expr::TryCast { expr, ty } => write!(f, "TRY_CAST({} AS {ty})", show(expr)),
             Expr::DateAdd { date, months, days } => write!(
                 f,
                 "({} + {} months {} days)",

@@ -173,7 +173,8 @@ fn touches_strings(e: &Expr, schema: &Schema) -> bool {
 
 /// Whether evaluating `e` can raise an error (`%` of integers or decimals by zero, INTEGER /
 /// BIGINT arithmetic out of range, a DOUBLE cast out of an integer type's range, a
-/// TIMESTAMP out of range; `/` divides as DOUBLE, by zero too).
+/// TIMESTAMP out of range, text that does not read as a number or date; `/` divides as
+/// DOUBLE, by zero too).
 fn can_raise_error(e: &Expr) -> bool {
     let mut found = false;
     e.clone().transform(&mut |x| {
@@ -189,7 +190,10 @@ fn can_raise_error(e: &Expr) -> bool {
             if matches!(ty, DataType::Int32 | DataType::Int64));
         let cast_of_double =
             matches!(&x, Expr::Cast { expr, ty } if expr.ty() == DataType::Float64 && *ty != DataType::Float64);
-        if timestamp_range || modulo || integer_overflow || cast_of_double {
+        // Text that does not read as the type (TRY_CAST: text the engine does not read).
+        let cast_of_text = matches!(&x, Expr::Cast { expr, ty } | Expr::TryCast { expr, ty }
+            if expr.ty() == DataType::Utf8 && *ty != DataType::Utf8);
+        if timestamp_range || modulo || integer_overflow || cast_of_double || cast_of_text {
             found = true;
         }
         x

@@ -269,11 +269,14 @@ impl<'a> Context<'a> {
             A::Case { operand, conditions, else_result, .. } => {
                 self.bind_case(operand.as_deref(), conditions, else_result.as_deref(), e)
             }
-            A::Cast { expr, data_type, kind, .. } => {
-                if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon) {
-                    return Err(Error::not_supported(format!("{kind:?}")).at_span(e.span()));
+            A::Cast { expr, data_type, kind, format } => {
+                if format.is_some() {
+                    return Err(Error::not_supported("CAST … FORMAT").at_span(e.span()));
                 }
-                self.bind_cast(expr, data_type, e)
+                match kind {
+                    ast::CastKind::Cast | ast::CastKind::DoubleColon => self.bind_cast(expr, data_type, e),
+                    ast::CastKind::TryCast | ast::CastKind::SafeCast => self.bind_try_cast(expr, data_type, e),
+                }
             }
             A::Interval(_) => {
                 Err(Error::bind("an interval can only be added to or subtracted from a DATE or TIMESTAMP")
@@ -452,6 +455,8 @@ impl<'a> Context<'a> {
             _ if ty == DataType::Utf8 && from != DataType::Utf8 => {
                 crate::bind_string::as_text(inner).map_err(|e| e.at_span(whole.span()))
             }
+            // Text columns read as numbers, BOOLEAN and DATE (`text_cast`); TIMESTAMP not yet.
+            _ if from == DataType::Utf8 && reads_text(&ty) => Ok(cast(inner, ty)),
             _ if from == DataType::Utf8 && ty != DataType::Utf8 => unsupported(),
             // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
             _ if matches!(
@@ -465,6 +470,32 @@ impl<'a> Context<'a> {
             _ if from != ty && ty == DataType::Timestamp => unsupported(),
             _ => Ok(cast(inner, ty)),
         }
+    }
+
+    /// TRY_CAST(x AS type): NULL where the value does not convert. Text reads as CAST reads
+    /// it; numbers out of the type's range are NULL; casts that cannot fail are CASTs.
+    fn bind_try_cast(&self, x: &ast::Expr, data_type: &ast::DataType, whole: &ast::Expr) -> Result<Expr> {
+        let ty = sql_type(data_type)?;
+        let inner = self.bind(x)?;
+        let from = inner.ty();
+        let can_fail = match (from, ty) {
+            _ if from == ty || matches!(inner, Expr::Literal { value: ScalarValue::Null, .. }) => false,
+            (DataType::Utf8, to) => {
+                if !reads_text(&to) {
+                    return Err(Error::not_supported(format!("TRY_CAST from VARCHAR to {to}")).at_span(whole.span()));
+                }
+                true
+            }
+            (_, DataType::Utf8) | (DataType::Timestamp, DataType::Date) => false,
+            (DataType::Date, DataType::Timestamp) => true,
+            (f, t) if f.is_numeric() && t.is_numeric() => true,
+            (DataType::Boolean, DataType::Int32 | DataType::Int64) => false,
+            _ => return Err(Error::not_supported(format!("TRY_CAST from {from} to {ty}")).at_span(whole.span())),
+        };
+        if !can_fail {
+            return self.bind_cast(x, data_type, whole);
+        }
+        Ok(Expr::TryCast { expr: Box::new(inner), ty })
     }
 
     /// Scalar function calls: those defined by other expressions (`functions.rs`), ROUND,
@@ -908,16 +939,32 @@ pub(crate) fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result
     match ty {
         DataType::Utf8 => Ok(lit),
         DataType::Date | DataType::Timestamp => literal::datetime_literal(text, ty),
-        DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
-            "true" | "t" | "1" => Ok(Expr::literal(ScalarValue::Boolean(true), ty)),
-            "false" | "f" | "0" => Ok(Expr::literal(ScalarValue::Boolean(false), ty)),
-            _ => Err(Error::bind(format!("invalid BOOLEAN '{text}'"))),
+        // As a text column reads (`text_cast`); a DOUBLE beyond the GPU's exact reading is
+        // read here on the host, correctly rounded as DuckDB reads it.
+        _ => match gpusql_plan::eval::cast(ScalarValue::Utf8(text.to_string()), &DataType::Utf8, &ty) {
+            Ok(v) => Ok(Expr::literal(v, ty)),
+            Err(Error::NotSupported(_)) if ty == DataType::Float64 => text
+                .trim()
+                .replace('_', "")
+                .parse::<f64>()
+                .map(|f| Expr::literal(ScalarValue::Float64(f), ty))
+                .map_err(|_| gpusql_common::text_cast::conversion_error(&ty, Some(text.as_bytes()))),
+            Err(e) => Err(e),
         },
-        _ => {
-            let n = literal::number(text.trim()).map_err(|_| Error::bind(format!("invalid {ty} '{text}'")))?;
-            Ok(cast(n, ty))
-        }
     }
+}
+
+/// The types text columns are read as (`gpusql_common::text_cast`).
+fn reads_text(ty: &DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Int32
+            | DataType::Int64
+            | DataType::Float64
+            | DataType::Decimal { .. }
+            | DataType::Boolean
+            | DataType::Date
+    )
 }
 
 /// SQL type names -> engine types.

@@ -286,10 +286,9 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
         for (v, &t) in row.iter().zip(&targets) {
             let field = &info.schema.fields[t];
             let bound = ctx.bind(v)?;
-            let value = if let (ScalarValue::Utf8(s), DataType::Date | DataType::Timestamp) =
-                (literal_value(&bound), field.ty)
-            {
-                crate::literal::datetime_literal(&s, field.ty).map(|e| literal_value(&e))?
+            // Text into a column of another type reads as CAST reads it (DuckDB's implicit cast).
+            let value = if let (ScalarValue::Utf8(s), false) = (literal_value(&bound), field.ty == DataType::Utf8) {
+                literal_value(&crate::bind_expr::cast_string_literal(bound, field.ty, &s)?)
             } else {
                 if !crate::coerce::assignable(&bound.ty(), &field.ty)
                     && !matches!(literal_value(&bound), ScalarValue::Null)

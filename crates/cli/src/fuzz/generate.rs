@@ -541,7 +541,32 @@ impl<'a> Generator<'a> {
                 self.expr(scope, ty, b)
             ),
             (_, 5) => format!("COALESCE({}, {})", self.expr(scope, ty, b), self.literal(scope, ty)),
+            (Ty::Int | Ty::Date, 8) => self.text_cast(scope, ty, b),
             _ => leaf(self, scope),
+        }
+    }
+
+    /// CAST / TRY_CAST of text (text_cast.rs) to an integer or a DATE: the text of other
+    /// values read back, numbers with a fraction to round, the data's own strings; and
+    /// TRY_CAST of DOUBLEs that may leave the integer range.
+    fn text_cast(&mut self, scope: &Scope, ty: Ty, b: usize) -> String {
+        let has = |t: Ty| !scope.of_type(t).is_empty();
+        if ty == Ty::Date {
+            return match has(Ty::Str) && self.rng.chance(0.3) {
+                true => format!("TRY_CAST({} AS DATE)", self.expr(scope, Ty::Str, b)),
+                false => format!("CAST(CAST({} AS VARCHAR) AS DATE)", self.expr(scope, Ty::Date, b)),
+            };
+        }
+        let target = *self.rng.pick(&["INTEGER", "BIGINT"]).unwrap_or(&"BIGINT");
+        match self.rng.below(4) {
+            0 if has(Ty::Str) => format!("TRY_CAST({} AS {target})", self.expr(scope, Ty::Str, b)),
+            1 if has(Ty::Float) => format!("TRY_CAST({} AS {target})", self.expr(scope, Ty::Float, b)),
+            2 => format!(
+                "TRY_CAST(concat(' ', {}, '.', {}) AS {target})",
+                self.expr(scope, Ty::Int, b),
+                self.rng.below(10)
+            ),
+            _ => format!("TRY_CAST(CAST({} AS VARCHAR) AS {target})", self.expr(scope, Ty::Int, b)),
         }
     }
 

@@ -22,10 +22,9 @@ use device_store::{DeviceReplica, DeviceStore};
 use gpusql_codegen::in_set::{self, InSetPart};
 use gpusql_codegen::literals::{KernelLiteral, LiteralArg, LiteralData};
 use gpusql_codegen::{
-    generate_pipeline, out_of_range_type, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart,
-    BLOCK_SIZE,
+    code_type, generate_pipeline, BuildHint, BuildPart, KernelError, KernelSpec, Param, Part, ReplicaPart, BLOCK_SIZE,
 };
-use gpusql_common::{Error, Result};
+use gpusql_common::{DataType, Error, Result};
 use gpusql_cuda::{
     cudarc::driver::DevicePtr, CacheHit, CudaFunction, CudaSlice, GpuDevice, LaunchConfig, Priority, PushKernelArg,
     Tier,
@@ -1219,11 +1218,17 @@ fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Result<Option<us
             Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
         }
         (_, Some(KernelError::DivisionByZero)) => Err(p.division_by_zero()),
-        (_, Some(KernelError::Overflow)) => Err(Error::exec(match out_of_range_type(code) {
+        (_, Some(KernelError::Overflow)) => Err(Error::exec(match code_type(code) {
             // (The CPU backend's message.)
             Some(ty) => format!("{ty} out of range"),
             None => "numeric value out of range".to_string(),
         })),
+        (_, Some(KernelError::Conversion)) => {
+            Err(gpusql_common::text_cast::conversion_error(&code_type(code).unwrap_or(DataType::Utf8), None))
+        }
+        (_, Some(KernelError::TextUnsupported)) => {
+            Err(gpusql_common::text_cast::unsupported_error(&code_type(code).unwrap_or(DataType::Utf8), None))
+        }
         // The CPU backend's message (eval.rs).
         (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
         (_, Some(KernelError::SubqueryRows)) => Err(Error::exec(gpusql_plan::expr::SUBQUERY_ROWS_ERROR)),

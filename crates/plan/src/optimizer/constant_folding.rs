@@ -58,6 +58,7 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::Abs(x) => Expr::Abs(Box::new(fold(*x)?)),
         Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(fold(*expr)?), negated },
         Expr::Cast { expr, ty } => Expr::Cast { expr: Box::new(fold(*expr)?), ty },
+        Expr::TryCast { expr, ty } => Expr::TryCast { expr: Box::new(fold(*expr)?), ty },
         Expr::DateAdd { date, months, days } => Expr::DateAdd { date: Box::new(fold(*date)?), months, days },
         Expr::TimestampAdd { expr, months, days, micros } => {
             Expr::TimestampAdd { expr: Box::new(fold(*expr)?), months, days, micros }
