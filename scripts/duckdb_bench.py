@@ -7,6 +7,9 @@
     python3 scripts/duckdb_bench.py --sf 10 --data-dir /tmp/tpch10   # keep/reuse the CSVs
     python3 scripts/duckdb_bench.py --sf 30 --parquet-dir /tmp/pq30 --answers-dir /tmp/ans30
         # over the Parquet files `gpusql datagen tpch --format parquet` wrote (views, no load)
+    python3 scripts/duckdb_bench.py --sf 10 --parquet-dir /tmp/ds10/data --in-memory \
+        --query-dir tpcds   # TPC-DS (scripts/tpcds_data.py): every table of the folder,
+                            # loaded into memory first (timed as load_seconds)
 
 Steps:
   1. `gpusql datagen tpch --sf SF --out DIR` writes the eight tables as CSV (the same
@@ -77,12 +80,16 @@ def fast_load(con, datadir):
                     "(FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"', NULL '')")
 
 
-def parquet_views(con, pqdir):
-    """Each table as a view over its Parquet file (<t>.parquet) or parts (<t>/*.parquet)."""
-    for name in DDL:
+def parquet_views(con, pqdir, in_memory):
+    """Each table of the folder (<t>.parquet, or parts <t>/*.parquet) as a view over its
+    files, or with `in_memory` a table loaded from them."""
+    names = sorted(f[:-len(".parquet")] if f.endswith(".parquet") else f for f in os.listdir(pqdir)
+                   if f.endswith(".parquet") or os.path.isdir(os.path.join(pqdir, f)))
+    for name in names:
         single = os.path.join(pqdir, f"{name}.parquet")
         path = single if os.path.exists(single) else os.path.join(pqdir, name, "*.parquet")
-        con.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet('{path}')")
+        kind = "TABLE" if in_memory else "VIEW"
+        con.execute(f"CREATE {kind} \"{name}\" AS SELECT * FROM read_parquet('{path}')")
 
 
 def bench(con, sql, runs, cold):
@@ -138,6 +145,8 @@ def main():
     ap.add_argument("--parquet-dir", default=None,
                     help="query the Parquet files of this folder (views over read_parquet) "
                          "instead of loading CSVs into tables")
+    ap.add_argument("--in-memory", action="store_true",
+                    help="with --parquet-dir: load the tables into memory instead of views over the files")
     ap.add_argument("--checked-load", action="store_true",
                     help="load with tpch_answers.load_tables, which checks every CSV (slow)")
     args = ap.parse_args()
@@ -162,7 +171,7 @@ def main():
     try:
         if args.parquet_dir:
             t0 = time.perf_counter()
-            parquet_views(con, datadir)
+            parquet_views(con, datadir, args.in_memory)
             load_s = time.perf_counter() - t0
         elif not os.path.exists(os.path.join(datadir, "lineitem.csv")):
             t0 = time.perf_counter()
@@ -176,9 +185,9 @@ def main():
     finally:
         if args.data_dir is None:
             shutil.rmtree(datadir)
-    nrows = con.execute("SELECT count(*) FROM lineitem").fetchall()[0][0]
-    print(f"DuckDB {duckdb.__version__}, {args.threads} threads: loaded SF {args.sf} "
-          f"({nrows} lineitem rows) in {load_s:.1f}s", file=sys.stderr)
+    tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+    print(f"DuckDB {duckdb.__version__}, {args.threads} threads: {len(tables)} tables of SF {args.sf} "
+          f"ready in {load_s:.1f}s", file=sys.stderr)
 
     results = []
     types = {}
@@ -187,7 +196,11 @@ def main():
         path = os.path.join(args.query_dir, f"{q}.sql")
         with open(path) as f:
             sql = f.read()
-        r = {"query": q, **bench(con, sql, args.runs, lambda: write_answer(con, path, q, args.answers_dir, types))}
+        try:
+            r = {"query": q, **bench(con, sql, args.runs, lambda: write_answer(con, path, q, args.answers_dir, types))}
+        except duckdb.Error as e:
+            print(f"{q:<6} failed: {str(e).splitlines()[0]}", flush=True)
+            continue
         results.append(r)
         print(f"{q:<6} {r['median_ms']:>10.2f} {r['min_ms']:>10.2f} "
               f"{r['execute_median_ms']:>10.2f} {r['rows']:>8}", flush=True)
@@ -203,7 +216,8 @@ def main():
                "device": f"{cpu_name()} ({os.cpu_count()} CPUs)",
                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "ms_is": "median wall time of con.execute(sql).fetchall()",
-               "data": "parquet views" if args.parquet_dir else "tables loaded from CSV",
+               "data": ("tables loaded from Parquet" if args.in_memory else "parquet views")
+               if args.parquet_dir else "tables loaded from CSV",
                "datagen_seconds": round(datagen_s, 3), "load_seconds": round(load_s, 3),
                "queries": results}
         with open(args.json, "w") as f:
