@@ -115,6 +115,7 @@ pub fn prelude() -> &'static str {
             s.push_str(&format!("#define {} {}\n", e.c_name(), e as i32));
         }
         s.push_str(&format!("#define HASH_SEED {HASH_SEED:#x}ull\n"));
+        s.push_str(&format!("#define STRFTIME_BYTES {}\n", gpusql_common::strftime::MAX_BYTES));
         s.push_str(&format!("#define STR_HASH_BASIS {FNV_OFFSET_BASIS:#x}ull\n"));
         s.push_str(&format!("#define STR_HASH_PRIME {FNV_PRIME:#x}ull\n"));
         let (prelude, end) = include_str!("prelude.cu")

@@ -305,6 +305,7 @@ fn gen_text_cast(x: &Value, ty: &DataType, t: &str, failure: &Failure, out: &mut
             crate::types::i128_literal(10i128.pow(*precision as u32))
         ),
         DataType::Boolean => format!("text_to_bool({}, &{status})", x.v),
+        DataType::Timestamp => format!("text_to_timestamp({}, &{status})", x.v),
         _ => format!("text_to_date({}, &{status})", x.v),
     };
     out.line(format!("int {status} = TEXT_OK;"));

@@ -361,3 +361,89 @@ __device__ Str str_from_ts(const Arena& a, int64_t us) {
     }
     return arena_copy(a, buf, n);
 }
+
+// ---- strftime (common/src/strftime.rs): DuckDB's specifiers; the binder checked the
+// format and that it writes at most STRFTIME_BYTES ----
+__device__ const char STRFTIME_DAYS[7][10] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+__device__ const char STRFTIME_MONTHS[12][10] = {"January", "February", "March", "April", "May", "June", "July",
+                                                 "August", "September", "October", "November", "December"};
+__device__ uint32_t put_text(uint8_t* b, uint32_t n, const char* s, uint32_t most) {
+    for (uint32_t k = 0; k < most && s[k] != 0; k++) b[n++] = (uint8_t)s[k];
+    return n;
+}
+// v with at least `width` digits (zeros in front), a '-' before a negative v.
+__device__ uint32_t put_num(uint8_t* b, uint32_t n, int64_t v, uint32_t width) {
+    uint8_t tmp[24];
+    const bool neg = v < 0;
+    const uint32_t k = digits_back(neg ? (unsigned __int128)(0 - (uint64_t)v) : (unsigned __int128)v, tmp + 24, width);
+    if (neg) b[n++] = '-';
+    copy_bytes(b + n, tmp + 24 - k, k);
+    return n + k;
+}
+// %Y: four digits from 0 to 9999, else as it is (12345, -44).
+__device__ __forceinline__ uint32_t put_year(uint8_t* b, uint32_t n, int64_t y) {
+    return put_num(b, n, y, y >= 0 && y <= 9999 ? 4 : 1);
+}
+__device__ uint32_t strftime_into(uint8_t* b, int64_t us, Str f) {
+    const int64_t days = floor_div(us, US_PER_DAY), t = floor_mod(us, US_PER_DAY);
+    int64_t y, iy;
+    uint32_t m, d, im, id;
+    civil_from_days(days, &y, &m, &d);
+    const int64_t h = t / 3600000000ll, mi = t / 60000000ll % 60, s = t / 1000000ll % 60, micros = t % 1000000ll;
+    const int64_t wday = floor_mod(days + 4, 7), isodow = floor_mod(days + 3, 7) + 1;
+    const int64_t yday = days - days_from_civil(y, 1, 1) + 1;
+    // The ISO week's Thursday decides its year.
+    const int64_t thursday = days - (isodow - 1) + 3;
+    civil_from_days(thursday, &iy, &im, &id);
+    const int64_t iweek = (thursday - days_from_civil(iy, 1, 1)) / 7 + 1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f.len;) {
+        if (f.p[i] != '%') { b[n++] = f.p[i++]; continue; }
+        const bool unpadded = i + 1 < f.len && f.p[i + 1] == '-';
+        const uint8_t spec = f.p[unpadded ? i + 2 : i + 1];
+        i += unpadded ? 3 : 2;
+        const uint32_t w2 = unpadded ? 1 : 2;
+        switch (spec) {
+            case 'a': n = put_text(b, n, STRFTIME_DAYS[wday], 3); break;
+            case 'A': n = put_text(b, n, STRFTIME_DAYS[wday], 10); break;
+            case 'w': n = put_num(b, n, wday, 1); break;
+            case 'u': n = put_num(b, n, isodow, 1); break;
+            case 'd': n = put_num(b, n, d, w2); break;
+            case 'b': case 'h': n = put_text(b, n, STRFTIME_MONTHS[m - 1], 3); break;
+            case 'B': n = put_text(b, n, STRFTIME_MONTHS[m - 1], 10); break;
+            case 'm': n = put_num(b, n, m, w2); break;
+            case 'y': n = put_num(b, n, y % 100 < 0 ? -(y % 100) : y % 100, w2); break;
+            case 'Y': n = put_year(b, n, y); break;
+            case 'G': n = put_year(b, n, iy); break;
+            case 'H': n = put_num(b, n, h, w2); break;
+            case 'I': n = put_num(b, n, h % 12 == 0 ? 12 : h % 12, w2); break;
+            case 'p': n = put_text(b, n, h < 12 ? "AM" : "PM", 2); break;
+            case 'M': n = put_num(b, n, mi, w2); break;
+            case 'S': n = put_num(b, n, s, w2); break;
+            case 'f': n = put_num(b, n, micros, 6); break;
+            case 'g': n = put_num(b, n, micros / 1000, 3); break;
+            case 'n': n = put_num(b, n, micros * 1000, 9); break;
+            case 'z': n = put_text(b, n, "+00", 3); break;
+            case 'Z': break;
+            case 'j': n = put_num(b, n, yday, unpadded ? 1 : 3); break;
+            case 'U': n = put_num(b, n, (yday - 1 + 7 - wday) / 7, 2); break;
+            case 'W': n = put_num(b, n, (yday - 1 + 7 - (wday + 6) % 7) / 7, 2); break;
+            case 'V': n = put_num(b, n, iweek, 2); break;
+            case 'c': case 'x':
+                n = put_year(b, n, y); b[n++] = '-'; n = put_num(b, n, m, 2); b[n++] = '-'; n = put_num(b, n, d, 2);
+                if (spec == 'x') break;
+                b[n++] = ' ';
+                // fall through: the time
+            case 'X': case 'T':
+                n = put_num(b, n, h, 2); b[n++] = ':'; n = put_num(b, n, mi, 2); b[n++] = ':'; n = put_num(b, n, s, 2);
+                break;
+            default: b[n++] = '%';
+        }
+    }
+    return n;
+}
+__device__ Str str_strftime(const Arena& a, int64_t us, Str f) {
+    uint8_t buf[STRFTIME_BYTES];
+    const uint32_t n = strftime_into(buf, us, f);
+    return arena_copy(a, buf, n);
+}

@@ -258,12 +258,38 @@ __device__ bool text_date_digits(Str s, uint32_t* i, uint32_t e, uint32_t max, u
     return *i > start;
 }
 
-// CAST(text AS DATE): Y-M-D or Y/M/D, 1-6 digits of year, 1-2 of month and day.
-__device__ int32_t text_to_date(Str s, int* status) {
+// The time of day from r (the space or 'T' after the date) to e: [ T]H:M[:S[.ffffff]] in
+// microseconds; false where it is not of that form (unsupported).
+__device__ bool text_time_of_day(Str s, uint32_t r, uint32_t e, int64_t* micros) {
+    uint32_t i = r, hour, minute, second = 0, fraction = 0;
+    if (s.p[i] == 'T') i++;
+    else while (i < e && s.p[i] == ' ') i++;
+    if (!text_date_digits(s, &i, e, 2, &hour) || !(i < e && s.p[i] == ':')) return false;
+    i++;
+    if (!text_date_digits(s, &i, e, 2, &minute)) return false;
+    if (i < e && s.p[i] == ':') {
+        i++;
+        if (!text_date_digits(s, &i, e, 2, &second)) return false;
+        if (i < e && s.p[i] == '.') {
+            i++;
+            const uint32_t start = i;
+            text_date_digits(s, &i, e, 6, &fraction);
+            for (uint32_t k = i - start; k < 6; k++) fraction *= 10;
+        }
+    }
+    if (i != e || hour > 23 || minute > 59 || second > 59) return false;
+    *micros = (((int64_t)hour * 60 + minute) * 60 + second) * 1000000ll + fraction;
+    return true;
+}
+
+// CAST(text AS DATE / TIMESTAMP): Y-M-D or Y/M/D, 1-6 digits of year, 1-2 of month and
+// day, then optionally a time of day; the day, and the time in *micros.
+__device__ int64_t text_date_time(Str s, int64_t* micros, int* status) {
     uint32_t b, e;
     text_trim(s, &b, &e);
     *status = TEXT_UNSUPPORTED;
-    if (b < e && (s.p[b] == '-' || ((s.p[b] | 0x20) >= 'a' && (s.p[b] | 0x20) <= 'z'))) return 0;
+    if (text_word(s, b, e, "infinity", 8) || text_word(s, b, e, "-infinity", 9) || text_word(s, b, e, "epoch", 5)) return 0;
+    if (e - b >= 2 && s.p[b] == '-' && text_digit(s.p[b + 1])) return 0;
     uint32_t i = b, year, month, day;
     *status = TEXT_INVALID;
     if (!text_date_digits(s, &i, e, 6, &year)) return 0;
@@ -279,13 +305,26 @@ __device__ int32_t text_to_date(Str s, int* status) {
     if (!(i < e && s.p[i] == separator)) return 0;
     i++;
     if (!text_date_digits(s, &i, e, 2, &day)) return 0;
+    *micros = 0;
     if (i < e) {
-        if (s.p[i] == ' ' || s.p[i] == 'T' || s.p[i] == '(') *status = TEXT_UNSUPPORTED;
-        return 0;
+        if (s.p[i] == '(') { *status = TEXT_UNSUPPORTED; return 0; }
+        if (s.p[i] != ' ' && s.p[i] != 'T') return 0;
+        if (!text_time_of_day(s, i, e, micros)) { *status = TEXT_UNSUPPORTED; return 0; }
     }
     const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     const uint32_t dim[12] = {31, leap ? 29u : 28u, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (month < 1 || month > 12 || day == 0 || day > dim[month - 1]) return 0;
     *status = TEXT_OK;
-    return (int32_t)days_from_civil(year, month, day);
+    return days_from_civil(year, month, day);
+}
+__device__ int32_t text_to_date(Str s, int* status) {
+    int64_t micros;
+    return (int32_t)text_date_time(s, &micros, status);
+}
+__device__ int64_t text_to_timestamp(Str s, int* status) {
+    int64_t micros;
+    const int64_t days = text_date_time(s, &micros, status);
+    if (*status != TEXT_OK) return 0;
+    if (!ts_fits(days, micros)) { *status = TEXT_INVALID; return 0; }
+    return ts_make(days, micros, (int*)0);
 }

@@ -11,6 +11,7 @@ pub mod files;
 pub mod scalar;
 pub mod schema;
 pub mod semantics;
+pub mod strftime;
 pub mod string_hash;
 pub mod suggest;
 pub mod text_cast;

@@ -36,7 +36,7 @@ impl<T> TextCast<T> {
 pub fn conversion_error(ty: &DataType, text: Option<&[u8]>) -> Error {
     match text {
         Some(t) => Error::exec(format!("Could not convert string '{}' to {ty}", String::from_utf8_lossy(t))),
-        None => Error::exec(format!("Could not convert string to {ty} (a value of the column)")),
+        None => Error::exec(format!("Could not convert string to {ty}")),
     }
 }
 
@@ -46,7 +46,7 @@ pub fn unsupported_error(ty: &DataType, text: Option<&[u8]>) -> Error {
         DataType::Int32 | DataType::Int64 => "hexadecimal, binary or exponent notation",
         DataType::Decimal { .. } => "exponent notation",
         DataType::Float64 => "more than 19 significant digits or an exponent beyond exact reading",
-        _ => "a time, BC, a year of more than 6 digits or a named date",
+        _ => "a time zone, 24:00, BC, a year of more than 6 digits or a named date",
     };
     let value = text.map_or(String::new(), |t| format!(" '{}'", String::from_utf8_lossy(t)));
     Error::not_supported(format!("CAST of text{value} to {ty} in {forms}"))
@@ -293,10 +293,63 @@ pub fn text_to_bool(text: &[u8]) -> TextCast<bool> {
 }
 
 /// CAST(text AS DATE): `Y-M-D` or `Y/M/D` (1 to 6 digits of year, 1 or 2 of month and day),
-/// white space around; a valid day of the month. A time after the date, `(BC)`, a negative
-/// year, a year of more than 6 digits and the named days (`infinity`, `epoch`) are
-/// unsupported.
+/// white space around, a valid day of the month, then optionally a time of day (which a
+/// DATE drops). A time zone, 24:00, `(BC)`, a negative year, a year of more than 6 digits
+/// and the named days (`infinity`, `-infinity`, `epoch`) are unsupported.
 pub fn text_to_date(text: &[u8]) -> TextCast<i32> {
+    match date_time(text) {
+        Value((days, _)) => Value(days as i32),
+        Invalid => Invalid,
+        Unsupported => Unsupported,
+    }
+}
+
+/// CAST(text AS TIMESTAMP): a date as DATE reads it, then optionally
+/// `[ T]H:M[:S[.ffffff]]` (1 or 2 digits each, up to 6 of the fraction); midnight without.
+pub fn text_to_timestamp(text: &[u8]) -> TextCast<i64> {
+    match date_time(text) {
+        Value((days, micros)) => crate::date::make_timestamp(days, micros as i128).map_or(Invalid, Value),
+        Invalid => Invalid,
+        Unsupported => Unsupported,
+    }
+}
+
+/// The time of day after a date (`r` starts at the space or 'T' that parts them), in
+/// microseconds; None where it is not of the form read (those are unsupported).
+fn time_of_day(r: &[u8]) -> Option<i64> {
+    let mut i = if r.first() == Some(&b'T') { 1 } else { r.iter().position(|b| *b != b' ')? };
+    let num = |i: &mut usize, max: usize| -> Option<i64> {
+        let start = *i;
+        let mut v = 0i64;
+        while *i < r.len() && r[*i].is_ascii_digit() && *i - start < max {
+            v = v * 10 + (r[*i] - b'0') as i64;
+            *i += 1;
+        }
+        (*i > start).then_some(v)
+    };
+    let hour = num(&mut i, 2)?;
+    if r.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    let minute = num(&mut i, 2)?;
+    let (mut second, mut micros) = (0, 0);
+    if r.get(i) == Some(&b':') {
+        i += 1;
+        second = num(&mut i, 2)?;
+        if r.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            micros = num(&mut i, 6).unwrap_or(0);
+            micros *= 10i64.pow(6 - (i - start) as u32);
+        }
+    }
+    (i == r.len() && hour <= 23 && minute <= 59 && second <= 59)
+        .then_some(((hour * 60 + minute) * 60 + second) * 1_000_000 + micros)
+}
+
+/// The day and the time of day of a date with an optional time (`text_to_date`).
+fn date_time(text: &[u8]) -> TextCast<(i64, i64)> {
     let s = trim(text);
     let digits = |i: &mut usize, max: usize| -> Option<u32> {
         let start = *i;
@@ -307,7 +360,10 @@ pub fn text_to_date(text: &[u8]) -> TextCast<i32> {
         }
         (*i > start).then_some(v)
     };
-    if s.first().is_some_and(|b| *b == b'-' || b.is_ascii_alphabetic()) {
+    let lower = s.to_ascii_lowercase();
+    if matches!(lower.as_slice(), b"infinity" | b"-infinity" | b"epoch")
+        || (s.first() == Some(&b'-') && s.get(1).is_some_and(|b| b.is_ascii_digit()))
+    {
         return Unsupported;
     }
     let mut i = 0;
@@ -330,15 +386,19 @@ pub fn text_to_date(text: &[u8]) -> TextCast<i32> {
     }
     i += 1;
     let Some(day) = digits(&mut i, 2) else { return Invalid };
-    match s.get(i) {
-        None => {}
-        Some(b' ' | b'T' | b'(') => return Unsupported,
+    let micros = match s.get(i) {
+        None => 0,
+        Some(b' ' | b'T') => match time_of_day(&s[i..]) {
+            Some(t) => t,
+            None => return Unsupported,
+        },
+        Some(b'(') => return Unsupported,
         Some(_) => return Invalid,
-    }
+    };
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year as i64, month) {
         return Invalid;
     }
-    Value(days_from_civil(year as i64, month, day) as i32)
+    Value((days_from_civil(year as i64, month, day), micros))
 }
 
 #[cfg(test)]
@@ -481,14 +541,32 @@ mod tests {
         assert_eq!(date(" 2024-1-5 "), Value(days_from_civil(2024, 1, 5) as i32));
         assert_eq!(date("2024/01/05"), date("2024-01-05"));
         assert_eq!(date("0024-01-05"), date("24-01-05"));
-        for s in ["2024.01.05", "20240105", "2024-02-30", "2024-01-5x", "2024-01/05", ""] {
+        for s in ["2024.01.05", "20240105", "2024-02-30", "2024-01-5x", "2024-01/05", "", "Zoe", "e", "-", "-x", "A B"]
+        {
             assert_eq!(date(s), Invalid, "{s:?}");
         }
-        for s in
-            ["-2024-01-05", "1234567-01-01", "2024-01-05 10:00", "2024-01-05T00:00:00", "2024-01-05 (BC)", "infinity"]
-        {
+        for s in [
+            "-2024-01-05",
+            "1234567-01-01",
+            "2024-01-05 24:00:00",
+            "2024-01-05 10:00:00+02",
+            "2024-01-05 10",
+            "2024-01-05 (BC)",
+            "infinity",
+            "2024-01-05 10:00:00.1234567",
+        ] {
             assert_eq!(date(s), Unsupported, "{s:?}");
         }
+        // DuckDB 2.0.1's answers.
+        let ts = |s: &str| text_to_timestamp(s.as_bytes());
+        let day = days_from_civil(2024, 1, 5) * 86_400_000_000;
+        assert_eq!(date("2024-01-05 10:00"), date("2024-01-05"));
+        assert_eq!(ts("2024-01-05T10:00:00.123456"), Value(day + 36_000_123_456));
+        assert_eq!(ts("2024-01-05  1:2:3"), Value(day + 3_723_000_000));
+        assert_eq!(ts(" 2024-01-05 10:00:00. "), Value(day + 36_000_000_000));
+        assert_eq!(ts("2024-01-05 10:00:00.5"), Value(day + 36_000_500_000));
+        assert_eq!(ts("2024-01-05"), Value(day));
+        assert_eq!(ts("2024-02-30 10:00"), Invalid);
         assert_eq!(text_to_bool(b"Yes"), Value(true));
         assert_eq!(text_to_bool(b"n"), Value(false));
         assert_eq!(text_to_bool(b" t "), Invalid);

@@ -56,7 +56,8 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
             | DataType::Float64
             | DataType::Decimal { .. }
             | DataType::Boolean
-            | DataType::Date,
+            | DataType::Date
+            | DataType::Timestamp,
         ) => {
             let S::Utf8(text) = &v else { return Err(bad_cast(from, to)) };
             cast_text(text.as_bytes(), to)?
@@ -92,12 +93,8 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
             let (day, _) = date::split_timestamp(v.as_i128().unwrap_or(0) as i64);
             S::Date(i32::try_from(day).map_err(|_| overflow("DATE"))?)
         }
-        // Text (constant expressions only: the binder refuses these casts of columns).
+        // (Columns go through ToText.)
         (DataType::Date | DataType::Timestamp, DataType::Utf8) => S::Utf8(v.display(from)),
-        (DataType::Utf8, DataType::Timestamp) => {
-            let S::Utf8(text) = &v else { return Err(bad_cast(from, to)) };
-            parse_datetime(text, to).map_err(Error::Execution)?
-        }
         _ => return Err(bad_cast(from, to)),
     })
 }
@@ -114,6 +111,7 @@ fn cast_text(text: &[u8], to: &DataType) -> Result<ScalarValue> {
         DataType::Decimal { precision, scale } => tc::text_to_decimal(text, *precision, *scale).map(S::Decimal),
         DataType::Boolean => tc::text_to_bool(text).map(S::Boolean),
         DataType::Date => tc::text_to_date(text).map(S::Date),
+        DataType::Timestamp => tc::text_to_timestamp(text).map(S::Timestamp),
         _ => return Err(bad_cast(&DataType::Utf8, to)),
     };
     match read {

@@ -106,7 +106,7 @@ pub enum Expr {
         negated: bool,
     },
     /// Conversions between numeric types (decimal rescale included) and to DOUBLE, and of
-    /// text to numbers, BOOLEAN and DATE (`gpusql_common::text_cast`).
+    /// text to numbers, BOOLEAN, DATE and TIMESTAMP (`gpusql_common::text_cast`).
     Cast {
         expr: Box<Expr>,
         ty: DataType,

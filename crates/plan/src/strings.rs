@@ -47,6 +47,9 @@ pub enum StringFunc {
     Position,
     /// strlen(s): bytes, BIGINT.
     Strlen,
+    /// strftime(timestamp, format): the format a constant the binder checked
+    /// (`gpusql_common::strftime`); a DATE is cast to TIMESTAMP first.
+    Strftime,
     /// ascii(s): the first character's code point (0 for ''), INTEGER.
     Ascii,
 }
@@ -104,6 +107,7 @@ impl StringFunc {
             Position => "position",
             Strlen => "strlen",
             Ascii => "ascii",
+            Strftime => "strftime",
         }
     }
 
@@ -126,6 +130,7 @@ impl StringFunc {
             (Replace, 3) => vec![s, s, s],
             (Lpad | Rpad, 3) => vec![s, i, s],
             (SplitPart, 3) => vec![s, s, i],
+            (Strftime, 2) => vec![DataType::Timestamp, s],
             _ => return None,
         })
     }
@@ -149,7 +154,7 @@ impl StringFunc {
     /// others return views of their input or a BOOLEAN.
     pub fn writes_strings(&self) -> bool {
         use StringFunc::*;
-        matches!(self, Concat | ConcatWs | Upper | Lower | Replace | Repeat | Lpad | Rpad | ToText)
+        matches!(self, Concat | ConcatWs | Upper | Lower | Replace | Repeat | Lpad | Rpad | ToText | Strftime)
     }
 
     /// The call over evaluated arguments; `arg_ty` is the first argument's type (ToText's
@@ -202,6 +207,7 @@ impl StringFunc {
             Position => S::Int64(text(0).find(text(1)).map_or(0, |at| text(0)[..at].chars().count() as i64 + 1)),
             Strlen => S::Int64(text(0).len() as i64),
             Ascii => S::Int32(text(0).chars().next().map_or(0, |c| c as i32)),
+            Strftime => S::Utf8(gpusql_common::strftime::strftime(int(0), text(1))),
         })
     }
 }

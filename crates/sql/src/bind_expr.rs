@@ -455,7 +455,7 @@ impl<'a> Context<'a> {
             _ if ty == DataType::Utf8 && from != DataType::Utf8 => {
                 crate::bind_string::as_text(inner).map_err(|e| e.at_span(whole.span()))
             }
-            // Text columns read as numbers, BOOLEAN and DATE (`text_cast`); TIMESTAMP not yet.
+            // Text columns read as numbers, BOOLEAN, DATE and TIMESTAMP (`text_cast`).
             _ if from == DataType::Utf8 && reads_text(&ty) => Ok(cast(inner, ty)),
             _ if from == DataType::Utf8 && ty != DataType::Utf8 => unsupported(),
             // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
@@ -964,6 +964,7 @@ fn reads_text(ty: &DataType) -> bool {
             | DataType::Decimal { .. }
             | DataType::Boolean
             | DataType::Date
+            | DataType::Timestamp
     )
 }
 

@@ -1,7 +1,7 @@
 //! Binding the functions that make and test strings (`plan/src/strings.rs`): `a || b`,
 //! concat, concat_ws, upper, lower, trim (also `TRIM([BOTH|LEADING|TRAILING] [c FROM] s)`),
 //! left, right, replace, repeat, lpad, rpad, split_part, starts_with, ends_with, contains,
-//! and CAST(x AS VARCHAR). As DuckDB: `||`, concat and concat_ws take values of any type
+//! strftime, and CAST(x AS VARCHAR). As DuckDB: `||`, concat and concat_ws take values of any type
 //! as their text; the other functions take VARCHAR (and BIGINT counts) only.
 
 use crate::bind_expr::{AtSpan, Context};
@@ -55,6 +55,9 @@ impl Context<'_> {
     /// A string function call `f`, or None where `f` names none.
     pub(crate) fn bind_string_function(&self, f: &ast::Function, whole: &ast::Expr) -> Option<Result<Expr>> {
         let name = f.name.to_string().to_ascii_lowercase();
+        if name == "strftime" {
+            return Some(self.bind_strftime(f, whole));
+        }
         let func = match name.as_str() {
             "concat" => StringFunc::ConcatWs,
             other => StringFunc::from_name(other)?,
@@ -72,6 +75,38 @@ impl Context<'_> {
             }
             typed_call(func, &name, args).map_err(|e| e.at_span(whole.span()))
         })())
+    }
+
+    /// strftime(date or timestamp, format), or (format, date or timestamp) as DuckDB also
+    /// takes it. The format is a constant, checked here (`gpusql_common::strftime`).
+    fn bind_strftime(&self, f: &ast::Function, whole: &ast::Expr) -> Result<Expr> {
+        let at = |e: Error| e.at_span(whole.span());
+        let args = match crate::functions::plain_arguments(f).as_deref() {
+            Some([a, b]) => [self.bind(a)?, self.bind(b)?],
+            _ => return Err(at(Error::bind("strftime takes a DATE or TIMESTAMP and a format"))),
+        };
+        let is_time = |e: &Expr| matches!(e.ty(), DataType::Date | DataType::Timestamp);
+        let [value, format] = match args {
+            [a, b] if a.ty() == DataType::Utf8 && is_time(&b) => [b, a],
+            other => other,
+        };
+        if is_null_literal(&value) || is_null_literal(&format) {
+            return Ok(Expr::literal(ScalarValue::Null, DataType::Utf8));
+        }
+        if !is_time(&value) {
+            return Err(at(Error::bind(format!("strftime needs a DATE or TIMESTAMP, got {}", value.ty()))));
+        }
+        let Expr::Literal { value: ScalarValue::Utf8(text), .. } = &format else {
+            return Err(at(Error::not_supported("strftime with a format that is not a constant string")));
+        };
+        let most = gpusql_common::strftime::check_format(text).map_err(|m| at(Error::bind(m)))?;
+        if most > gpusql_common::strftime::MAX_BYTES {
+            return Err(at(Error::not_supported(format!(
+                "strftime formats writing over {} bytes",
+                gpusql_common::strftime::MAX_BYTES
+            ))));
+        }
+        typed_call(StringFunc::Strftime, "strftime", vec![cast(value, DataType::Timestamp), format]).map_err(at)
     }
 
     /// `TRIM([BOTH | LEADING | TRAILING] [characters FROM] s)` and `TRIM(s, characters)`.
@@ -113,6 +148,7 @@ pub fn typed_call(func: StringFunc, name: &str, args: Vec<Expr>) -> Result<Expr>
             DataType::Utf8 if any_type => as_text(a),
             DataType::Utf8 if a.ty() == DataType::Utf8 => Ok(a),
             DataType::Int64 if matches!(a.ty(), DataType::Int32 | DataType::Int64) => Ok(cast(a, ty)),
+            _ if a.ty() == ty => Ok(a),
             _ => Err(Error::bind(format!("{name} needs {ty} here, got {}", a.ty()))),
         })
         .collect::<Result<Vec<_>>>()?;

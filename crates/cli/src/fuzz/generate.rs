@@ -612,6 +612,12 @@ impl<'a> Generator<'a> {
                 let ty = *self.rng.pick(&[Ty::Int, Ty::Dec, Ty::Date]).unwrap_or(&Ty::Int);
                 match scope.of_type(ty).is_empty() {
                     true => format!("upper({})", text(self)),
+                    false if ty == Ty::Date && self.rng.chance(0.5) => {
+                        let formats =
+                            ["%Y-%m", "%d/%m/%y %a", "%j %U %W %V %G", "%B %-d, %Y", "%A %u %w %b", "%c %p %I"];
+                        let f = *self.rng.pick(&formats).unwrap_or(&"%Y");
+                        format!("strftime({}, '{f}')", self.expr(scope, ty, b))
+                    }
                     false => format!("CAST({} AS VARCHAR)", self.expr(scope, ty, b)),
                 }
             }
