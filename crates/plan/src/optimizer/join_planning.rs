@@ -15,6 +15,12 @@
 //!   first.
 //!
 //! A projection on top restores the FROM-list column order the binder bound against.
+//!
+//! WHERE conjuncts over the preserved side of a LEFT JOIN alone are moved below it first
+//! (`below_left_join`): each preserved row is in the join's output, unchanged, so the
+//! conjunct keeps the same rows there. TPC-DS q72's filters thus reach the inner joins
+//! under its two LEFT JOINs, where they make join keys (`d1.d_week_seq = d2.d_week_seq`)
+//! and shrink tables, instead of filtering the product of inventory and catalog_sales.
 
 use super::OptimizerRule;
 use crate::expr::{BinaryOp, Expr};
@@ -71,6 +77,14 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
         LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::CrossJoin { .. }) => {
             plan_joins(*input, Some(predicate), vec![])?
         }
+        LogicalPlan::Filter { input, predicate }
+            if matches!(*input, LogicalPlan::Join { kind: JoinKind::Left, .. }) =>
+        {
+            match below_left_join(*input, predicate) {
+                Ok(moved) => rewrite(moved)?,
+                Err((join, predicate)) => LogicalPlan::Filter { input: Box::new(rewrite(join)?), predicate },
+            }
+        }
         cj @ LogicalPlan::CrossJoin { .. } => plan_joins(cj, None, vec![])?,
         LogicalPlan::Filter { input, predicate } => {
             LogicalPlan::Filter { input: Box::new(rewrite(*input)?), predicate }
@@ -98,6 +112,36 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
             LogicalPlan::Union { inputs: inputs.into_iter().map(rewrite).collect::<Result<_>>()?, schema }
         }
         other => other,
+    })
+}
+
+/// `predicate` over LEFT JOIN `join`, its conjuncts over the probe (preserved) side's
+/// columns alone moved onto the probe (merged with a filter there); Err (both as they
+/// were) where there are none.
+fn below_left_join(join: LogicalPlan, predicate: Expr) -> std::result::Result<LogicalPlan, (LogicalPlan, Expr)> {
+    let LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } = join else {
+        return Err((join, predicate));
+    };
+    let probe_len = probe.schema().len();
+    let (down, stay): (Vec<Expr>, Vec<Expr>) = predicate.conjuncts().into_iter().partition(|c| {
+        let mut cols = vec![];
+        c.columns(&mut cols);
+        cols.iter().all(|i| *i < probe_len)
+    });
+    let Some(down) = and_all(down) else {
+        let join = LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual };
+        return Err((join, and_all(stay).expect("a predicate has a conjunct")));
+    };
+    let probe = match *probe {
+        LogicalPlan::Filter { input, predicate } => {
+            LogicalPlan::Filter { input, predicate: and_all(vec![predicate, down]).expect("two conjuncts") }
+        }
+        other => LogicalPlan::Filter { input: Box::new(other), predicate: down },
+    };
+    let join = LogicalPlan::Join { probe: Box::new(probe), build, probe_keys, build_keys, kind, residual };
+    Ok(match and_all(stay) {
+        Some(predicate) => LogicalPlan::Filter { input: Box::new(join), predicate },
+        None => join,
     })
 }
 
