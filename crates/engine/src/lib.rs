@@ -14,6 +14,10 @@
 mod files;
 #[cfg(feature = "datagen")]
 pub mod generated_cache;
+mod gpu_slot;
+mod kernels;
+mod loading;
+mod plan_cache;
 mod statement_thread;
 
 pub use files::OpenedDirectory;
@@ -23,6 +27,7 @@ pub use gpusql_common::{CsvOptions, FileFormat, FileScan};
 pub use gpusql_storage::files::write::{write_batches, FileWriter, ROW_GROUP_ROWS};
 
 use arrow::record_batch::RecordBatch;
+use gpu_slot::{open_gpu, GpuSlot};
 use gpusql_common::Catalog;
 use gpusql_cuda::{CudaError, GpuDevice};
 use gpusql_exec::gpu::GpuExecutor;
@@ -37,6 +42,8 @@ use gpusql_plan::{
 use gpusql_sql::{BoundStatement, ObjectKind};
 pub use gpusql_storage::IfExists;
 use gpusql_storage::TableStore;
+pub use kernels::{compile_module, compile_profile, compile_util_module, strip_prelude};
+use plan_cache::{CachedPlan, PlanCache, IN_PLACE_EXPRESSION_DEPTH};
 use statement_thread::StatementThread;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -102,119 +109,6 @@ pub struct Engine {
     /// Where generated data sets are kept between runs (`generated_cache`).
     #[cfg(feature = "datagen")]
     data_cache: Option<std::path::PathBuf>,
-}
-
-/// A repeated SELECT skips binding, optimizing and planning (0.5-5 ms a TPC-H query:
-/// selectivity samples, placements): its physical plan is kept by the statement's text,
-/// and, where it was planned with its literals as parameters, by its shape
-/// (`gpusql_sql::parameterize`): a query differing only in those literals runs that plan
-/// with its values.
-/// Valid while the catalog's generation and the settings are unchanged (a `SET` clears
-/// it). Plans scanning files named in the query are not kept (the files may change).
-#[derive(Default)]
-struct PlanCache {
-    generation: u64,
-    plans: std::collections::HashMap<String, Arc<CachedPlan>>,
-}
-
-/// A kept plan, and what the GPU executor learnt running it (its kernels' sources, ...),
-/// shared by the plans made from one template (`parameters.rs` in the plan crate).
-struct CachedPlan {
-    plan: PhysicalPlan,
-    memo: Arc<PlanMemo>,
-    /// Its statement nests expressions at most `IN_PLACE_EXPRESSION_DEPTH` deep: run
-    /// again by its text, it runs on the caller's thread (`Engine::execute`).
-    shallow: bool,
-}
-
-/// How deeply a kept plan's statement may nest expressions to run on the caller's thread
-/// (a thread of the 2 MiB Rust gives spawned threads, say) rather than on the statement
-/// thread's big stack: the passes that recurse over expressions then need little stack
-/// (crates/engine/tests/depth.rs runs this depth on a thread of 256 KiB).
-const IN_PLACE_EXPRESSION_DEPTH: usize = 32;
-
-/// Plans kept at most (least recently added go first).
-const PLAN_CACHE_ENTRIES: usize = 256;
-
-impl PlanCache {
-    fn get(&mut self, generation: u64, sql: &str) -> Option<Arc<CachedPlan>> {
-        if generation != self.generation {
-            self.plans.clear();
-            self.generation = generation;
-        }
-        self.plans.get(sql).cloned()
-    }
-
-    /// The kept plan of the text `sql`, where it is shallow (and nothing is dropped:
-    /// a plan of deep expressions is only dropped on the statement thread).
-    fn get_shallow(&self, generation: u64, sql: &str) -> Option<Arc<CachedPlan>> {
-        let p = self.plans.get(sql).filter(|p| p.shallow && generation == self.generation)?;
-        Some(p.clone())
-    }
-
-    fn insert(&mut self, generation: u64, sql: String, plan: Arc<CachedPlan>) {
-        if generation != self.generation {
-            self.plans.clear();
-            self.generation = generation;
-        }
-        if self.plans.len() >= PLAN_CACHE_ENTRIES {
-            self.plans.clear();
-        }
-        self.plans.insert(sql, plan);
-    }
-}
-
-/// The GPU backend. With `Auto` it is opened in the background when the engine is made
-/// (creating a CUDA context takes ~0.2 s, which opening files and planning and decoding the
-/// first query overlap) and waited for where it is first needed.
-struct GpuSlot {
-    ready: OnceLock<Option<GpuExecutor>>,
-    opening: Mutex<Option<std::thread::JoinHandle<std::result::Result<GpuExecutor, CudaError>>>>,
-    /// Why `Auto` runs on the CPU, once known.
-    notice: OnceLock<String>,
-    notice_shown: AtomicBool,
-}
-
-impl GpuSlot {
-    fn ready(gpu: Option<GpuExecutor>) -> GpuSlot {
-        GpuSlot {
-            ready: OnceLock::from(gpu),
-            opening: Mutex::new(None),
-            notice: OnceLock::new(),
-            notice_shown: AtomicBool::new(false),
-        }
-    }
-
-    fn opening(config: SessionConfig, cancel: CancelToken) -> GpuSlot {
-        GpuSlot {
-            ready: OnceLock::new(),
-            opening: Mutex::new(Some(std::thread::spawn(move || open_gpu(config, cancel)))),
-            notice: OnceLock::new(),
-            notice_shown: AtomicBool::new(false),
-        }
-    }
-
-    /// The GPU executor (waiting for it to open), or None on the CPU backend.
-    fn get(&self) -> Option<&GpuExecutor> {
-        self.ready
-            .get_or_init(|| {
-                let handle = self.opening.lock().unwrap_or_else(|e| e.into_inner()).take();
-                let why = match handle.map(|h| h.join()) {
-                    Some(Ok(Ok(g))) => return Some(g),
-                    Some(Ok(Err(e))) => e.to_string(),
-                    Some(Err(_)) => "opening the GPU failed".to_string(),
-                    None => return None,
-                };
-                let _ = self.notice.set(format!("notice: no usable GPU ({why}); running on the CPU reference backend"));
-                None
-            })
-            .as_ref()
-    }
-
-    fn get_mut(&mut self) -> Option<&mut GpuExecutor> {
-        self.get();
-        self.ready.get_mut().and_then(|g| g.as_mut())
-    }
 }
 
 impl Engine {
@@ -327,189 +221,6 @@ impl Engine {
 
     pub fn tables(&self) -> &TableStore {
         &self.tables
-    }
-
-    /// Registers a table from Arrow record batches; a table of that name already there
-    /// is an error ([`Engine::register_batches_with`] can replace it).
-    pub fn register_batches(&mut self, name: &str, batches: &[RecordBatch]) -> Result<()> {
-        self.register_batches_with(name, batches, IfExists::Fail)
-    }
-
-    /// Registers a table from Arrow record batches; a taken name is an error or
-    /// replaced, as `if_exists` says.
-    pub fn register_batches_with(&mut self, name: &str, batches: &[RecordBatch], if_exists: IfExists) -> Result<()> {
-        self.tables.register_batches(name, batches, if_exists)?;
-        self.forget_gpu_copies(name);
-        Ok(())
-    }
-
-    #[cfg(feature = "datagen")]
-    /// Generates TPC-H at scale factor `sf` in-process and registers its 8 tables; where
-    /// one of their names is taken, nothing is loaded and the error names them all.
-    pub fn load_tpch(&mut self, sf: f64) -> Result<()> {
-        self.load_tpch_with_progress(sf, IfExists::Fail, &|_, _| {})
-    }
-
-    #[cfg(feature = "datagen")]
-    pub fn load_tpch_with_progress(
-        &mut self,
-        sf: f64,
-        if_exists: IfExists,
-        progress: &(dyn Fn(&str, usize) + Sync),
-    ) -> Result<()> {
-        self.register_generated("tpch", sf, &gpusql_datagen::TPCH_TABLES, if_exists, || {
-            gpusql_datagen::tpch_with_progress(sf, progress)
-        })
-    }
-
-    #[cfg(feature = "datagen")]
-    /// Generates the Star Schema Benchmark at scale factor `sf` in-process and registers
-    /// its 5 tables (lineorder, customer, supplier, part, date); where one of their names
-    /// is taken (TPC-H's customer, part and supplier), nothing is loaded and the error
-    /// names them all.
-    pub fn load_ssb(&mut self, sf: f64) -> Result<()> {
-        self.load_ssb_with_progress(sf, IfExists::Fail, &|_, _| {})
-    }
-
-    #[cfg(feature = "datagen")]
-    pub fn load_ssb_with_progress(
-        &mut self,
-        sf: f64,
-        if_exists: IfExists,
-        progress: &(dyn Fn(&str, usize) + Sync),
-    ) -> Result<()> {
-        self.register_generated("ssb", sf, &gpusql_datagen::SSB_TABLES, if_exists, || {
-            gpusql_datagen::ssb_with_progress(sf, progress)
-        })
-    }
-
-    /// Registers generated data set `label` at `sf`, tables `names`: none where one name is
-    /// taken (unless `if_exists` replaces). Read from the generated-data cache where it is
-    /// kept there (`generated_cache`), else made by `generate` (and kept up to
-    /// `generated_cache::MAX_SF`); then its string dictionaries are built in the background.
-    #[cfg(feature = "datagen")]
-    fn register_generated(
-        &mut self,
-        label: &str,
-        sf: f64,
-        names: &[&str],
-        if_exists: IfExists,
-        generate: impl FnOnce() -> std::result::Result<Vec<gpusql_datagen::GeneratedTable>, gpusql_datagen::DatagenError>,
-    ) -> Result<()> {
-        self.tables.check_names(names, if_exists)?;
-        let start = std::time::Instant::now();
-        let kept = generated_cache::set_dir(self.data_cache.as_deref(), label, sf);
-        if let Some(tables) = kept.as_deref().and_then(|d| generated_cache::read(d, names)) {
-            for (name, batches) in &tables {
-                self.register_batches_with(name, batches, if_exists)?;
-            }
-            tracing::debug!(
-                "read {label} SF {sf} from the generated-data cache in {:.0} ms",
-                start.elapsed().as_secs_f64() * 1e3
-            );
-            self.build_dictionaries_in_background(names);
-            return Ok(());
-        }
-        let tables = generate()?;
-        tracing::debug!("generated {label} SF {sf} in {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
-        for t in &tables {
-            self.register_batches_with(&t.name, &t.batches, if_exists)?;
-        }
-        if let Some(dir) = kept {
-            let parts: Vec<_> =
-                tables.iter().map(|t| (t.name.as_str(), t.schema.clone(), t.batches.as_slice())).collect();
-            generated_cache::write(&dir, &parts);
-        }
-        self.build_dictionaries_in_background(names);
-        Ok(())
-    }
-
-    /// Builds the string dictionaries of tables `names` on another thread, so that the
-    /// first query over a column does not: at TPC-H SF 10 they took 0.1-0.5 s of a first
-    /// query's planning each (Q01's two flags: 0.49 s). A query that needs one being built
-    /// waits for that column's only (`HostTable` keeps one cell per column).
-    #[cfg(feature = "datagen")]
-    fn build_dictionaries_in_background(&self, names: &[&str]) {
-        if !self.config.dictionary_strings {
-            return;
-        }
-        let tables: Vec<_> = names.iter().filter_map(|n| self.tables.get(n)).collect();
-        // On a quarter of the cores: a query started meanwhile keeps the rest for its own
-        // parallel work (on all of them, a first query right after loading SF 10 waited
-        // behind the dictionaries of columns it did not read: Q12 2.1 s).
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() / 4).max(1);
-        let build = move || {
-            let build_all = || tables.iter().for_each(|t| build_string_dictionaries(t));
-            match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-                Ok(pool) => pool.install(build_all),
-                Err(_) => build_all(),
-            }
-        };
-        if let Err(e) = std::thread::Builder::new().name("gpusql-dictionaries".into()).spawn(build) {
-            tracing::warn!(error = %e, "cannot start building the string dictionaries: queries build them on first use");
-        }
-    }
-
-    /// Where generated data sets are kept between runs (`generated_cache`; None: not kept).
-    /// Defaults to `generated_cache::default_dir()`.
-    #[cfg(feature = "datagen")]
-    pub fn set_generated_data_cache(&mut self, dir: Option<std::path::PathBuf>) {
-        self.data_cache = dir;
-    }
-
-    /// Drops the GPU's copies of a table that was replaced.
-    fn forget_gpu_copies(&self, name: &str) {
-        if let Some(g) = self.gpu.ready.get().and_then(|g| g.as_ref()) {
-            g.store.forget_table(name);
-        }
-    }
-
-    /// Decodes every column of every table read from files now (benchmarks measure the
-    /// decoding apart from the upload and the queries).
-    pub fn decode_all(&self) -> Result<()> {
-        for name in self.tables.names() {
-            if let Some(t) = self.tables.get(&name) {
-                t.load(&(0..t.schema.len()).collect::<Vec<_>>(), None)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Builds the string dictionaries of every table's string columns now (on the host:
-    /// the load-time encoding queries would otherwise build on first use), so that
-    /// benchmarks time them apart from the uploads.
-    pub fn build_dictionaries(&self) {
-        if !self.config.dictionary_strings {
-            return;
-        }
-        for name in self.tables.names() {
-            if let Some(t) = self.tables.get(&name) {
-                build_string_dictionaries(&t);
-            }
-        }
-    }
-
-    /// Uploads every column of every table to the GPU now, in the layout queries read
-    /// (a string column with a dictionary as its codes), so that benchmarks measure warm
-    /// runs. Returns the bytes uploaded.
-    pub fn warm_up_gpu(&self) -> Result<usize> {
-        let Some(g) = self.gpu.get() else { return Ok(0) };
-        let mut stats = gpusql_exec::gpu::device_store::UploadStats::default();
-        for name in self.tables.names() {
-            if let Some(t) = self.tables.get(&name) {
-                for c in 0..t.schema.len() {
-                    let dictionary = self.config.dictionary_strings
-                        && t.schema.fields[c].ty == DataType::Utf8
-                        && t.string_dictionary(c).is_some();
-                    if dictionary {
-                        g.store.dictionary(&g.dev, &t, c, &mut stats)?;
-                    } else {
-                        g.store.column(&g.dev, &t, c, &mut stats)?;
-                    }
-                }
-            }
-        }
-        Ok(stats.bytes)
     }
 
     /// Runs every statement of `sql`; returns the batches of the last query.
@@ -916,76 +627,6 @@ impl Engine {
         }
     }
 
-    /// The CUDA sources (name, code) the query compiles to.
-    pub fn cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
-        self.cuda_sources_for(sql, ProbeVariant::RepeatedKeys)
-    }
-
-    /// The CUDA sources of the query with its join probes in form `variant` (which form
-    /// runs depends on what the builds find: repeated keys, key bitmaps, …).
-    pub fn cuda_sources_for(&self, sql: &str, variant: ProbeVariant) -> Result<Vec<(String, String)>> {
-        self.statements.run(|| GpuExecutor::sources(&self.plan_here(sql)?, variant))?
-    }
-
-    /// Every CUDA source (name, code) the query can run: its join probes in each form they
-    /// take at run time, and with 64-bit row indices (for sources of 2^31 rows or more).
-    pub fn all_cuda_sources(&self, sql: &str) -> Result<Vec<(String, String)>> {
-        self.statements.run(|| -> Result<Vec<(String, String)>> {
-            let plan = self.plan_here(sql)?;
-            let mut sources = vec![];
-            let forms = [
-                (ProbeVariant::RepeatedKeys, 0),
-                (ProbeVariant::UniqueShared, 0),
-                (ProbeVariant::UniqueDirect, 0),
-                (ProbeVariant::Generic, 0),
-                (ProbeVariant::RepeatedKeys, u64::MAX),
-            ];
-            for (v, rows) in forms {
-                for s in GpuExecutor::sources_for_rows(&plan, v, rows)? {
-                    if !sources.contains(&s) {
-                        sources.push(s);
-                    }
-                }
-            }
-            Ok(sources)
-        })?
-    }
-
-    /// Compiles every kernel of a query with NVRTC for `arch` (e.g. "sm_90"); needs NVRTC
-    /// but no GPU. Returns how many modules compiled.
-    pub fn compile_kernels(&self, sql: &str, arch: &str) -> Result<usize> {
-        let sources = self.all_cuda_sources(sql)?;
-        // (NVRTC recurses over a deeply nested expression too: on the statement's stack.)
-        self.statements.run(|| -> Result<()> {
-            for (name, src) in &sources {
-                gpusql_cuda::compile_cubin(src, arch).map_err(|e| Error::Gpu(format!("{name}: {e}")))?;
-            }
-            Ok(())
-        })??;
-        Ok(sources.len())
-    }
-
-    /// Waits for the kernels compiling in the background (the fully optimized builds that
-    /// replace a new query's quick ones; see `SET compile_ahead`). Benchmarks call it
-    /// before timing warm runs; nothing else needs to.
-    pub fn wait_for_compiles(&self) {
-        if let Some(g) = self.gpu.get() {
-            g.wait_for_compiles();
-        }
-    }
-
-    /// Forgets every compiled kernel but the helper module the session compiled at start
-    /// (loaded modules; with `disk = false` the disk cache is also no longer read or
-    /// written by this engine), so the next query compiles as if never seen:
-    /// `gpusql bench --cold`. Waits for background compiles first.
-    pub fn forget_kernels(&self, disk: bool) {
-        if let Some(g) = self.gpu.get() {
-            g.wait_for_compiles();
-            g.dev.cache().set_disk_enabled(disk);
-            g.dev.forget_modules_except(&[gpusql_codegen::sort::util_module()]);
-        }
-    }
-
     pub fn execute_plan(&self, plan: &PhysicalPlan) -> Result<(Vec<RecordBatch>, ExecStats)> {
         self.cancel.reset();
         self.statements.run(|| self.run_plan(plan, &PlanMemo::default()))?
@@ -1085,57 +726,6 @@ fn string_batch(names: &[&str], columns: &[Vec<Option<&str>>]) -> Result<RecordB
         .map(|c| std::sync::Arc::new(arrow::array::StringArray::from(c.clone())) as arrow::array::ArrayRef)
         .collect();
     Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), arrays)?)
-}
-
-/// Compiles `src` for `arch` with NVRTC to PTX, to CUBIN, and to CUBIN with ptxas at -O0,
-/// timing each (where a module's compile time goes). Needs no GPU.
-pub fn compile_profile(src: &str, arch: &str) -> Result<gpusql_cuda::CompileProfile> {
-    gpusql_cuda::compile_profile(src, arch).map_err(|e| Error::Gpu(e.to_string()))
-}
-
-/// Compiles the fixed result-assembly kernels (gathers, string copies) with NVRTC.
-pub fn compile_util_module(arch: &str) -> Result<()> {
-    let util = gpusql_codegen::sort::util_module();
-    for tier in [gpusql_cuda::Tier::Quick, gpusql_cuda::Tier::Full] {
-        gpusql_cuda::compile_cubin_tier(util, arch, tier).map_err(|e| Error::Gpu(format!("{tier:?}: {e}")))?;
-    }
-    Ok(())
-}
-
-/// Compiles a CUDA module's source for `arch` with NVRTC, as the GPU backend does.
-pub fn compile_module(src: &str, arch: &str) -> Result<()> {
-    gpusql_cuda::compile_cubin(src, arch).map(|_| ()).map_err(|e| Error::Gpu(e.to_string()))
-}
-
-/// Builds (and keeps) the dictionary of each string column of `t` that has few values.
-fn build_string_dictionaries(t: &gpusql_storage::host::HostTable) {
-    for c in 0..t.schema.len() {
-        if t.schema.fields[c].ty == DataType::Utf8 {
-            t.string_dictionary(c);
-        }
-    }
-}
-
-/// Generated sources without the shared prelude (for display).
-pub fn strip_prelude(src: &str) -> &str {
-    match src.find("// ---- end of prelude ----") {
-        Some(i) => {
-            let rest = &src[i..];
-            let ld = rest.find("// ========").unwrap_or(0);
-            &rest[ld..]
-        }
-        None => src,
-    }
-}
-
-fn open_gpu(config: SessionConfig, cancel: CancelToken) -> std::result::Result<GpuExecutor, CudaError> {
-    let dev = GpuDevice::open(0)?;
-    let mut gpu = GpuExecutor::new(Arc::new(dev), config);
-    gpu.cancel = cancel;
-    // Every query uses the helper module: it compiles while the session loads its data
-    // (which also pays NVRTC's first-use cost, 130-500 ms, before any query waits on it).
-    gpu.compile_util_ahead();
-    Ok(gpu)
 }
 
 /// Whether `plan` scans a table with per-chunk statistics (row-group pruning reads them).

@@ -81,8 +81,11 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
             if matches!(*input, LogicalPlan::Join { kind: JoinKind::Left, .. }) =>
         {
             match below_left_join(*input, predicate) {
-                Ok(moved) => rewrite(moved)?,
-                Err((join, predicate)) => LogicalPlan::Filter { input: Box::new(rewrite(join)?), predicate },
+                (moved, true) => rewrite(moved)?,
+                (LogicalPlan::Filter { input, predicate }, false) => {
+                    LogicalPlan::Filter { input: Box::new(rewrite(*input)?), predicate }
+                }
+                (other, false) => rewrite(other)?,
             }
         }
         cj @ LogicalPlan::CrossJoin { .. } => plan_joins(cj, None, vec![])?,
@@ -116,11 +119,11 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
 }
 
 /// `predicate` over LEFT JOIN `join`, its conjuncts over the probe (preserved) side's
-/// columns alone moved onto the probe (merged with a filter there); Err (both as they
-/// were) where there are none.
-fn below_left_join(join: LogicalPlan, predicate: Expr) -> std::result::Result<LogicalPlan, (LogicalPlan, Expr)> {
+/// columns alone moved onto the probe (merged with a filter there); and whether any moved
+/// (if not, the filter is as it was).
+fn below_left_join(join: LogicalPlan, predicate: Expr) -> (LogicalPlan, bool) {
     let LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } = join else {
-        return Err((join, predicate));
+        return (LogicalPlan::Filter { input: Box::new(join), predicate }, false);
     };
     let probe_len = probe.schema().len();
     let (down, stay): (Vec<Expr>, Vec<Expr>) = predicate.conjuncts().into_iter().partition(|c| {
@@ -130,7 +133,8 @@ fn below_left_join(join: LogicalPlan, predicate: Expr) -> std::result::Result<Lo
     });
     let Some(down) = and_all(down) else {
         let join = LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual };
-        return Err((join, and_all(stay).expect("a predicate has a conjunct")));
+        let predicate = and_all(stay).expect("a predicate has a conjunct");
+        return (LogicalPlan::Filter { input: Box::new(join), predicate }, false);
     };
     let probe = match *probe {
         LogicalPlan::Filter { input, predicate } => {
@@ -139,10 +143,11 @@ fn below_left_join(join: LogicalPlan, predicate: Expr) -> std::result::Result<Lo
         other => LogicalPlan::Filter { input: Box::new(other), predicate: down },
     };
     let join = LogicalPlan::Join { probe: Box::new(probe), build, probe_keys, build_keys, kind, residual };
-    Ok(match and_all(stay) {
+    let plan = match and_all(stay) {
         Some(predicate) => LogicalPlan::Filter { input: Box::new(join), predicate },
         None => join,
-    })
+    };
+    (plan, true)
 }
 
 fn flatten(plan: LogicalPlan, out: &mut Vec<LogicalPlan>) -> Result<()> {
