@@ -20,7 +20,8 @@
 //!   combination of the outer values it reads (bind_decorrelate.rs), then joined likewise.
 
 use crate::bind_expr::{contains_subquery, is_unknown_column, AtSpan, Context, Scope, ScopeField};
-use crate::bind_select::{bind_from, bind_query, bind_select};
+use crate::bind_from::bind_from;
+use crate::bind_select::{bind_query, bind_select};
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};

@@ -13,8 +13,9 @@
 //! (see `not_in_null_guard`) next to the anti join, which on its own keeps NULL keys.
 
 use crate::bind_expr::{is_unknown_column, AtSpan, Context, Scope};
+use crate::bind_from::bind_from;
 use crate::bind_scalar::{magic_set, OuterQuery};
-use crate::bind_select::{bind_from, bind_query};
+use crate::bind_select::bind_query;
 use crate::coerce;
 use gpusql_common::{Catalog, DataType, Error, Result};
 use gpusql_plan::{BinaryOp, Expr, JoinKind, LogicalPlan};
