@@ -369,7 +369,8 @@ impl<'a> Context<'a> {
         let mut v = self.bind(x)?;
         let mut items = list.iter().map(|x| self.bind(x)).collect::<Result<Vec<_>>>()?;
         for item in items.iter_mut() {
-            let (a, b, _) = coerce::unify(v.clone(), item.clone(), "compare (IN)")?;
+            let (a, b) = coerce::text_for_equality(v.clone(), item.clone());
+            let (a, b, _) = coerce::unify(a, b, "compare (IN)")?;
             v = a;
             *item = b;
         }

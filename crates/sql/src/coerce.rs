@@ -121,7 +121,32 @@ fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
     }
 }
 
+/// DuckDB's equality (`=`, `<>`, IS [NOT] DISTINCT FROM, IN) of a text expression and a
+/// number, DATE, TIMESTAMP or BOOLEAN: the text is read as the other side's type (a CAST
+/// of text, which fails on text that does not read). Ordering comparisons of the two are
+/// errors, as in DuckDB.
+pub fn text_for_equality(l: Expr, r: Expr) -> (Expr, Expr) {
+    let reads = |e: &Expr| {
+        !is_null_literal(e)
+            && (e.ty().is_numeric() || matches!(e.ty(), DataType::Date | DataType::Timestamp | DataType::Boolean))
+    };
+    let text = |e: &Expr| e.ty() == DataType::Utf8 && !matches!(e, Expr::Literal { .. } | Expr::Parameter { .. });
+    if text(&l) && reads(&r) {
+        let ty = r.ty();
+        (cast(l, ty), r)
+    } else if text(&r) && reads(&l) {
+        let ty = l.ty();
+        (l, cast(r, ty))
+    } else {
+        (l, r)
+    }
+}
+
 pub fn comparison(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+    let (l, r) = match op {
+        BinaryOp::Eq | BinaryOp::NotEq => text_for_equality(l, r),
+        _ => (l, r),
+    };
     // DATE ± INTERVAL is a TIMESTAMP (DuckDB), the midnight of a date: next to a DATE, or
     // another such midnight, the dates compare alike, without a cast per row.
     let (l, r) = match (midnight_of(&l), midnight_of(&r)) {
