@@ -320,15 +320,22 @@ fn gen_text_cast(x: &Value, ty: &DataType, t: &str, failure: &Failure, out: &mut
 
 /// C condition: DOUBLE `v` casts into integer or DECIMAL type `to` (`cast_double`'s range).
 fn double_fits(v: &str, to: &DataType) -> String {
+    let (kind, bounds) = double_target(to);
+    format!("f64_{kind}_fits({v}, {bounds})")
+}
+
+/// How a DOUBLE casts to integer or DECIMAL type `to`: prelude.cu's functions' infix
+/// (`f64_to_int` / `f64_int_fits`, `f64_to_scaled` / `f64_scaled_fits`) and their bounds
+/// (the integer range, or 10^scale and 10^precision).
+fn double_target(to: &DataType) -> (&'static str, String) {
     use crate::types::f64_literal;
     match to {
-        DataType::Int32 => format!("f64_int_fits({v}, -2147483648.0, 2147483648.0)"),
-        DataType::Decimal { precision, scale } => format!(
-            "f64_scaled_fits({v}, {}, {})",
-            f64_literal(10f64.powi(*scale as i32)),
-            f64_literal(10f64.powi(*precision as i32))
+        DataType::Int32 => ("int", "-2147483648.0, 2147483648.0".into()),
+        DataType::Decimal { precision, scale } => (
+            "scaled",
+            format!("{}, {}", f64_literal(10f64.powi(*scale as i32)), f64_literal(10f64.powi(*precision as i32))),
         ),
-        _ => format!("f64_int_fits({v}, -9223372036854775808.0, 9223372036854775808.0)"),
+        _ => ("int", "-9223372036854775808.0, 9223372036854775808.0".into()),
     }
 }
 
@@ -653,18 +660,8 @@ fn pow10_literal(k: u8, c_ty: &str) -> String {
 /// half away from zero), as `gpusql_common::semantics`; out of range raises an overflow
 /// error on `err`.
 fn cast_double(v: &str, to: &DataType, err: &str) -> String {
-    use crate::types::f64_literal;
-    let ct = c_type(to);
-    let code = out_of_range_code(to);
-    match to {
-        DataType::Int32 => format!("(({ct})f64_to_int({v}, -2147483648.0, 2147483648.0, {err}, {code}))"),
-        DataType::Decimal { precision, scale } => format!(
-            "(({ct})f64_to_scaled({v}, {}, {}, {err}, {code}))",
-            f64_literal(10f64.powi(*scale as i32)),
-            f64_literal(10f64.powi(*precision as i32))
-        ),
-        _ => format!("(({ct})f64_to_int({v}, -9223372036854775808.0, 9223372036854775808.0, {err}, {code}))"),
-    }
+    let (kind, bounds) = double_target(to);
+    format!("(({})f64_to_{kind}({v}, {bounds}, {err}, {}))", c_type(to), out_of_range_code(to))
 }
 
 /// The range of a 32-bit (INTEGER, DATE) or 64-bit integer type, as 128-bit C literals.

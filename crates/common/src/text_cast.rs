@@ -31,6 +31,20 @@ impl<T> TextCast<T> {
     }
 }
 
+/// The types text reads as (the targets of a CAST of text).
+pub fn reads_as(ty: &DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Int32
+            | DataType::Int64
+            | DataType::Float64
+            | DataType::Decimal { .. }
+            | DataType::Boolean
+            | DataType::Date
+            | DataType::Timestamp
+    )
+}
+
 /// The error of text that does not read as `ty` (DuckDB's words). `text` is the value
 /// where it is known (the GPU reports only the type).
 pub fn conversion_error(ty: &DataType, text: Option<&[u8]>) -> Error {

@@ -49,16 +49,7 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
         }
     };
     Ok(match (from, to) {
-        (
-            DataType::Utf8,
-            DataType::Int32
-            | DataType::Int64
-            | DataType::Float64
-            | DataType::Decimal { .. }
-            | DataType::Boolean
-            | DataType::Date
-            | DataType::Timestamp,
-        ) => {
+        (DataType::Utf8, to) if gpusql_common::text_cast::reads_as(to) => {
             let S::Utf8(text) = &v else { return Err(bad_cast(from, to)) };
             cast_text(text.as_bytes(), to)?
         }

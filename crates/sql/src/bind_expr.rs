@@ -457,7 +457,7 @@ impl<'a> Context<'a> {
                 crate::bind_string::as_text(inner).map_err(|e| e.at_span(whole.span()))
             }
             // Text columns read as numbers, BOOLEAN, DATE and TIMESTAMP (`text_cast`).
-            _ if from == DataType::Utf8 && reads_text(&ty) => Ok(cast(inner, ty)),
+            _ if from == DataType::Utf8 && gpusql_common::text_cast::reads_as(&ty) => Ok(cast(inner, ty)),
             _ if from == DataType::Utf8 && ty != DataType::Utf8 => unsupported(),
             // DATE <-> TIMESTAMP; neither from or to numbers (DuckDB refuses those too).
             _ if matches!(
@@ -482,7 +482,7 @@ impl<'a> Context<'a> {
         let can_fail = match (from, ty) {
             _ if from == ty || matches!(inner, Expr::Literal { value: ScalarValue::Null, .. }) => false,
             (DataType::Utf8, to) => {
-                if !reads_text(&to) {
+                if !gpusql_common::text_cast::reads_as(&to) {
                     return Err(Error::not_supported(format!("TRY_CAST from VARCHAR to {to}")).at_span(whole.span()));
                 }
                 true
@@ -953,20 +953,6 @@ pub(crate) fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result
             Err(e) => Err(e),
         },
     }
-}
-
-/// The types text columns are read as (`gpusql_common::text_cast`).
-fn reads_text(ty: &DataType) -> bool {
-    matches!(
-        ty,
-        DataType::Int32
-            | DataType::Int64
-            | DataType::Float64
-            | DataType::Decimal { .. }
-            | DataType::Boolean
-            | DataType::Date
-            | DataType::Timestamp
-    )
 }
 
 /// SQL type names -> engine types.
