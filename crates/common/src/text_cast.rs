@@ -23,8 +23,13 @@ use TextCast::{Invalid, Unsupported, Value};
 
 impl<T> TextCast<T> {
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> TextCast<U> {
+        self.and_then(|v| Value(f(v)))
+    }
+
+    /// The outcome of reading on from a value (Invalid and Unsupported stay as they are).
+    pub fn and_then<U>(self, f: impl FnOnce(T) -> TextCast<U>) -> TextCast<U> {
         match self {
-            Value(v) => Value(f(v)),
+            Value(v) => f(v),
             Invalid => Invalid,
             Unsupported => Unsupported,
         }
@@ -311,21 +316,13 @@ pub fn text_to_bool(text: &[u8]) -> TextCast<bool> {
 /// DATE drops). A time zone, 24:00, `(BC)`, a negative year, a year of more than 6 digits
 /// and the named days (`infinity`, `-infinity`, `epoch`) are unsupported.
 pub fn text_to_date(text: &[u8]) -> TextCast<i32> {
-    match date_time(text) {
-        Value((days, _)) => Value(days as i32),
-        Invalid => Invalid,
-        Unsupported => Unsupported,
-    }
+    date_time(text).map(|(days, _)| days as i32)
 }
 
 /// CAST(text AS TIMESTAMP): a date as DATE reads it, then optionally
 /// `[ T]H:M[:S[.ffffff]]` (1 or 2 digits each, up to 6 of the fraction); midnight without.
 pub fn text_to_timestamp(text: &[u8]) -> TextCast<i64> {
-    match date_time(text) {
-        Value((days, micros)) => crate::date::make_timestamp(days, micros as i128).map_or(Invalid, Value),
-        Invalid => Invalid,
-        Unsupported => Unsupported,
-    }
+    date_time(text).and_then(|(days, micros)| crate::date::make_timestamp(days, micros as i128).map_or(Invalid, Value))
 }
 
 /// The time of day after a date (`r` starts at the space or 'T' that parts them), in
