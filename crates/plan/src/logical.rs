@@ -22,6 +22,11 @@ pub enum AggFunc {
     CovarPop,
     CovarSamp,
     Corr,
+    /// arg_max / arg_min (arg, val; `AggExpr::arg2` holds val): arg of a row whose val is
+    /// the group's largest (smallest), over the rows where both are not NULL; planned by
+    /// the binder in two passes like the statistics.
+    ArgMax,
+    ArgMin,
 }
 
 impl AggFunc {
@@ -39,6 +44,8 @@ impl AggFunc {
             AggFunc::CovarPop => "covar_pop",
             AggFunc::CovarSamp => "covar_samp",
             AggFunc::Corr => "corr",
+            AggFunc::ArgMax => "arg_max",
+            AggFunc::ArgMin => "arg_min",
         }
     }
 
@@ -50,6 +57,16 @@ impl AggFunc {
     pub fn is_pair(&self) -> bool {
         matches!(self, AggFunc::CovarPop | AggFunc::CovarSamp | AggFunc::Corr)
     }
+
+    pub fn is_arg_extreme(&self) -> bool {
+        matches!(self, AggFunc::ArgMax | AggFunc::ArgMin)
+    }
+
+    /// The aggregates the binder plans from the others (`sql/src/bind_aggregate.rs`): no
+    /// physical plan holds them.
+    pub fn planned_by_binder(&self) -> bool {
+        self.is_statistic() || self.is_arg_extreme()
+    }
 }
 
 /// An aggregate call as written in SQL. `arg` is None for COUNT(*).
@@ -57,7 +74,8 @@ impl AggFunc {
 pub struct AggExpr {
     pub func: AggFunc,
     pub arg: Option<Expr>,
-    /// The second argument of covar_pop / covar_samp / corr (None for every other).
+    /// The second argument of covar_pop / covar_samp / corr and arg_max / arg_min (None
+    /// for every other).
     pub arg2: Option<Expr>,
     pub ty: DataType,
     /// COUNT / SUM / AVG(DISTINCT arg): the binder plans it as two aggregations (distinct
@@ -75,7 +93,7 @@ impl AggExpr {
             (AggFunc::Sum, Some(DataType::Float64)) => DataType::Float64,
             (AggFunc::Avg, Some(t)) if t.is_numeric() => DataType::Float64,
             (f, Some(t)) if f.is_statistic() && t.is_numeric() => DataType::Float64,
-            (AggFunc::Min | AggFunc::Max, Some(t)) => *t,
+            (AggFunc::Min | AggFunc::Max | AggFunc::ArgMax | AggFunc::ArgMin, Some(t)) => *t,
             _ => return None,
         })
     }

@@ -214,7 +214,7 @@ impl Planner {
             }
             LogicalPlan::Project { input, exprs, .. } => self.build_project(input, exprs, plan.schema()),
             LogicalPlan::Aggregate { input, group_by, aggs, group_names } => {
-                if let Some(a) = aggs.iter().find(|a| a.func.is_statistic()) {
+                if let Some(a) = aggs.iter().find(|a| a.func.planned_by_binder()) {
                     return Err(Error::plan(format!("{} reached the planner (the binder plans it)", a.func.name())));
                 }
                 let (source, ops) = self.open(input)?;

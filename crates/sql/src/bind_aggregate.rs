@@ -1,7 +1,8 @@
 //! The Aggregate node of a grouped SELECT: plain aggregates in one aggregation; DISTINCT
 //! aggregates as two (the distinct values per group, then the aggregate); the statistics
 //! aggregates (variance, standard deviation, covariance, correlation) as two passes over
-//! the input (the group means, then the products of deviations from them).
+//! the input (the group means, then the products of deviations from them); arg_max and
+//! arg_min as two (the group's extreme value, then the argument of the rows that have it).
 
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan};
@@ -19,6 +20,9 @@ pub(crate) fn aggregate_plan(
     key_names: &[String],
     aggs: Vec<AggExpr>,
 ) -> Result<LogicalPlan> {
+    if aggs.iter().any(|a| a.func.is_arg_extreme()) {
+        return arg_extreme_plan(input, keys, key_names, aggs);
+    }
     if aggs.iter().any(|a| a.func.is_statistic()) {
         return statistics_plan(input, keys, key_names, aggs);
     }
@@ -194,6 +198,106 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
             _ => moment,
         };
         exprs.push(Expr::Case { branches: vec![(enough, value)], else_expr: None, ty: DataType::Float64 });
+    }
+    let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
+    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+}
+
+/// arg_max (arg_min) of (arg, val) in two passes: the group's MAX (MIN) of val over the
+/// rows where arg is not NULL either, then the input joined with it on the group and
+/// the MIN of arg over the rows whose val equals it (`=`: -0.0 is 0.0, NaN is NaN, as
+/// DuckDB compares). Of several rows with the extreme val, the smallest arg is taken
+/// (DuckDB takes the first it meets, which depends on its threads). Every group has a
+/// row in the second pass (where all its vals are NULL, the MIN is over no rows: NULL),
+/// so the others' plan joins it on the groups like the statistics.
+fn arg_extreme_plan(
+    input: LogicalPlan,
+    keys: &[Expr],
+    key_names: &[String],
+    aggs: Vec<AggExpr>,
+) -> Result<LogicalPlan> {
+    use gpusql_plan::BinaryOp;
+    let k = keys.len();
+    let int = |v: i32| Expr::literal(ScalarValue::Int32(v), DataType::Int32);
+    // MIN / MAX take no BOOLEAN here: TRUE / FALSE as 1 / 0, and back.
+    let orderable = |e: Expr| match e.ty() {
+        DataType::Boolean => Expr::Case {
+            branches: vec![(e.clone(), int(1)), (Expr::Not(Box::new(e)), int(0))],
+            else_expr: None,
+            ty: DataType::Int32,
+        },
+        _ => e,
+    };
+    let others: Vec<AggExpr> = aggs.iter().filter(|a| !a.func.is_arg_extreme()).cloned().collect();
+    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
+    let input_width = input.schema().len();
+    let mut picked_at = vec![];
+    for a in aggs.iter().filter(|a| a.func.is_arg_extreme()) {
+        let missing = || Error::plan("arg_max / arg_min needs two arguments");
+        let arg = a.arg.clone().ok_or_else(missing)?;
+        let val = orderable(a.arg2.clone().ok_or_else(missing)?);
+        let val = if arg.nullable() {
+            let null = Expr::IsNull { expr: Box::new(arg.clone()), negated: false };
+            let ty = val.ty();
+            Expr::Case {
+                branches: vec![(null, Expr::literal(ScalarValue::Null, ty))],
+                else_expr: Some(Box::new(val)),
+                ty,
+            }
+        } else {
+            val
+        };
+        let extreme_func = if a.func == AggFunc::ArgMax { AggFunc::Max } else { AggFunc::Min };
+        let extreme = LogicalPlan::Aggregate {
+            input: Box::new(input.clone()),
+            group_by: keys.to_vec(),
+            group_names: key_names.to_vec(),
+            aggs: vec![AggExpr {
+                func: extreme_func,
+                arg: Some(val.clone()),
+                ty: val.ty(),
+                arg2: None,
+                distinct: false,
+            }],
+        };
+        let best = Expr::column_of(&extreme.schema(), k).remap_columns(&|c| c + input_width);
+        let extreme_keys = (0..k).map(|i| Expr::column_of(&extreme.schema(), i)).collect();
+        let with_extreme = join_on_groups(input.clone(), keys.to_vec(), extreme, extreme_keys);
+        let hit = Expr::Binary { op: BinaryOp::Eq, left: Box::new(val), right: Box::new(best), ty: DataType::Boolean };
+        let arg = orderable(arg);
+        let pick = Expr::Case { branches: vec![(hit, arg.clone())], else_expr: None, ty: arg.ty() };
+        let picked = LogicalPlan::Aggregate {
+            input: Box::new(with_extreme),
+            group_by: keys.to_vec(),
+            group_names: key_names.to_vec(),
+            aggs: vec![AggExpr { func: AggFunc::Min, arg: Some(pick), ty: arg.ty(), arg2: None, distinct: false }],
+        };
+        picked_at.push(plan.schema().len() + k);
+        let (plan_keys, picked_keys) = (
+            (0..k).map(|i| Expr::column_of(&plan.schema(), i)).collect(),
+            (0..k).map(|i| Expr::column_of(&picked.schema(), i)).collect(),
+        );
+        plan = join_on_groups(plan, plan_keys, picked, picked_keys);
+    }
+    // Keys, the other aggregates in their order, each arg_max / arg_min (BOOLEAN ones back
+    // from 1 / 0).
+    let schema = plan.schema();
+    let col = |i: usize| Expr::column_of(&schema, i);
+    let mut exprs: Vec<Expr> = (0..k).map(col).collect();
+    let (mut next_other, mut next_picked) = (k, picked_at.into_iter());
+    for a in &aggs {
+        if !a.func.is_arg_extreme() {
+            exprs.push(col(next_other));
+            next_other += 1;
+            continue;
+        }
+        let v = col(next_picked.next().ok_or_else(|| Error::plan("arg_max / arg_min: not planned"))?);
+        exprs.push(match a.ty {
+            DataType::Boolean => {
+                Expr::Binary { op: BinaryOp::Eq, left: Box::new(v), right: Box::new(int(1)), ty: DataType::Boolean }
+            }
+            _ => v,
+        });
     }
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })

@@ -92,6 +92,12 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "corr"
             | "bool_and"
             | "bool_or"
+            | "arg_max"
+            | "argmax"
+            | "max_by"
+            | "arg_min"
+            | "argmin"
+            | "min_by"
     )
 }
 
@@ -789,9 +795,11 @@ impl<'a> Context<'a> {
             "covar_pop" => AggFunc::CovarPop,
             "covar_samp" => AggFunc::CovarSamp,
             "corr" => AggFunc::Corr,
+            "arg_max" | "argmax" | "max_by" => AggFunc::ArgMax,
+            "arg_min" | "argmin" | "min_by" => AggFunc::ArgMin,
             _ => AggFunc::Max,
         };
-        if func.is_pair() {
+        if func.is_pair() || func.is_arg_extreme() {
             return self.bind_pair_aggregate(func, f, &list.args);
         }
         let arg = match list.args.as_slice() {
@@ -838,10 +846,14 @@ impl<'a> Context<'a> {
         Ok(AggExpr { func, arg, ty, arg2: None, distinct })
     }
 
-    /// covar_pop / covar_samp / corr (y, x): both arguments numeric (FILTER applies to both).
+    /// covar_pop / covar_samp / corr (y, x): both arguments numeric; arg_max / arg_min
+    /// (arg, val): any types. FILTER applies to both.
     fn bind_pair_aggregate(&self, func: AggFunc, f: &ast::Function, args: &[ast::FunctionArg]) -> Result<AggExpr> {
         let at = f.name.span();
-        let name = func.name();
+        let name = f.name.to_string().to_ascii_lowercase();
+        if func.is_arg_extreme() && args.len() == 3 {
+            return Err(Error::not_supported(format!("{name} of the top n rows (its LIST result)")).at_span(at));
+        }
         let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(y)), ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] =
             args
         else {
@@ -856,13 +868,16 @@ impl<'a> Context<'a> {
                 Some(c) => self.bind(&crate::functions::filtered_argument(Some(a), c, f)?)?,
                 None => self.bind(a)?,
             };
-            if !e.ty().is_numeric() && !matches!(e, Expr::Literal { value: ScalarValue::Null, .. }) {
+            let numeric = e.ty().is_numeric() || matches!(e, Expr::Literal { value: ScalarValue::Null, .. });
+            if !numeric && !func.is_arg_extreme() {
                 return Err(Error::bind(format!("{name} is not defined for {}", e.ty())).at_span(at));
             }
             bound.push(e);
         }
         let x = bound.pop();
-        Ok(AggExpr { func, arg: bound.pop(), arg2: x, ty: DataType::Float64, distinct: false })
+        let y = bound.pop();
+        let ty = if func.is_arg_extreme() { y.as_ref().map_or(DataType::Int32, |y| y.ty()) } else { DataType::Float64 };
+        Ok(AggExpr { func, arg: y, arg2: x, ty, distinct: false })
     }
 }
 

@@ -11,7 +11,9 @@ use gpusql_common::{Error, Result, Schema};
 
 /// The rows of `inputs` one after another (each dense, of `schema`'s types): per column,
 /// one buffer and a copy of each input's values into it; where an input's column has no
-/// validity and the output's has, its rows are marked valid.
+/// validity and the output's has, its rows are marked valid. The output has validity
+/// where the schema says NULLs may come (kernels reading it expect one), even if no arm
+/// made any: an arm's `TRY_CAST(88 AS BIGINT)` folds to a constant without NULLs.
 pub fn concat(
     ex: &GpuExecutor,
     inputs: &[Intermediate],
@@ -28,7 +30,7 @@ pub fn concat(
     for (c, f) in schema.fields.iter().enumerate() {
         let width = value_width(&f.ty);
         let values = ex.dev.alloc_unset::<u8>((rows * width).max(16), "UNION ALL column").map_err(cuda_error)?;
-        let nullable = inputs.iter().any(|i| i.columns[c].validity.is_some());
+        let nullable = f.nullable || inputs.iter().any(|i| i.columns[c].validity.is_some());
         let validity = if nullable {
             Some(ex.dev.alloc_unset::<u8>(rows.max(16), "UNION ALL validity").map_err(cuda_error)?)
         } else {
