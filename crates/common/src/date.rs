@@ -261,7 +261,8 @@ impl TruncUnit {
 
 /// A date part's name as DuckDB spells it (case-insensitive, with its synonyms), in one
 /// canonical form shared by `date_trunc` units and EXTRACT fields.
-fn unit_name(s: &str) -> Option<&'static str> {
+/// A date part's DuckDB name by any of its spellings (case-insensitive).
+pub fn unit_name(s: &str) -> Option<&'static str> {
     Some(match s.trim().to_ascii_lowercase().as_str() {
         "year" | "years" | "y" | "yr" | "yrs" => "year",
         "quarter" | "quarters" => "quarter",
@@ -278,6 +279,9 @@ fn unit_name(s: &str) -> Option<&'static str> {
         "epoch" => "epoch",
         "isodow" => "isodow",
         "isoyear" => "isoyear",
+        "decade" | "decades" | "dec" | "decs" => "decade",
+        "century" | "centuries" | "c" | "cent" => "century",
+        "millennium" | "millennia" | "millenniums" | "mil" | "mils" => "millennium",
         _ => return None,
     })
 }

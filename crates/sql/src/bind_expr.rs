@@ -727,8 +727,16 @@ impl<'a> Context<'a> {
                 }
                 Ok(())
             }
-            ("date_sub" | "datesub", _) => {
-                Err(Error::not_supported(format!("{name} (DuckDB's whole units between two dates)")).at_span(at))
+            ("date_sub" | "datesub", Some([_, a, b])) => {
+                for x in [a, b] {
+                    let v = self.bind(x)?;
+                    if !is_null(&v) && !matches!(v.ty(), DataType::Date | DataType::Timestamp) {
+                        return Err(
+                            Error::bind(format!("{name} needs a DATE or TIMESTAMP, got {}", v.ty())).at_span(x.span())
+                        );
+                    }
+                }
+                Ok(())
             }
             _ => Ok(()),
         }

@@ -63,6 +63,8 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
                 | "least"
                 | "date_diff"
                 | "datediff"
+                | "date_sub"
+                | "datesub"
                 | "dayname"
                 | "monthname"
                 | "make_date"
@@ -110,6 +112,13 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             }
         },
         ("date_diff" | "datediff", _) => return wrong("three arguments (a unit, a start and an end)"),
+        ("date_sub" | "datesub", [unit, a, b]) => match date_sub(unit, a, b) {
+            Some(sql) => sql,
+            None => {
+                return Some(Err(Error::not_supported(format!("{name} of unit {unit}")).at_span(unit.span())));
+            }
+        },
+        ("date_sub" | "datesub", _) => return wrong("three arguments (a unit, a start and an end)"),
         ("dayname", [d]) => {
             let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
             let whens: String = names.iter().enumerate().map(|(k, n)| format!(" WHEN {k} THEN '{n}'")).collect();
@@ -191,6 +200,63 @@ fn date_diff(unit: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> Option<String> {
         F::Second => format!("({minutes} * 60 + {})", part("SECOND")),
         _ => return None,
     })
+}
+
+/// date_sub(unit, a, b): the complete units from a to b, as DuckDB (BIGINT; negative
+/// where b is before a). Units of a fixed length: the microseconds between them divided
+/// by it, truncated. Months (and the years, quarters, decades, centuries and millennia
+/// made of them): the month numbers' difference, one fewer where b's day and time of day
+/// come before a's (for a before b; the other way round, the negated count from b to a).
+/// Where b is its month's last day and a's day is later, a counts as that day (DuckDB:
+/// 01-31 to 02-29 is one month). None for a unit that is not a literal of these.
+fn date_sub(unit: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> Option<String> {
+    let ast::Expr::Value(v) = unit else { return None };
+    let ast::Value::SingleQuotedString(text) = &v.value else { return None };
+    let unit = gpusql_common::date::unit_name(text)?;
+    let (a, b) = (format!("CAST(({a}) AS TIMESTAMP)"), format!("CAST(({b}) AS TIMESTAMP)"));
+    let time_of_day = |x: &str| {
+        format!(
+            "(EXTRACT(HOUR FROM {x}) * 3600000000 + EXTRACT(MINUTE FROM {x}) * 60000000 + EXTRACT(MICROSECOND FROM {x}))"
+        )
+    };
+    let micros = format!(
+        "(CAST(CAST({b} AS DATE) - CAST({a} AS DATE) AS BIGINT) * 86400000000 + {} - {})",
+        time_of_day(&b),
+        time_of_day(&a)
+    );
+    let fixed = |per: i64| Some(format!("({micros} // {per})"));
+    let months_per = match unit {
+        "microsecond" => return fixed(1),
+        "millisecond" => return fixed(1_000),
+        "second" => return fixed(1_000_000),
+        "minute" => return fixed(60_000_000),
+        "hour" => return fixed(3_600_000_000),
+        "day" => return fixed(86_400_000_000),
+        "week" => return fixed(7 * 86_400_000_000),
+        "month" => 1,
+        "quarter" => 3,
+        "year" => 12,
+        "decade" => 120,
+        "century" => 1200,
+        "millennium" => 12000,
+        _ => return None,
+    };
+    // Complete months from s to e, for s <= e.
+    let forward = |s: &str, e: &str| {
+        let field = |f: &str, x: &str| format!("EXTRACT({f} FROM {x})");
+        let (ds, de) = (field("DAY", s), field("DAY", e));
+        let (ts, te) = (time_of_day(s), time_of_day(e));
+        let month_end = format!("EXTRACT(DAY FROM last_day({e}))");
+        format!(
+            "((({ye}) - ({ys})) * 12 + ({me}) - ({ms}) - CASE WHEN {de} = {month_end} AND {ds} > {de} THEN CASE WHEN {te} < {ts} THEN 1 ELSE 0 END WHEN {de} < {ds} OR ({de} = {ds} AND {te} < {ts}) THEN 1 ELSE 0 END)",
+            ye = field("YEAR", e),
+            ys = field("YEAR", s),
+            me = field("MONTH", e),
+            ms = field("MONTH", s),
+        )
+    };
+    let months = format!("CASE WHEN {a} <= {b} THEN {} ELSE -{} END", forward(&a, &b), forward(&b, &a));
+    Some(format!("CAST(({months}) // {months_per} AS BIGINT)"))
 }
 
 /// last_day(d): the first day of d's month (a DATE), which the binder moves a month on

@@ -475,7 +475,9 @@ impl<'a> Generator<'a> {
             (Ty::Int, 7) => match self.rng.below(4) {
                 3 if !scope.of_type(Ty::Date).is_empty() => {
                     let unit = *self.rng.pick(&["year", "quarter", "month", "week", "day"]).unwrap_or(&"day");
-                    format!("date_diff('{unit}', {}, {})", self.expr(scope, Ty::Date, b), self.expr(scope, Ty::Date, b))
+                    // date_diff counts boundaries, date_sub complete units.
+                    let f = *self.rng.pick(&["date_diff", "date_sub"]).unwrap_or(&"date_diff");
+                    format!("{f}('{unit}', {}, {})", self.expr(scope, Ty::Date, b), self.expr(scope, Ty::Date, b))
                 }
                 0 if !scope.of_type(Ty::Float).is_empty() => format!("sign({})", self.expr(scope, Ty::Float, b)),
                 // (Divisors are non-zero constants: a column's zero errs where the order of
