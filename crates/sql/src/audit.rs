@@ -220,7 +220,7 @@ fn table_alias(a: &ast::TableAlias) -> Result<()> {
 pub fn function(f: &ast::Function) -> Result<()> {
     let ast::Function { name, uses_odbc_syntax, parameters, args, within_group, filter, null_treatment, over } = f;
     let at = name.span();
-    let aggregate = crate::bind_expr::is_aggregate_name(&name.to_string());
+    let aggregate = crate::bind_aggregate_call::is_aggregate_name(&name.to_string());
     refuse(&[(filter.is_some() && !aggregate, "FILTER of a function that is not an aggregate")], at)?;
     refuse(
         &[

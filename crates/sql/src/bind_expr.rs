@@ -1,5 +1,6 @@
 //! Binding of scalar and aggregate expressions against a scope.
 
+use crate::bind_aggregate_call::is_aggregate_name;
 use crate::coerce::{self, cast};
 use crate::literal;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
@@ -72,35 +73,6 @@ pub fn is_unknown_column(e: &Error) -> bool {
     matches!(e.kind(), Error::Bind(m) if m.contains("unknown column"))
 }
 
-pub fn is_aggregate_name(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "sum"
-            | "count"
-            | "avg"
-            | "min"
-            | "max"
-            | "count_if"
-            | "var_samp"
-            | "variance"
-            | "var_pop"
-            | "stddev_samp"
-            | "stddev"
-            | "stddev_pop"
-            | "covar_pop"
-            | "covar_samp"
-            | "corr"
-            | "bool_and"
-            | "bool_or"
-            | "arg_max"
-            | "argmax"
-            | "max_by"
-            | "arg_min"
-            | "argmin"
-            | "min_by"
-    )
-}
-
 /// Whether an AST expression contains a subquery.
 pub fn contains_subquery(e: &ast::Expr) -> bool {
     let mut found = false;
@@ -170,7 +142,7 @@ impl Scope {
 }
 
 impl<'a> Context<'a> {
-    fn base(&self) -> &Scope {
+    pub(crate) fn base(&self) -> &Scope {
         match self {
             Context::Plain(s) => s,
             Context::Grouped(g) => g.base,
@@ -740,152 +712,6 @@ impl<'a> Context<'a> {
             }
             _ => Ok(()),
         }
-    }
-
-    /// bool_and(x) / bool_or(x) of a BOOLEAN: `min` / `max` of 1 (TRUE) and 0 (FALSE),
-    /// compared with 1 (NULL where the group has no non-NULL x). DISTINCT and FILTER are
-    /// kept. None for another function.
-    fn bool_aggregate(&self, f: &ast::Function) -> Option<Result<ast::Expr>> {
-        let name = f.name.to_string().to_ascii_lowercase();
-        let inner = match name.as_str() {
-            "bool_and" => "min",
-            "bool_or" => "max",
-            _ => return None,
-        };
-        Some((|| {
-            let at = f.name.span();
-            crate::audit::function(f)?;
-            let ast::FunctionArguments::List(list) = &f.args else {
-                return Err(Error::bind(format!("{name} takes one argument")).at_span(at));
-            };
-            let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] = list.args.as_slice() else {
-                return Err(Error::bind(format!("{name} takes one argument")).at_span(at));
-            };
-            if contains_aggregate(x) {
-                return Err(Error::bind("aggregate calls cannot be nested").at_span(at));
-            }
-            let v = Context::Plain(self.base()).bind(x)?;
-            if v.ty() != DataType::Boolean && !matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) {
-                return Err(Error::bind(format!("{name} needs a BOOLEAN, got {}", v.ty())).at_span(at));
-            }
-            let distinct = if list.duplicate_treatment.is_some() { "DISTINCT " } else { "" };
-            let filter = f.filter.as_ref().map_or(String::new(), |c| format!(" FILTER (WHERE {c})"));
-            crate::functions::parse_expr(
-                &format!("({inner}({distinct}CASE WHEN ({x}) THEN 1 WHEN NOT ({x}) THEN 0 END){filter} = 1)"),
-                f,
-            )
-        })())
-    }
-
-    /// Binds an aggregate call's argument in this (plain) context.
-    pub fn bind_aggregate(&self, f: &ast::Function) -> Result<AggExpr> {
-        let name = f.name.to_string().to_ascii_lowercase();
-        let at = f.name.span();
-        crate::audit::function(f)?;
-        let ast::FunctionArguments::List(list) = &f.args else {
-            return Err(Error::bind(format!("{name} needs an argument")).at_span(at));
-        };
-        // (MIN and MAX of the distinct values are those of all values.)
-        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
-            && !matches!(name.as_str(), "min" | "max");
-        if distinct && !matches!(name.as_str(), "count" | "sum" | "avg") {
-            return Err(Error::not_supported(format!("{name}(DISTINCT …)")).at_span(at));
-        }
-        let func = match name.as_str() {
-            "sum" => AggFunc::Sum,
-            "count" | "count_if" => AggFunc::Count,
-            "avg" => AggFunc::Avg,
-            "min" => AggFunc::Min,
-            "var_samp" | "variance" => AggFunc::VarSamp,
-            "var_pop" => AggFunc::VarPop,
-            "stddev_samp" | "stddev" => AggFunc::StddevSamp,
-            "stddev_pop" => AggFunc::StddevPop,
-            "covar_pop" => AggFunc::CovarPop,
-            "covar_samp" => AggFunc::CovarSamp,
-            "corr" => AggFunc::Corr,
-            "arg_max" | "argmax" | "max_by" => AggFunc::ArgMax,
-            "arg_min" | "argmin" | "min_by" => AggFunc::ArgMin,
-            _ => AggFunc::Max,
-        };
-        if func.is_pair() || func.is_arg_extreme() {
-            return self.bind_pair_aggregate(func, f, &list.args);
-        }
-        let arg = match list.args.as_slice() {
-            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if func == AggFunc::Count => None,
-            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => {
-                if contains_aggregate(x) {
-                    return Err(Error::bind("aggregate calls cannot be nested").at_span(at));
-                }
-                Some(x)
-            }
-            _ => return Err(Error::bind(format!("{name} takes exactly one argument")).at_span(at)),
-        };
-        // FILTER (WHERE c): the rows where c is not TRUE contribute NULL, which aggregates
-        // skip (COUNT(*) counts a non-NULL 1 instead).
-        let arg = match &f.filter {
-            Some(c) => Some(self.bind(&crate::functions::filtered_argument(arg, c, f)?)?),
-            None => arg.map(|x| self.bind(x)).transpose()?,
-        };
-        // count_if(c): the rows where c is TRUE, as COUNT(CASE WHEN c THEN 1 END).
-        let arg = match arg {
-            Some(c) if name == "count_if" => {
-                if c.ty() != DataType::Boolean && !matches!(c, Expr::Literal { value: ScalarValue::Null, .. }) {
-                    return Err(Error::bind(format!("count_if needs a BOOLEAN, got {}", c.ty())).at_span(at));
-                }
-                let one = Expr::literal(ScalarValue::Int32(1), DataType::Int32);
-                Some(Expr::Case { branches: vec![(c, one)], else_expr: None, ty: DataType::Int32 })
-            }
-            None if name == "count_if" => return Err(Error::bind("count_if takes one argument").at_span(at)),
-            other => other,
-        };
-        let arg_ty = arg.as_ref().map(|a| a.ty());
-        if func == AggFunc::Avg && arg_ty == Some(DataType::Timestamp) {
-            // DuckDB averages timestamps; here AVG is SUM / COUNT, and a SUM of timestamps
-            // is not a value of any type.
-            return Err(Error::not_supported("avg of TIMESTAMP").at_span(at));
-        }
-        let ty = AggExpr::result_type(func, arg_ty.as_ref()).ok_or_else(|| {
-            Error::bind(format!("{name} is not defined for {}", arg_ty.map_or("*".into(), |t| t.to_string())))
-                .at_span(at)
-        })?;
-        if distinct && arg.is_none() {
-            return Err(Error::bind("count(DISTINCT *) is not valid SQL").at_span(at));
-        }
-        Ok(AggExpr { func, arg, ty, arg2: None, distinct })
-    }
-
-    /// covar_pop / covar_samp / corr (y, x): both arguments numeric; arg_max / arg_min
-    /// (arg, val): any types. FILTER applies to both.
-    fn bind_pair_aggregate(&self, func: AggFunc, f: &ast::Function, args: &[ast::FunctionArg]) -> Result<AggExpr> {
-        let at = f.name.span();
-        let name = f.name.to_string().to_ascii_lowercase();
-        if func.is_arg_extreme() && args.len() == 3 {
-            return Err(Error::not_supported(format!("{name} of the top n rows (its LIST result)")).at_span(at));
-        }
-        let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(y)), ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] =
-            args
-        else {
-            return Err(Error::bind(format!("{name} takes exactly two arguments")).at_span(at));
-        };
-        let mut bound = vec![];
-        for a in [y, x] {
-            if contains_aggregate(a) {
-                return Err(Error::bind("aggregate calls cannot be nested").at_span(at));
-            }
-            let e = match &f.filter {
-                Some(c) => self.bind(&crate::functions::filtered_argument(Some(a), c, f)?)?,
-                None => self.bind(a)?,
-            };
-            let numeric = e.ty().is_numeric() || matches!(e, Expr::Literal { value: ScalarValue::Null, .. });
-            if !numeric && !func.is_arg_extreme() {
-                return Err(Error::bind(format!("{name} is not defined for {}", e.ty())).at_span(at));
-            }
-            bound.push(e);
-        }
-        let x = bound.pop();
-        let y = bound.pop();
-        let ty = if func.is_arg_extreme() { y.as_ref().map_or(DataType::Int32, |y| y.ty()) } else { DataType::Float64 };
-        Ok(AggExpr { func, arg: y, arg2: x, ty, distinct: false })
     }
 }
 

@@ -650,7 +650,7 @@ fn replace_aliases(e: &mut ast::Expr, alias: &dyn Fn(&ast::Ident) -> Option<ast:
                 go(x);
             }
         }
-        A::Function(f) if !crate::bind_expr::is_aggregate_name(&f.name.to_string()) => {
+        A::Function(f) if !crate::bind_aggregate_call::is_aggregate_name(&f.name.to_string()) => {
             if let ast::FunctionArguments::List(list) = &mut f.args {
                 for a in list.args.iter_mut() {
                     if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) = a {

@@ -3,6 +3,7 @@
 
 mod audit;
 mod bind_aggregate;
+mod bind_aggregate_call;
 mod bind_decorrelate;
 mod bind_expr;
 mod bind_from;
