@@ -682,9 +682,18 @@ impl<'a> Context<'a> {
         let at = f.span();
         let is_null = |x: &Expr| matches!(x, Expr::Literal { value: ScalarValue::Null, .. });
         match (name.as_str(), crate::functions::plain_arguments(f).as_deref()) {
-            ("dayname" | "monthname" | "last_day", Some([x])) => match self.bind(x)? {
-                v if is_null(&v) || matches!(v.ty(), DataType::Date | DataType::Timestamp) => Ok(()),
-                v => Err(Error::bind(format!("{name} needs a DATE or TIMESTAMP, got {}", v.ty())).at_span(at)),
+            ("epoch_ms" | "epoch_us" | "epoch_ns", Some([x])) if self.bind(x)?.ty().is_numeric() => {
+                Err(Error::not_supported(format!("{name} of a number (the TIMESTAMP it makes)")).at_span(at))
+            }
+            ("dayname" | "monthname" | "last_day" | "epoch_ms" | "epoch_us" | "epoch_ns" | "yearweek", Some([x])) => {
+                match self.bind(x)? {
+                    v if is_null(&v) || matches!(v.ty(), DataType::Date | DataType::Timestamp) => Ok(()),
+                    v => Err(Error::bind(format!("{name} needs a DATE or TIMESTAMP, got {}", v.ty())).at_span(at)),
+                }
+            }
+            ("isnan" | "isinf" | "isfinite", Some([x])) => match self.bind(x)? {
+                v if is_null(&v) || v.ty().is_numeric() => Ok(()),
+                v => Err(Error::bind(format!("{name} needs a number, got {}", v.ty())).at_span(at)),
             },
             ("make_date", Some(args @ [_, _, _])) => {
                 for x in args {

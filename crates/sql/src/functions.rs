@@ -65,6 +65,13 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
                 | "datediff"
                 | "date_sub"
                 | "datesub"
+                | "epoch_ms"
+                | "epoch_us"
+                | "epoch_ns"
+                | "yearweek"
+                | "isnan"
+                | "isinf"
+                | "isfinite"
                 | "dayname"
                 | "monthname"
                 | "make_date"
@@ -119,6 +126,19 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             }
         },
         ("date_sub" | "datesub", _) => return wrong("three arguments (a unit, a start and an end)"),
+        // Microseconds since 1970-01-01 (milliseconds floored, as DuckDB; nanoseconds as
+        // a BIGINT, so past 2262 out of range). The binder took DATE / TIMESTAMP only.
+        ("epoch_us", [x]) => epoch_micros(x),
+        ("epoch_ms", [x]) => {
+            let us = epoch_micros(x);
+            format!("(({us} - (({us} % 1000) + 1000) % 1000) // 1000)")
+        }
+        ("epoch_ns", [x]) => format!("({} * 1000)", epoch_micros(x)),
+        ("yearweek", [d]) => format!("CAST(EXTRACT(ISOYEAR FROM ({d})) * 100 + EXTRACT(WEEK FROM ({d})) AS BIGINT)"),
+        // (NaN equals NaN and is larger than every other DOUBLE, as in DuckDB.)
+        ("isnan", [x]) => format!("(CAST(({x}) AS DOUBLE) = CAST('nan' AS DOUBLE))"),
+        ("isinf", [x]) => format!("(abs(CAST(({x}) AS DOUBLE)) = CAST('inf' AS DOUBLE))"),
+        ("isfinite", [x]) => format!("(abs(CAST(({x}) AS DOUBLE)) < CAST('inf' AS DOUBLE))"),
         ("dayname", [d]) => {
             let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
             let whens: String = names.iter().enumerate().map(|(k, n)| format!(" WHEN {k} THEN '{n}'")).collect();
@@ -202,6 +222,20 @@ fn date_diff(unit: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> Option<String> {
     })
 }
 
+/// The microseconds of a timestamp's time of day (`x` a TIMESTAMP expression).
+fn time_of_day(x: &str) -> String {
+    format!(
+        "(EXTRACT(HOUR FROM {x}) * 3600000000 + EXTRACT(MINUTE FROM {x}) * 60000000 + EXTRACT(MICROSECOND FROM {x}))"
+    )
+}
+
+/// The microseconds from 1970-01-01 to a DATE or TIMESTAMP, as a BIGINT: the days between
+/// their dates, and the time of day.
+fn epoch_micros(x: &ast::Expr) -> String {
+    let ts = format!("CAST(({x}) AS TIMESTAMP)");
+    format!("(CAST(CAST({ts} AS DATE) - DATE '1970-01-01' AS BIGINT) * 86400000000 + {})", time_of_day(&ts))
+}
+
 /// date_sub(unit, a, b): the complete units from a to b, as DuckDB (BIGINT; negative
 /// where b is before a). Units of a fixed length: the microseconds between them divided
 /// by it, truncated. Months (and the years, quarters, decades, centuries and millennia
@@ -213,17 +247,8 @@ fn date_sub(unit: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> Option<String> {
     let ast::Expr::Value(v) = unit else { return None };
     let ast::Value::SingleQuotedString(text) = &v.value else { return None };
     let unit = gpusql_common::date::unit_name(text)?;
+    let micros = format!("({} - {})", epoch_micros(b), epoch_micros(a));
     let (a, b) = (format!("CAST(({a}) AS TIMESTAMP)"), format!("CAST(({b}) AS TIMESTAMP)"));
-    let time_of_day = |x: &str| {
-        format!(
-            "(EXTRACT(HOUR FROM {x}) * 3600000000 + EXTRACT(MINUTE FROM {x}) * 60000000 + EXTRACT(MICROSECOND FROM {x}))"
-        )
-    };
-    let micros = format!(
-        "(CAST(CAST({b} AS DATE) - CAST({a} AS DATE) AS BIGINT) * 86400000000 + {} - {})",
-        time_of_day(&b),
-        time_of_day(&a)
-    );
     let fixed = |per: i64| Some(format!("({micros} // {per})"));
     let months_per = match unit {
         "microsecond" => return fixed(1),
@@ -281,7 +306,7 @@ fn date_function_field(name: &str) -> Option<&'static str> {
         "second" => "SECOND",
         "millisecond" => "MILLISECOND",
         "microsecond" => "MICROSECOND",
-        "dayofweek" => "DAYOFWEEK",
+        "dayofweek" | "weekday" => "DAYOFWEEK",
         "dayofyear" => "DAYOFYEAR",
         "epoch" => "EPOCH",
         "week" | "weekofyear" => "WEEK",
