@@ -457,9 +457,15 @@ impl<'a> Generator<'a> {
             (Ty::Int, 2) if !scope.of_type(Ty::Date).is_empty() => {
                 let f = *self
                     .rng
-                    .pick(&["YEAR", "MONTH", "DAY", "QUARTER", "DOW", "WEEK", "ISODOW", "ISOYEAR"])
+                    .pick(&[
+                        "YEAR", "MONTH", "DAY", "QUARTER", "DOW", "WEEK", "ISODOW", "ISOYEAR", "yearweek", "epoch_ms",
+                    ])
                     .unwrap_or(&"YEAR");
-                format!("EXTRACT({f} FROM {})", self.expr(scope, Ty::Date, b))
+                let d = self.expr(scope, Ty::Date, b);
+                match f {
+                    "yearweek" | "epoch_ms" => format!("{f}({d})"),
+                    _ => format!("EXTRACT({f} FROM {d})"),
+                }
             }
             (Ty::Int, 3) if !scope.of_type(Ty::Str).is_empty() => match self.rng.below(4) {
                 0 => format!("strpos({}, {})", self.expr(scope, Ty::Str, b), self.literal(scope, Ty::Str)),
@@ -723,6 +729,10 @@ impl<'a> Generator<'a> {
             6 if !scope.of_type(Ty::Str).is_empty() && self.rng.chance(0.3) => {
                 let f = *self.rng.pick(&["starts_with", "ends_with", "contains"]).unwrap_or(&"contains");
                 format!("{f}({}, {})", self.expr(scope, Ty::Str, b), self.literal(scope, Ty::Str))
+            }
+            6 if !scope.of_type(Ty::Float).is_empty() && self.rng.chance(0.2) => {
+                let f = *self.rng.pick(&["isnan", "isinf", "isfinite"]).unwrap_or(&"isnan");
+                format!("{f}({})", self.expr(scope, Ty::Float, b))
             }
             6 => {
                 let ty = self.any_type(scope);
