@@ -91,7 +91,7 @@ pub fn contains_aggregate(e: &ast::Expr) -> bool {
     let mut found = false;
     let _ = ast::visit_expressions(e, |x| {
         if let ast::Expr::Function(f) = x {
-            if is_aggregate_name(&f.name.to_string()) {
+            if is_aggregate_name(&f.name.to_string()) && f.over.is_none() {
                 found = true;
                 return std::ops::ControlFlow::Break(());
             }
@@ -612,6 +612,22 @@ impl<'a> Context<'a> {
     }
 
     fn bind_binary(&self, left: &ast::Expr, op: &BinaryOperator, right: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+        // `^` is DuckDB's power, which binds tighter than * and +; the parser ranks it below
+        // them (`2 * 3 ^ 2` reads as `(2 * 3) ^ 2`), so an operand it grouped that way is
+        // refused rather than computed in another order.
+        if let BinaryOperator::BitwiseXor = op {
+            let grouped = |x: &ast::Expr, chain: bool| match x {
+                ast::Expr::BinaryOp { op: BinaryOperator::BitwiseXor, .. } => !chain,
+                ast::Expr::BinaryOp { .. } => true,
+                _ => false,
+            };
+            if grouped(left, true) || grouped(right, false) {
+                return Err(Error::not_supported(
+                    "^ beside another operator without parentheses (write 2 * (3 ^ 2) or (2 * 3) ^ 2)",
+                )
+                .at_span(whole.span()));
+            }
+        }
         // date / timestamp ± interval, interval + date / timestamp
         let with_interval = match (op, left, right) {
             (BinaryOperator::Plus | BinaryOperator::Minus, x, ast::Expr::Interval(iv)) => Some((x, iv)),
@@ -671,6 +687,7 @@ impl<'a> Context<'a> {
             BinaryOperator::And => at(coerce::logical(BinaryOp::And, l, r)),
             BinaryOperator::Or => at(coerce::logical(BinaryOp::Or, l, r)),
             BinaryOperator::StringConcat => at(crate::bind_string::concat(l, r)),
+            BinaryOperator::BitwiseXor => crate::bind_math::power_operator(l, r, whole),
             other => Err(Error::not_supported(format!("operator {other}")).at_span(whole.span())),
         }
     }

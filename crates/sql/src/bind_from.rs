@@ -33,6 +33,12 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
             factor,
         );
     }
+    if let ast::TableFactor::NestedJoin { table_with_joins, alias } = factor {
+        if alias.is_some() {
+            return Err(Error::not_supported("an alias on a parenthesized join").at_span(factor.span()));
+        }
+        return bind_nested_join(table_with_joins, catalog, scope, factor);
+    }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
         return Err(Error::not_supported("this kind of FROM item").at_span(factor.span()));
     };
@@ -203,67 +209,8 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
     let mut scope = Scope::default();
     let mut plan: Option<LogicalPlan> = None;
     let mut on = vec![];
-    let cross = |l: LogicalPlan, r: LogicalPlan| LogicalPlan::CrossJoin { left: Box::new(l), right: Box::new(r) };
     for twj in &select.from {
-        // A FROM item: a table and the joins attached to it (they bind tighter than commas).
-        let item_start = scope.fields.len();
-        let item_on = on.len();
-        let mut item = bind_table(&twj.relation, catalog, &mut scope)?;
-        for j in &twj.joins {
-            let (constraint, outer) = match &j.join_operator {
-                // (DuckDB: a syntax error; only CROSS JOIN has no condition.)
-                ast::JoinOperator::Join(ast::JoinConstraint::None)
-                | ast::JoinOperator::Inner(ast::JoinConstraint::None)
-                | ast::JoinOperator::Left(ast::JoinConstraint::None)
-                | ast::JoinOperator::LeftOuter(ast::JoinConstraint::None)
-                | ast::JoinOperator::Right(ast::JoinConstraint::None)
-                | ast::JoinOperator::RightOuter(ast::JoinConstraint::None)
-                | ast::JoinOperator::FullOuter(ast::JoinConstraint::None) => {
-                    return Err(
-                        Error::Syntax("JOIN needs ON or USING (or write CROSS JOIN)".into()).at_span(j.relation.span())
-                    );
-                }
-                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, None),
-                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, Some(Preserved::Left)),
-                ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => (c, Some(Preserved::Right)),
-                ast::JoinOperator::FullOuter(c) => (c, Some(Preserved::Both)),
-                ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => (&ast::JoinConstraint::None, None),
-                other => {
-                    let kind = format!("{other:?}");
-                    let kind = kind.split('(').next().unwrap_or("this join");
-                    return Err(Error::not_supported(format!("{kind} joins")).at_span(j.relation.span()));
-                }
-            };
-            let right_start = scope.fields.len();
-            let t = bind_table(&j.relation, catalog, &mut scope)?;
-            if let ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural = constraint {
-                let (using, on_using) = using_columns(constraint, &scope, item_start, right_start, j.relation.span())?;
-                item = match outer {
-                    Some(preserved) => {
-                        item = filter_inner_joins(item, &mut on, item_on, &scope, item_start, right_start)?;
-                        bind_outer_join(item, t, &on_using, preserved, &mut scope, item_start, right_start)?
-                    }
-                    None => {
-                        on.push(on_using);
-                        cross(item, t)
-                    }
-                };
-                item = merge_using_columns(item, using, outer, &mut scope)?;
-                continue;
-            }
-            match (constraint, outer) {
-                (ast::JoinConstraint::On(e), Some(preserved)) => {
-                    item = filter_inner_joins(item, &mut on, item_on, &scope, item_start, right_start)?;
-                    item = bind_outer_join(item, t, e, preserved, &mut scope, item_start, right_start)?;
-                }
-                (ast::JoinConstraint::On(e), None) => {
-                    on.push(e.clone());
-                    item = cross(item, t);
-                }
-                (ast::JoinConstraint::None, None) => item = cross(item, t),
-                _ => return Err(Error::not_supported("this join constraint").at_span(j.relation.span())),
-            }
-        }
+        let item = bind_item(twj, catalog, &mut scope, &mut on)?;
         plan = Some(match plan.take() {
             None => item,
             Some(l) => cross(l, item),
@@ -271,6 +218,100 @@ pub(crate) fn bind_from(select: &ast::Select, catalog: &dyn Catalog) -> Result<(
     }
     let plan = plan.ok_or_else(|| Error::plan("empty FROM"))?;
     Ok((plan, scope, on))
+}
+
+fn cross(l: LogicalPlan, r: LogicalPlan) -> LogicalPlan {
+    LogicalPlan::CrossJoin { left: Box::new(l), right: Box::new(r) }
+}
+
+/// A FROM item: a table and the joins attached to it (they bind tighter than commas).
+/// Inner joins' ON conditions are added to `on`.
+fn bind_item(
+    twj: &ast::TableWithJoins,
+    catalog: &dyn Catalog,
+    scope: &mut Scope,
+    on: &mut Vec<ast::Expr>,
+) -> Result<LogicalPlan> {
+    let item_start = scope.fields.len();
+    let item_on = on.len();
+    let mut item = bind_table(&twj.relation, catalog, scope)?;
+    for j in &twj.joins {
+        let (constraint, outer) = match &j.join_operator {
+            // (DuckDB: a syntax error; only CROSS JOIN has no condition.)
+            ast::JoinOperator::Join(ast::JoinConstraint::None)
+            | ast::JoinOperator::Inner(ast::JoinConstraint::None)
+            | ast::JoinOperator::Left(ast::JoinConstraint::None)
+            | ast::JoinOperator::LeftOuter(ast::JoinConstraint::None)
+            | ast::JoinOperator::Right(ast::JoinConstraint::None)
+            | ast::JoinOperator::RightOuter(ast::JoinConstraint::None)
+            | ast::JoinOperator::FullOuter(ast::JoinConstraint::None) => {
+                return Err(
+                    Error::Syntax("JOIN needs ON or USING (or write CROSS JOIN)".into()).at_span(j.relation.span())
+                );
+            }
+            ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, None),
+            ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, Some(Preserved::Left)),
+            ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => (c, Some(Preserved::Right)),
+            ast::JoinOperator::FullOuter(c) => (c, Some(Preserved::Both)),
+            ast::JoinOperator::CrossJoin(ast::JoinConstraint::None) => (&ast::JoinConstraint::None, None),
+            other => {
+                let kind = format!("{other:?}");
+                let kind = kind.split('(').next().unwrap_or("this join");
+                return Err(Error::not_supported(format!("{kind} joins")).at_span(j.relation.span()));
+            }
+        };
+        let right_start = scope.fields.len();
+        let t = bind_table(&j.relation, catalog, scope)?;
+        if let ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural = constraint {
+            let (using, on_using) = using_columns(constraint, &scope, item_start, right_start, j.relation.span())?;
+            item = match outer {
+                Some(preserved) => {
+                    item = filter_inner_joins(item, on, item_on, &scope, item_start, right_start)?;
+                    bind_outer_join(item, t, &on_using, preserved, scope, item_start, right_start)?
+                }
+                None => {
+                    on.push(on_using);
+                    cross(item, t)
+                }
+            };
+            item = merge_using_columns(item, using, outer, scope)?;
+            continue;
+        }
+        match (constraint, outer) {
+            (ast::JoinConstraint::On(e), Some(preserved)) => {
+                item = filter_inner_joins(item, on, item_on, &scope, item_start, right_start)?;
+                item = bind_outer_join(item, t, e, preserved, scope, item_start, right_start)?;
+            }
+            (ast::JoinConstraint::On(e), None) => {
+                on.push(e.clone());
+                item = cross(item, t);
+            }
+            (ast::JoinConstraint::None, None) => item = cross(item, t),
+            _ => return Err(Error::not_supported("this join constraint").at_span(j.relation.span())),
+        }
+    }
+    Ok(item)
+}
+
+/// A parenthesized join, `(a JOIN b ON …)`: its tables join the scope under their own
+/// names, and its ON conditions, which can name only them, filter it here (an outer join
+/// around it must see it joined).
+fn bind_nested_join(
+    twj: &ast::TableWithJoins,
+    catalog: &dyn Catalog,
+    scope: &mut Scope,
+    factor: &ast::TableFactor,
+) -> Result<LogicalPlan> {
+    let start = scope.fields.len();
+    let mut on = vec![];
+    let item = bind_item(twj, catalog, scope, &mut on)?;
+    let item = filter_inner_joins(item, &mut on, 0, scope, start, scope.fields.len())?;
+    if !on.is_empty() {
+        return Err(
+            Error::not_supported("a subquery in the ON condition of a parenthesized join").at_span(factor.span())
+        );
+    }
+    Ok(item)
 }
 
 /// The INNER JOIN … ON conditions of the current FROM item (`on[item_on..]`) as a filter

@@ -54,6 +54,11 @@ impl Context<'_> {
     }
 }
 
+/// `x ^ y`: DuckDB's power operator (the parser reads `^` as XOR, PostgreSQL's `#`).
+pub(crate) fn power_operator(x: Expr, y: Expr, whole: &ast::Expr) -> Result<Expr> {
+    bind_math(MathFunc::Power, vec![x, y], whole)
+}
+
 /// The typed call over bound arguments.
 fn bind_math(func: MathFunc, args: Vec<Expr>, whole: &ast::Expr) -> Result<Expr> {
     let is_null = |e: &Expr| matches!(e, Expr::Literal { value: ScalarValue::Null, .. });
