@@ -263,10 +263,10 @@ fn bind_item(
         let right_start = scope.fields.len();
         let t = bind_table(&j.relation, catalog, scope)?;
         if let ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural = constraint {
-            let (using, on_using) = using_columns(constraint, &scope, item_start, right_start, j.relation.span())?;
+            let (using, on_using) = using_columns(constraint, scope, item_start, right_start, j.relation.span())?;
             item = match outer {
                 Some(preserved) => {
-                    item = filter_inner_joins(item, on, item_on, &scope, item_start, right_start)?;
+                    item = filter_inner_joins(item, on, item_on, scope, item_start, right_start)?;
                     bind_outer_join(item, t, &on_using, preserved, scope, item_start, right_start)?
                 }
                 None => {
@@ -279,7 +279,7 @@ fn bind_item(
         }
         match (constraint, outer) {
             (ast::JoinConstraint::On(e), Some(preserved)) => {
-                item = filter_inner_joins(item, on, item_on, &scope, item_start, right_start)?;
+                item = filter_inner_joins(item, on, item_on, scope, item_start, right_start)?;
                 item = bind_outer_join(item, t, e, preserved, scope, item_start, right_start)?;
             }
             (ast::JoinConstraint::On(e), None) => {
