@@ -59,11 +59,7 @@ pub(crate) fn aggregate_plan(
         plan = Some(match plan {
             None => branch,
             // Global aggregates are one row each: the join planner joins them on a constant key.
-            Some(p) => {
-                let build_keys = (0..k).map(|i| Expr::column_of(&branch.schema(), i)).collect();
-                let probe_keys = (0..k).map(|i| Expr::column_of(&p.schema(), i)).collect();
-                join_on_groups(p, probe_keys, branch, build_keys)
-            }
+            Some(p) => join_aggregations(p, branch, k),
         });
         width += branch_width;
     }
@@ -95,6 +91,14 @@ fn join_on_groups(probe: LogicalPlan, probe_keys: Vec<Expr>, build: LogicalPlan,
         kind: gpusql_plan::JoinKind::Inner,
         residual: None,
     }
+}
+
+/// Two aggregations of the same input whose first `k` columns are its group keys, joined
+/// on them (`join_on_groups`).
+fn join_aggregations(left: LogicalPlan, right: LogicalPlan, k: usize) -> LogicalPlan {
+    let keys = |p: &LogicalPlan| (0..k).map(|i| Expr::column_of(&p.schema(), i)).collect();
+    let (left_keys, right_keys) = (keys(&left), keys(&right));
+    join_on_groups(left, left_keys, right, right_keys)
 }
 
 /// The statistics aggregates in two passes per argument (as DOUBLE): the group means, then
@@ -159,11 +163,7 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
         };
         let width = plan.schema().len();
         moments.push(width + k);
-        let (plan_keys, sums_keys) = (
-            (0..k).map(|i| Expr::column_of(&plan.schema(), i)).collect(),
-            (0..k).map(|i| Expr::column_of(&sums.schema(), i)).collect(),
-        );
-        plan = join_on_groups(plan, plan_keys, sums, sums_keys);
+        plan = join_aggregations(plan, sums, k);
     }
     // Keys, the other aggregates in their order, each statistic from its moments.
     let schema = plan.schema();
@@ -273,11 +273,7 @@ fn arg_extreme_plan(
             aggs: vec![AggExpr { func: AggFunc::Min, arg: Some(pick), ty: arg.ty(), arg2: None, distinct: false }],
         };
         picked_at.push(plan.schema().len() + k);
-        let (plan_keys, picked_keys) = (
-            (0..k).map(|i| Expr::column_of(&plan.schema(), i)).collect(),
-            (0..k).map(|i| Expr::column_of(&picked.schema(), i)).collect(),
-        );
-        plan = join_on_groups(plan, plan_keys, picked, picked_keys);
+        plan = join_aggregations(plan, picked, k);
     }
     // Keys, the other aggregates in their order, each arg_max / arg_min (BOOLEAN ones back
     // from 1 / 0).
