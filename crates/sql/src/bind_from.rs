@@ -34,10 +34,12 @@ fn bind_table(factor: &ast::TableFactor, catalog: &dyn Catalog, scope: &mut Scop
         );
     }
     if let ast::TableFactor::NestedJoin { table_with_joins, alias } = factor {
-        if alias.is_some() {
-            return Err(Error::not_supported("an alias on a parenthesized join").at_span(factor.span()));
+        let start = scope.fields.len();
+        let plan = bind_nested_join(table_with_joins, catalog, scope, factor)?;
+        if let Some(alias) = alias {
+            rename_nested_join(alias, scope, start, factor)?;
         }
-        return bind_nested_join(table_with_joins, catalog, scope, factor);
+        return Ok(plan);
     }
     let ast::TableFactor::Table { name, alias, args, .. } = factor else {
         return Err(Error::not_supported("this kind of FROM item").at_span(factor.span()));
@@ -291,6 +293,36 @@ fn bind_item(
         }
     }
     Ok(item)
+}
+
+/// `(a JOIN b …) AS j (x, y)`: its columns from `start` on are j's (a and b are no longer
+/// names), the visible ones renamed in order, as DuckDB.
+fn rename_nested_join(
+    alias: &ast::TableAlias,
+    scope: &mut Scope,
+    start: usize,
+    factor: &ast::TableFactor,
+) -> Result<()> {
+    let qualifier = alias.name.value.clone();
+    if scope.fields[..start].iter().any(|f| f.qualifier.eq_ignore_ascii_case(&qualifier)) {
+        return Err(Error::bind(format!("table name '{qualifier}' specified more than once")).at_span(factor.span()));
+    }
+    let renames = alias_columns(Some(alias));
+    let visible = scope.fields[start..].iter().filter(|f| !f.hidden).count();
+    if renames.len() > visible {
+        return Err(Error::bind(format!("{} column names for a join of {visible} columns", renames.len()))
+            .at_span(factor.span()));
+    }
+    let mut renames = renames.into_iter();
+    for f in scope.fields[start..].iter_mut() {
+        f.qualifier = qualifier.clone();
+        if !f.hidden {
+            if let Some(name) = renames.next() {
+                f.name = name;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A parenthesized join, `(a JOIN b ON …)`: its tables join the scope under their own
