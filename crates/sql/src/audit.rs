@@ -96,7 +96,7 @@ pub fn order_by_expr(o: &ast::OrderByExpr) -> Result<()> {
 }
 
 /// A SELECT's clauses that other dialects have. Bound by `bind_select`: `distinct`
-/// (DISTINCT ON refused there), `projection`, `from`, `selection`, `group_by`, `having`,
+/// (DISTINCT ON in `bind_distinct_on`), `projection`, `from`, `selection`, `group_by`, `having`,
 /// `flavor` (FROM-first).
 pub fn select(s: &ast::Select) -> Result<()> {
     let ast::Select {

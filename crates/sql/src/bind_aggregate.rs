@@ -79,7 +79,12 @@ pub(crate) fn aggregate_plan(
 /// `probe` joined with `build` where the group keys `probe_keys` and `build_keys` (over
 /// each side) are the same group, NULL included (`group_join_keys`); without keys, a
 /// cross join (global aggregates are one row: the join planner joins them on a constant key).
-fn join_on_groups(probe: LogicalPlan, probe_keys: Vec<Expr>, build: LogicalPlan, build_keys: Vec<Expr>) -> LogicalPlan {
+pub(crate) fn join_on_groups(
+    probe: LogicalPlan,
+    probe_keys: Vec<Expr>,
+    build: LogicalPlan,
+    build_keys: Vec<Expr>,
+) -> LogicalPlan {
     if probe_keys.is_empty() {
         return LogicalPlan::CrossJoin { left: Box::new(probe), right: Box::new(build) };
     }

@@ -5,6 +5,7 @@ mod audit;
 mod bind_aggregate;
 mod bind_aggregate_call;
 mod bind_decorrelate;
+mod bind_distinct_on;
 mod bind_expr;
 mod bind_from;
 mod bind_join;
