@@ -339,9 +339,10 @@ fn bind_nested_join(
     let item = bind_item(twj, catalog, scope, &mut on)?;
     let item = filter_inner_joins(item, &mut on, 0, scope, start, scope.fields.len())?;
     if !on.is_empty() {
-        return Err(
-            Error::not_supported("a subquery in the ON condition of a parenthesized join").at_span(factor.span())
-        );
+        return Err(Error::not_supported(
+            "an ON condition in a parenthesized join that names a table outside it or holds a subquery",
+        )
+        .at_span(factor.span()));
     }
     Ok(item)
 }
