@@ -96,7 +96,7 @@ fn string_to_number(e: Expr, other: &Expr) -> Result<Expr> {
     match &e {
         Expr::Literal { value: ScalarValue::Utf8(s), .. } if other.ty().is_numeric() && !is_null_literal(other) => {
             let text = s.clone();
-            crate::bind_expr::cast_string_literal(e, other.ty(), &text)
+            crate::bind_cast::cast_string_literal(e, other.ty(), &text)
         }
         _ => Ok(e),
     }

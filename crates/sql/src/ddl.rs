@@ -1,7 +1,8 @@
 //! Statements that change the catalog: CREATE TABLE [AS], CREATE VIEW, DROP, INSERT
 //! (VALUES or a query), and DESCRIBE of a table or view.
 
-use crate::bind_expr::{sql_type, AtSpan, Context, Scope};
+use crate::bind_cast::sql_type;
+use crate::bind_expr::{AtSpan, Context, Scope};
 use crate::bind_select::bind_query;
 use crate::coerce::cast;
 use crate::BoundStatement;
@@ -288,7 +289,7 @@ pub fn bind_insert(ins: &ast::Insert, catalog: &dyn Catalog) -> Result<BoundStat
             let bound = ctx.bind(v)?;
             // Text into a column of another type reads as CAST reads it (DuckDB's implicit cast).
             let value = if let (ScalarValue::Utf8(s), false) = (literal_value(&bound), field.ty == DataType::Utf8) {
-                literal_value(&crate::bind_expr::cast_string_literal(bound, field.ty, &s)?)
+                literal_value(&crate::bind_cast::cast_string_literal(bound, field.ty, &s)?)
             } else {
                 if !crate::coerce::assignable(&bound.ty(), &field.ty)
                     && !matches!(literal_value(&bound), ScalarValue::Null)

@@ -263,7 +263,7 @@ impl VisitorMut for Replace<'_> {
         // The literal as the binder reads it (its value and narrowest type).
         let bound = match &*e {
             ast::Expr::Value(v) => literal::value(&v.value),
-            ast::Expr::TypedString(ts) => crate::bind_expr::typed_string(ts),
+            ast::Expr::TypedString(ts) => crate::bind_cast::typed_string(ts),
             _ => unreachable!("is_literal"),
         };
         match bound {

@@ -4,7 +4,8 @@
 //! `read_csv_auto(…)`, `read_arrow('f.arrow')`. Options are `name = value` or
 //! `name := value`; an unknown option is an error.
 
-use crate::bind_expr::{sql_type, AtSpan};
+use crate::bind_cast::sql_type;
+use crate::bind_expr::AtSpan;
 use gpusql_common::{Compression, DataType, Error, FileFormat, FileScan, Result};
 use sqlparser::ast::{self, Spanned};
 
