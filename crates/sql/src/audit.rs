@@ -88,7 +88,7 @@ pub fn query(q: &ast::Query) -> Result<()> {
     Ok(())
 }
 
-/// One ORDER BY item (`bind_select::bind_order_by` binds the expression and options).
+/// One ORDER BY item (`bind_order::bind_order_by` binds the expression and options).
 pub fn order_by_expr(o: &ast::OrderByExpr) -> Result<()> {
     let ast::OrderByExpr { expr, options, with_fill } = o;
     let ast::OrderByOptions { sort: _, nulls_first: _ } = options;

@@ -11,7 +11,8 @@
 //! or l − r times (`Repeat`). Column names come from the first arm.
 
 use crate::bind_expr::{AtSpan, Context, Scope, ScopeField};
-use crate::bind_select::{bind_order_by, bind_query, bind_select, project_sort_limit};
+use crate::bind_order::{bind_order_by, project_sort_limit};
+use crate::bind_select::{bind_query, bind_select};
 use crate::coerce::{cast, result_type};
 use gpusql_common::{Catalog, DataType, Error, Field, Result, ScalarValue, Schema};
 use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr, LogicalPlan};

@@ -12,6 +12,7 @@ mod bind_from;
 mod bind_join;
 mod bind_mark;
 mod bind_math;
+mod bind_order;
 mod bind_pattern;
 mod bind_scalar;
 mod bind_select;
