@@ -98,6 +98,20 @@ pub(crate) fn join_on_groups(
     }
 }
 
+/// `e` as MIN / MAX take it: a BOOLEAN as 1 (TRUE) / 0 (FALSE), NULL kept; others as
+/// they are.
+pub(crate) fn orderable(e: Expr) -> Expr {
+    let int = |v: i32| Expr::literal(ScalarValue::Int32(v), DataType::Int32);
+    match e.ty() {
+        DataType::Boolean => Expr::Case {
+            branches: vec![(e.clone(), int(1)), (Expr::Not(Box::new(e)), int(0))],
+            else_expr: None,
+            ty: DataType::Int32,
+        },
+        _ => e,
+    }
+}
+
 /// Two aggregations of the same input whose first `k` columns are its group keys, joined
 /// on them (`join_on_groups`).
 fn join_aggregations(left: LogicalPlan, right: LogicalPlan, k: usize) -> LogicalPlan {
@@ -224,15 +238,6 @@ fn arg_extreme_plan(
     use gpusql_plan::BinaryOp;
     let k = keys.len();
     let int = |v: i32| Expr::literal(ScalarValue::Int32(v), DataType::Int32);
-    // MIN / MAX take no BOOLEAN here: TRUE / FALSE as 1 / 0, and back.
-    let orderable = |e: Expr| match e.ty() {
-        DataType::Boolean => Expr::Case {
-            branches: vec![(e.clone(), int(1)), (Expr::Not(Box::new(e)), int(0))],
-            else_expr: None,
-            ty: DataType::Int32,
-        },
-        _ => e,
-    };
     let others: Vec<AggExpr> = aggs.iter().filter(|a| !a.func.is_arg_extreme()).cloned().collect();
     let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
     let input_width = input.schema().len();

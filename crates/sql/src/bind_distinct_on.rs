@@ -6,9 +6,9 @@
 //! ascending, and rows then alike in every column are one. DuckDB takes any of the tied
 //! rows; this takes the smallest.
 
-use crate::bind_aggregate::{aggregate_plan, join_on_groups};
+use crate::bind_aggregate::{aggregate_plan, join_on_groups, orderable};
 use crate::bind_expr::AtSpan;
-use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_common::{DataType, Error, Result};
 use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
 
@@ -89,17 +89,7 @@ fn keep_first(plan: LogicalPlan, on: &[usize], column: usize, asc: bool, nulls_f
     let width = schema.len();
     let keys: Vec<Expr> = on.iter().map(|&i| Expr::column_of(&schema, i)).collect();
     let key_names: Vec<String> = on.iter().map(|&i| schema.fields[i].name.clone()).collect();
-    let int = |v: i32| Expr::literal(ScalarValue::Int32(v), DataType::Int32);
-    let value = Expr::column_of(&schema, column);
-    // MIN / MAX take no BOOLEAN: FALSE / TRUE as 0 / 1.
-    let value = match value.ty() {
-        DataType::Boolean => Expr::Case {
-            branches: vec![(value.clone(), int(1)), (Expr::Not(Box::new(value)), int(0))],
-            else_expr: None,
-            ty: DataType::Int32,
-        },
-        _ => value,
-    };
+    let value = orderable(Expr::column_of(&schema, column));
     let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr { func, arg, ty, arg2: None, distinct: false };
     let best = LogicalPlan::Aggregate {
         input: Box::new(plan.clone()),
