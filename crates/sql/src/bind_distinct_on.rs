@@ -71,8 +71,12 @@ pub(crate) fn distinct_on_plan(rows: LogicalPlan, on: &[usize], order: &[SortKey
         };
         steps.push((index, k.asc, k.nulls_first));
     }
-    // (The keys are alike within a group already.)
-    steps.extend((0..width).filter(|c| !on.contains(c)).map(|c| (c, true, false)));
+    // (The keys are alike within a group already, and so is a column once a step kept
+    // its first value.) Each step reads the rows left by the one before twice (for the
+    // MIN / MAX and for the join), so the input is read 2^steps times: fine for short
+    // select lists; reading it once needs the reuse of shared subplans (issue 33's CTEs).
+    let ordered: Vec<usize> = steps.iter().map(|s| s.0).collect();
+    steps.extend((0..width).filter(|c| !on.contains(c) && !ordered.contains(c)).map(|c| (c, true, false)));
     let mut plan = rows;
     for (column, asc, nulls_first) in steps {
         plan = keep_first(plan, on, column, asc, nulls_first)?;
