@@ -121,7 +121,12 @@ pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
             }
         }
         match r.status {
-            "ok" => eprintln!("{name}: {:.3} ms", r.exec_ms_median),
+            // Everything the closing table shows per query, printed as it finishes: a run
+            // stopped early still reports the queries it ran.
+            "ok" => eprintln!(
+                "{name}: {:.3} ms of kernels, warm wall {:.3} ms, first run {:.1} ms",
+                r.exec_ms_median, r.wall_ms_median, r.cold_wall_ms
+            ),
             _ => eprintln!("{name}: {}", r.status),
         }
         results.push(r);
