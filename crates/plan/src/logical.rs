@@ -27,6 +27,9 @@ pub enum AggFunc {
     /// the binder in two passes like the statistics.
     ArgMax,
     ArgMin,
+    /// mode (x): the group's most frequent non-NULL x; planned by the binder as the
+    /// arg_max of x over the counts of (group, x).
+    Mode,
 }
 
 impl AggFunc {
@@ -46,6 +49,7 @@ impl AggFunc {
             AggFunc::Corr => "corr",
             AggFunc::ArgMax => "arg_max",
             AggFunc::ArgMin => "arg_min",
+            AggFunc::Mode => "mode",
         }
     }
 
@@ -65,7 +69,7 @@ impl AggFunc {
     /// The aggregates the binder plans from the others (`sql/src/bind_aggregate.rs`): no
     /// physical plan holds them.
     pub fn planned_by_binder(&self) -> bool {
-        self.is_statistic() || self.is_arg_extreme()
+        self.is_statistic() || self.is_arg_extreme() || *self == AggFunc::Mode
     }
 }
 
@@ -93,7 +97,7 @@ impl AggExpr {
             (AggFunc::Sum, Some(DataType::Float64)) => DataType::Float64,
             (AggFunc::Avg, Some(t)) if t.is_numeric() => DataType::Float64,
             (f, Some(t)) if f.is_statistic() && t.is_numeric() => DataType::Float64,
-            (AggFunc::Min | AggFunc::Max | AggFunc::ArgMax | AggFunc::ArgMin, Some(t)) => *t,
+            (AggFunc::Min | AggFunc::Max | AggFunc::ArgMax | AggFunc::ArgMin | AggFunc::Mode, Some(t)) => *t,
             _ => return None,
         })
     }

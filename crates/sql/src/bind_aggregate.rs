@@ -2,7 +2,8 @@
 //! aggregates as two (the distinct values per group, then the aggregate); the statistics
 //! aggregates (variance, standard deviation, covariance, correlation) as two passes over
 //! the input (the group means, then the products of deviations from them); arg_max and
-//! arg_min as two (the group's extreme value, then the argument of the rows that have it).
+//! arg_min as two (the group's extreme value, then the argument of the rows that have it);
+//! mode as arg_max over the counts of each (group, value).
 
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan};
@@ -20,6 +21,9 @@ pub(crate) fn aggregate_plan(
     key_names: &[String],
     aggs: Vec<AggExpr>,
 ) -> Result<LogicalPlan> {
+    if aggs.iter().any(|a| a.func == AggFunc::Mode) {
+        return mode_plan(input, keys, key_names, aggs);
+    }
     if aggs.iter().any(|a| a.func.is_arg_extreme()) {
         return arg_extreme_plan(input, keys, key_names, aggs);
     }
@@ -304,6 +308,51 @@ fn arg_extreme_plan(
             }
             _ => v,
         });
+    }
+    let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
+    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+}
+
+/// mode(x): the rows counted per (group, x), NULL x included so every group keeps a row,
+/// then the arg_max of x over those counts (`arg_extreme_plan`, which skips the NULL x):
+/// of values tied for the most rows, the smallest (DuckDB's pick among ties follows its
+/// hash table's order). The other aggregates are planned as `aggregate_plan` plans them
+/// and joined on the groups; the output has the same shape: keys, then one column per
+/// aggregate.
+fn mode_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+    let k = keys.len();
+    let others: Vec<AggExpr> = aggs.iter().filter(|a| a.func != AggFunc::Mode).cloned().collect();
+    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
+    let mut mode_at = vec![];
+    for a in aggs.iter().filter(|a| a.func == AggFunc::Mode) {
+        let x = a.arg.clone().ok_or_else(|| Error::plan("mode needs an argument"))?;
+        let counted = LogicalPlan::Aggregate {
+            input: Box::new(input.clone()),
+            group_by: keys.iter().cloned().chain([x]).collect(),
+            group_names: key_names.iter().cloned().chain(["mode_value".to_string()]).collect(),
+            aggs: vec![AggExpr { func: AggFunc::Count, arg: None, ty: DataType::Int64, arg2: None, distinct: false }],
+        };
+        let schema = counted.schema();
+        let col = |i: usize| Expr::column_of(&schema, i);
+        let arg_max =
+            AggExpr { func: AggFunc::ArgMax, arg: Some(col(k)), arg2: Some(col(k + 1)), ty: a.ty, distinct: false };
+        let counted_keys: Vec<Expr> = (0..k).map(col).collect();
+        let picked = arg_extreme_plan(counted, &counted_keys, key_names, vec![arg_max])?;
+        mode_at.push(plan.schema().len() + k);
+        plan = join_aggregations(plan, picked, k);
+    }
+    let schema = plan.schema();
+    let col = |i: usize| Expr::column_of(&schema, i);
+    let (mut next_other, mut next_mode) = (k, mode_at.into_iter());
+    let mut exprs: Vec<Expr> = (0..k).map(col).collect();
+    for a in &aggs {
+        let at = if a.func == AggFunc::Mode {
+            next_mode.next().ok_or_else(|| Error::plan("mode: not planned"))?
+        } else {
+            next_other += 1;
+            next_other - 1
+        };
+        exprs.push(col(at));
     }
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })

@@ -1,6 +1,6 @@
 //! Binding of aggregate calls: SUM / COUNT / AVG / MIN / MAX and the statistics, their
 //! DISTINCT and FILTER forms, count_if, bool_and / bool_or (rewritten over MIN / MAX), and
-//! the aggregates of two arguments (covar_pop / covar_samp / corr, arg_max / arg_min).
+//! the aggregates of two arguments (covar_pop / covar_samp / corr, arg_max / arg_min), mode.
 //! `bind_aggregate.rs` plans the Aggregate node they make.
 
 use crate::bind_expr::{contains_aggregate, AtSpan, Context};
@@ -34,6 +34,7 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "arg_min"
             | "argmin"
             | "min_by"
+            | "mode"
     )
 }
 
@@ -101,6 +102,7 @@ impl Context<'_> {
             "corr" => AggFunc::Corr,
             "arg_max" | "argmax" | "max_by" => AggFunc::ArgMax,
             "arg_min" | "argmin" | "min_by" => AggFunc::ArgMin,
+            "mode" => AggFunc::Mode,
             _ => AggFunc::Max,
         };
         if func.is_pair() || func.is_arg_extreme() {

@@ -129,8 +129,3 @@ fn keep_first(plan: LogicalPlan, on: &[usize], column: usize, asc: bool, nulls_f
         names: schema.fields.iter().map(|f| f.name.clone()).collect(),
     })
 }
-
-/// DISTINCT ON beside GROUP BY or aggregates is refused.
-pub(crate) fn refuse_with_aggregation(select: &ast::Select) -> Result<LogicalPlan> {
-    Err(Error::not_supported("DISTINCT ON with GROUP BY or aggregates").at_span(select.select_token.0.span))
-}

@@ -67,7 +67,6 @@ pub(crate) fn bind_select(
     let mut clauses = Clauses::cut_subqueries(select, order_by, &scope, catalog)?;
     let (key_asts, distinct_rows) = grouping_keys(select, distinct, &clauses, &scope)?;
     let distinct_on = match &select.distinct {
-        Some(ast::Distinct::On(_)) if key_asts.is_some() => return bind_distinct_on::refuse_with_aggregation(select),
         Some(ast::Distinct::On(on)) => Some(on),
         _ => None,
     };
@@ -83,13 +82,10 @@ pub(crate) fn bind_select(
     let mut having = clauses.having.as_ref().map(|h| ctx.bind(h)).transpose()?;
     let visible = exprs.len();
     let sort_keys = bind_order_by(&ctx, &clauses.order_by, distinct, &mut exprs, &mut names)?;
-    if let Some(on) = distinct_on {
-        let on = bind_distinct_on::on_keys(&ctx, on, visible, &mut exprs, &mut names)?;
-        let rows = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
-        let plan = bind_distinct_on::distinct_on_plan(rows, &on, &sort_keys)?;
-        let exprs = columns_of(&plan);
-        return Ok(project_sort_limit(plan, exprs, names, visible, sort_keys, skip, fetch));
-    }
+    // DISTINCT ON's keys: select columns (hidden ones added), over the aggregation's rows
+    // where the SELECT aggregates.
+    let distinct_on = distinct_on.map(|on| bind_distinct_on::on_keys(&ctx, on, visible, &mut exprs, &mut names));
+    let distinct_on = distinct_on.transpose()?;
 
     let mut plan = plan;
     if let Some(g) = &agg_ctx {
@@ -106,6 +102,12 @@ pub(crate) fn bind_select(
             require_bool(&h, "HAVING")?;
             plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
         }
+    }
+    if let Some(on) = distinct_on {
+        let rows = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
+        let plan = bind_distinct_on::distinct_on_plan(rows, &on, &sort_keys)?;
+        let exprs = columns_of(&plan);
+        return Ok(project_sort_limit(plan, exprs, names, visible, sort_keys, skip, fetch));
     }
     if distinct_rows {
         // DISTINCT over an aggregation: its rows grouped once more, by every column (ORDER BY
