@@ -68,6 +68,64 @@ pub fn extract(
     Ok(found)
 }
 
+/// The placeholders (`__mark…`, `__scalar…`) `e` reads outside aggregate calls. In a grouped
+/// SELECT the marks and their NULL guards are grouping keys too (`bind_select.rs`): a mark
+/// over GROUP BY keys only is one value per group, and a guard one value in all.
+pub fn outside_aggregates(e: &ast::Expr, out: &mut Vec<String>) {
+    use std::ops::ControlFlow;
+    struct Finder<'a> {
+        depth: usize,
+        out: &'a mut Vec<String>,
+    }
+    fn aggregate(e: &ast::Expr) -> bool {
+        matches!(e, ast::Expr::Function(f) if f.over.is_none() && crate::bind_aggregate_call::is_aggregate_name(&f.name.to_string()))
+    }
+    impl ast::Visitor for Finder<'_> {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            match e {
+                _ if aggregate(e) => self.depth += 1,
+                ast::Expr::Identifier(id) if self.depth == 0 && id.value.starts_with("__") => {
+                    self.out.push(id.value.clone())
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            if aggregate(e) {
+                self.depth -= 1;
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = ast::Visit::visit(e, &mut Finder { depth: 0, out });
+}
+
+/// A mark that is a grouping key must be one value per group: the outer values its join
+/// reads (`width`: the outer row's columns) are GROUP BY keys (`keys`), or columns that
+/// are. Otherwise DuckDB's error for a column that is not grouped.
+pub fn check_grouped(j: &SubqueryJoin, width: usize, keys: &[gpusql_plan::Expr], outer: &Scope) -> Result<()> {
+    let key_columns: Vec<usize> = keys
+        .iter()
+        .filter_map(|k| if let gpusql_plan::Expr::Column { index, .. } = k { Some(*index) } else { None })
+        .collect();
+    let mut read = vec![];
+    for k in j.probe_keys.iter().filter(|k| !keys.contains(k)) {
+        k.columns(&mut read);
+    }
+    if let Some(r) = &j.residual {
+        r.columns(&mut read);
+    }
+    match read.into_iter().find(|c| *c < width && !key_columns.contains(c)) {
+        None => Ok(()),
+        Some(c) => Err(gpusql_common::Error::bind(format!(
+            "column '{}' must appear in the GROUP BY clause or be used in an aggregate function",
+            outer.fields[c].name
+        ))),
+    }
+}
+
 /// Whether a scalar subquery is the NULL guard of an IN's mark.
 pub fn is_guard(q: &ast::Query) -> bool {
     let ast::SetExpr::Select(s) = &*q.body else { return false };

@@ -65,7 +65,17 @@ pub(crate) fn bind_select(
     let distinct = select_distinct(select)?;
     let (plan, mut scope, on) = bind_from(select, catalog)?;
     let mut clauses = Clauses::cut_subqueries(select, order_by, &scope, catalog)?;
-    let (key_asts, distinct_rows) = grouping_keys(select, distinct, &clauses, &scope)?;
+    let (mut key_asts, distinct_rows) = grouping_keys(select, distinct, &clauses, &scope)?;
+    match key_asts.as_mut() {
+        // Marks read outside aggregates group too (one value per group: checked where
+        // their joins are bound), unless a key holds them already (GROUP BY ALL, DISTINCT,
+        // GROUP BY x IN (…)): then the key is their value's group.
+        Some(keys) => {
+            clauses.outside_marks.retain(|m| !keys.iter().any(|k| names_placeholder(k, m)));
+            keys.extend(clauses.outside_marks.iter().map(|m| ast::Expr::Identifier(ast::Ident::new(m))));
+        }
+        None => clauses.outside_marks.clear(),
+    }
     let distinct_on = match &select.distinct {
         Some(ast::Distinct::On(on)) => Some(on),
         _ => None,
@@ -153,6 +163,9 @@ struct Clauses {
     having: Option<ast::Expr>,
     order_by: Vec<ast::OrderByExpr>,
     marks: Vec<bind_mark::MarkSubquery>,
+    /// The marks the select list and HAVING read outside aggregate calls (grouping keys
+    /// where the SELECT aggregates).
+    outside_marks: Vec<String>,
     /// Placeholder name, query, and whether an inner join may stand for the subquery:
     /// those of WHERE first, then those of the select list, HAVING and ORDER BY.
     scalars: Vec<(String, ast::Query, bool)>,
@@ -209,6 +222,10 @@ impl Clauses {
                 item.map(|(x, _)| ast::Expr::Nested(Box::new(x.clone())))
             };
             replace_aliases(h, &alias);
+            if let Some(x) = aggregate_in_subquery(h) {
+                return Err(Error::not_supported("IN (subquery) of an aggregate").at_span(x.span()));
+            }
+            marks.extend(bind_mark::extract(h, &mut mark_counter, scope, catalog)?);
             others.extend(bind_scalar::extract(h, &mut counter));
         }
         let mut order_by = order_by.to_vec();
@@ -216,8 +233,41 @@ impl Clauses {
             others.extend(bind_scalar::extract(&mut o.expr, &mut counter));
         }
         scalars.extend(others.into_iter().map(|(n, q)| (n, q, false)));
-        Ok(Clauses { items, where_terms, having, order_by, marks, scalars })
+        let mut outside_marks = vec![];
+        for e in items.iter().map(|(e, _)| e).chain(&having) {
+            bind_mark::outside_aggregates(e, &mut outside_marks);
+        }
+        // Of the scalar subqueries, only the marks' NULL guards (uncorrelated, joined before
+        // any aggregation) are read there as values of the rows.
+        outside_marks
+            .retain(|n| n.starts_with("__mark") || scalars.iter().any(|(s, q, _)| s == n && bind_mark::is_guard(q)));
+        Ok(Clauses { items, where_terms, having, order_by, marks, outside_marks, scalars })
     }
+}
+
+/// Whether `e` reads the placeholder `name` (a mark or scalar subquery cut out of it).
+fn names_placeholder(e: &ast::Expr, name: &str) -> bool {
+    ast::visit_expressions(e, |x| match x {
+        ast::Expr::Identifier(id) if id.value == name => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// The value of an `x IN (SELECT …)` in `e` that holds an aggregate call (HAVING's
+/// `count(*) IN (…)`: its mark would be joined to the groups, which is not built).
+fn aggregate_in_subquery(e: &ast::Expr) -> Option<ast::Expr> {
+    let mut found = None;
+    let _ = ast::visit_expressions(e, |x| {
+        if let ast::Expr::InSubquery { expr, .. } = x {
+            if contains_aggregate(expr) {
+                found = Some((**expr).clone());
+                return std::ops::ControlFlow::Break(());
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
 }
 
 /// WHERE's conjuncts; NOT IN over nullable values adds its NULL semantics as one more
@@ -319,8 +369,21 @@ fn bind_where(
     // conditions on their columns filter after them.
     let left_joined_from = scope.fields.len();
     let mut mark_joins = vec![];
+    // The GROUP BY keys other than marks, over the rows before the marks are joined (None
+    // where one does not bind: the aggregation reports it).
+    let group_keys: Option<Vec<Expr>> = key_asts
+        .unwrap_or_default()
+        .iter()
+        .filter(|k| !matches!(k, ast::Expr::Identifier(id) if id.value.starts_with("__mark")))
+        .map(|k| Context::Plain(scope).bind(k).ok())
+        .collect();
     for m in &clauses.marks {
-        mark_joins.push(bind_mark::bind(m, scope, &outer, catalog)?);
+        let j = bind_mark::bind(m, scope, &outer, catalog)?;
+        if let Some(group_keys) = group_keys.as_ref().filter(|_| clauses.outside_marks.contains(&m.name)) {
+            bind_mark::check_grouped(&j, scope.fields.len(), group_keys, scope)
+                .map_err(|e| e.at_span(m.condition.span()))?;
+        }
+        mark_joins.push(j);
         scope.fields.push(ScopeField {
             hidden: false,
             qualifier: String::new(),
@@ -510,6 +573,8 @@ fn replace_aliases(e: &mut ast::Expr, alias: &dyn Fn(&ast::Ident) -> Option<ast:
             go(expr);
             list.iter_mut().for_each(go);
         }
+        // (The value, not the subquery: its names are its own.)
+        A::InSubquery { expr, .. } => go(expr),
         A::Case { operand, conditions, else_result, .. } => {
             if let Some(o) = operand {
                 go(o);
