@@ -54,7 +54,7 @@ fn consume_operators(k: &mut KernelBuilder, p: &Pipeline) -> Result<()> {
             },
             PipelineOp::Filter(plan) => Filter(plan).consume(k)?,
             PipelineOp::Project { exprs, .. } => Project(exprs).consume(k)?,
-            PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, .. } => {
+            PipelineOp::HashProbe { build, keys, build_schema, multi_match, kind, residual, band, .. } => {
                 let refill = match p.ops.get(i + 1) {
                     Some(PipelineOp::LaneRefill { threshold, .. }) => Some(RefillPoint {
                         threshold: *threshold,
@@ -71,6 +71,7 @@ fn consume_operators(k: &mut KernelBuilder, p: &Pipeline) -> Result<()> {
                     kind: *kind,
                     residual: residual.as_ref(),
                     refill,
+                    band: band.as_ref(),
                 };
                 refill_done = probe.refill_inside(k);
                 if refill_done {

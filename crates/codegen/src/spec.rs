@@ -136,6 +136,8 @@ pub enum BuildPart {
     /// uint32_t: the build's own slots - 1 (`Slots`; `Mask` is that of the table probes
     /// read, which may be the entries or direct table instead).
     SlotMask,
+    /// A band table's running maximum of the column its probes search an upper bound of.
+    BandMax,
 }
 
 /// What the executor knows about a finished hash table when it generates a probe.
@@ -261,6 +263,7 @@ impl Param {
                 BuildPart::Direct => format!("ht{id}_direct"),
                 BuildPart::Bitmap => format!("ht{id}_bitmap"),
                 BuildPart::SlotMask => format!("ht{id}_slot_mask"),
+                BuildPart::BandMax => format!("ht{id}_band_max"),
             },
         }
     }

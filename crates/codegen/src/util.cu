@@ -64,6 +64,29 @@ SCATTER(scatter_4, uint32_t)
 SCATTER(scatter_8, uint64_t)
 SCATTER(scatter_16, ulonglong2)
 
+// ---- band joins: the running maximum of the build rows' upper bounds ----
+// The rows are sorted by their lower bounds; a probe searches this non-decreasing column for
+// the first row that can still reach it (plan/src/band.rs). One block: each thread takes a
+// contiguous chunk, the chunks' maxima are scanned by one thread, then each chunk is
+// rewritten from the maximum before it. Band tables are small (a range table), so one
+// block's n / blockDim.x sequential steps cost little.
+__device__ __forceinline__ int32_t sql_max(int32_t a, int32_t b) { return b > a ? b : a; }
+__device__ __forceinline__ int64_t sql_max(int64_t a, int64_t b) { return b > a ? b : a; }
+// NaN is above every number, as SQL orders it (f64_lt).
+__device__ __forceinline__ double sql_max(double a, double b) { return f64_lt(a, b) ? b : a; }
+#define RUNNING_MAX(NAME, T) extern "C" __global__ void NAME(const T* __restrict__ in, T* __restrict__ out, uint64_t n) { \
+    __shared__ T chunk_max[1024]; \
+    const uint64_t t = threadIdx.x, per = (n + blockDim.x - 1) / blockDim.x; \
+    const uint64_t b = min(n, t * per), e = min(n, b + per); \
+    if (b < e) { T m = in[b]; for (uint64_t i = b + 1; i < e; i++) m = sql_max(m, in[i]); chunk_max[t] = m; } \
+    __syncthreads(); \
+    if (t == 0) for (uint64_t c = 1; c < blockDim.x && c * per < n; c++) chunk_max[c] = sql_max(chunk_max[c - 1], chunk_max[c]); \
+    __syncthreads(); \
+    if (b < e) { T m = t > 0 ? chunk_max[t - 1] : in[b]; for (uint64_t i = b; i < e; i++) { m = sql_max(m, in[i]); out[i] = m; } } }
+RUNNING_MAX(running_max_i32, int32_t)
+RUNNING_MAX(running_max_i64, int64_t)
+RUNNING_MAX(running_max_f64, double)
+
 // Probe tables of single integer keys: {key, group id} per slot (-1: empty), rehashed into
 // a table sized for the groups actually built (a filtered dimension shrinks to a few KB and
 // fits in shared memory). Same hash as the generated probes (hash_table.rs: emit_hash).

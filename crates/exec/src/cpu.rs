@@ -8,7 +8,7 @@ use gpusql_common::semantics::f64_key_bits;
 use gpusql_common::{CancelToken, DataType, Error, Result, ScalarValue, Schema, Ticker};
 use gpusql_plan::eval::eval;
 use gpusql_plan::{
-    AggState, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc,
+    AggState, BandSearch, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc,
 };
 use gpusql_storage::convert::{build_array, value_at};
 use gpusql_storage::TableStore;
@@ -24,11 +24,13 @@ struct Rows {
     rows: Vec<Row>,
     /// For a hash build: key -> indices into `rows`.
     index: HashMap<Key, Vec<usize>>,
+    /// For a band table: the running maximum of its `max` column (`Stage::BandTable`).
+    running_max: Vec<ScalarValue>,
 }
 
 impl Rows {
     fn new(schema: &Schema, rows: Vec<Row>) -> Rows {
-        Rows { schema: schema.clone(), rows, index: HashMap::new() }
+        Rows { schema: schema.clone(), rows, index: HashMap::new(), running_max: vec![] }
     }
 }
 
@@ -81,6 +83,20 @@ pub fn execute_cancellable(
                     .map(|r| columns.iter().map(|c| r[*c].clone()).collect())
                     .collect();
                 inter.insert(*output, Rows::new(schema, rows));
+            }
+            Stage::BandTable { input, output, max, schema, .. } => {
+                let mut table = Rows::new(schema, inter.remove(input).map(|r| r.rows).unwrap_or_default());
+                if let Some(m) = max {
+                    let mut running: Option<ScalarValue> = None;
+                    for r in &table.rows {
+                        let v = &r[*m];
+                        if running.as_ref().is_none_or(|x| v.compare(x) == Ordering::Greater) {
+                            running = Some(v.clone());
+                        }
+                        table.running_max.extend(running.clone());
+                    }
+                }
+                inter.insert(*output, table);
             }
             Stage::Concat { inputs, output, schema } => {
                 let mut rows = vec![];
@@ -137,6 +153,7 @@ fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
                 uses.push((*input, limit.map_or(Needed::All, |n| Needed::Smallest(n, keys.clone()))))
             }
             Stage::Slice { input, skip, fetch, .. } => uses.push((*input, first(*skip, *fetch))),
+            Stage::BandTable { input, .. } => uses.push((*input, Needed::All)),
             Stage::Concat { inputs, .. } => uses.extend(inputs.iter().map(|i| (*i, Needed::All))),
             Stage::Repeat { input, .. } => uses.push((*input, Needed::All)),
         }
@@ -316,12 +333,21 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
             let projected = exprs.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?;
             push(flow, at + 1, &projected, weight, sink)
         }
-        PipelineOp::HashProbe { build, keys, kind, residual, .. } => {
+        PipelineOp::HashProbe { build, keys, kind, residual, band, .. } => {
             let b = flow.inter.get(build).ok_or_else(|| Error::exec(format!("hash table #{build} missing")))?;
             let k = Key(keys.iter().map(|e| eval(e, row)).collect::<Result<Row>>()?);
+            let band_rows: Vec<usize> = match band {
+                Some(band) => band_range(band, row, b)?.collect(),
+                None => vec![],
+            };
             // NULL keys match nothing.
-            let matches: &[usize] =
-                if k.0.iter().any(|v| v.is_null()) { &[] } else { b.index.get(&k).map_or(&[], |m| m.as_slice()) };
+            let matches: &[usize] = if band.is_some() {
+                &band_rows
+            } else if k.0.iter().any(|v| v.is_null()) {
+                &[]
+            } else {
+                b.index.get(&k).map_or(&[], |m| m.as_slice())
+            };
             // The probe row followed by a build row (one buffer, refilled per match).
             let mut joined: Row = Vec::with_capacity(row.len() + b.schema.len());
             joined.extend_from_slice(row);
@@ -380,6 +406,42 @@ fn push(flow: &Flow, at: usize, row: &[ScalarValue], weight: u64, sink: &mut Sin
             }
         }
     }
+}
+
+/// The band table rows probe row `row` can match (`gpusql_plan::band`): the prefix whose
+/// key satisfies the lower bound, less the rows before the first whose running maximum
+/// satisfies the upper bound. Binary searches, with each bound evaluated as SQL compares.
+fn band_range(band: &BandSearch, row: &[ScalarValue], b: &Rows) -> Result<std::ops::Range<usize>> {
+    let mut joined: Row = row.to_vec();
+    joined.resize(row.len() + b.schema.len(), ScalarValue::Null);
+    let mut holds = |cond: &Expr, column: usize, value: &ScalarValue| -> Result<bool> {
+        joined[row.len() + column] = value.clone();
+        Ok(eval(cond, &joined)? == ScalarValue::Boolean(true))
+    };
+    // The first index in [lo, hi) where `test` turns (false from there on, or true).
+    let first = |lo: usize, hi: usize, test: &mut dyn FnMut(usize) -> Result<bool>| -> Result<usize> {
+        let (mut lo, mut hi) = (lo, hi);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if test(mid)? {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    };
+    let n = b.rows.len();
+    let end = match &band.below {
+        Some(c) => first(0, n, &mut |i| holds(c, band.key, &b.rows[i][band.key]))?,
+        None => n,
+    };
+    let begin = match &band.above {
+        Some((m, c)) if *m == band.key => first(0, end, &mut |i| Ok(!holds(c, *m, &b.rows[i][*m])?))?,
+        Some((m, c)) => first(0, end, &mut |i| Ok(!holds(c, *m, &b.running_max[i])?))?,
+        None => 0,
+    };
+    Ok(begin..end)
 }
 
 /// A sink's state while its pipeline runs.
@@ -453,7 +515,7 @@ impl<'a> SinkState<'a> {
             (SinkState::Materialize { rows, .. }, Sink::Materialize { schema, .. }) => Rows::new(schema, rows),
             (SinkState::Aggregate(groups), Sink::Aggregate { schema, .. }) => Rows::new(schema, groups.finish()),
             (SinkState::HashBuild { rows, index, .. }, Sink::HashBuild { schema, .. }) => {
-                Rows { schema: schema.clone(), rows, index }
+                Rows { index, ..Rows::new(schema, rows) }
             }
             _ => return Err(Error::exec("sink state of another kind")),
         })

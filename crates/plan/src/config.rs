@@ -110,6 +110,8 @@ session_config! {
     top_n: bool = true;
     /// The most row pairs a join without an equality (a cross join; its other conditions filter the pairs) may be estimated to form before it is refused: each pair is work, on the GPU (the warp walks the small side for each row) and more so on the CPU backend.
     max_cross_join_pairs: u64 = 10_000_000_000;
+    /// Joins without an equality whose conditions bound a column of one side by the other (`x BETWEEN r.lo AND r.hi`, `a.t < b.t`) sort that side and binary-search the rows each row can match (off: every row walks the whole other side, as a cross join under a filter).
+    band_joins: bool = true;
     /// GROUP BY and probes keyed by a column of few distinct values use shared-memory tables ([Sitaridi 2016] ch. 3): group tables bank-replicated and probe tables one copy per value (on); both replicated (all); both one copy (single); or global hash tables (off).
     replicated_tables: ReplicatedTables = ReplicatedTables::On;
     /// Hash builds over dense integer keys also set a bitmap of the keys present, which probes test before the table.

@@ -1,6 +1,7 @@
 //! Logical plan, optimizer rules, physical plan (pipelines and stages), and the expression
 //! semantics shared by both backends.
 
+pub mod band;
 pub mod config;
 pub mod dictionary;
 pub mod eval;
@@ -18,6 +19,7 @@ pub mod replicated;
 pub mod selectivity;
 pub mod strings;
 
+pub use band::BandSearch;
 pub use config::{SessionConfig, SettingInfo};
 pub use dictionary::encode_string_columns;
 pub use expr::{

@@ -3,6 +3,7 @@
 //! breakers (aggregation, materialization for sorting or output) end a pipeline explicitly.
 //! Both backends execute exactly this structure.
 
+use crate::band::BandSearch;
 use crate::expr::{ConstantNames, Expr};
 use crate::filter_plan::FilterPlan;
 use crate::logical::JoinKind;
@@ -58,6 +59,9 @@ pub enum PipelineOp {
         multi_match: MultiMatch,
         kind: JoinKind,
         residual: Option<Expr>,
+        /// A band join (`build` is a Stage::BandTable): the candidate rows are found by
+        /// binary search instead of by `keys` (constants).
+        band: Option<BandSearch>,
     },
     /// Lane Refill ([Funke & Teubner 2020] §4): a buffering operator that changes no rows, only
     /// which lane carries them. A warp whose active lanes (plus those it buffered) fall below
@@ -320,6 +324,16 @@ pub enum Stage {
         fetch: Option<usize>,
         schema: Schema,
     },
+    /// A band join's table (`crate::band`): the rows of dense intermediate `input`, sorted by
+    /// column `key` with no NULL in it, as table `output` that band probes search; with
+    /// `max`, the running maximum of that column beside them.
+    BandTable {
+        input: IntermediateId,
+        output: IntermediateId,
+        key: usize,
+        max: Option<usize>,
+        schema: Schema,
+    },
     /// UNION ALL: the rows of dense intermediates `inputs` (each of `schema`'s types; a
     /// column may be nullable in some and not in others) one after another into `output`.
     Concat {
@@ -397,6 +411,18 @@ impl fmt::Display for Pipeline {
         for op in &self.ops {
             match op {
                 PipelineOp::Filter(p) => writeln!(f, "  Filter {p}")?,
+                PipelineOp::HashProbe { build, band: Some(band), kind, residual, build_schema, .. } => {
+                    let mut bounds: Vec<String> = band.below.iter().map(|c| c.to_string()).collect();
+                    bounds.extend(band.above.iter().map(|(_, c)| c.to_string()));
+                    let what = match kind {
+                        JoinKind::Semi => "keeps rows with a match".to_string(),
+                        JoinKind::Anti => "keeps rows without a match".to_string(),
+                        JoinKind::Mark => "mark: appends whether the row has a match".to_string(),
+                        _ => format!("appends [{}]", schema_names(build_schema)),
+                    };
+                    let residual = residual.as_ref().map(|r| format!(" where {r}")).unwrap_or_default();
+                    writeln!(f, "  BandProbe #{build} searches [{}]{residual} ({what})", bounds.join(", "))?
+                }
                 PipelineOp::LaneRefill { threshold, activity } => {
                     writeln!(f, "  LaneRefill threshold={threshold}/32 (est. lane activity {activity:.3}: sparse warps park rows in shared memory, idle lanes refill)")?
                 }
@@ -489,6 +515,10 @@ impl fmt::Display for PhysicalPlan {
                 Stage::Slice { input, output, columns, skip, fetch, .. } => {
                     let end = fetch.map_or("end".to_string(), |n| (skip + n).to_string());
                     writeln!(f, "Slice #{input} -> #{output} rows [{skip}, {end}) columns {columns:?} (gather)")?
+                }
+                Stage::BandTable { input, output, key, max, .. } => {
+                    let max = max.map(|m| format!(", with the running maximum of #{m}")).unwrap_or_default();
+                    writeln!(f, "BandTable #{input} -> #{output} sorted by #{key}{max} (band probes binary-search it)")?
                 }
                 Stage::Concat { inputs, output, .. } => {
                     let i: Vec<String> = inputs.iter().map(|i| format!("#{i}")).collect();

@@ -2,6 +2,7 @@
 //! (aggregation, sorting, the final materialization) and lowers SQL aggregates onto
 //! accumulator states.
 
+use crate::band::band_search;
 use crate::config::SessionConfig;
 use crate::expr::{BinaryOp, Expr};
 use crate::filter_plan::{FilterOrder, FilterPlan};
@@ -24,6 +25,7 @@ struct Planner {
     lane_refill: Option<u32>,
     top_n: bool,
     max_cross_join_pairs: u64,
+    band_joins: bool,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -50,6 +52,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         lane_refill: config.lane_refill.0,
         top_n: config.top_n,
         max_cross_join_pairs: config.max_cross_join_pairs,
+        band_joins: config.band_joins,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
@@ -189,7 +192,8 @@ impl Planner {
         match plan {
             LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
             LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual } => {
-                self.build_join(probe, build, probe_keys, build_keys, *kind, residual.as_ref())
+                let conditions = residual.clone().map(Expr::conjuncts).unwrap_or_default();
+                self.build_join(probe, build, probe_keys, build_keys, *kind, residual.as_ref(), &conditions)
             }
             LogicalPlan::Scan { table, table_schema, projection, chunks, statistics, .. } => {
                 let schema = Schema::new(projection.iter().map(|i| table_schema.fields[*i].clone()).collect());
@@ -203,7 +207,16 @@ impl Planner {
                 })
             }
             LogicalPlan::Filter { input, predicate } => {
-                let (source, mut ops) = self.open(input)?;
+                let (source, mut ops) = match &**input {
+                    // An inner join's other conditions are this filter: a band join searches by them.
+                    LogicalPlan::Join { probe, build, probe_keys, build_keys, kind: JoinKind::Inner, residual: None } => {
+                        let conditions = predicate.clone().conjuncts();
+                        let joined = self.build_join(probe, build, probe_keys, build_keys, JoinKind::Inner, None, &conditions)?;
+                        let Built::Open { source, ops } = joined else { unreachable!("a join leaves its pipeline open") };
+                        (source, ops)
+                    }
+                    _ => self.open(input)?,
+                };
                 // The sample rows reaching this filter, drawn once for all its term sets.
                 let sample = sample_rows(input);
                 let selectivity = |terms: &[Expr]| sample_selectivity(sample.as_deref(), terms);
@@ -290,8 +303,11 @@ impl Planner {
         Ok(Built::Open { source: Source::Intermediate { id: output, schema: in_schema }, ops: vec![] })
     }
 
-    /// The build side's pipeline ends in its hash table; the probe side's pipeline goes on
-    /// through the probe.
+    /// The build side's pipeline ends in its hash table (a band join's: in its sorted
+    /// band table); the probe side's pipeline goes on through the probe. `conditions`: the
+    /// join's other conditions (over the probe row, then the build row), which a join
+    /// without an equality may search by (`crate::band`).
+    #[allow(clippy::too_many_arguments)]
     fn build_join(
         &mut self,
         probe: &LogicalPlan,
@@ -300,17 +316,57 @@ impl Planner {
         build_keys: &[Expr],
         kind: JoinKind,
         residual: Option<&Expr>,
+        conditions: &[Expr],
     ) -> Result<Built> {
-        self.check_cross_join(probe, build, probe_keys)?;
+        let constant_keys = probe_keys.iter().all(|k| matches!(k, Expr::Literal { .. }));
+        let band = match kind {
+            JoinKind::Inner | JoinKind::Semi | JoinKind::Anti | JoinKind::Mark if constant_keys && self.band_joins => {
+                band_search(conditions, probe.schema().len(), &build.schema())
+            }
+            _ => None,
+        };
+        // A band join with both bounds visits only its bands' rows: no cross join to refuse.
+        if !band.as_ref().is_some_and(|b| b.two_sided()) {
+            self.check_cross_join(probe, build, probe_keys)?;
+        }
         // The build side first: its own pipeline ends in the hash table.
-        let (bsource, bops) = self.open(build)?;
+        let (bsource, mut bops) = self.open(build)?;
         let build_schema = row_schema(&bsource, &bops).clone();
         let id = self.intermediate();
-        self.push_pipeline(
-            bsource,
-            bops,
-            Sink::HashBuild { id, keys: build_keys.to_vec(), schema: build_schema.clone() },
-        );
+        match &band {
+            Some(band) => {
+                // Rows with a NULL bound match nothing; the rest sorted by the key column.
+                let not_null: Vec<Expr> = band
+                    .bounded_columns()
+                    .into_iter()
+                    .filter(|c| build_schema.fields[*c].nullable)
+                    .map(|c| Expr::IsNull { expr: Box::new(column_expr(&build_schema, c)), negated: true })
+                    .collect();
+                if let Some(test) = not_null.into_iter().reduce(|a, b| Expr::Binary {
+                    op: BinaryOp::And,
+                    left: Box::new(a),
+                    right: Box::new(b),
+                    ty: DataType::Boolean,
+                }) {
+                    bops.push(PipelineOp::Filter(FilterPlan::written(&test)));
+                }
+                let (rows, _) = self.materialize(bsource, bops);
+                let (sorted, dense) = (self.intermediate(), self.intermediate());
+                let key = SortColumn { column: band.key, asc: true, nulls_first: false };
+                let schema = build_schema.clone();
+                self.stages.push(Stage::Sort { input: rows, output: sorted, keys: vec![key], schema, limit: None });
+                let columns = (0..build_schema.len()).collect();
+                let (skip, fetch, schema) = (0, None, build_schema.clone());
+                self.stages.push(Stage::Slice { input: sorted, output: dense, columns, skip, fetch, schema });
+                let (key, max, schema) = (band.key, band.max_column(), build_schema.clone());
+                self.stages.push(Stage::BandTable { input: dense, output: id, key, max, schema });
+            }
+            None => self.push_pipeline(
+                bsource,
+                bops,
+                Sink::HashBuild { id, keys: build_keys.to_vec(), schema: build_schema.clone() },
+            ),
+        }
         let (source, mut ops) = self.open(probe)?;
         let mut fields = row_schema(&source, &ops).fields.clone();
         match kind {
@@ -328,6 +384,7 @@ impl Planner {
             multi_match: self.multi_match,
             kind,
             residual: residual.cloned(),
+            band,
         });
         // The share of probe rows with a match: about the share of its base table the
         // build side keeps (a foreign key finds its row unless a filter removed it).

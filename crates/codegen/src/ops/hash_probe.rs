@@ -18,7 +18,7 @@ use crate::spec::{entry_type, BuildHint, BuildPart, Param, Part, ReplicaPart, SM
 use crate::types::c_type;
 use crate::value::Value;
 use gpusql_common::{DataType, Error, Result, Schema};
-use gpusql_plan::{Expr, JoinKind, MultiMatch, PipelineOp, ReplicaUser};
+use gpusql_plan::{BandSearch, Expr, JoinKind, MultiMatch, PipelineOp, ReplicaUser};
 
 /// Probes finished hash table `build` with `keys`.
 pub struct HashProbe<'a> {
@@ -34,6 +34,9 @@ pub struct HashProbe<'a> {
     /// warps rather than on the ~1 in 5 lanes whose key passed. The key bitmaps of
     /// `refill.early` are tested there too (their own probes then skip the test).
     pub refill: Option<RefillPoint>,
+    /// A band join: the candidate rows are the range binary searches find in the sorted
+    /// band table (`gpusql_plan::band`), not a key's matches.
+    pub band: Option<&'a BandSearch>,
 }
 
 /// How the probe reaches its table's group ids.
@@ -49,6 +52,9 @@ struct TableAccess {
 
 impl Operator for HashProbe<'_> {
     fn consume(&self, k: &mut KernelBuilder) -> Result<()> {
+        if let Some(band) = self.band {
+            return self.consume_band(k, band);
+        }
         let (b, kind) = (self.build, self.kind);
         let mut hint = k.build_hint(b).unwrap_or(BuildHint { generic: false, ..BuildHint::generic(b) });
         // Semi/anti probes only test for a match: never an expansion loop.
@@ -266,7 +272,9 @@ impl HashProbe<'_> {
             let counts = k.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
             let (beg, end, has) = (format!("hp{b}_beg"), format!("hp{b}_end"), format!("hp{b}_has"));
             k.body().line(format!("uint32_t {beg} = 0, {end} = 0;"));
-            if self.kind == JoinKind::Left {
+            if self.band.is_some() {
+                k.body().line(format!("if (active) {{ {beg} = hp{b}_bb; {end} = hp{b}_be; }}"));
+            } else if self.kind == JoinKind::Left {
                 // A row without a match goes through the loop once, with NULL build columns.
                 k.body().line(format!("if (active) {{ if ({gid} >= 0) {{ {beg} = {offsets}[{gid}]; {end} = {beg} + {counts}[{gid}]; }} else {{ {beg} = 0; {end} = 1; }} }}"));
             } else {
@@ -371,6 +379,101 @@ impl HashProbe<'_> {
             };
             k.push_loaded_column(Value { v, null }, f.ty, load, None, None);
         }
+    }
+}
+
+impl HashProbe<'_> {
+    /// A band join's probe: binary searches leave the row's candidate range
+    /// [`hp<b>_bb`, `hp<b>_be`) of the sorted band table; the rows visit it as a key's
+    /// matches (the filter above or the residual decides each pair).
+    fn consume_band(&self, k: &mut KernelBuilder, band: &BandSearch) -> Result<()> {
+        let (b, kind) = (self.build, self.kind);
+        let mut bounds: Vec<&Expr> = band.below.iter().collect();
+        bounds.extend(band.above.iter().map(|(_, c)| c));
+        let shown: Vec<String> = bounds.iter().map(|c| k.show(c)).collect();
+        let key = &self.build_schema.fields[band.key].name;
+        k.body().line(format!(
+            "// ---- BandProbe #{b} [{}]: binary searches of the rows sorted by {key} ----",
+            shown.join(", ")
+        ));
+        let mut cols = vec![];
+        bounds.iter().for_each(|c| c.columns(&mut cols));
+        if cols.iter().any(|c| *c < k.width() && k.is_pending(*c)) {
+            k.body().open("if (active)");
+            k.load_columns(&bounds);
+            k.body().close();
+        }
+        let counts = k.param(Param::Build { id: b, part: BuildPart::Counts }, "const uint32_t* __restrict__");
+        let (beg, end) = (format!("hp{b}_bb"), format!("hp{b}_be"));
+        k.body().line(format!("uint32_t {beg} = 0, {end} = 0;"));
+        k.body().open("if (active)");
+        k.body().line(format!("{end} = {counts}[0];"));
+        if let Some(cond) = &band.below {
+            k.body().line("// the rows whose lower bound the row reaches: a prefix");
+            let column = BuildPart::Payload { column: band.key, part: Part::Values };
+            self.binary_search(k, cond, band.key, column, [&beg, &end], true)?;
+        }
+        if let Some((m, cond)) = &band.above {
+            let column = if *m == band.key {
+                k.body().line("// the rows whose upper bound reaches the row: a suffix of the sorted rows");
+                BuildPart::Payload { column: *m, part: Part::Values }
+            } else {
+                k.body().line(format!("// from the first row whose running maximum of {} reaches the row (none before it can)", self.build_schema.fields[*m].name));
+                BuildPart::BandMax
+            };
+            self.binary_search(k, cond, *m, column, [&beg, &end], false)?;
+        }
+        k.body().close();
+        let gid = format!("hp{b}_gid");
+        k.body().line(format!("const int {gid} = {beg} < {end} ? 0 : -1;"));
+        match kind {
+            JoinKind::Inner | JoinKind::Left => {
+                k.body().line(format!("active = active && {gid} >= 0;"));
+                let (pos, matched) = self.expand(k, true);
+                self.append_build_columns(k, &pos, &matched);
+            }
+            JoinKind::Semi | JoinKind::Anti | JoinKind::Mark => {}
+        }
+        let residual = self.residual.ok_or_else(|| Error::exec(format!("band probe #{b} of a {kind:?} join without its condition")));
+        match kind {
+            JoinKind::Semi | JoinKind::Anti | JoinKind::Mark => self.test_residual(k, residual?),
+            _ => Ok(()),
+        }
+    }
+
+    /// Narrows [`range[0]`, `range[1]`) to where `cond` (over the row and build column
+    /// `column`, read from `part`) turns: with `prefix`, the end of the rows where it
+    /// holds; else the first row where it holds (it holds from there on).
+    fn binary_search(
+        &self,
+        k: &mut KernelBuilder,
+        cond: &Expr,
+        column: usize,
+        part: BuildPart,
+        range: [&str; 2],
+        prefix: bool,
+    ) -> Result<()> {
+        let b = self.build;
+        let [beg, end] = range;
+        let ct = c_type(&self.build_schema.fields[column].ty);
+        let values = k.param(Param::Build { id: b, part }, &format!("const {ct}* __restrict__"));
+        let width = k.width();
+        let mut row = k.row().to_vec();
+        row.extend(self.build_schema.fields.iter().map(|_| Value::not_null("0")));
+        row[width + column] = Value::not_null("v_");
+        k.body().open("");
+        k.body().line(format!("uint32_t lo_ = {beg}, hi_ = {end};"));
+        k.body().open("while (lo_ < hi_)");
+        k.body().line("const uint32_t mid_ = lo_ + ((hi_ - lo_) >> 1);");
+        k.body().line(format!("const {ct} v_ = {values}[mid_];"));
+        let r = gen(cond, &row, k.body())?;
+        let holds = format!("!({}) && ({})", r.null, r.v);
+        let go_right = if prefix { holds } else { format!("!({holds})") };
+        k.body().line(format!("if ({go_right}) lo_ = mid_ + 1; else hi_ = mid_;"));
+        k.body().close();
+        k.body().line(format!("{} = lo_;", if prefix { end } else { beg }));
+        k.body().close();
+        Ok(())
     }
 }
 
@@ -563,7 +666,9 @@ impl HashProbe<'_> {
         let any = format!("hp{b}_any");
         k.body().line(format!("bool {any} = false;"));
         k.body().open(format!("if (active && {gid} >= 0)"));
-        if k.build_hint(b).is_some_and(|h| !h.multi) {
+        if self.band.is_some() {
+            k.body().line(format!("const uint32_t hp{b}_rb = hp{b}_bb, hp{b}_re = hp{b}_be;"));
+        } else if k.build_hint(b).is_some_and(|h| !h.multi) {
             // Unique keys: the key's one row sits at its group id (the build kept no offsets).
             k.body().line(format!("const uint32_t hp{b}_rb = (uint32_t){gid}, hp{b}_re = hp{b}_rb + 1u;"));
         } else {

@@ -41,9 +41,12 @@ pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool>
     for op in rest {
         match op {
             PipelineOp::Filter(plan) => plan.terms().for_each(&mut mark),
-            PipelineOp::HashProbe { keys, residual, .. } => {
+            PipelineOp::HashProbe { keys, residual, band, .. } => {
                 keys.iter().for_each(&mut mark);
                 residual.iter().for_each(&mut mark);
+                if let Some(b) = band {
+                    b.below.iter().chain(b.above.iter().map(|(_, c)| c)).for_each(&mut mark);
+                }
             }
             // The row is replaced: nothing after reads the columns directly.
             PipelineOp::Project { exprs, .. } => {

@@ -169,6 +169,9 @@ fn bind_build(t: &BuiltTable, part: BuildPart, dev: &GpuDevice) -> Result<Arg> {
         BuildPart::Bitmap => {
             Arg::U64(ptr(&t.bitmap.as_ref().ok_or_else(|| Error::exec("key bitmap missing"))?.words, dev))
         }
+        BuildPart::BandMax => {
+            Arg::U64(ptr(&t.band_max.as_ref().ok_or_else(|| Error::exec("band running maximum missing"))?.values, dev))
+        }
         BuildPart::Entries => {
             Arg::U64(ptr(t.entries.as_ref().ok_or_else(|| Error::exec("hash table entries missing"))?, dev))
         }

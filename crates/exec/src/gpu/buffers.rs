@@ -166,6 +166,8 @@ pub struct BuiltTable {
     pub bitmap: Option<KeyBitmap>,
     /// Unique keys: group g's match range starts at g (made when a generic probe asks).
     pub iota: std::sync::OnceLock<CudaSlice<u32>>,
+    /// A band table's running maximum of the column its probes search an upper bound of.
+    pub band_max: Option<OwnedColumn>,
 }
 
 pub struct KeyBitmap {

@@ -161,7 +161,7 @@ impl GpuExecutor {
                         memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys))?.source.clone(),
                     );
                 }
-                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } => {}
+                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } | Stage::BandTable { .. } => {}
             }
         }
         for group in balanced_groups(sources, self.config.compile_programs as usize) {

@@ -152,6 +152,7 @@ pub fn finish_build(
         direct,
         bitmap,
         iota: Default::default(),
+        band_max: None,
     };
     Ok((table, span))
 }

@@ -3,6 +3,7 @@
 //! CUDA events. Sort stages rank small inputs and run bitonic sort kernels on larger ones;
 //! results are gathered on the GPU and downloaded into Arrow arrays.
 
+mod band;
 mod bind;
 mod buffers;
 mod capacity;
@@ -314,6 +315,15 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, sliced);
                 }
+                Stage::BandTable { input, output, max, .. } => {
+                    let data = inter.remove(input).ok_or_else(|| Error::exec("band table input missing"))?;
+                    let mut stat = crate::stats::KernelStat { name: format!("band table #{output}"), ..Default::default() };
+                    (stat.rows_in, stat.rows_out) = (data.rows, data.rows);
+                    let (table, span) = band::band_table(self, data, *max, &mut stat)?;
+                    pending_spans.extend(span.map(|s| (stats.kernels.len(), s)));
+                    stats.kernels.push(stat);
+                    built.insert(*output, table);
+                }
                 Stage::Concat { inputs, output, schema } => {
                     let arms = inputs
                         .iter()
@@ -418,7 +428,7 @@ impl GpuExecutor {
                 Stage::Sort { input, keys, schema, .. } => {
                     out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
                 }
-                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } => {}
+                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } | Stage::BandTable { .. } => {}
             }
         }
         Ok(out)
