@@ -71,7 +71,7 @@ fn consume_operators(k: &mut KernelBuilder, p: &Pipeline) -> Result<()> {
                     kind: *kind,
                     residual: residual.as_ref(),
                     refill,
-                    band: band.as_ref(),
+                    band: band.as_deref(),
                 };
                 refill_done = probe.refill_inside(k);
                 if refill_done {

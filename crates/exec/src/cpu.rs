@@ -8,7 +8,8 @@ use gpusql_common::semantics::f64_key_bits;
 use gpusql_common::{CancelToken, DataType, Error, Result, ScalarValue, Schema, Ticker};
 use gpusql_plan::eval::eval;
 use gpusql_plan::{
-    AggState, BandSearch, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage, StateFunc,
+    AggState, BandSearch, Expr, JoinKind, PhysicalPlan, Pipeline, PipelineOp, Sink, SortColumn, Source, Stage,
+    StateFunc,
 };
 use gpusql_storage::convert::{build_array, value_at};
 use gpusql_storage::TableStore;

@@ -61,7 +61,7 @@ pub enum PipelineOp {
         residual: Option<Expr>,
         /// A band join (`build` is a Stage::BandTable): the candidate rows are found by
         /// binary search instead of by `keys` (constants).
-        band: Option<BandSearch>,
+        band: Option<Box<BandSearch>>,
     },
     /// Lane Refill ([Funke & Teubner 2020] §4): a buffering operator that changes no rows, only
     /// which lane carries them. A warp whose active lanes (plus those it buffered) fall below
@@ -411,14 +411,17 @@ impl fmt::Display for Pipeline {
         for op in &self.ops {
             match op {
                 PipelineOp::Filter(p) => writeln!(f, "  Filter {p}")?,
-                PipelineOp::HashProbe { build, band: Some(band), kind, residual, build_schema, .. } => {
+                PipelineOp::HashProbe { build, band: Some(band), kind, residual, build_schema, multi_match, .. } => {
                     let mut bounds: Vec<String> = band.below.iter().map(|c| c.to_string()).collect();
                     bounds.extend(band.above.iter().map(|(_, c)| c.to_string()));
                     let what = match kind {
                         JoinKind::Semi => "keeps rows with a match".to_string(),
                         JoinKind::Anti => "keeps rows without a match".to_string(),
                         JoinKind::Mark => "mark: appends whether the row has a match".to_string(),
-                        _ => format!("appends [{}]", schema_names(build_schema)),
+                        _ => {
+                            let how = if *multi_match == MultiMatch::PerLane { "per lane" } else { "push-down parallelism" };
+                            format!("appends [{}], candidates walked {how}", schema_names(build_schema))
+                        }
                     };
                     let residual = residual.as_ref().map(|r| format!(" where {r}")).unwrap_or_default();
                     writeln!(f, "  BandProbe #{build} searches [{}]{residual} ({what})", bounds.join(", "))?

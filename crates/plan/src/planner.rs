@@ -209,10 +209,20 @@ impl Planner {
             LogicalPlan::Filter { input, predicate } => {
                 let (source, mut ops) = match &**input {
                     // An inner join's other conditions are this filter: a band join searches by them.
-                    LogicalPlan::Join { probe, build, probe_keys, build_keys, kind: JoinKind::Inner, residual: None } => {
+                    LogicalPlan::Join {
+                        probe,
+                        build,
+                        probe_keys,
+                        build_keys,
+                        kind: JoinKind::Inner,
+                        residual: None,
+                    } => {
                         let conditions = predicate.clone().conjuncts();
-                        let joined = self.build_join(probe, build, probe_keys, build_keys, JoinKind::Inner, None, &conditions)?;
-                        let Built::Open { source, ops } = joined else { unreachable!("a join leaves its pipeline open") };
+                        let joined =
+                            self.build_join(probe, build, probe_keys, build_keys, JoinKind::Inner, None, &conditions)?;
+                        let Built::Open { source, ops } = joined else {
+                            unreachable!("a join leaves its pipeline open")
+                        };
                         (source, ops)
                     }
                     _ => self.open(input)?,
@@ -381,10 +391,16 @@ impl Planner {
             keys: probe_keys.to_vec(),
             build_schema,
             schema: Schema::new(fields),
-            multi_match: self.multi_match,
+            // A row of a two-sided band join has few candidates (its bands): each lane walks
+            // its own, where push-down parallelism would run the warp once per lane.
+            multi_match: if band.as_ref().is_some_and(|b| b.two_sided()) {
+                MultiMatch::PerLane
+            } else {
+                self.multi_match
+            },
             kind,
             residual: residual.cloned(),
-            band,
+            band: band.map(Box::new),
         });
         // The share of probe rows with a match: about the share of its base table the
         // build side keeps (a foreign key finds its row unless a filter removed it).

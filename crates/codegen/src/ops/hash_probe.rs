@@ -418,7 +418,10 @@ impl HashProbe<'_> {
                 k.body().line("// the rows whose upper bound reaches the row: a suffix of the sorted rows");
                 BuildPart::Payload { column: *m, part: Part::Values }
             } else {
-                k.body().line(format!("// from the first row whose running maximum of {} reaches the row (none before it can)", self.build_schema.fields[*m].name));
+                k.body().line(format!(
+                    "// from the first row whose running maximum of {} reaches the row (none before it can)",
+                    self.build_schema.fields[*m].name
+                ));
                 BuildPart::BandMax
             };
             self.binary_search(k, cond, *m, column, [&beg, &end], false)?;
@@ -434,7 +437,9 @@ impl HashProbe<'_> {
             }
             JoinKind::Semi | JoinKind::Anti | JoinKind::Mark => {}
         }
-        let residual = self.residual.ok_or_else(|| Error::exec(format!("band probe #{b} of a {kind:?} join without its condition")));
+        let residual = self
+            .residual
+            .ok_or_else(|| Error::exec(format!("band probe #{b} of a {kind:?} join without its condition")));
         match kind {
             JoinKind::Semi | JoinKind::Anti | JoinKind::Mark => self.test_residual(k, residual?),
             _ => Ok(()),

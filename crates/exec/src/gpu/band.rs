@@ -28,7 +28,8 @@ pub fn band_table(
                 "double" => "running_max_f64",
                 other => return Err(Error::exec(format!("band join upper bound of C type {other}"))),
             };
-            let out = dev.alloc_zeros::<u8>((n * value_width(&c.ty)).max(1), "band running maximum").map_err(cuda_error)?;
+            let out =
+                dev.alloc_zeros::<u8>((n * value_width(&c.ty)).max(1), "band running maximum").map_err(cuda_error)?;
             if n > 0 {
                 let f = ex.util(entry, stat)?;
                 let args = [Arg::U64(ptr(&c.values, dev)), Arg::U64(ptr(&out, dev)), Arg::U64(n as u64)];

@@ -317,7 +317,8 @@ impl GpuExecutor {
                 }
                 Stage::BandTable { input, output, max, .. } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("band table input missing"))?;
-                    let mut stat = crate::stats::KernelStat { name: format!("band table #{output}"), ..Default::default() };
+                    let mut stat =
+                        crate::stats::KernelStat { name: format!("band table #{output}"), ..Default::default() };
                     (stat.rows_in, stat.rows_out) = (data.rows, data.rows);
                     let (table, span) = band::band_table(self, data, *max, &mut stat)?;
                     pending_spans.extend(span.map(|s| (stats.kernels.len(), s)));

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Band joins on the GPU beside DuckDB, over the same TPC-H data:
+#   bench_sql/band_joins.sh OUTDIR [SF]
+# The queries are bench_sql/band_joins/qNN.sql (q01: lineitem against 1,000 ranges of part
+# keys; q02: the same grouped by range; q03: q01's scan and aggregate without the join, for
+# the floor); then q01 with band_joins on and off (the naive form). Needs
+# target/release/gpusql (or $GPUSQL) and duckdb 2.0.1 importable.
+set -uo pipefail
+OUT=$1 SF=${2:-10}
+B=${GPUSQL:-target/release/gpusql}
+HERE=$(dirname "$0")
+mkdir -p "$OUT"
+"$B" bench tpch --sf "$SF" --backend gpu --runs 7 --query-dir "$HERE/band_joins" \
+  --json "$OUT/band_joins_gpu_sf$SF.json" 2>&1 | tail -6
+python3 scripts/duckdb_bench.py --sf "$SF" --runs 5 --query-dir "$HERE/band_joins" --gpusql "$B" \
+  --json "$OUT/band_joins_duckdb_sf$SF.json" 2>&1 | tail -6
+python3 "$HERE/run_timed.py" "$B" "$HERE/band_joins_naive.txt" --data "--tpch $SF" --runs 3 --wall | tee "$OUT/band_joins_naive_sf$SF.txt"
