@@ -34,6 +34,7 @@ pub struct ColumnInfo {
 pub struct TableInfo {
     pub name: String,
     pub columns: Vec<ColumnInfo>,
+    pub rows: usize,
 }
 
 /// Tables and the equalities that join them (foreign keys, both directions).
@@ -322,6 +323,17 @@ impl<'a> Generator<'a> {
                 candidates
                     .extend(self.edges_from(item).into_iter().filter(|(_, _, fans)| !*fans || scope.items.len() == 1));
             }
+            // Now and then a band join instead (no equality: a column bounded by the new
+            // table's), once per FROM and between small tables only: its pairs grow as the
+            // product of the sides.
+            if scope.items.len() == 1 && self.rng.chance(0.12) {
+                if let Some((on, item, table)) = self.band_join(&scope) {
+                    let kind = *self.rng.pick(&["JOIN", "LEFT JOIN", "INNER JOIN"]).unwrap_or(&"JOIN");
+                    sql.push_str(&format!(" {kind} {table} AS {} ON {on}", item.alias));
+                    scope.items.push(item);
+                    continue;
+                }
+            }
             let Some((left_alias, (_, lc, rt, rc), _)) = self.rng.pick(&candidates).cloned() else { break };
             let alias = self.alias();
             let item = self.table_item(&rt, &alias);
@@ -354,6 +366,39 @@ impl<'a> Generator<'a> {
             scope.items.push(item);
         }
         (sql, scope)
+    }
+
+    /// A band join's ON and its new table: an expression of `scope` between two columns of
+    /// the table, or past one; None where the tables are large or share no ordered type.
+    fn band_join(&mut self, scope: &Scope) -> Option<(String, Item, String)> {
+        const MAX_PAIRS: usize = 1_000_000;
+        let left_rows: usize =
+            scope.items.iter().filter_map(|i| i.table.as_ref()).map(|t| self.schema.table(t).rows).product();
+        let small: Vec<String> = self
+            .schema
+            .tables
+            .iter()
+            .filter(|t| t.rows.max(1).saturating_mul(left_rows.max(1)) <= MAX_PAIRS)
+            .map(|t| t.name.clone())
+            .collect();
+        let table = self.rng.pick(&small)?.clone();
+        let alias = self.alias();
+        let item = self.table_item(&table, &alias);
+        let right = Scope { items: vec![item.clone()] };
+        let types: Vec<Ty> = [Ty::Int, Ty::Dec, Ty::Date, Ty::Float]
+            .into_iter()
+            .filter(|t| !scope.of_type(*t).is_empty() && !right.of_type(*t).is_empty())
+            .collect();
+        let ty = *self.rng.pick(&types)?;
+        let x = self.expr(scope, ty, 1);
+        let (lo, hi) = (self.column(&right, ty)?.sql, self.column(&right, ty)?.sql);
+        let on = match self.rng.below(4) {
+            0 => format!("{x} BETWEEN {lo} AND {hi}"),
+            1 => format!("{x} >= {lo} AND {x} < {hi}"),
+            2 => format!("{lo} < {x} AND {hi} >= {x}"),
+            _ => format!("{x} {} {lo}", self.rng.pick(&["<", "<=", ">", ">="]).unwrap_or(&"<")),
+        };
+        Some((on, item, table))
     }
 
     /// A table, or (sometimes) a derived table over one.

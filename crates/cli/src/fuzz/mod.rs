@@ -246,7 +246,7 @@ pub fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
     let names = engine.tables().names();
     for name in names {
         let Some(t) = engine.tables().get(&name) else { continue };
-        let fields = t.schema.fields.clone();
+        let (fields, rows) = (t.schema.fields.clone(), t.rows);
         let mut columns = vec![];
         for f in fields {
             let ty = match f.ty {
@@ -276,7 +276,7 @@ pub fn schema_of(engine: &mut Engine) -> gpusql::Result<SchemaInfo> {
                 .collect();
             columns.push(ColumnInfo { name: f.name.clone(), ty, samples });
         }
-        tables.push(TableInfo { name, columns });
+        tables.push(TableInfo { name, columns, rows });
     }
     tables.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(SchemaInfo::with_foreign_keys(tables))
