@@ -44,6 +44,15 @@ impl BandSearch {
         self.below.is_some() && self.above.is_some()
     }
 
+    /// The search conditions, the lower bound's first.
+    pub fn conditions(&self) -> impl Iterator<Item = &Expr> {
+        self.below.iter().chain(self.above.iter().map(|(_, c)| c))
+    }
+
+    pub fn conditions_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        self.below.iter_mut().chain(self.above.iter_mut().map(|(_, c)| c))
+    }
+
     /// The build columns a band table must not hold NULL in.
     pub fn bounded_columns(&self) -> Vec<usize> {
         let mut out = vec![self.key];

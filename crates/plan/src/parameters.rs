@@ -167,9 +167,10 @@ fn for_each_expr(plan: &mut PhysicalPlan, f: &mut dyn FnMut(&mut Expr)) {
             match op {
                 PipelineOp::Filter(filter) => filter.groups.iter_mut().flatten().for_each(&mut *f),
                 PipelineOp::Project { exprs, .. } => exprs.iter_mut().for_each(&mut *f),
-                PipelineOp::HashProbe { keys, residual, .. } => {
+                PipelineOp::HashProbe { keys, residual, band, .. } => {
                     keys.iter_mut().for_each(&mut *f);
                     residual.iter_mut().for_each(&mut *f);
+                    band.iter_mut().flat_map(|b| b.conditions_mut()).for_each(&mut *f);
                 }
                 PipelineOp::LaneRefill { .. } => {}
             }

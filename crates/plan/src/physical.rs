@@ -198,7 +198,9 @@ impl Pipeline {
             match op {
                 PipelineOp::Filter(f) => out.extend(f.terms()),
                 PipelineOp::Project { exprs, .. } => out.extend(exprs),
-                PipelineOp::HashProbe { keys, residual, .. } => out.extend(keys.iter().chain(residual)),
+                PipelineOp::HashProbe { keys, residual, band, .. } => {
+                    out.extend(keys.iter().chain(residual).chain(band.iter().flat_map(|b| b.conditions())))
+                }
                 PipelineOp::LaneRefill { .. } => {}
             }
         }
@@ -412,8 +414,7 @@ impl fmt::Display for Pipeline {
             match op {
                 PipelineOp::Filter(p) => writeln!(f, "  Filter {p}")?,
                 PipelineOp::HashProbe { build, band: Some(band), kind, residual, build_schema, multi_match, .. } => {
-                    let mut bounds: Vec<String> = band.below.iter().map(|c| c.to_string()).collect();
-                    bounds.extend(band.above.iter().map(|(_, c)| c.to_string()));
+                    let bounds: Vec<String> = band.conditions().map(|c| c.to_string()).collect();
                     let what = match kind {
                         JoinKind::Semi => "keeps rows with a match".to_string(),
                         JoinKind::Anti => "keeps rows without a match".to_string(),

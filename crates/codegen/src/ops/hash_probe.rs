@@ -388,8 +388,7 @@ impl HashProbe<'_> {
     /// matches (the filter above or the residual decides each pair).
     fn consume_band(&self, k: &mut KernelBuilder, band: &BandSearch) -> Result<()> {
         let (b, kind) = (self.build, self.kind);
-        let mut bounds: Vec<&Expr> = band.below.iter().collect();
-        bounds.extend(band.above.iter().map(|(_, c)| c));
+        let bounds: Vec<&Expr> = band.conditions().collect();
         let shown: Vec<String> = bounds.iter().map(|c| k.show(c)).collect();
         let key = &self.build_schema.fields[band.key].name;
         k.body().line(format!(

@@ -44,9 +44,7 @@ pub fn live_columns(rest: &[PipelineOp], sink: &Sink, width: usize) -> Vec<bool>
             PipelineOp::HashProbe { keys, residual, band, .. } => {
                 keys.iter().for_each(&mut mark);
                 residual.iter().for_each(&mut mark);
-                if let Some(b) = band {
-                    b.below.iter().chain(b.above.iter().map(|(_, c)| c)).for_each(&mut mark);
-                }
+                band.iter().flat_map(|b| b.conditions()).for_each(&mut mark);
             }
             // The row is replaced: nothing after reads the columns directly.
             PipelineOp::Project { exprs, .. } => {
