@@ -5,6 +5,7 @@
 //! (`KernelBuilder`), so a row stays in registers from the scan to the sink.
 
 pub mod aggregate;
+pub mod band_probe;
 pub mod common;
 pub mod filter;
 pub mod hash_build;
