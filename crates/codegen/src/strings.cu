@@ -85,52 +85,7 @@ __device__ uint32_t map_case(uint32_t c, const CaseRange* t, int n) {
     const CaseRange r = t[lo - 1];
     return c <= r.last && (c - r.first) % r.stride == 0u ? (uint32_t)((int32_t)c + r.delta) : c;
 }
-// ASCII text (all of TPC-H's) keeps its length under case mapping and maps 8 bytes at a
-// time: a letter's byte gains or loses 0x20 (SWAR; no byte reaches 0x80, so no carry
-// crosses into the next). The loads are aligned 8-byte words, each output word is made of
-// two input words by a funnel shift and stored aligned: a lane moves its string in words,
-// not bytes.
-__device__ __forceinline__ uint64_t ascii_case_word(uint64_t w, bool upper) {
-    const uint64_t ones = 0x0101010101010101ull, first = upper ? 'a' : 'A';
-    const uint64_t at_least_first = w + (0x80ull - first) * ones;        // high bit: byte >= first
-    const uint64_t past_last = w + (0x80ull - (first + 26ull)) * ones;   // high bit: byte > first + 25
-    return w ^ (((at_least_first & ~past_last) & (0x80ull * ones)) >> 2);
-}
-__device__ bool is_ascii(Str s) {
-    uint32_t i = 0;
-    for (; i < s.len && ((unsigned long long)(s.p + i) & 7u); i++) if (s.p[i] & 0x80u) return false;
-    for (; i + 8 <= s.len; i += 8) if (*(const uint64_t*)(s.p + i) & 0x8080808080808080ull) return false;
-    for (; i < s.len; i++) if (s.p[i] & 0x80u) return false;
-    return true;
-}
-__device__ void ascii_case_copy(uint8_t* out, Str s, bool upper) {
-    const uint32_t n = s.len;
-    uint32_t i = 0;
-    for (; i < n && ((unsigned long long)(out + i) & 7u); i++) out[i] = (uint8_t)ascii_case_word(s.p[i], upper);
-    if (i + 8 <= n) {
-        const uint8_t* src = s.p + i;
-        const uint32_t shift = (uint32_t)((unsigned long long)src & 7u) * 8u;
-        const uint64_t* w = (const uint64_t*)(src - shift / 8u);
-        if (shift == 0) {
-            for (; i + 8 <= n; i += 8, w++) *(uint64_t*)(out + i) = ascii_case_word(*w, upper);
-        } else {
-            uint64_t cur = *w;
-            for (; i + 8 <= n; i += 8) {
-                const uint64_t next = *++w;  // holds the last of these 8 bytes: inside the string
-                *(uint64_t*)(out + i) = ascii_case_word((cur >> shift) | (next << (64u - shift)), upper);
-                cur = next;
-            }
-        }
-    }
-    for (; i < n; i++) out[i] = (uint8_t)ascii_case_word(s.p[i], upper);
-}
 __device__ Str str_case(const Arena& a, Str s, const CaseRange* t, int n) {
-    if (is_ascii(s)) {
-        uint8_t* out = arena_alloc(a, s.len);
-        if (!out) return str_lost(s);
-        ascii_case_copy(out, s, t == CASE_UPPER);
-        return str_view(out, s.len);
-    }
     uint32_t out_len = 0;
     for (uint32_t i = 0; i < s.len;) {
         if (s.p[i] < 0x80u) { out_len++; i++; continue; }
