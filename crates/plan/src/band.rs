@@ -12,9 +12,11 @@
 //! The search only narrows the rows a probe row visits: every condition still runs on each
 //! visited pair (the filter above an inner join, the residual of a semi / anti / mark
 //! join), so the answers are those of the cross join. A search condition is a comparison of
-//! a build column (under widening casts only: they keep the order) with an expression of the
-//! probe row, evaluated with SQL's comparison (NaN above every number, -0 = 0) over values
-//! the sort put in the same order. Rows with a NULL bound match nothing and stay out.
+//! a build column with an expression of the probe row, evaluated with SQL's comparison (NaN
+//! above every number, -0 = 0) over values the sort put in the same order. The column may
+//! be under widening casts and under the addition or subtraction of a constant, which keep
+//! its order (and commute with the running maximum); an overflow there is the error the
+//! condition raises over that pair. Rows with a NULL bound match nothing and stay out.
 
 use crate::expr::{BinaryOp, Expr};
 use gpusql_common::{DataType, Schema};
@@ -110,11 +112,17 @@ fn bounded_column(term: &Expr, probe_width: usize, build: &Schema) -> Option<(us
     Some((column, if small_build_values { Bound::Lower } else { Bound::Upper }))
 }
 
-/// The joined row's column `e` reads, if it is a build column under widening casts only.
+/// The build column `e` reads, if `e` never decreases as that column grows: the column
+/// under widening casts and under additions or subtractions of a constant (`r.lo - 5`).
 fn build_column(e: &Expr, probe_width: usize) -> Option<usize> {
+    let constant = |e: &Expr| matches!(e, Expr::Literal { .. } | Expr::Parameter { .. });
     match e {
         Expr::Column { index, .. } if *index >= probe_width => Some(*index),
         Expr::Cast { expr, ty } if widens(&expr.ty(), ty) => build_column(expr, probe_width),
+        Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub, left, right, .. } if constant(right) => {
+            build_column(left, probe_width)
+        }
+        Expr::Binary { op: BinaryOp::Add, left, right, .. } if constant(left) => build_column(right, probe_width),
         _ => None,
     }
 }
@@ -205,6 +213,17 @@ mod tests {
             assert!(band_search(&[t], 1, &build).is_none());
         }
         let widened = Expr::Cast { expr: Box::new(col(2, DataType::Int32)), ty: DataType::Int64 };
-        assert_eq!(band_search(&[cmp(BinaryOp::Lt, x, widened)], 1, &build).map(|b| b.key), Some(1));
+        assert_eq!(band_search(&[cmp(BinaryOp::Lt, x.clone(), widened.clone())], 1, &build).map(|b| b.key), Some(1));
+        // n - 5 keeps n's order; 5 - n reverses it.
+        let five = Expr::literal(gpusql_common::ScalarValue::Int64(5), DataType::Int64);
+        let minus = |l: Expr, r: Expr| Expr::Binary {
+            op: BinaryOp::Sub,
+            left: Box::new(l),
+            right: Box::new(r),
+            ty: DataType::Int64,
+        };
+        let shifted = band_search(&[cmp(BinaryOp::Lt, x.clone(), minus(widened.clone(), five.clone()))], 1, &build);
+        assert_eq!(shifted.map(|b| b.key), Some(1));
+        assert!(band_search(&[cmp(BinaryOp::Lt, x, minus(five, widened))], 1, &build).is_none());
     }
 }
