@@ -41,6 +41,7 @@ const NAIVE_SETTINGS: &[(&str, &str)] = &[
     ("key_bitmaps", "off"),
     ("early_bitmaps", "off"),
     ("dictionary_strings", "off"),
+    ("band_joins", "off"),
 ];
 
 #[derive(Debug, Clone)]
