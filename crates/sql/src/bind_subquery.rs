@@ -1,5 +1,6 @@
 //! Subqueries in WHERE, decorrelated into semi and anti joins:
-//! - `x [NOT] IN (SELECT y …)` (uncorrelated) joins on x = y;
+//! - `x [NOT] IN (SELECT y …)` (uncorrelated) joins on x = y; correlated, `x IN` is bound
+//!   as `EXISTS (… AND y = x)` (`correlated_in`);
 //! - `[NOT] EXISTS (SELECT … WHERE inner = outer AND …)` joins on the correlated
 //!   equalities; the subquery's own conditions filter its build side, and other
 //!   conditions over both (`inner.x <> outer.y`, TPC-H Q21) are the join's residual: a
@@ -53,7 +54,18 @@ pub fn bind_subquery_condition(
 ) -> Result<SubqueryJoin> {
     match e {
         ast::Expr::Nested(inner) => bind_subquery_condition(inner, outer, outer_query, catalog),
-        ast::Expr::InSubquery { expr, subquery, negated } => bind_in(expr, subquery, *negated, outer, catalog),
+        ast::Expr::InSubquery { expr, subquery, negated: false } => {
+            match bind_in(expr, subquery, false, outer, catalog) {
+                // (Where the EXISTS form is refused too, the refusal names the IN as written.)
+                Err(e) if is_correlated_in(&e) => match correlated_in(expr, subquery, outer, outer_query, catalog) {
+                    Ok(Some(join)) => Ok(join),
+                    Err(other) if !matches!(other.kind(), Error::NotSupported(_)) => Err(other),
+                    _ => Err(e),
+                },
+                other => other,
+            }
+        }
+        ast::Expr::InSubquery { expr, subquery, negated: true } => bind_in(expr, subquery, true, outer, catalog),
         ast::Expr::Exists { subquery, negated } => bind_exists(subquery, *negated, outer, outer_query, catalog),
         other => Err(Error::plan(format!("not a subquery condition: {other}"))),
     }
@@ -85,6 +97,64 @@ fn bind_in(
         kind: if negated { JoinKind::Anti } else { JoinKind::Semi },
         residual: None,
     })
+}
+
+fn is_correlated_in(e: &Error) -> bool {
+    matches!(e.kind(), Error::NotSupported(m) if m.contains("correlated subqueries in IN"))
+}
+
+/// `x IN (SELECT y FROM … WHERE c)` correlated with the outer query, as a condition that
+/// filters (a WHERE conjunct, where a NULL and a FALSE both drop the row):
+/// `EXISTS (SELECT 1 FROM … WHERE (c) AND (y) = (x))`, which binds the equality as one more
+/// correlated key. None (the refusal stands) where the subquery is not a plain SELECT of one
+/// value (grouped, aggregated, limited, with a WITH), or where a name in x would mean an
+/// inner column once inside it. NOT IN stays refused (its NULL rules are not EXISTS's).
+fn correlated_in(
+    expr: &ast::Expr,
+    subquery: &ast::Query,
+    outer: &Scope,
+    outer_query: &OuterQuery,
+    catalog: &dyn Catalog,
+) -> Result<Option<SubqueryJoin>> {
+    let ast::SetExpr::Select(select) = &*subquery.body else { return Ok(None) };
+    let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
+    if grouped || select.having.is_some() || subquery.limit_clause.is_some() || subquery.with.is_some() {
+        return Ok(None);
+    }
+    let y = match select.projection.as_slice() {
+        [ast::SelectItem::UnnamedExpr(y)] | [ast::SelectItem::ExprWithAlias { expr: y, .. }] => y,
+        _ => return Ok(None),
+    };
+    if crate::bind_expr::contains_aggregate(y) || crate::bind_expr::contains_subquery(expr) {
+        return Ok(None);
+    }
+    let (_, inner, _) = bind_from(select, catalog)?;
+    let mut captured = false;
+    let _ = ast::visit_expressions(expr, |x| {
+        if matches!(x, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_))
+            && Context::Plain(&inner).bind(x).is_ok()
+        {
+            captured = true;
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    if captured {
+        return Ok(None);
+    }
+    let nested = |e: &ast::Expr| ast::Expr::Nested(Box::new(e.clone()));
+    let equal =
+        ast::Expr::BinaryOp { left: Box::new(nested(y)), op: ast::BinaryOperator::Eq, right: Box::new(nested(expr)) };
+    let mut exists = (**select).clone();
+    exists.selection = Some(match &select.selection {
+        Some(w) => {
+            ast::Expr::BinaryOp { left: Box::new(nested(w)), op: ast::BinaryOperator::And, right: Box::new(equal) }
+        }
+        None => equal,
+    });
+    exists.projection = vec![ast::SelectItem::UnnamedExpr(ast::Expr::value(ast::Value::Number("1".into(), false)))];
+    let query = ast::Query { body: Box::new(ast::SetExpr::Select(Box::new(exists))), ..subquery.clone() };
+    bind_exists(&query, false, outer, outer_query, catalog).map(Some)
 }
 
 /// Whether x and y of `x IN (SELECT y …)` can be NULL.
