@@ -107,7 +107,7 @@ fn is_correlated_in(e: &Error) -> bool {
 /// filters (a WHERE conjunct, where a NULL and a FALSE both drop the row):
 /// `EXISTS (SELECT 1 FROM … WHERE (c) AND (y) = (x))`, which binds the equality as one more
 /// correlated key. None (the refusal stands) where the subquery is not a plain SELECT of one
-/// value (grouped, aggregated, limited, with a WITH), or where a name in x would mean an
+/// value (grouped, aggregated, limited, DISTINCT ON, with a WITH), or where a name in x would mean an
 /// inner column once inside it. NOT IN stays refused (its NULL rules are not EXISTS's).
 fn correlated_in(
     expr: &ast::Expr,
@@ -118,7 +118,9 @@ fn correlated_in(
 ) -> Result<Option<SubqueryJoin>> {
     let ast::SetExpr::Select(select) = &*subquery.body else { return Ok(None) };
     let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty());
-    if grouped || select.having.is_some() || subquery.limit_clause.is_some() || subquery.with.is_some() {
+    // (DISTINCT ON keeps some of the values: not the EXISTS's question.)
+    let distinct_on = matches!(select.distinct, Some(ast::Distinct::On(_)));
+    if grouped || distinct_on || select.having.is_some() || subquery.limit_clause.is_some() || subquery.with.is_some() {
         return Ok(None);
     }
     let y = match select.projection.as_slice() {
