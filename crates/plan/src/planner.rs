@@ -329,8 +329,10 @@ impl Planner {
         conditions: &[Expr],
     ) -> Result<Built> {
         let constant_keys = probe_keys.iter().all(|k| matches!(k, Expr::Literal { .. }));
+        // (A one-row side, an uncorrelated scalar subquery, has nothing to search.)
+        let searchable = constant_keys && self.band_joins && !build.yields_exactly_one_row();
         let band = match kind {
-            JoinKind::Inner | JoinKind::Semi | JoinKind::Anti | JoinKind::Mark if constant_keys && self.band_joins => {
+            JoinKind::Inner | JoinKind::Semi | JoinKind::Anti | JoinKind::Mark if searchable => {
                 band_search(conditions, probe.schema().len(), &build.schema())
             }
             _ => None,
