@@ -118,6 +118,8 @@ pub fn prelude() -> &'static str {
         s.push_str(&format!("#define STRFTIME_BYTES {}\n", gpusql_common::strftime::MAX_BYTES));
         s.push_str(&format!("#define STR_HASH_BASIS {FNV_OFFSET_BASIS:#x}ull\n"));
         s.push_str(&format!("#define STR_HASH_PRIME {FNV_PRIME:#x}ull\n"));
+        s.push_str(&format!("#define DFA_MATCH_FLAG {:#x}u\n", gpusql_plan::regex::MATCH_FLAG));
+        s.push_str(&format!("#define DFA_FIND_CONTEXTS {}u\n", gpusql_plan::regex::FIND_CONTEXTS));
         let (prelude, end) = include_str!("prelude.cu")
             .rsplit_once("// ---- end of prelude ----")
             .expect("prelude.cu ends with its end marker");

@@ -103,6 +103,23 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const bool {t} = {};", dfa_call(k, &x.v)));
             Ok(Value { v: if *negated { format!("(!{t})") } else { t }, null: x.null })
         }
+        Expr::RegexFind { expr, dfa, rewrite, global } => {
+            let x = gen(expr, row, out)?;
+            let k = out.literals()?.regex(e, dfa);
+            let d = out.tmp("find");
+            out.line(format!("const DfaFind {d} = {};", dfa_find_tables(k)));
+            let call = match rewrite {
+                None => format!("str_regexp_extract({d}, {})", x.v),
+                Some(r) => {
+                    let r = gen(r, row, out)?;
+                    out.uses_arena = true;
+                    format!("str_regexp_replace({}, {d}, {}, {}, {global})", crate::strings::ARENA, x.v, r.v)
+                }
+            };
+            let t = out.tmp("s");
+            out.line(format!("const Str {t} = {} ? {} : {call};", x.null, null_value(&DataType::Utf8)));
+            Ok(Value { v: t, null: x.null })
+        }
         Expr::Extract { field, expr } => gen_extract(field, expr, row, out),
         Expr::TimestampAdd { expr, .. } => {
             let x = gen(expr, row, out)?;
@@ -529,6 +546,17 @@ pub fn dfa_call(k: usize, s: &str) -> String {
         "dfa_match({s}, {name}_classes_, {name}_next_, {}, {})",
         param_name(k, LiteralPart::DfaColumns),
         param_name(k, LiteralPart::DfaStart)
+    )
+}
+
+/// The find DFA tables of constant `k` (strings.cu's `DfaFind`; the shared copies as in
+/// `dfa_call`).
+fn dfa_find_tables(k: usize) -> String {
+    let name = literal_name(k);
+    format!(
+        "{{{name}_classes_, {name}_next_, {}, {}}}",
+        param_name(k, LiteralPart::DfaColumns),
+        param_name(k, LiteralPart::DfaEntries)
     )
 }
 

@@ -570,7 +570,7 @@ impl Literals {
             Expr::InSet { set, .. } => {
                 self.in_set(set);
             }
-            Expr::Regex { dfa, .. } => {
+            Expr::Regex { dfa, .. } | Expr::RegexFind { dfa, .. } => {
                 self.register(e, Some(ConstantField::Pattern), KernelLiteral::Regex(dfa.clone()));
             }
             _ => {

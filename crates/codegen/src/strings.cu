@@ -447,3 +447,118 @@ __device__ Str str_strftime(const Arena& a, int64_t us, Str f) {
     const uint32_t n = strftime_into(buf, us, f);
     return arena_copy(a, buf, n);
 }
+
+// ---- regexp_extract / regexp_replace: the walk of plan/src/regex.rs's find DFAs ----
+// `RegexDfa::new_find`: one table of a forward and a reverse DFA whose entries carry
+// DFA_MATCH_FLAG where they lead to a match state (a match ends, or in reverse starts,
+// before the byte just read), followed by the start states of each per byte before the
+// search's start (256: none). `find_at` and `replace` are the CPU's twins.
+struct DfaFind { const uint8_t* classes; const uint16_t* next; uint32_t columns; uint32_t entries; };
+
+// The leftmost-first match that starts at or after `from`: the forward DFA's last match
+// end before it dies, then the reverse DFA's leftmost start from there.
+__device__ bool dfa_find(const DfaFind& d, Str s, uint32_t from, uint32_t* begin, uint32_t* end) {
+    const uint16_t* starts = d.next + d.entries - 2u * DFA_FIND_CONTEXTS;
+    const uint32_t none = DFA_FIND_CONTEXTS - 1u;
+    uint32_t st = starts[from > 0u ? s.p[from - 1u] : none];
+    int64_t found = -1;
+    for (uint32_t i = from; i < s.len; i++) {
+        const uint32_t e = d.next[st * d.columns + d.classes[s.p[i]]];
+        if (e & DFA_MATCH_FLAG) found = i;
+        st = e & ~DFA_MATCH_FLAG;
+        if (st == 0u) break;
+    }
+    if (st != 0u && (d.next[st * d.columns + d.columns - 1u] & DFA_MATCH_FLAG)) found = s.len;
+    if (found < 0) return false;
+    const uint32_t stop = (uint32_t)found;
+    st = starts[DFA_FIND_CONTEXTS + (stop < s.len ? s.p[stop] : none)];
+    uint32_t start = stop;
+    for (uint32_t i = stop; i > from; i--) {
+        const uint32_t e = d.next[st * d.columns + d.classes[s.p[i - 1u]]];
+        if (e & DFA_MATCH_FLAG) start = i;
+        st = e & ~DFA_MATCH_FLAG;
+        if (st == 0u) break;
+    }
+    if (st != 0u) {
+        const uint32_t e = from > 0u ? d.next[st * d.columns + d.classes[s.p[from - 1u]]] : d.next[st * d.columns + d.columns - 1u];
+        if (e & DFA_MATCH_FLAG) start = from;
+    }
+    *begin = start;
+    *end = stop;
+    return true;
+}
+
+// The first match, or '' (a view of the input).
+__device__ Str str_regexp_extract(const DfaFind& d, Str s) {
+    uint32_t b, e;
+    if (!dfa_find(d, s, 0u, &b, &e)) return str_view(s.p, 0);
+    return str_view(s.p + b, e - b);
+}
+
+// The rewrite with `\0` the match and `\\` a backslash (checked on the host): its length,
+// its bytes written to `out` unless null.
+__device__ uint32_t regexp_rewrite(uint8_t* out, Str rw, const uint8_t* m, uint32_t m_len) {
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < rw.len; i++) {
+        if (rw.p[i] == '\\' && i + 1u < rw.len) {
+            i++;
+            if (rw.p[i] == '0') {
+                if (out) copy_bytes(out + o, m, m_len);
+                o += m_len;
+                continue;
+            }
+        }
+        if (out) out[o] = rw.p[i];
+        o++;
+    }
+    return o;
+}
+
+// One pass of RE2's Replace (GlobalReplace where `global`), as regex.rs's `replace`: after
+// a match the search goes on at its end; an empty match where the last one ended is not
+// taken, and the next character is copied instead. Returns the result's length (its bytes
+// written to `out` unless null) and the number of replacements in `count`.
+__device__ uint32_t regexp_replace_pass(const DfaFind& d, Str s, Str rw, bool global, uint8_t* out, uint32_t* count) {
+    uint32_t p = 0, o = 0, n = 0;
+    int64_t last_end = -1;
+    while (p <= s.len) {
+        uint32_t b, e;
+        if (!dfa_find(d, s, p, &b, &e)) break;
+        if (out) copy_bytes(out + o, s.p + p, b - p);
+        o += b - p;
+        if (b == e && (int64_t)b == last_end) {
+            uint32_t w = 1u, c = 0u;
+            if (p < s.len) {
+                const uint8_t lead = s.p[p];
+                w = min(lead >= 0xf0 ? 4u : lead >= 0xe0 ? 3u : lead >= 0xc0 ? 2u : 1u, s.len - p);
+                c = w;
+            }
+            if (out) copy_bytes(out + o, s.p + p, c);
+            o += c;
+            p += w;
+            continue;
+        }
+        o += regexp_rewrite(out ? out + o : nullptr, rw, s.p + b, e - b);
+        p = e;
+        last_end = e;
+        n++;
+        if (!global) break;
+    }
+    if (p < s.len) {
+        if (out) copy_bytes(out + o, s.p + p, s.len - p);
+        o += s.len - p;
+    }
+    *count = n;
+    return o;
+}
+
+// The sizes in one pass, the bytes in a second (no match: the input itself).
+__device__ Str str_regexp_replace(const Arena& a, const DfaFind& d, Str s, Str rw, bool global) {
+    uint32_t n = 0;
+    const uint32_t len = regexp_replace_pass(d, s, rw, global, nullptr, &n);
+    if (n == 0u) return s;
+    uint8_t* out = arena_alloc(a, len);
+    if (!out) return str_lost(s);
+    regexp_replace_pass(d, s, rw, global, out, &n);
+    return str_view(out, len);
+}

@@ -254,7 +254,20 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             S::Utf8(s) => S::Boolean(dfa.matches(s.as_bytes()) != *negated),
             _ => S::Null,
         },
+        Expr::RegexFind { expr, dfa, rewrite, global } => {
+            let rewrite = rewrite.as_deref().map(|r| eval(r, row)).transpose()?;
+            match (eval(expr, row)?, rewrite) {
+                (S::Utf8(s), None) => S::Utf8(text(dfa.extract(s.as_bytes()))?),
+                (S::Utf8(s), Some(S::Utf8(r))) => S::Utf8(text(&dfa.replace(s.as_bytes(), r.as_bytes(), *global))?),
+                _ => S::Null,
+            }
+        }
     })
+}
+
+/// The text of a match or replacement (whole characters of valid UTF-8 text).
+fn text(bytes: &[u8]) -> Result<String> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| Error::exec("regular expression result is not valid UTF-8"))
 }
 
 /// Three-valued AND; the right side is not evaluated once the left is FALSE.

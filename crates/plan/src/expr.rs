@@ -170,6 +170,16 @@ pub enum Expr {
         dfa: Arc<RegexDfa>,
         negated: bool,
     },
+    /// regexp_extract(s, p [, 0 [, options]]): the first match of `p` in `s` ('' where
+    /// none); regexp_replace(s, p, rewrite [, options]) where `rewrite` is given: the first
+    /// match (`global`, option 'g': every match) replaced by it (a VARCHAR constant that
+    /// `regex::check_rewrite` took). `dfa` finds the matches (`RegexDfa::new_find`).
+    RegexFind {
+        expr: Box<Expr>,
+        dfa: Arc<RegexDfa>,
+        rewrite: Option<Box<Expr>>,
+        global: bool,
+    },
     /// EXTRACT(field FROM date or timestamp) as BIGINT (epoch: DOUBLE). A DATE operand
     /// only with the fields of the day (`DateField::is_day_field`); the binder casts it to
     /// TIMESTAMP for the others.
@@ -361,7 +371,7 @@ impl Expr {
             Expr::Extract { .. } | Expr::Length(_) => DataType::Int64,
             Expr::RoundDouble { .. } => DataType::Float64,
             Expr::RoundTens { ty, .. } => *ty,
-            Expr::Substring { .. } => DataType::Utf8,
+            Expr::Substring { .. } | Expr::RegexFind { .. } => DataType::Utf8,
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::Math { func, args } => func.result_type(args[0].ty()),
             Expr::StringFn { func, .. } => func.result_type(),
@@ -406,6 +416,7 @@ impl Expr {
             | Expr::RoundDouble { expr, .. }
             | Expr::RoundTens { expr, .. } => vec![expr],
             Expr::InSet { expr, .. } => vec![expr],
+            Expr::RegexFind { expr, rewrite, .. } => std::iter::once(&**expr).chain(rewrite.as_deref()).collect(),
             Expr::TimestampAdd { expr, .. } | Expr::DateTrunc { expr, .. } => vec![expr],
             Expr::DateAdd { date, .. } => vec![date],
             Expr::Case { branches, else_expr, .. } => {
@@ -438,6 +449,9 @@ impl Expr {
             Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: t(expr) },
             Expr::Like { expr, pattern, negated } => Expr::Like { expr: t(expr), pattern, negated },
             Expr::Regex { expr, dfa, negated } => Expr::Regex { expr: t(expr), dfa, negated },
+            Expr::RegexFind { expr, dfa, rewrite, global } => {
+                Expr::RegexFind { expr: t(expr), dfa, rewrite: rewrite.map(&mut t), global }
+            }
             Expr::InSet { expr, set, negated } => Expr::InSet { expr: t(expr), set, negated },
             Expr::Extract { field, expr } => Expr::Extract { field, expr: t(expr) },
             Expr::Substring { expr, start, len } => Expr::Substring { expr: t(expr), start, len },
@@ -674,6 +688,17 @@ impl Expr {
                 let options = if options.is_empty() { String::new() } else { format!(", {}", quote(&options)) };
                 let not = if *negated { "NOT " } else { "" };
                 write!(f, "{not}{name}({}, {pattern}{options})", show(expr))
+            }
+            Expr::RegexFind { expr, dfa, rewrite, global } => {
+                let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+                let pattern = field(ConstantField::Pattern, &quote(&dfa.pattern));
+                let letters = format!("{}{}", dfa.options.letters(), if *global { "g" } else { "" });
+                let options = if letters.is_empty() { String::new() } else { format!(", {}", quote(&letters)) };
+                match rewrite {
+                    Some(r) => write!(f, "regexp_replace({}, {pattern}, {}{options})", show(expr), show(r)),
+                    None if letters.is_empty() => write!(f, "regexp_extract({}, {pattern})", show(expr)),
+                    None => write!(f, "regexp_extract({}, {pattern}, 0{options})", show(expr)),
+                }
             }
             Expr::Case { branches, else_expr, .. } => {
                 write!(f, "CASE")?;

@@ -21,8 +21,9 @@
 //! `--` and `~~` are plain characters.
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::nfa::thompson;
 use regex_automata::util::syntax;
-use regex_automata::{Anchored, Input};
+use regex_automata::{Anchored, Input, MatchKind};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -107,6 +108,8 @@ pub struct RegexDfa {
     pub options: RegexOptions,
     /// The whole string must match (regexp_full_match, SIMILAR TO), not some part of it.
     pub full: bool,
+    /// The DFAs that find a match's bounds (`new_find`), not only whether there is one.
+    pub find: bool,
     pub classes: [u8; 256],
     pub classes_count: usize,
     /// `states × (classes_count + 1)` next states, row by row.
@@ -117,71 +120,138 @@ pub struct RegexDfa {
 /// Two DFAs of one pattern, options and kind are the same DFA.
 impl PartialEq for RegexDfa {
     fn eq(&self, other: &RegexDfa) -> bool {
-        self.pattern == other.pattern && self.options == other.options && self.full == other.full
+        self.pattern == other.pattern
+            && self.options == other.options
+            && self.full == other.full
+            && self.find == other.find
     }
 }
 
 impl RegexDfa {
     pub fn new(pattern: &str, options: RegexOptions, full: bool) -> Result<RegexDfa, RegexError> {
-        let (translated, positions) =
-            if options.literal { (regex_syntax::escape(pattern), vec![]) } else { re2_to_rust(pattern) };
-        // Parsed first on its own, for an error with the position in the pattern as written.
-        if let Err(e) = regex_syntax::ParserBuilder::new().build().parse(&translated) {
-            return Err(RegexError::Invalid(syntax_message(&e, pattern, &positions)));
-        }
-        if let Some(n) = largest_repetition(&translated).filter(|&n| n > MAX_REPETITION) {
-            return Err(RegexError::Invalid(format!("invalid repetition size: {{{n}}} in '{pattern}'")));
-        }
+        let (translated, config) = prepare(pattern, options)?;
         // Full match: anchored at the start, and `\z` after the pattern.
         let text = if full { format!("(?:{translated})\\z") } else { translated };
-        let config = syntax::Config::new()
-            .unicode(true)
-            .utf8(true)
-            .case_insensitive(options.case_insensitive)
-            .dot_matches_new_line(options.dot_matches_newline);
         let dfa = dense::Builder::new()
-            .configure(
-                dense::Config::new()
-                    .minimize(true)
-                    .start_kind(if full { StartKind::Anchored } else { StartKind::Unanchored })
-                    .unicode_word_boundary(false)
-                    .dfa_size_limit(Some(BUILD_LIMIT))
-                    .determinize_size_limit(Some(BUILD_LIMIT)),
-            )
+            .configure(dfa_config().start_kind(if full { StartKind::Anchored } else { StartKind::Unanchored }))
             .syntax(config)
             .build(&text)
-            .map_err(|e| {
-                let m = e.to_string();
-                if m.contains("Unicode word boundar") {
-                    RegexError::NotSupported("a Unicode word boundary in a regular expression".into())
-                } else if m.contains("exceeded") || m.contains("limit") {
-                    RegexError::NotSupported(format!("regular expression '{pattern}': its DFA is too large"))
-                } else {
-                    RegexError::Invalid(format!("invalid regular expression '{pattern}': {m}"))
-                }
-            })?;
+            .map_err(|e| build_error(pattern, e))?;
         let anchored = if full { Anchored::Yes } else { Anchored::No };
         let start = dfa
             .start_state_forward(&Input::new(&b""[..]).anchored(anchored))
             .map_err(|e| RegexError::Invalid(format!("regular expression '{pattern}': {e}")))?;
-        let too_large = || RegexError::NotSupported(format!("regular expression '{pattern}': its DFA is too large"));
-        let (rows, start) = explore(&dfa, start).ok_or_else(too_large)?;
-        let (classes, classes_count) = byte_classes(&rows);
-        let columns = classes_count + 1;
-        if rows.len() * columns > MAX_TABLE_ENTRIES {
-            return Err(too_large());
+        let (rows, start) = explore(&dfa, start).ok_or_else(|| too_large(pattern))?;
+        let (classes, classes_count, next) = table(&rows, &[]).ok_or_else(|| too_large(pattern))?;
+        Ok(RegexDfa { pattern: pattern.to_string(), options, full, find: false, classes, classes_count, next, start })
+    }
+
+    /// The DFAs that find where the leftmost-first match starts and ends (regexp_extract,
+    /// regexp_replace), as regex-automata's own search does: a forward DFA of the pattern
+    /// with a leading `.*?` reads from the search's start and sees each match end (the last
+    /// one seen before it dies is the end); a reverse DFA of the reversed pattern, anchored
+    /// at that end, reads backwards to the leftmost start. Both share one table (rows of
+    /// the forward DFA, then of the reverse one; state 0 the dead state of both), and each
+    /// entry carries `MATCH_FLAG` where its target is a match state: a match ends (or, in
+    /// reverse, starts) before the byte just read. The last column is the flag after the
+    /// end of the input. Start states depend on the byte before the search's start (`\b`,
+    /// `^`): two tables of 257 start states (indexed by that byte, 256 where there is
+    /// none) follow the rows, the forward one first (`RegexDfa::find_at`; `dfa_find` on
+    /// the GPU).
+    pub fn new_find(pattern: &str, options: RegexOptions) -> Result<RegexDfa, RegexError> {
+        let (text, config) = prepare(pattern, options)?;
+        let forward = dense::Builder::new()
+            .configure(dfa_config().start_kind(StartKind::Unanchored))
+            .syntax(config)
+            .build(&text)
+            .map_err(|e| build_error(pattern, e))?;
+        let reverse = dense::Builder::new()
+            .configure(dfa_config().start_kind(StartKind::Anchored).match_kind(MatchKind::All))
+            .syntax(config)
+            .thompson(thompson::Config::new().reverse(true))
+            .build(&text)
+            .map_err(|e| build_error(pattern, e))?;
+        let invalid =
+            |e: regex_automata::MatchError| RegexError::Invalid(format!("regular expression '{pattern}': {e}"));
+        let mut rows = vec![Row { bytes: [0; 256], eoi: 0 }];
+        let mut starts = vec![];
+        for (dfa, forward) in [(&forward, true), (&reverse, false)] {
+            let mut ids = HashMap::new();
+            for context in 0..=256usize {
+                let byte = [context as u8];
+                let start = match (forward, context) {
+                    (true, 256) => dfa.start_state_forward(&Input::new(&b""[..])),
+                    (true, _) => dfa.start_state_forward(&Input::new(&byte[..]).range(1..)),
+                    (false, 256) => dfa.start_state_reverse(&Input::new(&b""[..]).anchored(Anchored::Yes)),
+                    (false, _) => dfa.start_state_reverse(&Input::new(&byte[..]).range(..0).anchored(Anchored::Yes)),
+                }
+                .map_err(invalid)?;
+                // (Matches are seen one byte late: a start state is never a match state.)
+                if dfa.is_match_state(start) {
+                    return Err(RegexError::NotSupported(format!(
+                        "regular expression '{pattern}' in regexp_extract / regexp_replace"
+                    )));
+                }
+                starts.push(explore_flagged(dfa, start, &mut rows, &mut ids).ok_or_else(|| too_large(pattern))?);
+            }
         }
-        // Each class's representative byte: the first byte of the class.
-        let mut representative = vec![0u8; classes_count];
-        for b in (0..256usize).rev() {
-            representative[classes[b] as usize] = b as u8;
+        let (classes, classes_count, next) = table(&rows, &starts).ok_or_else(|| too_large(pattern))?;
+        Ok(RegexDfa {
+            pattern: pattern.to_string(),
+            options,
+            full: false,
+            find: true,
+            classes,
+            classes_count,
+            next,
+            start: 0,
+        })
+    }
+
+    /// The leftmost-first match of a find DFA (`new_find`) that starts at or after `from`
+    /// (a char boundary of `s`), as (start, end): the walk `dfa_find` does on the GPU.
+    pub fn find_at(&self, s: &[u8], from: usize) -> Option<(usize, usize)> {
+        let columns = self.classes_count + 1;
+        let starts = self.next.len() - 2 * FIND_CONTEXTS;
+        let step = |state: usize, b: u8| self.next[state * columns + self.classes[b as usize] as usize];
+        let flag = |e: u16| e & MATCH_FLAG != 0;
+        let context = |i: usize| if i < s.len() { s[i] as usize } else { FIND_CONTEXTS - 1 };
+        let before = |i: usize| if i > 0 { s[i - 1] as usize } else { FIND_CONTEXTS - 1 };
+        let mut state = self.next[starts + before(from)] as usize;
+        let mut end = None;
+        for (i, &b) in s.iter().enumerate().skip(from) {
+            let e = step(state, b);
+            if flag(e) {
+                end = Some(i);
+            }
+            state = (e & !MATCH_FLAG) as usize;
+            if state == 0 {
+                break;
+            }
         }
-        let mut next = Vec::with_capacity(rows.len() * columns);
-        for row in &rows {
-            next.extend(representative.iter().map(|&b| row.bytes[b as usize]));
-            next.push(row.eoi);
+        if state != 0 && flag(self.next[state * columns + columns - 1]) {
+            end = Some(s.len());
         }
-        Ok(RegexDfa { pattern: pattern.to_string(), options, full, classes, classes_count, next, start })
+        let end = end?;
+        let mut state = self.next[starts + FIND_CONTEXTS + context(end)] as usize;
+        let mut start = end;
+        for i in (from..end).rev() {
+            let e = step(state, s[i]);
+            if flag(e) {
+                start = i + 1;
+            }
+            state = (e & !MATCH_FLAG) as usize;
+            if state == 0 {
+                break;
+            }
+        }
+        if state != 0 {
+            let e = if from > 0 { step(state, s[from - 1]) } else { self.next[state * columns + columns - 1] };
+            if flag(e) {
+                start = from;
+            }
+        }
+        Some((start, end))
     }
 
     /// Whether `s` matches (the walk of the module doc; `dfa_match` on the GPU).
@@ -195,6 +265,42 @@ impl RegexDfa {
             state = self.next[state * columns + self.classes[b as usize] as usize] as usize;
         }
         self.next[state * columns + self.classes_count] == 1
+    }
+
+    /// regexp_extract(s, p): the first match of a find DFA, or nothing.
+    pub fn extract<'a>(&self, s: &'a [u8]) -> &'a [u8] {
+        self.find_at(s, 0).map_or(&s[..0], |(b, e)| &s[b..e])
+    }
+
+    /// regexp_replace(s, p, rewrite [, 'g']) with a find DFA, as RE2's Replace and
+    /// GlobalReplace: the first match (`global`: each match, left to right) replaced by
+    /// `rewrite` (checked by `check_rewrite`). After a match, the search goes on at its end;
+    /// an empty match where the last match ended is not taken, and the next character is
+    /// copied instead. `strings.cu`'s `str_regexp_replace` is the GPU's twin.
+    pub fn replace(&self, s: &[u8], rewrite: &[u8], global: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(s.len());
+        let (mut p, mut last_end) = (0, None);
+        while p <= s.len() {
+            let Some((b, e)) = self.find_at(s, p) else { break };
+            out.extend_from_slice(&s[p..b]);
+            if b == e && last_end == Some(b) {
+                // (A UTF-8 character: the text is valid UTF-8.)
+                let n = if p < s.len() { utf8_width(s[p]).min(s.len() - p) } else { 1 };
+                out.extend_from_slice(&s[p.min(s.len())..(p + n).min(s.len())]);
+                p += n;
+                continue;
+            }
+            apply_rewrite(&mut out, rewrite, &s[b..e]);
+            p = e;
+            last_end = Some(e);
+            if !global {
+                break;
+            }
+        }
+        if p < s.len() {
+            out.extend_from_slice(&s[p..]);
+        }
+        out
     }
 
     /// LIKE's pattern (`%` any run of characters, `_` one character, the other items
@@ -247,6 +353,64 @@ impl RegexDfa {
     /// The number of states (the two sinks included).
     pub fn states(&self) -> usize {
         self.next.len() / (self.classes_count + 1)
+    }
+}
+
+/// The length of the UTF-8 character that starts with byte `b`.
+fn utf8_width(b: u8) -> usize {
+    match b {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+/// Checks regexp_replace's rewrite string as RE2 does: a backslash is followed by a digit
+/// or a backslash. `\0` (the match) is taken; `\1`..`\9` (capture groups, which the
+/// DFAs do not track) are not supported.
+pub fn check_rewrite(rewrite: &str) -> Result<(), RegexError> {
+    let b = rewrite.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            match b.get(i + 1) {
+                Some(b'\\' | b'0') => {}
+                Some(d) if d.is_ascii_digit() => {
+                    return Err(RegexError::NotSupported(format!(
+                        "regexp_replace with a capture group in its replacement (\\{})",
+                        *d as char
+                    )))
+                }
+                _ => {
+                    return Err(RegexError::Invalid(
+                        "Invalid replacement string for regexp_replace: Rewrite schema error: '\\' must be followed by a digit or '\\'.".into(),
+                    ))
+                }
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Appends `rewrite` (checked) with `\0` replaced by `matched` and `\\` by a backslash.
+fn apply_rewrite(out: &mut Vec<u8>, rewrite: &[u8], matched: &[u8]) {
+    let mut i = 0;
+    while i < rewrite.len() {
+        if rewrite[i] == b'\\' && i + 1 < rewrite.len() {
+            if rewrite[i + 1] == b'0' {
+                out.extend_from_slice(matched);
+            } else {
+                out.push(rewrite[i + 1]);
+            }
+            i += 2;
+        } else {
+            out.push(rewrite[i]);
+            i += 1;
+        }
     }
 }
 
@@ -320,6 +484,118 @@ fn explore(dfa: &dense::DFA<Vec<u32>>, start: regex_automata::util::primitives::
         rows[id as usize].eoi = u16::from(dfa.is_match_state(dfa.next_eoi_state(s)));
     }
     Some((rows, start_id))
+}
+
+/// In a find DFA's table (`RegexDfa::new_find`): the bit of an entry whose target is a
+/// match state (state numbers take the other 15).
+pub const MATCH_FLAG: u16 = 0x8000;
+/// The start states of a find DFA per search position: one per byte before it, and one
+/// where there is none.
+pub const FIND_CONTEXTS: usize = 257;
+
+/// Numbers the states reachable from `start` into `rows` (shared by the DFAs of one table;
+/// `ids` this DFA's numbering), keeping match states as states and flagging the entries
+/// that lead to them; the number of `start`, or None when there are too many states.
+fn explore_flagged(
+    dfa: &dense::DFA<Vec<u32>>,
+    start: regex_automata::util::primitives::StateID,
+    rows: &mut Vec<Row>,
+    ids: &mut HashMap<regex_automata::util::primitives::StateID, u16>,
+) -> Option<u16> {
+    let mut queue = vec![];
+    let mut id_of = |s, rows: &mut Vec<Row>, queue: &mut Vec<_>| -> Option<u16> {
+        if dfa.is_dead_state(s) || dfa.is_quit_state(s) {
+            return Some(0);
+        }
+        if let Some(&id) = ids.get(&s) {
+            return Some(id);
+        }
+        if rows.len() >= MAX_STATES {
+            return None;
+        }
+        let id = rows.len() as u16;
+        rows.push(Row { bytes: [0; 256], eoi: 0 });
+        ids.insert(s, id);
+        queue.push((s, id));
+        Some(id)
+    };
+    let start_id = id_of(start, rows, &mut queue)?;
+    while let Some((s, id)) = queue.pop() {
+        for b in 0..=255u8 {
+            let t = dfa.next_state(s, b);
+            let entry = id_of(t, rows, &mut queue)? | if dfa.is_match_state(t) { MATCH_FLAG } else { 0 };
+            rows[id as usize].bytes[b as usize] = entry;
+        }
+        rows[id as usize].eoi = if dfa.is_match_state(dfa.next_eoi_state(s)) { MATCH_FLAG } else { 0 };
+    }
+    Some(start_id)
+}
+
+/// The byte classes of `rows` and their table (a row per state, a column per class and
+/// one for the end of the input), followed by `extra`; None when it is too large.
+fn table(rows: &[Row], extra: &[u16]) -> Option<([u8; 256], usize, Vec<u16>)> {
+    let (classes, classes_count) = byte_classes(rows);
+    let columns = classes_count + 1;
+    if rows.len() * columns + extra.len() > MAX_TABLE_ENTRIES {
+        return None;
+    }
+    // Each class's representative byte: the first byte of the class.
+    let mut representative = vec![0u8; classes_count];
+    for b in (0..256usize).rev() {
+        representative[classes[b] as usize] = b as u8;
+    }
+    let mut next = Vec::with_capacity(rows.len() * columns + extra.len());
+    for row in rows {
+        next.extend(representative.iter().map(|&b| row.bytes[b as usize]));
+        next.push(row.eoi);
+    }
+    next.extend_from_slice(extra);
+    Some((classes, classes_count, next))
+}
+
+/// `pattern` in regex-syntax's spelling (`re2_to_rust`; escaped where `options.literal`),
+/// checked, with the syntax configuration of `options`.
+fn prepare(pattern: &str, options: RegexOptions) -> Result<(String, syntax::Config), RegexError> {
+    let (translated, positions) =
+        if options.literal { (regex_syntax::escape(pattern), vec![]) } else { re2_to_rust(pattern) };
+    // Parsed first on its own, for an error with the position in the pattern as written.
+    if let Err(e) = regex_syntax::ParserBuilder::new().build().parse(&translated) {
+        return Err(RegexError::Invalid(syntax_message(&e, pattern, &positions)));
+    }
+    if let Some(n) = largest_repetition(&translated).filter(|&n| n > MAX_REPETITION) {
+        return Err(RegexError::Invalid(format!("invalid repetition size: {{{n}}} in '{pattern}'")));
+    }
+    let config = syntax::Config::new()
+        .unicode(true)
+        .utf8(true)
+        .case_insensitive(options.case_insensitive)
+        .dot_matches_new_line(options.dot_matches_newline);
+    Ok((translated, config))
+}
+
+/// The determinization settings of every DFA here (minimal, ASCII word boundaries, the
+/// memory limits).
+fn dfa_config() -> dense::Config {
+    dense::Config::new()
+        .minimize(true)
+        .unicode_word_boundary(false)
+        .dfa_size_limit(Some(BUILD_LIMIT))
+        .determinize_size_limit(Some(BUILD_LIMIT))
+}
+
+fn build_error(pattern: &str, e: dense::BuildError) -> RegexError {
+    let m = e.to_string();
+    if m.contains("Unicode word boundar") {
+        RegexError::NotSupported("a Unicode word boundary in a regular expression".into())
+    } else if m.contains("exceeded") || m.contains("limit") {
+        too_large(pattern)
+    } else {
+        RegexError::Invalid(format!("invalid regular expression '{pattern}': {m}"))
+    }
+}
+
+fn too_large(pattern: &str) -> RegexError {
+    RegexError::NotSupported(format!("regular expression '{pattern}': its DFA is too large"))
 }
 
 /// Bytes that every state sends to the same next state share a class.
@@ -549,6 +825,69 @@ mod tests {
             for _ in 0..20 {
                 let s: String = (0..rnd(9)).map(|_| alphabet[rnd(alphabet.len() as u64) as usize]).collect();
                 assert_eq!(dfa.matches(s.as_bytes()), p.matches(s.as_bytes()), "{pattern:?} on {s:?}");
+            }
+        }
+    }
+
+    fn find(p: &str) -> RegexDfa {
+        RegexDfa::new_find(p, RegexOptions::default()).unwrap()
+    }
+
+    /// regexp_extract / regexp_replace answers DuckDB 2.0.1 gave (RE2's semantics).
+    #[test]
+    fn extract_and_replace_as_duckdb() {
+        let ex = |p: &str, s: &str| String::from_utf8(find(p).extract(s.as_bytes()).to_vec()).unwrap();
+        let re = |p: &str, s: &str, r: &str, g: bool| {
+            String::from_utf8(find(p).replace(s.as_bytes(), r.as_bytes(), g)).unwrap()
+        };
+        assert_eq!(ex("[0-9]+", "abc123def456"), "123");
+        assert_eq!(ex("[0-9]+", "abc"), "");
+        assert_eq!(ex("[a-z]+", "abc123"), "abc");
+        assert_eq!(re("x*", "abc", "-", false), "-abc");
+        assert_eq!(re("x*", "abc", "-", true), "-a-b-c-");
+        assert_eq!(re("a*", "baaa", "-", true), "-b-");
+        assert_eq!(re("^a", "aaa", "b", true), "baa");
+        assert_eq!(re("[^a-z]", "héllo wörld", "_", true), "h_llo_w_rld");
+        assert_eq!(re("", "héllo", "-", true), "-h-é-l-l-o-");
+        assert_eq!(re("b", "abc", r"\\", false), r"a\c");
+        assert_eq!(re("b", "abc", r"[\0]", false), "a[b]c");
+        assert_eq!(re(r"\bb", "foo bar", "B", true), "foo Bar");
+        assert_eq!(re("ab", "abab", "X", true), "XX");
+        assert_eq!(re("b|", "abab", "X", true), "XaXaX");
+        let i = RegexOptions::parse("i").unwrap();
+        assert_eq!(RegexDfa::new_find("x", i).unwrap().replace(b"aXbX", b"-", true), b"a-b-");
+        assert!(check_rewrite(r"\x").is_err() && check_rewrite(r"a\0\\").is_ok());
+        assert!(matches!(check_rewrite(r"\1"), Err(RegexError::NotSupported(_))));
+    }
+
+    /// The find DFAs' matches are the `regex` crate's (leftmost-first, as RE2) for random
+    /// patterns over a small alphabet, from every start position.
+    #[test]
+    fn find_dfas_match_the_regex_crate() {
+        let mut seed = 0x2545f4914f6cdd1du64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let atoms = ["a", "b", "é", ".", "[ab]", "(?:ab|a)", "(?:|b)", "\\b", "^", "$", " ", "[^a]"];
+        let ops = ["", "", "*", "+", "?", "*?", "{1,2}"];
+        let alphabet = ['a', 'b', 'é', ' '];
+        for _ in 0..2000 {
+            let pattern: String = (0..1 + rnd(4))
+                .map(|_| format!("{}{}", atoms[rnd(atoms.len() as u64) as usize], ops[rnd(ops.len() as u64) as usize]))
+                .collect::<Vec<_>>()
+                .join(if rnd(5) == 0 { "|" } else { "" });
+            // (In RE2's spelling: `\\b` is ASCII.)
+            let Ok(reference) = regex::Regex::new(&re2_to_rust(&pattern).0) else { continue };
+            let dfa = find(&pattern);
+            for _ in 0..10 {
+                let s: String = (0..rnd(8)).map(|_| alphabet[rnd(alphabet.len() as u64) as usize]).collect();
+                for from in (0..=s.len()).filter(|&i| s.is_char_boundary(i)) {
+                    let want = reference.find_at(&s, from).map(|m| (m.start(), m.end()));
+                    assert_eq!(dfa.find_at(s.as_bytes(), from), want, "{pattern:?} on {s:?} from {from}");
+                }
             }
         }
     }

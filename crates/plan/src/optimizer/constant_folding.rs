@@ -66,6 +66,12 @@ pub fn fold(e: Expr) -> Result<Expr> {
         Expr::DateTrunc { unit, expr } => Expr::DateTrunc { unit, expr: Box::new(fold(*expr)?) },
         Expr::Like { expr, pattern, negated } => Expr::Like { expr: Box::new(fold(*expr)?), pattern, negated },
         Expr::Regex { expr, dfa, negated } => Expr::Regex { expr: Box::new(fold(*expr)?), dfa, negated },
+        Expr::RegexFind { expr, dfa, rewrite, global } => Expr::RegexFind {
+            expr: Box::new(fold(*expr)?),
+            dfa,
+            rewrite: rewrite.map(|r| fold(*r).map(Box::new)).transpose()?,
+            global,
+        },
         Expr::Extract { field, expr } => Expr::Extract { field, expr: Box::new(fold(*expr)?) },
         Expr::Substring { expr, start, len } => Expr::Substring { expr: Box::new(fold(*expr)?), start, len },
         Expr::Length(expr) => Expr::Length(Box::new(fold(*expr)?)),
