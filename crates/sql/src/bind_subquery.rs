@@ -89,7 +89,7 @@ fn bind_in(
     if build.schema().len() != 1 {
         return Err(Error::bind("the subquery of IN must return one column").at_span(subquery.span()));
     }
-    let (p, b, _) = coerce::unify(probe, column(&build, 0), "compare (IN)")?;
+    let (p, b, _) = coerce::unify_in_subquery(probe, column(&build, 0))?;
     Ok(SubqueryJoin {
         build,
         probe_keys: vec![p],
@@ -144,10 +144,36 @@ fn correlated_in(
     if captured {
         return Ok(None);
     }
+    // Two decimals compare at `unify_in_subquery`'s type, as uncorrelated IN does.
+    let x_type = Context::Plain(outer).bind(expr).map(|x| x.ty());
+    if let Ok(DataType::Decimal { .. }) = x_type {
+        let Ok(y_type) = Context::Plain(&inner).bind(y).map(|y| y.ty()) else { return Ok(None) };
+        let x_type = x_type?;
+        if let (DataType::Decimal { .. }, Some(DataType::Decimal { precision, scale })) =
+            (y_type, coerce::result_type(&x_type, &y_type))
+        {
+            let cast = |e: &ast::Expr| format!("CAST(({e}) AS DECIMAL({precision}, {scale}))");
+            let (y, x) = (crate::functions::parse_expr(&cast(y), y)?, crate::functions::parse_expr(&cast(expr), expr)?);
+            return exists_with(select, subquery, &y, &x, outer, outer_query, catalog).map(Some);
+        }
+    }
+    exists_with(select, subquery, y, expr, outer, outer_query, catalog).map(Some)
+}
+
+/// `EXISTS (SELECT 1 FROM … WHERE (c) AND (y) = (x))` of `x IN (SELECT y FROM … WHERE c)`.
+fn exists_with(
+    select: &ast::Select,
+    subquery: &ast::Query,
+    y: &ast::Expr,
+    expr: &ast::Expr,
+    outer: &Scope,
+    outer_query: &OuterQuery,
+    catalog: &dyn Catalog,
+) -> Result<SubqueryJoin> {
     let nested = |e: &ast::Expr| ast::Expr::Nested(Box::new(e.clone()));
     let equal =
         ast::Expr::BinaryOp { left: Box::new(nested(y)), op: ast::BinaryOperator::Eq, right: Box::new(nested(expr)) };
-    let mut exists = (**select).clone();
+    let mut exists = select.clone();
     exists.selection = Some(match &select.selection {
         Some(w) => {
             ast::Expr::BinaryOp { left: Box::new(nested(w)), op: ast::BinaryOperator::And, right: Box::new(equal) }
@@ -156,7 +182,7 @@ fn correlated_in(
     });
     exists.projection = vec![ast::SelectItem::UnnamedExpr(ast::Expr::value(ast::Value::Number("1".into(), false)))];
     let query = ast::Query { body: Box::new(ast::SetExpr::Select(Box::new(exists))), ..subquery.clone() };
-    bind_exists(&query, false, outer, outer_query, catalog).map(Some)
+    bind_exists(&query, false, outer, outer_query, catalog)
 }
 
 /// Whether x and y of `x IN (SELECT y …)` can be NULL.

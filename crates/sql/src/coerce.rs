@@ -92,6 +92,17 @@ pub fn unify(l: Expr, r: Expr, what: &str) -> Result<(Expr, Expr, DataType)> {
     Ok((cast(l, t), cast(r, t), t))
 }
 
+/// `unify` for `x IN (subquery)`: DuckDB compares two decimals there at the type a value of
+/// either would take (`result_type`: past 38 digits the scale gives way, so 37.450 IN
+/// (SELECT DECIMAL(38,0) 37) holds), where `=` keeps `common_type`'s scale.
+pub fn unify_in_subquery(l: Expr, r: Expr) -> Result<(Expr, Expr, DataType)> {
+    let (lt, rt) = (l.ty(), r.ty());
+    if let (DataType::Decimal { .. }, DataType::Decimal { .. }, Some(t)) = (lt, rt, result_type(&lt, &rt)) {
+        return Ok((cast(l, t), cast(r, t), t));
+    }
+    unify(l, r, "compare (IN)")
+}
+
 fn string_to_number(e: Expr, other: &Expr) -> Result<Expr> {
     match &e {
         Expr::Literal { value: ScalarValue::Utf8(s), .. } if other.ty().is_numeric() && !is_null_literal(other) => {

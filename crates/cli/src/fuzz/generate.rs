@@ -624,11 +624,12 @@ impl<'a> Generator<'a> {
     }
 
     /// A function that makes a string (strings.rs): case, concatenation (of other types'
-    /// text too), trimming, cutting, padding, replacing.
+    /// text too), trimming, cutting, padding, replacing (regexp_replace and regexp_extract
+    /// too).
     fn string_function(&mut self, scope: &Scope, b: usize) -> String {
         let text = |g: &mut Generator| g.expr(scope, Ty::Str, b);
         let small = |g: &mut Generator| g.rng.below(9) as i64 - 3;
-        match self.rng.below(12) {
+        match self.rng.below(13) {
             0 => format!("upper({})", text(self)),
             1 => format!("lower({})", text(self)),
             2 => format!("({} || {})", text(self), text(self)),
@@ -661,6 +662,19 @@ impl<'a> Generator<'a> {
             8 => format!("repeat({}, {})", text(self), self.rng.below(4)),
             9 => format!("split_part({}, {}, {})", text(self), self.literal(scope, Ty::Str), small(self)),
             10 => format!("concat({}, {})", text(self), text(self)),
+            11 => {
+                let patterns =
+                    ["[aeiou]+", "\\d+", "^.", ".$", "\\w+", "x*", "", "(?i)[a-c]", "\\b", "é|ß", "[^a-z]", "a|"];
+                let pattern = *self.rng.pick(&patterns).unwrap_or(&"");
+                match self.rng.chance(0.3) {
+                    true => format!("regexp_extract({}, '{pattern}')", text(self)),
+                    false => {
+                        let rewrite = *self.rng.pick(&["X", "<\\0>", "", "\\\\", "é"]).unwrap_or(&"X");
+                        let options = *self.rng.pick(&["", ", 'g'", ", 'gi'", ", 'i'"]).unwrap_or(&"");
+                        format!("regexp_replace({}, '{pattern}', '{rewrite}'{options})", text(self))
+                    }
+                }
+            }
             _ => {
                 let ty = *self.rng.pick(&[Ty::Int, Ty::Dec, Ty::Date]).unwrap_or(&Ty::Int);
                 match scope.of_type(ty).is_empty() {
