@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Regex vs LIKE on the GPU at TPC-H SF 10 (bench_sql/regex.sql: median kernel and wall ms of
-# 5 runs), then the same statements in DuckDB (all cores) over lineitem read into memory
-# from Parquet that gpusql writes, and the answers of both compared:
-#   bench_sql/regex_gpu.sh OUTDIR
+# Regex vs LIKE on the GPU at TPC-H SF 10 (bench_sql/regex.sql, or the statements file
+# given: median kernel and wall ms of 5 runs), then the same statements in DuckDB (all
+# cores) over lineitem.l_comment read into memory from Parquet that gpusql writes, and the
+# answers of both compared:
+#   bench_sql/regex_gpu.sh OUTDIR [bench_sql/regex_replace.sql]
 # Needs target/release/gpusql (or $GPUSQL) and duckdb importable.
 set -uo pipefail
 OUT=$1
 B=${GPUSQL:-target/release/gpusql}
 HERE=$(dirname "$0")
+SQL=${2:-$HERE/regex.sql}
 mkdir -p "$OUT"
 export RUST_LOG=error
-python3 "$HERE/run_timed.py" "$B" "$HERE/regex.sql" --data "--tpch 10" --runs 5 --wall | tee "$OUT/regex_gpu.txt"
-grep -v "^#\|^EACH\|^@\|^$" "$HERE/regex.sql" > "$OUT/statements.sql"
+python3 "$HERE/run_timed.py" "$B" "$SQL" --data "--tpch 10" --runs 5 --wall | tee "$OUT/regex_gpu.txt"
+grep -v "^#\|^EACH\|^@\|^$" "$SQL" > "$OUT/statements.sql"
 args=(--tpch 10 --backend gpu --format csv -c "COPY (SELECT l_comment FROM lineitem) TO '/tmp/l_comment.parquet' (FORMAT parquet);")
 while IFS= read -r q; do args+=(-c "$q;"); done < "$OUT/statements.sql"
 "$B" "${args[@]}" > "$OUT/answers_gpu.csv" 2> "$OUT/answers_gpu.err"
