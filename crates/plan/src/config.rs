@@ -106,6 +106,8 @@ session_config! {
     pivoted_strings: bool = true;
     /// LIKE patterns run on the GPU as a DFA walked from shared memory (seed 000 ch. 6; measured at TPC-H SF 10 on the H200: l_comment LIKE '%fur%ly%' 1.26 ms against 3.4 ms by lock-step KMP over the Pivot-4 copy and 7.2 ms by the byte matcher), or by those matchers (off). A pattern whose DFA would not fit in shared memory keeps them.
     like_dfa: bool = true;
+    /// Pattern tests of one string joined by OR in a filter (`s LIKE '%a%' OR s ~ 'b+'`) run as one DFA (seed 000 ch. 6's multi-pattern matching), the string walked once; off: each test on its own.
+    merged_patterns: bool = true;
     /// ORDER BY ... LIMIT sorts only the rows it keeps.
     top_n: bool = true;
     /// The most row pairs a join without an equality (a cross join; its other conditions filter the pairs) may be estimated to form before it is refused: each pair is work, on the GPU (the warp walks the small side for each row) and more so on the CPU backend.

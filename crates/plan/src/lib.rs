@@ -10,6 +10,7 @@ pub mod filter_plan;
 pub mod literal_set;
 pub mod logical;
 pub mod math;
+pub mod merged_patterns;
 pub mod optimizer;
 pub mod parameters;
 pub mod physical;

@@ -26,6 +26,8 @@ struct Planner {
     top_n: bool,
     max_cross_join_pairs: u64,
     band_joins: bool,
+    merged_patterns: bool,
+    like_dfa: bool,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -53,6 +55,8 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         top_n: config.top_n,
         max_cross_join_pairs: config.max_cross_join_pairs,
         band_joins: config.band_joins,
+        merged_patterns: config.merged_patterns,
+        like_dfa: config.like_dfa,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
@@ -230,6 +234,14 @@ impl Planner {
                 // The sample rows reaching this filter, drawn once for all its term sets.
                 let sample = sample_rows(input);
                 let selectivity = |terms: &[Expr]| sample_selectivity(sample.as_deref(), terms);
+                let merged;
+                let predicate = match self.merged_patterns {
+                    true => {
+                        merged = crate::merged_patterns::merge_pattern_disjunctions(predicate.clone(), self.like_dfa);
+                        &merged
+                    }
+                    false => predicate,
+                };
                 let plan = FilterPlan::plan(predicate, row_schema(&source, &ops), self.filter_order, &selectivity);
                 ops.push(PipelineOp::Filter(plan));
                 self.refill_candidate(&mut ops, selectivity(&predicate.clone().conjuncts()));

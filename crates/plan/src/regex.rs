@@ -308,27 +308,7 @@ impl RegexDfa {
     /// would not fit in shared memory (`SHARED_TABLE_ENTRIES`). Built once per pattern in
     /// the process (a build takes ~1 ms, and a plan template compiles its pattern per run).
     pub fn from_like(items: &[crate::expr::LikeItem]) -> Option<Arc<RegexDfa>> {
-        use crate::expr::LikeItem;
-        let mut regex = String::from("(?s)");
-        let mut literal = vec![];
-        let flush = |literal: &mut Vec<u8>, regex: &mut String| {
-            regex.push_str(&regex_syntax::escape(&String::from_utf8_lossy(literal)));
-            literal.clear();
-        };
-        for item in items {
-            match item {
-                LikeItem::Byte(b) => literal.push(*b),
-                LikeItem::One => {
-                    flush(&mut literal, &mut regex);
-                    regex.push('.');
-                }
-                LikeItem::Any => {
-                    flush(&mut literal, &mut regex);
-                    regex.push_str(".*");
-                }
-            }
-        }
-        flush(&mut literal, &mut regex);
+        let regex = format!("(?s){}", crate::merged_patterns::like_regex(items));
         static BUILT: Mutex<Option<HashMap<String, Option<Arc<RegexDfa>>>>> = Mutex::new(None);
         let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
         let built = built.get_or_insert_with(HashMap::new);
