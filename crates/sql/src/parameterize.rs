@@ -135,6 +135,7 @@ impl Visitor for Candidates {
             self.decisions.push(self.allowed.contains(&a) && !self.excluded.contains(&a));
         }
         keep_moved_constants(e, &mut self.excluded);
+        keep_merged_patterns(e, &mut self.excluded);
         let operands: Vec<&ast::Expr> = match e {
             ast::Expr::BinaryOp {
                 left,
@@ -186,6 +187,57 @@ fn exclude_values(body: &ast::SetExpr, excluded: &mut HashSet<usize>) {
             exclude_values(right, excluded);
         }
         _ => {}
+    }
+}
+
+/// Pattern tests of one string joined by OR: the planner merges them into one DFA
+/// (`gpusql_plan::merged_patterns`), which a template could not redo with each run's
+/// patterns, so their LIKE patterns stay literals (a query that changes one is a new shape).
+fn keep_merged_patterns(e: &ast::Expr, excluded: &mut HashSet<usize>) {
+    fn flatten<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+        match e {
+            ast::Expr::BinaryOp { left, op: Op::Or, right } => {
+                flatten(left, out);
+                flatten(right, out);
+            }
+            ast::Expr::Nested(inner) => flatten(inner, out),
+            other => out.push(other),
+        }
+    }
+    if !matches!(e, ast::Expr::BinaryOp { op: Op::Or, .. }) {
+        return;
+    }
+    let mut terms = vec![];
+    flatten(e, &mut terms);
+    // Per tested string (by its text): the addresses of its LIKE patterns (None: a regex).
+    let mut tests: Vec<(String, Vec<Option<usize>>)> = vec![];
+    for t in terms {
+        let (tested, like) = match t {
+            ast::Expr::Like { negated: false, any: false, expr, pattern, .. } => {
+                (expr.to_string(), Some(address(pattern)))
+            }
+            ast::Expr::BinaryOp { left, op: Op::PGRegexMatch | Op::PGRegexIMatch, .. } => (left.to_string(), None),
+            ast::Expr::SimilarTo { negated: false, expr, .. } => (expr.to_string(), None),
+            ast::Expr::Function(f)
+                if matches!(
+                    f.name.to_string().to_ascii_lowercase().as_str(),
+                    "regexp_matches" | "regexp_full_match"
+                ) =>
+            {
+                match crate::functions::plain_arguments(f).as_deref() {
+                    Some([s, ..]) => (s.to_string(), None),
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        match tests.iter_mut().find(|(s, _)| *s == tested) {
+            Some((_, v)) => v.push(like),
+            None => tests.push((tested, vec![like])),
+        }
+    }
+    for (_, v) in tests.iter().filter(|(_, v)| v.len() > 1) {
+        excluded.extend(v.iter().flatten());
     }
 }
 
