@@ -5,8 +5,9 @@
 //! (`RegexDfa::new`), and the string is walked once instead of once per test. The DFA of
 //! an alternation accepts exactly where one of its pieces does, and a NULL string is NULL in
 //! each test and in the merged one, so the answer is the OR's. Tests stay apart where one
-//! is negated, a plan template's parameter (its pattern changes per run), a LIKE without a
-//! DFA, or where the merged table would not fit in shared memory (`SHARED_TABLE_ENTRIES`);
+//! is negated, a plan template's parameter (its pattern changes per run) or a LIKE without
+//! a DFA; the tests of one string join a merged one in order while its table fits in shared
+//! memory (`SHARED_TABLE_ENTRIES`), and the next starts another;
 //! LIKE tests only where LIKE runs as a DFA anyway (`SET like_dfa`). `SET merged_patterns`
 //! switches it (on by default).
 
@@ -91,15 +92,33 @@ fn merge_or(terms: Vec<Expr>, likes: bool) -> Expr {
     let mut replaced: Vec<Option<Expr>> = terms.iter().map(|_| None).collect();
     let mut dropped = vec![false; terms.len()];
     for (s, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
-        let pattern: Vec<String> = members.iter().filter_map(|&i| piece(&terms[i], likes).map(|(p, _)| p)).collect();
-        let Ok(dfa) = RegexDfa::new(&pattern.join("|"), RegexOptions::default(), false) else { continue };
-        if dfa.next.len() > SHARED_TABLE_ENTRIES {
-            continue;
+        // In order, each test joins the current set while their DFA fits; a set of two or
+        // more becomes one test.
+        let mut flush = |set: &[usize], dfa: Option<RegexDfa>| {
+            if let (true, Some(dfa)) = (set.len() > 1, dfa) {
+                replaced[set[0]] = Some(Expr::Regex { expr: Box::new(s.clone()), dfa: Arc::new(dfa), negated: false });
+                for &i in &set[1..] {
+                    dropped[i] = true;
+                }
+            }
+        };
+        let (mut set, mut pieces, mut dfa): (Vec<usize>, Vec<String>, Option<RegexDfa>) = (vec![], vec![], None);
+        for i in members {
+            let Some((p, _)) = piece(&terms[i], likes) else { continue };
+            let candidate = [pieces.as_slice(), &[p.clone()]].concat();
+            match RegexDfa::new(&candidate.join("|"), RegexOptions::default(), false) {
+                Ok(d) if d.next.len() <= SHARED_TABLE_ENTRIES => {
+                    set.push(i);
+                    pieces = candidate;
+                    dfa = Some(d);
+                }
+                _ => {
+                    flush(&set, dfa.take());
+                    (set, pieces) = (vec![i], vec![p]);
+                }
+            }
         }
-        replaced[members[0]] = Some(Expr::Regex { expr: Box::new(s), dfa: Arc::new(dfa), negated: false });
-        for &i in &members[1..] {
-            dropped[i] = true;
-        }
+        flush(&set, dfa);
     }
     let kept = terms.into_iter().zip(replaced).zip(dropped).filter(|(_, d)| !d).map(|((t, r), _)| r.unwrap_or(t));
     kept.reduce(|a, b| Expr::Binary { op: BinaryOp::Or, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean })
