@@ -105,7 +105,7 @@ fn merge_or(terms: Vec<Expr>, likes: bool) -> Expr {
         let (mut set, mut pieces, mut dfa): (Vec<usize>, Vec<String>, Option<RegexDfa>) = (vec![], vec![], None);
         for i in members {
             let Some((p, _)) = piece(&terms[i], likes) else { continue };
-            let candidate = [pieces.as_slice(), &[p.clone()]].concat();
+            let candidate = [pieces.as_slice(), std::slice::from_ref(&p)].concat();
             match RegexDfa::new(&candidate.join("|"), RegexOptions::default(), false) {
                 Ok(d) if d.next.len() <= SHARED_TABLE_ENTRIES => {
                     set.push(i);
