@@ -192,7 +192,7 @@ impl RegexDfa {
                         "regular expression '{pattern}' in regexp_extract / regexp_replace"
                     )));
                 }
-                starts.push(explore_flagged(dfa, start, &mut rows, &mut ids).ok_or_else(|| too_large(pattern))?);
+                starts.push(explore_into(dfa, start, &mut rows, &mut ids, false).ok_or_else(|| too_large(pattern))?);
             }
         }
         let (classes, classes_count, next) = table(&rows, &starts).ok_or_else(|| too_large(pattern))?;
@@ -434,13 +434,35 @@ struct Row {
 /// become 1, whose row is all 1s). None when there are too many.
 fn explore(dfa: &dense::DFA<Vec<u32>>, start: regex_automata::util::primitives::StateID) -> Option<(Vec<Row>, u16)> {
     let mut rows = vec![Row { bytes: [0; 256], eoi: 0 }, Row { bytes: [1; 256], eoi: 1 }];
-    let mut ids = HashMap::new();
+    let start = explore_into(dfa, start, &mut rows, &mut HashMap::new(), true)?;
+    Some((rows, start))
+}
+
+/// In a find DFA's table (`RegexDfa::new_find`): the bit of an entry whose target is a
+/// match state (state numbers take the other 15).
+pub const MATCH_FLAG: u16 = 0x8000;
+/// The start states of a find DFA per search position: one per byte before it, and one
+/// where there is none.
+pub const FIND_CONTEXTS: usize = 257;
+
+/// Numbers the states reachable from `start` into `rows` (shared by the DFAs of one table;
+/// `ids` this DFA's numbering; row 0 the dead state): where `collapse`, every match state
+/// is state 1 (the sink "a match was found", row 1); otherwise match states stay states
+/// and the entries that lead to them carry `MATCH_FLAG`. The number of `start`, or None
+/// when there are too many states.
+fn explore_into(
+    dfa: &dense::DFA<Vec<u32>>,
+    start: regex_automata::util::primitives::StateID,
+    rows: &mut Vec<Row>,
+    ids: &mut HashMap<regex_automata::util::primitives::StateID, u16>,
+    collapse: bool,
+) -> Option<u16> {
     let mut queue = vec![];
     let mut id_of = |s, rows: &mut Vec<Row>, queue: &mut Vec<_>| -> Option<u16> {
         if dfa.is_dead_state(s) || dfa.is_quit_state(s) {
             return Some(0);
         }
-        if dfa.is_match_state(s) {
+        if collapse && dfa.is_match_state(s) {
             return Some(1);
         }
         if let Some(&id) = ids.get(&s) {
@@ -455,58 +477,19 @@ fn explore(dfa: &dense::DFA<Vec<u32>>, start: regex_automata::util::primitives::
         queue.push((s, id));
         Some(id)
     };
-    let start_id = id_of(start, &mut rows, &mut queue)?;
-    while let Some((s, id)) = queue.pop() {
-        for b in 0..=255u8 {
-            let t = id_of(dfa.next_state(s, b), &mut rows, &mut queue)?;
-            rows[id as usize].bytes[b as usize] = t;
-        }
-        rows[id as usize].eoi = u16::from(dfa.is_match_state(dfa.next_eoi_state(s)));
-    }
-    Some((rows, start_id))
-}
-
-/// In a find DFA's table (`RegexDfa::new_find`): the bit of an entry whose target is a
-/// match state (state numbers take the other 15).
-pub const MATCH_FLAG: u16 = 0x8000;
-/// The start states of a find DFA per search position: one per byte before it, and one
-/// where there is none.
-pub const FIND_CONTEXTS: usize = 257;
-
-/// Numbers the states reachable from `start` into `rows` (shared by the DFAs of one table;
-/// `ids` this DFA's numbering), keeping match states as states and flagging the entries
-/// that lead to them; the number of `start`, or None when there are too many states.
-fn explore_flagged(
-    dfa: &dense::DFA<Vec<u32>>,
-    start: regex_automata::util::primitives::StateID,
-    rows: &mut Vec<Row>,
-    ids: &mut HashMap<regex_automata::util::primitives::StateID, u16>,
-) -> Option<u16> {
-    let mut queue = vec![];
-    let mut id_of = |s, rows: &mut Vec<Row>, queue: &mut Vec<_>| -> Option<u16> {
-        if dfa.is_dead_state(s) || dfa.is_quit_state(s) {
-            return Some(0);
-        }
-        if let Some(&id) = ids.get(&s) {
-            return Some(id);
-        }
-        if rows.len() >= MAX_STATES {
-            return None;
-        }
-        let id = rows.len() as u16;
-        rows.push(Row { bytes: [0; 256], eoi: 0 });
-        ids.insert(s, id);
-        queue.push((s, id));
-        Some(id)
-    };
+    let flag = |t| if !collapse && dfa.is_match_state(t) { MATCH_FLAG } else { 0 };
     let start_id = id_of(start, rows, &mut queue)?;
     while let Some((s, id)) = queue.pop() {
         for b in 0..=255u8 {
             let t = dfa.next_state(s, b);
-            let entry = id_of(t, rows, &mut queue)? | if dfa.is_match_state(t) { MATCH_FLAG } else { 0 };
-            rows[id as usize].bytes[b as usize] = entry;
+            rows[id as usize].bytes[b as usize] = id_of(t, rows, &mut queue)? | flag(t);
         }
-        rows[id as usize].eoi = if dfa.is_match_state(dfa.next_eoi_state(s)) { MATCH_FLAG } else { 0 };
+        let matched = dfa.is_match_state(dfa.next_eoi_state(s));
+        rows[id as usize].eoi = match (collapse, matched) {
+            (_, false) => 0,
+            (true, true) => 1,
+            (false, true) => MATCH_FLAG,
+        };
     }
     Some(start_id)
 }
@@ -784,13 +767,7 @@ mod tests {
     /// (small alphabets with a 2-byte character and a newline, so `_` and `%` meet them).
     #[test]
     fn like_dfas_match_the_wildcard_matcher() {
-        let mut seed = 0x9e3779b97f4a7c15u64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = xorshift(0x9e3779b97f4a7c15);
         let alphabet = ['a', 'b', 'é', '\n', '.'];
         for _ in 0..3000 {
             let pattern: String = (0..rnd(7))
@@ -806,6 +783,16 @@ mod tests {
                 let s: String = (0..rnd(9)).map(|_| alphabet[rnd(alphabet.len() as u64) as usize]).collect();
                 assert_eq!(dfa.matches(s.as_bytes()), p.matches(s.as_bytes()), "{pattern:?} on {s:?}");
             }
+        }
+    }
+
+    /// Draws below `n` (xorshift64).
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
         }
     }
 
@@ -844,13 +831,7 @@ mod tests {
     /// patterns over a small alphabet, from every start position.
     #[test]
     fn find_dfas_match_the_regex_crate() {
-        let mut seed = 0x2545f4914f6cdd1du64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = xorshift(0x2545f4914f6cdd1d);
         let atoms = ["a", "b", "é", ".", "[ab]", "(?:ab|a)", "(?:|b)", "\\b", "^", "$", " ", "[^a]"];
         let ops = ["", "", "*", "+", "?", "*?", "{1,2}"];
         let alphabet = ['a', 'b', 'é', ' '];
