@@ -11,6 +11,7 @@ use crate::literals::{interval_constants, literal_name, param_name, LiteralPart}
 use crate::types::{c_type, null_value};
 use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result};
+use gpusql_plan::quantile::{QuantileFraction, QuantileOp};
 use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern, MathFunc};
 
 fn or_null(a: &Value, b: &Value) -> String {
@@ -194,6 +195,7 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             Ok(Value { v: t, null: x.null })
         }
         Expr::Math { func, args } => gen_math(*func, args, row, out),
+        Expr::Quantile { op, q, args } => gen_quantile(*op, q, args, row, out),
         Expr::StringFn { func, args } => crate::strings::gen_string(*func, args, row, out),
         Expr::ScalarSubqueryRows { ty } => {
             out.line("raise_error(err, ERR_SUBQUERY_ROWS);");
@@ -476,6 +478,43 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
 
 /// A math function (`plan/src/math.rs`): the C function of a DOUBLE, prelude.cu's exact
 /// FLOOR / CEIL / TRUNC of a DECIMAL, SIGN as an INTEGER.
+/// prelude.cu's `quantile_*` functions (the CPU twins in `gpusql_plan::quantile`); the
+/// fraction is written into the source (it is part of the plan's shape).
+fn gen_quantile(op: QuantileOp, q: &QuantileFraction, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
+    let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
+    let null = values.iter().map(|v| v.null.clone()).collect::<Vec<_>>().join(" || ");
+    let null = if values.len() > 1 { format!("({null})") } else { null };
+    let fraction = crate::types::f64_literal(q.value);
+    let n = &values.last().ok_or_else(|| Error::plan("a quantile expression without arguments"))?.v;
+    let ty = if op == QuantileOp::Interpolate { args[0].ty() } else { DataType::Int64 };
+    let v = match op {
+        QuantileOp::ContLower => format!("quantile_cont_lower({n}, {fraction})"),
+        QuantileOp::ContUpper => format!("quantile_cont_upper({n}, {fraction})"),
+        QuantileOp::Disc => match q.decimal {
+            Some((integral, scaling)) => format!(
+                "quantile_disc_decimal({n}, {}, {})",
+                crate::types::i128_literal(integral),
+                crate::types::i128_literal(scaling)
+            ),
+            None => format!("quantile_disc_f64({n}, {fraction})"),
+        },
+        QuantileOp::Interpolate => {
+            let (lo, hi) = (&values[0].v, &values[1].v);
+            let name = match (ty, c_type(&ty)) {
+                (DataType::Float64, _) => "quantile_interpolate_f64",
+                (DataType::Timestamp, _) => "quantile_interpolate_ts",
+                (DataType::Decimal { .. }, "int64_t") => "quantile_interpolate_dec64",
+                (DataType::Decimal { .. }, _) => "quantile_interpolate_dec128",
+                (other, _) => return Err(Error::plan(format!("quantile interpolation of {other}"))),
+            };
+            format!("{name}({lo}, {hi}, quantile_fraction({n}, {fraction}))")
+        }
+    };
+    let t = out.tmp("q");
+    out.line(format!("const {} {t} = {v};", c_type(&ty)));
+    Ok(Value { v: t, null })
+}
+
 fn gen_math(func: MathFunc, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
     let ty = args[0].ty();
     let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;

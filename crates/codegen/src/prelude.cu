@@ -346,6 +346,49 @@ __device__ double decimal_to_f64(__int128 v, __int128 p, double pd) {
     const double d = ldexp((double)mant, exp + 2);
     return neg ? -d : d;
 }
+// quantile_cont / quantile_disc over a group's n sorted non-NULL values, as DuckDB
+// computes them (gpusql_plan::quantile, the CPU twin): positions, then the blend of the
+// values at the lower and upper position.
+__device__ __forceinline__ int64_t quantile_cont_lower(int64_t n, double q) { return (int64_t)floor(__dmul_rn((double)(n - 1), q)); }
+__device__ __forceinline__ int64_t quantile_cont_upper(int64_t n, double q) { return (int64_t)ceil(__dmul_rn((double)(n - 1), q)); }
+__device__ __forceinline__ double quantile_fraction(int64_t n, double q) {
+    const double rn = __dmul_rn((double)(n - 1), q);
+    return __dsub_rn(rn, floor(rn));
+}
+__device__ __forceinline__ int64_t quantile_disc_position(int64_t n, int64_t floored) { return (n - floored > 1 ? n - floored : 1) - 1; }
+__device__ __forceinline__ int64_t quantile_disc_f64(int64_t n, double q) {
+    return quantile_disc_position(n, (int64_t)floor(__dsub_rn((double)n, __dmul_rn((double)n, q))));
+}
+// A fraction written as a DECIMAL: integral / scaling, in exact integers (scaling <= 10^18).
+__device__ __forceinline__ int64_t quantile_disc_decimal(int64_t n, __int128 integral, __int128 scaling) {
+    return quantile_disc_position(n, (int64_t)(i128_sub((__int128)n * scaling, (__int128)n * integral) / scaling));
+}
+__device__ __forceinline__ double quantile_interpolate_f64(double lo, double hi, double d) {
+    return d == 0.0 ? lo : __dadd_rn(__dmul_rn(lo, __dsub_rn(1.0, d)), __dmul_rn(hi, d));
+}
+__device__ __forceinline__ int64_t quantile_interpolate_ts(int64_t lo, int64_t hi, double d) {
+    return d == 0.0 ? lo : llround(quantile_interpolate_f64((double)lo, (double)hi, d));
+}
+__device__ __forceinline__ int64_t quantile_interpolate_dec64(int64_t lo, int64_t hi, double d) {
+    return d == 0.0 ? lo : (int64_t)__dadd_rn((double)lo, __dmul_rn(__dsub_rn((double)hi, (double)lo), d));
+}
+// A DOUBLE truncated to 128 bits (its integer part has at most 53 significant bits).
+__device__ __int128 f64_trunc_i128(double x) {
+    const double t = trunc(x);
+    if (fabs(t) < 9.2e18) return (__int128)(int64_t)t;
+    const double hi = floor(t / 18446744073709551616.0);
+    const double lo = t - hi * 18446744073709551616.0;
+    return (__int128)(((unsigned __int128)(uint64_t)(int64_t)hi << 64) | (uint64_t)lo);
+}
+// Wide DECIMALs: lo plus the truncated product of the exact difference; where that
+// difference overflows, the blend of both as DOUBLEs.
+__device__ __int128 quantile_interpolate_dec128(__int128 lo, __int128 hi, double d) {
+    if (d == 0.0) return lo;
+    const __int128 delta = i128_sub(hi, lo);
+    const bool overflow = (hi < 0) != (lo < 0) && (delta < 0) != (hi < 0);
+    if (overflow) return f64_trunc_i128(quantile_interpolate_f64(decimal_to_f64(lo, 1, 1.0), decimal_to_f64(hi, 1, 1.0), d));
+    return lo + f64_trunc_i128(__dmul_rn(decimal_to_f64(delta, 1, 1.0), d));
+}
 __device__ int64_t days_from_civil(int64_t y, uint32_t m, uint32_t d) {
     y -= m <= 2;
     const int64_t era = (y >= 0 ? y : y - 399) / 400;

@@ -121,6 +121,11 @@ extern "C" __global__ void iota_u32(uint32_t* __restrict__ out, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = (uint32_t)i;
 }
 
+// 0, 1, 2, ... as BIGINTs: the positions of sliced rows (an Enumerate's column).
+extern "C" __global__ void iota_i64(int64_t* __restrict__ out, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = (int64_t)i;
+}
+
 // The Pivot-4 copy of a string column (bytes, rows + 1 offsets): piece k (4 bytes,
 // zero-padded) of row r at out[k * n + r], so consecutive threads write consecutive words.
 extern "C" __global__ void pivot_strings(const uint8_t* __restrict__ bytes, const int64_t* __restrict__ offsets, uint32_t* __restrict__ out, uint64_t n, uint32_t pieces) {

@@ -76,12 +76,16 @@ pub fn execute_cancellable(
                 }
                 inter.insert(*output, Rows::new(schema, rows));
             }
-            Stage::Slice { input, output, columns, skip, fetch, schema } => {
+            Stage::Slice { input, output, columns, skip, fetch, position, schema } => {
                 let all = inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default();
                 let end = fetch.map_or(all.len(), |f| (skip + f).min(all.len()));
                 let rows = all[(*skip).min(end)..end]
                     .iter()
-                    .map(|r| columns.iter().map(|c| r[*c].clone()).collect())
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let at = position.then_some(ScalarValue::Int64(i as i64));
+                        columns.iter().map(|c| r[*c].clone()).chain(at).collect()
+                    })
                     .collect();
                 inter.insert(*output, Rows::new(schema, rows));
             }

@@ -242,6 +242,10 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
             func.eval(&values, args[0].ty())?
         }
+        Expr::Quantile { op, q, args } => {
+            let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
+            crate::quantile::eval(*op, q, &values, &args[0].ty())?
+        }
         Expr::Length(expr) => match eval(expr, row)? {
             S::Utf8(s) => S::Int64(s.chars().count() as i64),
             _ => S::Null,

@@ -5,6 +5,7 @@
 use crate::literal_set::LiteralSet;
 use crate::math::MathFunc;
 use crate::parameters::ParamSource;
+use crate::quantile::{QuantileFraction, QuantileOp};
 use crate::regex::RegexDfa;
 use crate::strings::StringFunc;
 pub use gpusql_common::date::{DateField, TruncUnit};
@@ -229,6 +230,14 @@ pub enum Expr {
     ScalarSubqueryRows {
         ty: DataType,
     },
+    /// quantile_cont / quantile_disc arithmetic over a group's count `n` of non-NULL
+    /// values (`quantile.rs`): a position (BIGINT) from `args` [n], or the interpolation
+    /// of [lo, hi, n] (of lo's type). The fraction is part of the code's shape.
+    Quantile {
+        op: QuantileOp,
+        q: QuantileFraction,
+        args: Vec<Expr>,
+    },
 }
 
 /// DuckDB's error for a scalar subquery that returns several rows.
@@ -374,6 +383,8 @@ impl Expr {
             Expr::Substring { .. } | Expr::RegexFind { .. } => DataType::Utf8,
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::Math { func, args } => func.result_type(args[0].ty()),
+            Expr::Quantile { op: QuantileOp::Interpolate, args, .. } => args[0].ty(),
+            Expr::Quantile { .. } => DataType::Int64,
             Expr::StringFn { func, .. } => func.result_type(),
             Expr::DateAdd { .. } => DataType::Date,
             Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => DataType::Timestamp,
@@ -427,7 +438,9 @@ impl Expr {
                 v
             }
             Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
-            Expr::Math { args, .. } | Expr::StringFn { args, .. } => args.iter().collect(),
+            Expr::Math { args, .. } | Expr::StringFn { args, .. } | Expr::Quantile { args, .. } => {
+                args.iter().collect()
+            }
         }
     }
 
@@ -462,6 +475,9 @@ impl Expr {
             Expr::StringFn { func, args } => {
                 Expr::StringFn { func, args: args.into_iter().map(|e| e.transform(f)).collect() }
             }
+            Expr::Quantile { op, q, args } => {
+                Expr::Quantile { op, q, args: args.into_iter().map(|e| e.transform(f)).collect() }
+            }
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -473,6 +489,11 @@ impl Expr {
             leaf => leaf,
         };
         f(rebuilt)
+    }
+
+    /// Whether `f` holds for this node or any below it.
+    pub fn any(&self, f: &dyn Fn(&Expr) -> bool) -> bool {
+        f(self) || self.children().into_iter().any(|c| c.any(f))
     }
 
     /// Column indices this expression reads.
@@ -661,6 +682,10 @@ impl Expr {
             Expr::Math { func, args } => {
                 let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
                 write!(f, "{}({})", func.name(), args.join(", "))
+            }
+            Expr::Quantile { op, q, args } => {
+                let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
+                write!(f, "{}({}, {q})", op.name(), args.join(", "))
             }
             Expr::StringFn { func: StringFunc::ToText, args } => write!(f, "CAST({} AS VARCHAR)", show(&args[0])),
             Expr::StringFn { func: StringFunc::Concat, args } => {

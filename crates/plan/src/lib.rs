@@ -15,6 +15,7 @@ pub mod optimizer;
 pub mod parameters;
 pub mod physical;
 pub mod planner;
+pub mod quantile;
 pub mod regex;
 pub mod replicated;
 pub mod selectivity;

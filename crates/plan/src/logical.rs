@@ -30,6 +30,10 @@ pub enum AggFunc {
     /// mode (x): the group's most frequent non-NULL x; planned by the binder as the
     /// arg_max of x over the counts of (group, x).
     Mode,
+    /// quantile_cont / quantile_disc (x; `AggExpr::arg2` the fraction): planned by the
+    /// binder over the group's sorted values (`sql/src/bind_quantile.rs`).
+    QuantileCont,
+    QuantileDisc,
 }
 
 impl AggFunc {
@@ -50,6 +54,8 @@ impl AggFunc {
             AggFunc::ArgMax => "arg_max",
             AggFunc::ArgMin => "arg_min",
             AggFunc::Mode => "mode",
+            AggFunc::QuantileCont => "quantile_cont",
+            AggFunc::QuantileDisc => "quantile_disc",
         }
     }
 
@@ -69,7 +75,11 @@ impl AggFunc {
     /// The aggregates the binder plans from the others (`sql/src/bind_aggregate.rs`): no
     /// physical plan holds them.
     pub fn planned_by_binder(&self) -> bool {
-        self.is_statistic() || self.is_arg_extreme() || *self == AggFunc::Mode
+        self.is_statistic() || self.is_arg_extreme() || self.is_quantile() || *self == AggFunc::Mode
+    }
+
+    pub fn is_quantile(&self) -> bool {
+        matches!(self, AggFunc::QuantileCont | AggFunc::QuantileDisc)
     }
 }
 
@@ -78,8 +88,9 @@ impl AggFunc {
 pub struct AggExpr {
     pub func: AggFunc,
     pub arg: Option<Expr>,
-    /// The second argument of covar_pop / covar_samp / corr and arg_max / arg_min (None
-    /// for every other).
+    /// The second argument of covar_pop / covar_samp / corr and arg_max / arg_min, and
+    /// the fraction of quantile_cont / quantile_disc (a literal; negative: descending
+    /// order); None for every other.
     pub arg2: Option<Expr>,
     pub ty: DataType,
     /// COUNT / SUM / AVG(DISTINCT arg): the binder plans it as two aggregations (distinct
@@ -215,7 +226,16 @@ pub enum LogicalPlan {
         input: Box<LogicalPlan>,
         times: Expr,
     },
+    /// The rows of `input` in its order (a Sort, possibly limited), each followed by its
+    /// 0-based position in that order (BIGINT, `POSITION_COLUMN`): the binder's quantiles
+    /// find a group's k-th value by it.
+    Enumerate {
+        input: Box<LogicalPlan>,
+    },
 }
+
+/// The name of an Enumerate node's position column.
+pub const POSITION_COLUMN: &str = "__position";
 
 impl LogicalPlan {
     /// A scan of every column of a catalog table.
@@ -242,6 +262,11 @@ impl LogicalPlan {
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Repeat { input, .. } => input.schema(),
             LogicalPlan::Union { schema, .. } => schema.clone(),
+            LogicalPlan::Enumerate { input } => {
+                let mut f = input.schema().fields;
+                f.push(Field::new(POSITION_COLUMN, DataType::Int64, false));
+                Schema::new(f)
+            }
             LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
             LogicalPlan::Join { probe, kind: JoinKind::Mark, .. } => {
                 let mut f = probe.schema().fields;
@@ -283,7 +308,9 @@ impl LogicalPlan {
             // (SELECT without FROM.)
             LogicalPlan::Scan { table, .. } => table == gpusql_common::ONE_ROW_TABLE,
             LogicalPlan::CrossJoin { left, right } => left.yields_exactly_one_row() && right.yields_exactly_one_row(),
-            LogicalPlan::Project { input, .. } | LogicalPlan::Sort { input, .. } => input.yields_exactly_one_row(),
+            LogicalPlan::Project { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Enumerate { input } => {
+                input.yields_exactly_one_row()
+            }
             LogicalPlan::Limit { input, skip: 0, fetch } => {
                 fetch.is_none_or(|f| f > 0) && input.yields_exactly_one_row()
             }
@@ -312,6 +339,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Enumerate { input }
             | LogicalPlan::Limit { input, .. } => Some(input),
         }
     }
@@ -363,6 +391,7 @@ impl LogicalPlan {
             LogicalPlan::Limit { skip, fetch, .. } => writeln!(f, "{pad}Limit skip={skip} fetch={fetch:?}")?,
             LogicalPlan::Union { inputs, .. } => writeln!(f, "{pad}UnionAll ({} inputs)", inputs.len())?,
             LogicalPlan::Repeat { times, .. } => writeln!(f, "{pad}Repeat each row {times} times")?,
+            LogicalPlan::Enumerate { .. } => writeln!(f, "{pad}Enumerate (each row's position)")?,
         }
         for i in self.inputs() {
             i.fmt_indent(f, depth + 1)?;

@@ -317,13 +317,15 @@ pub enum Stage {
     },
     /// Rows [skip, skip + fetch) of intermediate `input` (in its sort order, if sorted),
     /// columns `columns`, gathered densely into `output` (`schema`): an ORDER BY / LIMIT
-    /// subquery that later operators read.
+    /// subquery that later operators read. With `position`, each row is followed by its
+    /// 0-based position among the sliced rows (BIGINT: `LogicalPlan::Enumerate`).
     Slice {
         input: IntermediateId,
         output: IntermediateId,
         columns: Vec<usize>,
         skip: usize,
         fetch: Option<usize>,
+        position: bool,
         schema: Schema,
     },
     /// A band join's table (`crate::band`): the rows of dense intermediate `input`, sorted by
@@ -516,9 +518,13 @@ impl fmt::Display for PhysicalPlan {
                         None => writeln!(f, "Sort #{input} -> #{output} by [{}] (rank sort up to 4096 rows; else bitonic sort kernels)", k.join(", "))?,
                     }
                 }
-                Stage::Slice { input, output, columns, skip, fetch, .. } => {
+                Stage::Slice { input, output, columns, skip, fetch, position, .. } => {
                     let end = fetch.map_or("end".to_string(), |n| (skip + n).to_string());
-                    writeln!(f, "Slice #{input} -> #{output} rows [{skip}, {end}) columns {columns:?} (gather)")?
+                    let position = if *position { " and each row's position" } else { "" };
+                    writeln!(
+                        f,
+                        "Slice #{input} -> #{output} rows [{skip}, {end}) columns {columns:?}{position} (gather)"
+                    )?
                 }
                 Stage::BandTable { input, output, key, max, .. } => {
                     let max = max.map(|m| format!(", with the running maximum of #{m}")).unwrap_or_default();

@@ -186,10 +186,44 @@ impl Planner {
         skip: usize,
         fetch: Option<usize>,
     ) -> (Source, Vec<PipelineOp>) {
-        let schema = Schema::new(columns.iter().map(|c| schema.fields[*c].clone()).collect());
+        self.slice_with(id, schema, columns, skip, fetch, false)
+    }
+
+    /// `slice`, with each row's position as a last column where `position` says.
+    fn slice_with(
+        &mut self,
+        id: IntermediateId,
+        schema: &Schema,
+        columns: Vec<usize>,
+        skip: usize,
+        fetch: Option<usize>,
+        position: bool,
+    ) -> (Source, Vec<PipelineOp>) {
+        let mut fields: Vec<Field> = columns.iter().map(|c| schema.fields[*c].clone()).collect();
+        if position {
+            fields.push(Field::new(crate::logical::POSITION_COLUMN, DataType::Int64, false));
+        }
+        let schema = Schema::new(fields);
         let output = self.intermediate();
-        self.stages.push(Stage::Slice { input: id, output, columns, skip, fetch, schema: schema.clone() });
+        self.stages.push(Stage::Slice { input: id, output, columns, skip, fetch, position, schema: schema.clone() });
         (Source::Intermediate { id: output, schema }, vec![])
+    }
+
+    /// Each row of the (ordered) input followed by its position: the finished input is
+    /// sliced with positions; an open one is materialized first (its order then is the
+    /// materialization's).
+    fn build_enumerate(&mut self, input: &LogicalPlan) -> Result<Built> {
+        let (source, ops) = match self.build(input)? {
+            Built::Open { source, ops } => {
+                let (id, schema) = self.materialize(source, ops);
+                let columns = (0..schema.len()).collect();
+                self.slice_with(id, &schema, columns, 0, None, true)
+            }
+            Built::Done { id, schema, columns, skip, fetch } => {
+                self.slice_with(id, &schema, columns, skip, fetch, true)
+            }
+        };
+        Ok(Built::Open { source, ops })
     }
 
     fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
@@ -271,6 +305,7 @@ impl Planner {
             LogicalPlan::Limit { input, skip, fetch } => self.build_limit(input, *skip, *fetch),
             LogicalPlan::Union { inputs, schema } => self.build_union(inputs, schema),
             LogicalPlan::Repeat { input, times } => self.build_repeat(input, times),
+            LogicalPlan::Enumerate { input } => self.build_enumerate(input),
         }
     }
 
@@ -381,7 +416,15 @@ impl Planner {
                 self.stages.push(Stage::Sort { input: rows, output: sorted, keys: vec![key], schema, limit: None });
                 let columns = (0..build_schema.len()).collect();
                 let (skip, fetch, schema) = (0, None, build_schema.clone());
-                self.stages.push(Stage::Slice { input: sorted, output: dense, columns, skip, fetch, schema });
+                self.stages.push(Stage::Slice {
+                    input: sorted,
+                    output: dense,
+                    columns,
+                    skip,
+                    fetch,
+                    position: false,
+                    schema,
+                });
                 let (key, max, schema) = (band.key, band.max_column(), build_schema.clone());
                 self.stages.push(Stage::BandTable { input: dense, output: id, key, max, schema });
             }

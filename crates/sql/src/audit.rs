@@ -226,7 +226,7 @@ pub fn function(f: &ast::Function) -> Result<()> {
         &[
             (*uses_odbc_syntax, "ODBC function syntax ({fn …})"),
             (!matches!(parameters, ast::FunctionArguments::None), "parametric functions (f(p)(x))"),
-            (within_group.set(), "WITHIN GROUP"),
+            (within_group.set() && !crate::bind_quantile::is_quantile_name(&name.to_string()), "WITHIN GROUP"),
             (null_treatment.set(), "IGNORE NULLS / RESPECT NULLS"),
             (over.set(), "window functions"),
         ],

@@ -3,7 +3,8 @@
 //! aggregates (variance, standard deviation, covariance, correlation) as two passes over
 //! the input (the group means, then the products of deviations from them); arg_max and
 //! arg_min as two (the group's extreme value, then the argument of the rows that have it);
-//! mode as arg_max over the counts of each (group, value).
+//! mode as arg_max over the counts of each (group, value); the quantiles over each group's
+//! sorted values (`bind_quantile.rs`).
 
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan};
@@ -21,6 +22,9 @@ pub(crate) fn aggregate_plan(
     key_names: &[String],
     aggs: Vec<AggExpr>,
 ) -> Result<LogicalPlan> {
+    if aggs.iter().any(|a| a.func.is_quantile()) {
+        return crate::bind_quantile::quantile_plan(input, keys, key_names, aggs);
+    }
     if aggs.iter().any(|a| a.func == AggFunc::Mode) {
         return mode_plan(input, keys, key_names, aggs);
     }
@@ -118,7 +122,7 @@ pub(crate) fn orderable(e: Expr) -> Expr {
 
 /// Two aggregations of the same input whose first `k` columns are its group keys, joined
 /// on them (`join_on_groups`).
-fn join_aggregations(left: LogicalPlan, right: LogicalPlan, k: usize) -> LogicalPlan {
+pub(crate) fn join_aggregations(left: LogicalPlan, right: LogicalPlan, k: usize) -> LogicalPlan {
     let keys = |p: &LogicalPlan| (0..k).map(|i| Expr::column_of(&p.schema(), i)).collect();
     let (left_keys, right_keys) = (keys(&left), keys(&right));
     join_on_groups(left, left_keys, right, right_keys)

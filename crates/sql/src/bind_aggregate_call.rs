@@ -35,7 +35,7 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "argmin"
             | "min_by"
             | "mode"
-    )
+    ) || crate::bind_quantile::is_quantile_name(name)
 }
 
 impl Context<'_> {
@@ -82,6 +82,9 @@ impl Context<'_> {
         let ast::FunctionArguments::List(list) = &f.args else {
             return Err(Error::bind(format!("{name} needs an argument")).at_span(at));
         };
+        if crate::bind_quantile::is_quantile_name(&name) {
+            return self.bind_quantile_call(f, list);
+        }
         // (MIN and MAX of the distinct values are those of all values.)
         let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
             && !matches!(name.as_str(), "min" | "max");

@@ -14,6 +14,7 @@ mod bind_mark;
 mod bind_math;
 mod bind_order;
 mod bind_pattern;
+mod bind_quantile;
 mod bind_scalar;
 mod bind_select;
 mod bind_select_list;

@@ -136,6 +136,12 @@ impl Visitor for Candidates {
         }
         keep_moved_constants(e, &mut self.excluded);
         keep_merged_patterns(e, &mut self.excluded);
+        // A quantile's fraction decides its plan (`bind_quantile.rs`).
+        if let ast::Expr::Function(f) = e {
+            if crate::bind_quantile::is_quantile_name(&f.name.to_string()) {
+                exclude_all(f, &mut self.excluded);
+            }
+        }
         let operands: Vec<&ast::Expr> = match e {
             ast::Expr::BinaryOp {
                 left,

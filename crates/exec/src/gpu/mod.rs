@@ -308,9 +308,10 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);
                 }
-                Stage::Slice { input, output, columns, skip, fetch, schema } => {
+                Stage::Slice { input, output, columns, skip, fetch, position, schema } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("slice input missing"))?;
-                    let (sliced, stat, span) = result::slice(self, &data, columns, *skip, *fetch, schema, *input)?;
+                    let (sliced, stat, span) =
+                        result::slice(self, &data, columns, (*skip, *fetch), *position, schema, *input)?;
                     pending_spans.push((stats.kernels.len(), span));
                     stats.kernels.push(stat);
                     inter.insert(*output, sliced);

@@ -49,8 +49,8 @@ pub fn slice(
     ex: &GpuExecutor,
     r: &Intermediate,
     columns: &[usize],
-    skip: usize,
-    fetch: Option<usize>,
+    (skip, fetch): (usize, Option<usize>),
+    position: bool,
     schema: &Schema,
     input: usize,
 ) -> Result<(Intermediate, KernelStat, gpusql_cuda::EndedTimer)> {
@@ -64,6 +64,14 @@ pub fn slice(
         let validity =
             col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, idx, m, &mut q, &mut stat)).transpose()?;
         out.push(OwnedColumn { ty: col.ty, values, validity });
+    }
+    if position {
+        let values = ex.dev.alloc_zeros::<u8>(m.max(1) * 8, "row positions").map_err(cuda_error)?;
+        if m > 0 {
+            let f = ex.util("iota_i64", &mut stat)?;
+            q.push(f, &[Arg::U64(ptr(&values, &ex.dev)), Arg::U64(m as u64)], m, None);
+        }
+        out.push(OwnedColumn { ty: DataType::Int64, values, validity: None });
     }
     if let Some(b) = idx_buffer {
         q.keep(b);

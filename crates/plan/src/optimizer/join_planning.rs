@@ -111,6 +111,7 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
             residual,
         },
         LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input: Box::new(rewrite(*input)?), times },
+        LogicalPlan::Enumerate { input } => LogicalPlan::Enumerate { input: Box::new(rewrite(*input)?) },
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(rewrite).collect::<Result<_>>()?, schema }
         }
