@@ -701,9 +701,10 @@ impl<'a> Generator<'a> {
             Some(Ty::Int) => self.rng.below(3),
             Some(Ty::Dec) => 5,
             Some(Ty::Date | Ty::Str) => 6,
-            _ => self.rng.below(8),
+            _ => self.rng.below(9),
         };
         match choice {
+            8 => self.quantile(scope),
             0 => "COUNT(*)".into(),
             1 => {
                 let ty = self.any_type(scope);
@@ -727,6 +728,31 @@ impl<'a> Generator<'a> {
                 let f = if self.rng.chance(0.5) { "MIN" } else { "MAX" };
                 format!("{f}({})", self.expr(scope, ty, 1))
             }
+        }
+    }
+
+    /// median, quantile_cont / quantile_disc or percentile_cont / percentile_disc of an
+    /// expression (continuous ones of numbers and dates only). DOUBLEs get `+ 0.0`: DuckDB
+    /// picks either of -0.0 and 0.0, which sort as equals.
+    fn quantile(&mut self, scope: &Scope) -> String {
+        let ty = self.any_type(scope);
+        let mut x = self.expr(scope, ty, 1);
+        if ty == Ty::Float {
+            x = format!("({x}) + 0.0");
+        }
+        let fractions = ["0", "0.1", "0.25", "0.3", "0.5", "0.75", "0.9", "1", "-0.3", "0.5::DOUBLE", "0.99"];
+        let q = self.rng.pick(&fractions).copied().unwrap_or("0.5");
+        let blends = matches!(ty, Ty::Int | Ty::Dec | Ty::Float | Ty::Date);
+        let distinct = if self.rng.chance(0.15) { "DISTINCT " } else { "" };
+        match self.rng.below(4) {
+            0 => format!("median({distinct}{x})"),
+            1 if blends => format!("quantile_cont({distinct}{x}, {q})"),
+            2 => {
+                let desc = if self.rng.chance(0.3) { " DESC" } else { "" };
+                let f = if blends && self.rng.chance(0.5) { "percentile_cont" } else { "percentile_disc" };
+                format!("{f}({}) WITHIN GROUP (ORDER BY {x}{desc})", q.trim_start_matches('-'))
+            }
+            _ => format!("quantile_disc({distinct}{x}, {q})"),
         }
     }
 
