@@ -25,6 +25,9 @@ pub(crate) fn aggregate_plan(
     if aggs.iter().any(|a| a.func.is_quantile()) {
         return crate::bind_quantile::quantile_plan(input, keys, key_names, aggs);
     }
+    if aggs.iter().any(distinct_apart) {
+        return distinct_rows_plan(input, keys, key_names, aggs);
+    }
     if aggs.iter().any(|a| a.func == AggFunc::Mode) {
         return mode_plan(input, keys, key_names, aggs);
     }
@@ -137,198 +140,161 @@ pub(crate) fn join_aggregations(left: LogicalPlan, right: LogicalPlan, k: usize)
 /// `aggregate_plan` plans them and joined on the groups; the output has the same shape:
 /// keys, then one column per aggregate.
 fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
+    let same_moments = |a: &AggExpr, b: &AggExpr| match (moment_arguments(a), moment_arguments(b)) {
+        (Ok(p), Ok(q)) => same_pair(&p, &q),
+        _ => false,
+    };
+    let mut batch = |batch: &[&AggExpr]| moments_plan(&input, keys, key_names, batch);
+    plan_apart(&input, keys, key_names, &aggs, &|a| a.func.is_statistic(), &same_moments, &mut batch)
+}
+
+/// The statistics `aggs` of one argument pair (y, x): keys, then one column per aggregate.
+fn moments_plan(input: &LogicalPlan, keys: &[Expr], key_names: &[String], aggs: &[&AggExpr]) -> Result<LogicalPlan> {
     use gpusql_plan::BinaryOp;
     let k = keys.len();
     let agg =
         |func: AggFunc, arg: Expr, ty: DataType| AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false };
     let binary =
         |op: BinaryOp, l: Expr, r: Expr, ty: DataType| Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty };
-    let mut pairs: Vec<(Expr, Expr)> = vec![];
-    for a in aggs.iter().filter(|a| a.func.is_statistic()) {
-        let pair = moment_arguments(a)?;
-        if !pairs.iter().any(|p| same_pair(p, &pair)) {
-            pairs.push(pair);
-        }
-    }
-    let others: Vec<AggExpr> = aggs.iter().filter(|a| !a.func.is_statistic()).cloned().collect();
-    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
+    let (y, x) = moment_arguments(aggs[0])?;
     let input_width = input.schema().len();
-    // Per pair (y, x): the columns of Σ dy·dx, COUNT, and (x ≠ y) Σ dy², Σ dx² in the joined plan.
-    let mut moments = vec![];
-    for (y, x) in &pairs {
-        let same = y == x;
-        let mut mean_aggs = vec![agg(AggFunc::Avg, y.clone(), DataType::Float64)];
-        if !same {
-            mean_aggs.push(agg(AggFunc::Avg, x.clone(), DataType::Float64));
-        }
-        let means = LogicalPlan::Aggregate {
-            input: Box::new(input.clone()),
-            group_by: keys.to_vec(),
-            group_names: key_names.to_vec(),
-            aggs: mean_aggs,
-        };
-        let mean = |i: usize| Expr::column_of(&means.schema(), k + i).remap_columns(&|c| c + input_width);
-        let (my, mx) = (mean(0), mean(if same { 0 } else { 1 }));
-        let means_keys = (0..k).map(|i| Expr::column_of(&means.schema(), i)).collect();
-        let with_means = join_on_groups(input.clone(), keys.to_vec(), means, means_keys);
-        let dy = binary(BinaryOp::Sub, y.clone(), my, DataType::Float64);
-        let dx = binary(BinaryOp::Sub, x.clone(), mx, DataType::Float64);
-        let product = |a: &Expr, b: &Expr| binary(BinaryOp::Mul, a.clone(), b.clone(), DataType::Float64);
-        let mut sum_aggs = vec![
-            agg(AggFunc::Sum, product(&dy, &dx), DataType::Float64),
-            agg(AggFunc::Count, y.clone(), DataType::Int64),
-        ];
-        if !same {
-            sum_aggs.push(agg(AggFunc::Sum, product(&dy, &dy), DataType::Float64));
-            sum_aggs.push(agg(AggFunc::Sum, product(&dx, &dx), DataType::Float64));
-        }
-        let sums = LogicalPlan::Aggregate {
-            input: Box::new(with_means),
-            group_by: keys.to_vec(),
-            group_names: key_names.to_vec(),
-            aggs: sum_aggs,
-        };
-        let width = plan.schema().len();
-        moments.push(width + k);
-        plan = join_aggregations(plan, sums, k);
+    let same = y == x;
+    let mut mean_aggs = vec![agg(AggFunc::Avg, y.clone(), DataType::Float64)];
+    if !same {
+        mean_aggs.push(agg(AggFunc::Avg, x.clone(), DataType::Float64));
     }
-    // Keys, the other aggregates in their order, each statistic from its moments.
-    let schema = plan.schema();
+    let means = LogicalPlan::Aggregate {
+        input: Box::new(input.clone()),
+        group_by: keys.to_vec(),
+        group_names: key_names.to_vec(),
+        aggs: mean_aggs,
+    };
+    let mean = |i: usize| Expr::column_of(&means.schema(), k + i).remap_columns(&|c| c + input_width);
+    let (my, mx) = (mean(0), mean(if same { 0 } else { 1 }));
+    let means_keys = (0..k).map(|i| Expr::column_of(&means.schema(), i)).collect();
+    let with_means = join_on_groups(input.clone(), keys.to_vec(), means, means_keys);
+    let dy = binary(BinaryOp::Sub, y.clone(), my, DataType::Float64);
+    let dx = binary(BinaryOp::Sub, x.clone(), mx, DataType::Float64);
+    let product = |a: &Expr, b: &Expr| binary(BinaryOp::Mul, a.clone(), b.clone(), DataType::Float64);
+    // Σ dy·dx, COUNT, and (x ≠ y) Σ dy², Σ dx².
+    let mut sum_aggs =
+        vec![agg(AggFunc::Sum, product(&dy, &dx), DataType::Float64), agg(AggFunc::Count, y.clone(), DataType::Int64)];
+    if !same {
+        sum_aggs.push(agg(AggFunc::Sum, product(&dy, &dy), DataType::Float64));
+        sum_aggs.push(agg(AggFunc::Sum, product(&dx, &dx), DataType::Float64));
+    }
+    let sums = LogicalPlan::Aggregate {
+        input: Box::new(with_means),
+        group_by: keys.to_vec(),
+        group_names: key_names.to_vec(),
+        aggs: sum_aggs,
+    };
+    // Keys, each statistic from the moments.
+    let schema = sums.schema();
     let col = |i: usize| Expr::column_of(&schema, i);
     let mut exprs: Vec<Expr> = (0..k).map(col).collect();
-    let mut next_other = k;
-    for a in &aggs {
-        if !a.func.is_statistic() {
-            exprs.push(col(next_other));
-            next_other += 1;
-            continue;
-        }
-        let pair = moment_arguments(a)?;
-        let at = pairs.iter().position(|p| same_pair(p, &pair)).map(|i| moments[i]);
-        let at = at.ok_or_else(|| Error::plan("statistics aggregate: its moments were not planned"))?;
-        let (sxy, n) = (col(at), col(at + 1));
+    let (sxy, n) = (col(k), col(k + 1));
+    for a in aggs {
         let sample = matches!(a.func, AggFunc::VarSamp | AggFunc::StddevSamp | AggFunc::CovarSamp);
         let int = |v: i64| Expr::literal(ScalarValue::Int64(v), DataType::Int64);
         let double = |e: Expr| crate::coerce::cast(e, DataType::Float64);
         let divisor = if sample { binary(BinaryOp::Sub, n.clone(), int(1), DataType::Int64) } else { n.clone() };
-        let enough = binary(BinaryOp::Gt, n, int(if sample { 1 } else { 0 }), DataType::Boolean);
+        let enough = binary(BinaryOp::Gt, n.clone(), int(if sample { 1 } else { 0 }), DataType::Boolean);
         let sqrt = |e: Expr| Expr::Math { func: gpusql_plan::MathFunc::Sqrt, args: vec![e] };
         let moment = binary(BinaryOp::Div, sxy.clone(), double(divisor), DataType::Float64);
         let value = match a.func {
             AggFunc::StddevSamp | AggFunc::StddevPop => sqrt(moment),
             // Σ dy·dx / (√Σ dy² · √Σ dx²): NaN where either does not vary (0 / 0), as DuckDB.
             AggFunc::Corr => {
-                let (syy, sxx) = if pair.0 == pair.1 { (sxy.clone(), sxy.clone()) } else { (col(at + 2), col(at + 3)) };
+                let (syy, sxx) = if same { (sxy.clone(), sxy.clone()) } else { (col(k + 2), col(k + 3)) };
                 let spread = binary(BinaryOp::Mul, sqrt(syy), sqrt(sxx), DataType::Float64);
-                binary(BinaryOp::Div, sxy, spread, DataType::Float64)
+                binary(BinaryOp::Div, sxy.clone(), spread, DataType::Float64)
             }
             _ => moment,
         };
         exprs.push(Expr::Case { branches: vec![(enough, value)], else_expr: None, ty: DataType::Float64 });
     }
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
-    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+    Ok(LogicalPlan::Project { input: Box::new(sums), exprs, names })
 }
 
 /// arg_max (arg_min) of (arg, val) in two passes: the group's MAX (MIN) of val over the
 /// rows where arg is not NULL either, then the input joined with it on the group and
 /// the MIN of arg over the rows whose val equals it (`=`: -0.0 is 0.0, NaN is NaN, as
-/// DuckDB compares). Of several rows with the extreme val, the smallest arg is taken
-/// (DuckDB takes the first it meets, which depends on its threads). Every group has a
-/// row in the second pass (where all its vals are NULL, the MIN is over no rows: NULL),
-/// so the others' plan joins it on the groups like the statistics.
+/// DuckDB compares): of tied rows the smallest arg, where DuckDB takes the first it
+/// meets. The other aggregates are planned as `aggregate_plan` plans them and joined on
+/// the groups; the output has the same shape: keys, then one column per aggregate.
 fn arg_extreme_plan(
     input: LogicalPlan,
     keys: &[Expr],
     key_names: &[String],
     aggs: Vec<AggExpr>,
 ) -> Result<LogicalPlan> {
+    let mut batch = |batch: &[&AggExpr]| arg_extreme_pick(&input, keys, key_names, batch[0]);
+    plan_apart(&input, keys, key_names, &aggs, &|a| a.func.is_arg_extreme(), &|_, _| false, &mut batch)
+}
+
+/// One arg_max / arg_min: keys, then its value.
+fn arg_extreme_pick(input: &LogicalPlan, keys: &[Expr], key_names: &[String], a: &AggExpr) -> Result<LogicalPlan> {
     use gpusql_plan::BinaryOp;
     let k = keys.len();
     let int = |v: i32| Expr::literal(ScalarValue::Int32(v), DataType::Int32);
-    let others: Vec<AggExpr> = aggs.iter().filter(|a| !a.func.is_arg_extreme()).cloned().collect();
-    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
     let input_width = input.schema().len();
-    let mut picked_at = vec![];
-    for a in aggs.iter().filter(|a| a.func.is_arg_extreme()) {
-        let missing = || Error::plan("arg_max / arg_min needs two arguments");
-        let arg = a.arg.clone().ok_or_else(missing)?;
-        let val = orderable(a.arg2.clone().ok_or_else(missing)?);
-        let val = if arg.nullable() {
-            let null = Expr::IsNull { expr: Box::new(arg.clone()), negated: false };
-            let ty = val.ty();
-            Expr::Case {
-                branches: vec![(null, Expr::literal(ScalarValue::Null, ty))],
-                else_expr: Some(Box::new(val)),
-                ty,
-            }
-        } else {
-            val
-        };
-        let extreme_func = if a.func == AggFunc::ArgMax { AggFunc::Max } else { AggFunc::Min };
-        let extreme = LogicalPlan::Aggregate {
-            input: Box::new(input.clone()),
-            group_by: keys.to_vec(),
-            group_names: key_names.to_vec(),
-            aggs: vec![AggExpr {
-                func: extreme_func,
-                arg: Some(val.clone()),
-                ty: val.ty(),
-                arg2: None,
-                distinct: false,
-            }],
-        };
-        let best = Expr::column_of(&extreme.schema(), k).remap_columns(&|c| c + input_width);
-        let extreme_keys = (0..k).map(|i| Expr::column_of(&extreme.schema(), i)).collect();
-        let with_extreme = join_on_groups(input.clone(), keys.to_vec(), extreme, extreme_keys);
-        let hit = Expr::Binary { op: BinaryOp::Eq, left: Box::new(val), right: Box::new(best), ty: DataType::Boolean };
-        let arg = orderable(arg);
-        let pick = Expr::Case { branches: vec![(hit, arg.clone())], else_expr: None, ty: arg.ty() };
-        let picked = LogicalPlan::Aggregate {
-            input: Box::new(with_extreme),
-            group_by: keys.to_vec(),
-            group_names: key_names.to_vec(),
-            aggs: vec![AggExpr { func: AggFunc::Min, arg: Some(pick), ty: arg.ty(), arg2: None, distinct: false }],
-        };
-        picked_at.push(plan.schema().len() + k);
-        plan = join_aggregations(plan, picked, k);
-    }
-    // Keys, the other aggregates in their order, each arg_max / arg_min (BOOLEAN ones back
-    // from 1 / 0).
-    let schema = plan.schema();
-    let col = |i: usize| Expr::column_of(&schema, i);
-    let mut exprs: Vec<Expr> = (0..k).map(col).collect();
-    let (mut next_other, mut next_picked) = (k, picked_at.into_iter());
-    for a in &aggs {
-        if !a.func.is_arg_extreme() {
-            exprs.push(col(next_other));
-            next_other += 1;
-            continue;
-        }
-        let v = col(next_picked.next().ok_or_else(|| Error::plan("arg_max / arg_min: not planned"))?);
-        exprs.push(match a.ty {
-            DataType::Boolean => {
-                Expr::Binary { op: BinaryOp::Eq, left: Box::new(v), right: Box::new(int(1)), ty: DataType::Boolean }
-            }
-            _ => v,
+    let missing = || Error::plan("arg_max / arg_min needs two arguments");
+    let arg = a.arg.clone().ok_or_else(missing)?;
+    let val = orderable(a.arg2.clone().ok_or_else(missing)?);
+    let val = if arg.nullable() {
+        let null = Expr::IsNull { expr: Box::new(arg.clone()), negated: false };
+        let ty = val.ty();
+        Expr::Case { branches: vec![(null, Expr::literal(ScalarValue::Null, ty))], else_expr: Some(Box::new(val)), ty }
+    } else {
+        val
+    };
+    let extreme_func = if a.func == AggFunc::ArgMax { AggFunc::Max } else { AggFunc::Min };
+    let extreme = LogicalPlan::Aggregate {
+        input: Box::new(input.clone()),
+        group_by: keys.to_vec(),
+        group_names: key_names.to_vec(),
+        aggs: vec![AggExpr { func: extreme_func, arg: Some(val.clone()), ty: val.ty(), arg2: None, distinct: false }],
+    };
+    let best = Expr::column_of(&extreme.schema(), k).remap_columns(&|c| c + input_width);
+    let extreme_keys = (0..k).map(|i| Expr::column_of(&extreme.schema(), i)).collect();
+    let with_extreme = join_on_groups(input.clone(), keys.to_vec(), extreme, extreme_keys);
+    let hit = Expr::Binary { op: BinaryOp::Eq, left: Box::new(val), right: Box::new(best), ty: DataType::Boolean };
+    let arg = orderable(arg);
+    let pick = Expr::Case { branches: vec![(hit, arg.clone())], else_expr: None, ty: arg.ty() };
+    let picked = LogicalPlan::Aggregate {
+        input: Box::new(with_extreme),
+        group_by: keys.to_vec(),
+        group_names: key_names.to_vec(),
+        aggs: vec![AggExpr { func: AggFunc::Min, arg: Some(pick), ty: arg.ty(), arg2: None, distinct: false }],
+    };
+    // (BOOLEAN ones back from 1 / 0.)
+    let schema = picked.schema();
+    let mut exprs: Vec<Expr> = (0..=k).map(|i| Expr::column_of(&schema, i)).collect();
+    if a.ty == DataType::Boolean {
+        let v = exprs.pop().ok_or_else(missing)?;
+        exprs.push(Expr::Binary {
+            op: BinaryOp::Eq,
+            left: Box::new(v),
+            right: Box::new(int(1)),
+            ty: DataType::Boolean,
         });
     }
-    let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
-    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+    let names = key_names.iter().cloned().chain([a.to_string()]).collect();
+    Ok(LogicalPlan::Project { input: Box::new(picked), exprs, names })
 }
 
 /// mode(x): the rows counted per (group, x), NULL x included so every group keeps a row,
-/// then the arg_max of x over those counts (`arg_extreme_plan`, which skips the NULL x):
+/// then the arg_max of x over those counts (`arg_extreme_pick`, which skips the NULL x):
 /// of values tied for the most rows, the smallest (DuckDB's pick among ties follows its
 /// hash table's order). The other aggregates are planned as `aggregate_plan` plans them
 /// and joined on the groups; the output has the same shape: keys, then one column per
 /// aggregate.
 fn mode_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<AggExpr>) -> Result<LogicalPlan> {
     let k = keys.len();
-    let others: Vec<AggExpr> = aggs.iter().filter(|a| a.func != AggFunc::Mode).cloned().collect();
-    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
-    let mut mode_at = vec![];
-    for a in aggs.iter().filter(|a| a.func == AggFunc::Mode) {
+    let mut batch = |batch: &[&AggExpr]| {
+        let a = batch[0];
         let x = a.arg.clone().ok_or_else(|| Error::plan("mode needs an argument"))?;
         let counted = LogicalPlan::Aggregate {
             input: Box::new(input.clone()),
@@ -341,23 +307,91 @@ fn mode_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<
         let arg_max =
             AggExpr { func: AggFunc::ArgMax, arg: Some(col(k)), arg2: Some(col(k + 1)), ty: a.ty, distinct: false };
         let counted_keys: Vec<Expr> = (0..k).map(col).collect();
-        let picked = arg_extreme_plan(counted, &counted_keys, key_names, vec![arg_max])?;
-        mode_at.push(plan.schema().len() + k);
-        plan = join_aggregations(plan, picked, k);
+        arg_extreme_pick(&counted, &counted_keys, key_names, &arg_max)
+    };
+    plan_apart(&input, keys, key_names, &aggs, &|a| a.func == AggFunc::Mode, &|_, _| false, &mut batch)
+}
+
+/// DISTINCT statistics and arg_max / arg_min (which the two-aggregation plan does not
+/// cover): each over the distinct (group keys, arguments) rows of the input (a group whose
+/// arguments are all NULL keeps its row), as the plain aggregate. The others are planned
+/// as `aggregate_plan` plans them, all joined on the groups.
+fn distinct_rows_plan(
+    input: LogicalPlan,
+    keys: &[Expr],
+    key_names: &[String],
+    aggs: Vec<AggExpr>,
+) -> Result<LogicalPlan> {
+    let k = keys.len();
+    let mut batch = |batch: &[&AggExpr]| {
+        let a = batch[0];
+        let args: Vec<Expr> = a.arg.iter().chain(a.arg2.iter()).cloned().collect();
+        let names = key_names.iter().cloned().chain((0..args.len()).map(|i| format!("__distinct{i}"))).collect();
+        let rows = LogicalPlan::Aggregate {
+            input: Box::new(input.clone()),
+            group_by: keys.iter().cloned().chain(args.iter().cloned()).collect(),
+            group_names: names,
+            aggs: vec![],
+        };
+        let schema = rows.schema();
+        let col = |i: usize| Expr::column_of(&schema, i);
+        let plain = AggExpr {
+            func: a.func,
+            arg: a.arg.as_ref().map(|_| col(k)),
+            arg2: a.arg2.as_ref().map(|_| col(k + 1)),
+            ty: a.ty,
+            distinct: false,
+        };
+        let row_keys: Vec<Expr> = (0..k).map(col).collect();
+        aggregate_plan(rows, &row_keys, key_names, vec![plain])
+    };
+    plan_apart(&input, keys, key_names, &aggs, &|a| distinct_apart(a), &|_, _| false, &mut batch)
+}
+
+/// A DISTINCT aggregate that `distinct_rows_plan` plans.
+fn distinct_apart(a: &AggExpr) -> bool {
+    a.distinct && (a.func.is_statistic() || a.func.is_arg_extreme())
+}
+
+/// Plans the aggregates `apart` selects in batches (those `together` relates to a batch's
+/// first join it), each batch by `plan_batch` (its output: the keys, then one column per
+/// aggregate of the batch), and the others as `aggregate_plan` plans them; all joined on
+/// the groups and projected into the usual shape: keys, then one column per aggregate.
+pub(crate) fn plan_apart(
+    input: &LogicalPlan,
+    keys: &[Expr],
+    key_names: &[String],
+    aggs: &[AggExpr],
+    apart: &dyn Fn(&AggExpr) -> bool,
+    together: &dyn Fn(&AggExpr, &AggExpr) -> bool,
+    plan_batch: &mut dyn FnMut(&[&AggExpr]) -> Result<LogicalPlan>,
+) -> Result<LogicalPlan> {
+    let k = keys.len();
+    let others: Vec<AggExpr> = aggs.iter().filter(|a| !apart(a)).cloned().collect();
+    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
+    // Per aggregate, the column of the joined plan holding it.
+    let mut at = vec![usize::MAX; aggs.len()];
+    let mut next_other = k;
+    for (i, _) in aggs.iter().enumerate().filter(|(_, a)| !apart(a)) {
+        at[i] = next_other;
+        next_other += 1;
+    }
+    for i in 0..aggs.len() {
+        if !apart(&aggs[i]) || at[i] != usize::MAX {
+            continue;
+        }
+        let batch: Vec<usize> = (i..aggs.len())
+            .filter(|j| at[*j] == usize::MAX && apart(&aggs[*j]) && (*j == i || together(&aggs[i], &aggs[*j])))
+            .collect();
+        let planned = plan_batch(&batch.iter().map(|j| &aggs[*j]).collect::<Vec<_>>())?;
+        let width = plan.schema().len();
+        for (n, j) in batch.iter().enumerate() {
+            at[*j] = width + k + n;
+        }
+        plan = join_aggregations(plan, planned, k);
     }
     let schema = plan.schema();
-    let col = |i: usize| Expr::column_of(&schema, i);
-    let (mut next_other, mut next_mode) = (k, mode_at.into_iter());
-    let mut exprs: Vec<Expr> = (0..k).map(col).collect();
-    for a in &aggs {
-        let at = if a.func == AggFunc::Mode {
-            next_mode.next().ok_or_else(|| Error::plan("mode: not planned"))?
-        } else {
-            next_other += 1;
-            next_other - 1
-        };
-        exprs.push(col(at));
-    }
+    let exprs = (0..k).chain(at).map(|i| Expr::column_of(&schema, i)).collect();
     let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
     Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
 }

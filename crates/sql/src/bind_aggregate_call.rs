@@ -88,7 +88,9 @@ impl Context<'_> {
         // (MIN and MAX of the distinct values are those of all values.)
         let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
             && !matches!(name.as_str(), "min" | "max");
-        if distinct && !matches!(name.as_str(), "count" | "sum" | "avg") {
+        // (mode of distinct values: all tie, and DuckDB's pick among ties follows its hash
+        // table's order.)
+        if distinct && name == "mode" {
             return Err(Error::not_supported(format!("{name}(DISTINCT …)")).at_span(at));
         }
         let func = match name.as_str() {
@@ -109,7 +111,7 @@ impl Context<'_> {
             _ => AggFunc::Max,
         };
         if func.is_pair() || func.is_arg_extreme() {
-            return self.bind_pair_aggregate(func, f, &list.args);
+            return self.bind_pair_aggregate(func, f, &list.args, distinct);
         }
         let arg = match list.args.as_slice() {
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if func == AggFunc::Count => None,
@@ -157,7 +159,13 @@ impl Context<'_> {
 
     /// covar_pop / covar_samp / corr (y, x): both arguments numeric; arg_max / arg_min
     /// (arg, val): any types. FILTER applies to both.
-    fn bind_pair_aggregate(&self, func: AggFunc, f: &ast::Function, args: &[ast::FunctionArg]) -> Result<AggExpr> {
+    fn bind_pair_aggregate(
+        &self,
+        func: AggFunc,
+        f: &ast::Function,
+        args: &[ast::FunctionArg],
+        distinct: bool,
+    ) -> Result<AggExpr> {
         let at = f.name.span();
         let name = f.name.to_string().to_ascii_lowercase();
         if func.is_arg_extreme() && args.len() == 3 {
@@ -186,6 +194,6 @@ impl Context<'_> {
         let x = bound.pop();
         let y = bound.pop();
         let ty = if func.is_arg_extreme() { y.as_ref().map_or(DataType::Int32, |y| y.ty()) } else { DataType::Float64 };
-        Ok(AggExpr { func, arg: y, arg2: x, ty, distinct: false })
+        Ok(AggExpr { func, arg: y, arg2: x, ty, distinct })
     }
 }

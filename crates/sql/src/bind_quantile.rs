@@ -7,7 +7,7 @@
 //! second aggregation, and a continuous quantile blends the two around it. Every step is
 //! an operator both backends have (sort, gather, hash aggregation, hash join).
 
-use crate::bind_aggregate::{aggregate_plan, join_on_groups, orderable};
+use crate::bind_aggregate::{join_on_groups, orderable, plan_apart};
 use crate::bind_expr::{contains_aggregate, AtSpan, Context};
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::quantile::{QuantileFraction, QuantileOp, MAX_EXACT_SCALE};
@@ -204,49 +204,10 @@ pub(crate) fn quantile_plan(
     key_names: &[String],
     aggs: Vec<AggExpr>,
 ) -> Result<LogicalPlan> {
-    let k = keys.len();
-    let is_quantile = |a: &AggExpr| matches!(a.func, AggFunc::QuantileCont | AggFunc::QuantileDisc);
-    let others: Vec<AggExpr> = aggs.iter().filter(|a| !is_quantile(a)).cloned().collect();
-    let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
-    // Per aggregate, the column of the joined plan holding it.
-    let mut at = vec![usize::MAX; aggs.len()];
-    let mut next_other = k;
-    for (i, a) in aggs.iter().enumerate() {
-        if !is_quantile(a) {
-            at[i] = next_other;
-            next_other += 1;
-        }
-    }
-    let mut done = vec![false; aggs.len()];
-    for i in 0..aggs.len() {
-        if !is_quantile(&aggs[i]) || done[i] {
-            continue;
-        }
-        let (_, desc) = fraction_of(&aggs[i])?;
-        let batch: Vec<usize> = (i..aggs.len())
-            .filter(|j| {
-                let b = &aggs[*j];
-                is_quantile(b)
-                    && !done[*j]
-                    && b.arg == aggs[i].arg
-                    && b.distinct == aggs[i].distinct
-                    && fraction_of(b).is_ok_and(|(_, d)| d == desc)
-            })
-            .collect();
-        let picked =
-            sorted_picks(input.clone(), keys, key_names, &batch.iter().map(|j| &aggs[*j]).collect::<Vec<_>>())?;
-        let width = plan.schema().len();
-        for (n, j) in batch.iter().enumerate() {
-            done[*j] = true;
-            at[*j] = width + k + n;
-        }
-        plan = crate::bind_aggregate::join_aggregations(plan, picked, k);
-    }
-    let schema = plan.schema();
-    let mut exprs: Vec<Expr> = (0..k).map(|i| Expr::column_of(&schema, i)).collect();
-    exprs.extend(at.iter().map(|i| Expr::column_of(&schema, *i)));
-    let names = key_names.iter().cloned().chain(aggs.iter().map(|a| a.to_string())).collect();
-    Ok(LogicalPlan::Project { input: Box::new(plan), exprs, names })
+    let order = |a: &AggExpr| fraction_of(a).map(|(_, desc)| desc).ok();
+    let together = |a: &AggExpr, b: &AggExpr| a.arg == b.arg && a.distinct == b.distinct && order(a) == order(b);
+    let mut batch = |batch: &[&AggExpr]| sorted_picks(input.clone(), keys, key_names, batch);
+    plan_apart(&input, keys, key_names, &aggs, &|a| a.func.is_quantile(), &together, &mut batch)
 }
 
 /// Quantiles `aggs` of one argument x in one order: keys, then one column per aggregate.
