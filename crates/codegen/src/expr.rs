@@ -11,6 +11,7 @@ use crate::literals::{interval_constants, literal_name, param_name, LiteralPart}
 use crate::types::{c_type, null_value};
 use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result};
+use gpusql_plan::hyperloglog::SketchOp;
 use gpusql_plan::quantile::{QuantileFraction, QuantileOp};
 use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern, MathFunc};
 
@@ -196,6 +197,7 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
         }
         Expr::Math { func, args } => gen_math(*func, args, row, out),
         Expr::Quantile { op, q, args } => gen_quantile(*op, q, args, row, out),
+        Expr::Sketch { op, args } => gen_sketch(*op, args, row, out),
         Expr::StringFn { func, args } => crate::strings::gen_string(*func, args, row, out),
         Expr::ScalarSubqueryRows { ty } => {
             out.line("raise_error(err, ERR_SUBQUERY_ROWS);");
@@ -513,6 +515,34 @@ fn gen_quantile(op: QuantileOp, q: &QuantileFraction, args: &[Expr], row: &Row, 
     let t = out.tmp("q");
     out.line(format!("const {} {t} = {v};", c_type(&ty)));
     Ok(Value { v: t, null })
+}
+
+/// prelude.cu's `hll_*` functions over `duck_hash_*` (the CPU twins in
+/// `gpusql_plan::hyperloglog`).
+fn gen_sketch(op: SketchOp, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
+    let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
+    let t = out.tmp("hll");
+    if op == SketchOp::Estimate {
+        // (A NULL count is no register: 0.)
+        let counts: Vec<String> = values.iter().map(|c| format!("({} ? 0 : {})", c.null, c.v)).collect();
+        let c = out.tmp("hist");
+        out.line(format!("const int64_t {c}[{}] = {{{}}};", counts.len(), counts.join(", ")));
+        out.line(format!("const int64_t {t} = hll_estimate({c});"));
+        return Ok(Value::not_null(t));
+    }
+    let ty = args[0].ty();
+    let x = &values[0].v;
+    let hash = match (ty, c_type(&ty)) {
+        (DataType::Utf8, _) => format!("duck_hash_bytes({x}.p, {x}.len)"),
+        (DataType::Float64, _) => format!("duck_hash_f64({x})"),
+        (DataType::Decimal { precision, .. }, _) if precision <= 9 => format!("duck_hash_u32((uint32_t)(int32_t){x})"),
+        (_, "int64_t") => format!("murmur64((uint64_t){x})"),
+        (_, "__int128") => format!("duck_hash_i128({x})"),
+        _ => format!("duck_hash_u32((uint32_t)(int32_t){x})"),
+    };
+    let f = if op == SketchOp::Register { "hll_register" } else { "hll_rank" };
+    out.line(format!("const int32_t {t} = {f}({hash});"));
+    Ok(Value { v: t, null: values[0].null.clone() })
 }
 
 fn gen_math(func: MathFunc, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {

@@ -346,6 +346,65 @@ __device__ double decimal_to_f64(__int128 v, __int128 p, double pd) {
     const double d = ldexp((double)mant, exp + 2);
     return neg ? -d : d;
 }
+// approx_count_distinct as DuckDB computes it (gpusql_plan::hyperloglog, the CPU twin):
+// DuckDB's hashes of a value's physical type, the register and rank a hash gives (P = 10
+// index bits), and Ertl's estimate from a group's histogram of register values.
+__device__ __forceinline__ uint64_t murmur64(uint64_t x) {
+    x ^= x >> 32;
+    x *= 0xd6e8feb86659fd93ull;
+    x ^= x >> 32;
+    x *= 0xd6e8feb86659fd93ull;
+    return x ^ (x >> 32);
+}
+__device__ __forceinline__ uint64_t duck_hash_u32(uint32_t x) { return murmur64((uint64_t)x); }
+__device__ __forceinline__ uint64_t duck_hash_i128(__int128 x) {
+    return murmur64((uint64_t)x) ^ murmur64((uint64_t)((unsigned __int128)x >> 64));
+}
+__device__ __forceinline__ uint64_t duck_hash_f64(double x) {
+    if (x == 0.0) x = 0.0;
+    else if (isnan(x)) return murmur64(0x7ff8000000000000ull);
+    return murmur64((uint64_t)__double_as_longlong(x));
+}
+__device__ uint64_t duck_hash_bytes(const uint8_t* p, uint32_t len) {
+    uint64_t h = 0xe17a1465ull ^ ((uint64_t)len * 0xc6a4a7935bd1e995ull);
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t w = 0;
+        const uint32_t n = len - i < 8 ? len - i : 8;
+        for (uint32_t j = 0; j < n; j++) w |= (uint64_t)p[i + j] << (8 * j);
+        h ^= w;
+        h *= 0xd6e8feb86659fd93ull;
+    }
+    return murmur64(h);
+}
+#define HLL_P 10
+#define HLL_M 1024
+#define HLL_Q 54
+__device__ __forceinline__ int32_t hll_register(uint64_t h) { return (int32_t)(h & (HLL_M - 1)); }
+__device__ __forceinline__ int32_t hll_rank(uint64_t h) { return __ffsll((long long)((h >> HLL_P) | (1ull << HLL_Q))); }
+__device__ double hll_sigma(double x) {
+    if (x == 1.0) return __longlong_as_double(0x7ff0000000000000ll);
+    double y = 1.0, z = x, before;
+    do { x = __dmul_rn(x, x); before = z; z = __dadd_rn(z, __dmul_rn(x, y)); y = __dadd_rn(y, y); } while (before != z);
+    return z;
+}
+__device__ double hll_tau(double x) {
+    if (x == 0.0 || x == 1.0) return 0.0;
+    double y = 1.0, z = __dsub_rn(1.0, x), before;
+    do {
+        x = sqrt(x); before = z; y = __dmul_rn(y, 0.5);
+        const double d = __dsub_rn(1.0, x);
+        z = __dsub_rn(z, __dmul_rn(__dmul_rn(d, d), y));
+    } while (before != z);
+    return __ddiv_rn(z, 3.0);
+}
+// c[k]: how many of the group's registers hold k (k = 0 .. HLL_Q).
+__device__ int64_t hll_estimate(const int64_t* c) {
+    const double m = (double)HLL_M;
+    double z = __dmul_rn(m, hll_tau(__ddiv_rn(__dsub_rn(m, (double)c[HLL_Q]), m)));
+    for (int k = HLL_Q; k >= 1; --k) z = __dmul_rn(__dadd_rn(z, (double)c[k]), 0.5);
+    z = __dadd_rn(z, __dmul_rn(m, hll_sigma(__ddiv_rn((double)c[0], m))));
+    return llround(__ddiv_rn(__dmul_rn(__dmul_rn(0.721347520444481703680, m), m), z));
+}
 // quantile_cont / quantile_disc over a group's n sorted non-NULL values, as DuckDB
 // computes them (gpusql_plan::quantile, the CPU twin): positions, then the blend of the
 // values at the lower and upper position.

@@ -242,6 +242,10 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
             let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
             func.eval(&values, args[0].ty())?
         }
+        Expr::Sketch { op, args } => {
+            let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
+            crate::hyperloglog::eval(*op, &values, &args[0].ty())?
+        }
         Expr::Quantile { op, q, args } => {
             let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
             crate::quantile::eval(*op, q, &values, &args[0].ty())?

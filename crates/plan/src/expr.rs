@@ -2,6 +2,7 @@
 //! node knows its result type. The binder inserts explicit casts, so operators see operands
 //! of one type (decimals at a common scale) and both backends stay simple.
 
+use crate::hyperloglog::SketchOp;
 use crate::literal_set::LiteralSet;
 use crate::math::MathFunc;
 use crate::parameters::ParamSource;
@@ -238,6 +239,13 @@ pub enum Expr {
         q: QuantileFraction,
         args: Vec<Expr>,
     },
+    /// approx_count_distinct's HyperLogLog arithmetic (`hyperloglog.rs`, DuckDB's): the
+    /// register and rank of a value (INTEGER; NULL for NULL), or the estimate (BIGINT) from
+    /// a group's histogram of register values.
+    Sketch {
+        op: SketchOp,
+        args: Vec<Expr>,
+    },
 }
 
 /// DuckDB's error for a scalar subquery that returns several rows.
@@ -384,7 +392,8 @@ impl Expr {
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::Math { func, args } => func.result_type(args[0].ty()),
             Expr::Quantile { op: QuantileOp::Interpolate, args, .. } => args[0].ty(),
-            Expr::Quantile { .. } => DataType::Int64,
+            Expr::Quantile { .. } | Expr::Sketch { op: SketchOp::Estimate, .. } => DataType::Int64,
+            Expr::Sketch { .. } => DataType::Int32,
             Expr::StringFn { func, .. } => func.result_type(),
             Expr::DateAdd { .. } => DataType::Date,
             Expr::TimestampAdd { .. } | Expr::DateTrunc { .. } => DataType::Timestamp,
@@ -438,9 +447,10 @@ impl Expr {
                 v
             }
             Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list.iter()).collect(),
-            Expr::Math { args, .. } | Expr::StringFn { args, .. } | Expr::Quantile { args, .. } => {
-                args.iter().collect()
-            }
+            Expr::Math { args, .. }
+            | Expr::StringFn { args, .. }
+            | Expr::Quantile { args, .. }
+            | Expr::Sketch { args, .. } => args.iter().collect(),
         }
     }
 
@@ -478,6 +488,7 @@ impl Expr {
             Expr::Quantile { op, q, args } => {
                 Expr::Quantile { op, q, args: args.into_iter().map(|e| e.transform(f)).collect() }
             }
+            Expr::Sketch { op, args } => Expr::Sketch { op, args: args.into_iter().map(|e| e.transform(f)).collect() },
             Expr::Case { branches, else_expr, ty } => Expr::Case {
                 branches: branches.into_iter().map(|(w, th)| (w.transform(f), th.transform(f))).collect(),
                 else_expr: else_expr.map(|e| Box::new(e.transform(f))),
@@ -686,6 +697,10 @@ impl Expr {
             Expr::Quantile { op, q, args } => {
                 let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
                 write!(f, "{}({}, {q})", op.name(), args.join(", "))
+            }
+            Expr::Sketch { op, args } => {
+                let args: Vec<String> = args.iter().map(|a| show(a).to_string()).collect();
+                write!(f, "{}({})", op.name(), args.join(", "))
             }
             Expr::StringFn { func: StringFunc::ToText, args } => write!(f, "CAST({} AS VARCHAR)", show(&args[0])),
             Expr::StringFn { func: StringFunc::Concat, args } => {

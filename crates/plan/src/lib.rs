@@ -7,6 +7,7 @@ pub mod dictionary;
 pub mod eval;
 pub mod expr;
 pub mod filter_plan;
+pub mod hyperloglog;
 pub mod literal_set;
 pub mod logical;
 pub mod math;

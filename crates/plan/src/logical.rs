@@ -34,6 +34,9 @@ pub enum AggFunc {
     /// binder over the group's sorted values (`sql/src/bind_quantile.rs`).
     QuantileCont,
     QuantileDisc,
+    /// approx_count_distinct (x): DuckDB's HyperLogLog estimate, planned by the binder
+    /// from the group's registers (`sql/src/bind_approx_count.rs`).
+    ApproxCountDistinct,
 }
 
 impl AggFunc {
@@ -56,6 +59,7 @@ impl AggFunc {
             AggFunc::Mode => "mode",
             AggFunc::QuantileCont => "quantile_cont",
             AggFunc::QuantileDisc => "quantile_disc",
+            AggFunc::ApproxCountDistinct => "approx_count_distinct",
         }
     }
 
@@ -75,7 +79,10 @@ impl AggFunc {
     /// The aggregates the binder plans from the others (`sql/src/bind_aggregate.rs`): no
     /// physical plan holds them.
     pub fn planned_by_binder(&self) -> bool {
-        self.is_statistic() || self.is_arg_extreme() || self.is_quantile() || *self == AggFunc::Mode
+        self.is_statistic()
+            || self.is_arg_extreme()
+            || self.is_quantile()
+            || matches!(self, AggFunc::Mode | AggFunc::ApproxCountDistinct)
     }
 
     pub fn is_quantile(&self) -> bool {
@@ -102,7 +109,7 @@ impl AggExpr {
     /// Result type of an aggregate (DuckDB's rules, with SUM of integers as BIGINT).
     pub fn result_type(func: AggFunc, arg: Option<&DataType>) -> Option<DataType> {
         Some(match (func, arg) {
-            (AggFunc::Count, _) => DataType::Int64,
+            (AggFunc::Count | AggFunc::ApproxCountDistinct, _) => DataType::Int64,
             (AggFunc::Sum, Some(DataType::Int32 | DataType::Int64)) => DataType::Int64,
             (AggFunc::Sum, Some(DataType::Decimal { scale, .. })) => DataType::decimal(38, *scale),
             (AggFunc::Sum, Some(DataType::Float64)) => DataType::Float64,

@@ -4,7 +4,8 @@
 //! the input (the group means, then the products of deviations from them); arg_max and
 //! arg_min as two (the group's extreme value, then the argument of the rows that have it);
 //! mode as arg_max over the counts of each (group, value); the quantiles over each group's
-//! sorted values (`bind_quantile.rs`).
+//! sorted values (`bind_quantile.rs`); approx_count_distinct from HyperLogLog registers
+//! (`bind_approx_count.rs`).
 
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{AggExpr, AggFunc, Expr, LogicalPlan};
@@ -24,6 +25,9 @@ pub(crate) fn aggregate_plan(
 ) -> Result<LogicalPlan> {
     if aggs.iter().any(|a| a.func.is_quantile()) {
         return crate::bind_quantile::quantile_plan(input, keys, key_names, aggs);
+    }
+    if aggs.iter().any(|a| a.func == AggFunc::ApproxCountDistinct) {
+        return crate::bind_approx_count::approx_count_plan(input, keys, key_names, aggs);
     }
     if aggs.iter().any(distinct_apart) {
         return distinct_rows_plan(input, keys, key_names, aggs);

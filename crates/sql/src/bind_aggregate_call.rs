@@ -35,6 +35,7 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "argmin"
             | "min_by"
             | "mode"
+            | "approx_count_distinct"
     ) || crate::bind_quantile::is_quantile_name(name)
 }
 
@@ -108,6 +109,7 @@ impl Context<'_> {
             "arg_max" | "argmax" | "max_by" => AggFunc::ArgMax,
             "arg_min" | "argmin" | "min_by" => AggFunc::ArgMin,
             "mode" => AggFunc::Mode,
+            "approx_count_distinct" => AggFunc::ApproxCountDistinct,
             _ => AggFunc::Max,
         };
         if func.is_pair() || func.is_arg_extreme() {

@@ -4,6 +4,7 @@
 mod audit;
 mod bind_aggregate;
 mod bind_aggregate_call;
+mod bind_approx_count;
 mod bind_cast;
 mod bind_decorrelate;
 mod bind_distinct_on;

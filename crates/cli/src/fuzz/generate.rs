@@ -731,8 +731,8 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// median, quantile_cont / quantile_disc or percentile_cont / percentile_disc of an
-    /// expression (continuous ones of numbers and dates only). DOUBLEs get `+ 0.0`: DuckDB
+    /// median, quantile_cont / quantile_disc, percentile_cont / percentile_disc (continuous
+    /// ones of numbers and dates only) or approx_count_distinct of an expression. DOUBLEs get `+ 0.0`: DuckDB
     /// picks either of -0.0 and 0.0, which sort as equals.
     fn quantile(&mut self, scope: &Scope) -> String {
         let ty = self.any_type(scope);
@@ -744,8 +744,9 @@ impl<'a> Generator<'a> {
         let q = self.rng.pick(&fractions).copied().unwrap_or("0.5");
         let blends = matches!(ty, Ty::Int | Ty::Dec | Ty::Float | Ty::Date);
         let distinct = if self.rng.chance(0.15) { "DISTINCT " } else { "" };
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => format!("median({distinct}{x})"),
+            4 => format!("approx_count_distinct({distinct}{x})"),
             1 if blends => format!("quantile_cont({distinct}{x}, {q})"),
             2 => {
                 let desc = if self.rng.chance(0.3) { " DESC" } else { "" };
