@@ -34,6 +34,17 @@ def fmt(v):
     return "(empty)" if s == "" else s
 
 
+def fetch(con, sql):
+    """The rows of `sql`, INTERVAL columns as DuckDB's text (Python's timedelta folds months
+    into 30 days and hours into days, so it cannot be rendered back)."""
+    cur = con.execute(sql)
+    types = [str(d[1]) for d in cur.description or []]
+    if "INTERVAL" not in types:
+        return cur.fetchall()
+    cols = [f"CAST(#{i + 1} AS VARCHAR)" if t == "INTERVAL" else f"#{i + 1}" for i, t in enumerate(types)]
+    return con.execute(f"SELECT {', '.join(cols)} FROM ({sql.rstrip().rstrip(';')}) AS __q").fetchall()
+
+
 def main():
     folder = sys.argv[1]
     con = duckdb.connect()
@@ -51,7 +62,7 @@ def main():
         timer = threading.Timer(timeout, con.interrupt)
         timer.start()
         try:
-            rows = con.execute(request["sql"]).fetchall()
+            rows = fetch(con, request["sql"])
             answer = {"rows": [[fmt(v) for v in r] for r in rows]}
         except Exception as e:  # every DuckDB error is an answer too
             answer = {"error": str(e).splitlines()[0]}

@@ -30,7 +30,7 @@ import duckdb
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from tpch_answers import load_tables  # noqa: E402
-from duckdb_oracle import fmt  # noqa: E402  (one rendering for .slt files and the fuzzer)
+from duckdb_oracle import fetch, fmt  # noqa: E402  (one rendering for .slt files and the fuzzer)
 
 
 def records(text):
@@ -81,7 +81,7 @@ def fill(path, con):
             except ValueError:
                 sep = len(rec)
             sql = sub("\n".join(rec[1:sep]))
-            rows = [[fmt(v) for v in r] for r in con.execute(sql).fetchall()]
+            rows = [[fmt(v) for v in r] for r in fetch(con, sql)]
             if "rowsort" in head:
                 rows.sort()
             rec = rec[:sep] + ["----"] + [" ".join(r) for r in rows]

@@ -242,6 +242,9 @@ pub fn slt_value(a: &dyn Array, r: usize) -> String {
     if let Some(d) = a.as_any().downcast_ref::<arrow::array::Date32Array>() {
         return gpusql_common::date::format_date(d.value(r) as i64);
     }
+    if let Some(iv) = a.as_any().downcast_ref::<arrow::array::IntervalMonthDayNanoArray>() {
+        return gpusql_common::interval::interval_of(iv.value(r)).to_text();
+    }
     let s = array_value_to_string(a, r).unwrap_or_default();
     if s.is_empty() {
         "(empty)".into()

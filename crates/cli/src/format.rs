@@ -110,11 +110,14 @@ fn formatters<'a>(batch: &'a RecordBatch, options: &FormatOptions<'a>) -> io::Re
     batch.columns().iter().map(|c| ArrayFormatter::try_new(c.as_ref(), options).map_err(arrow_err)).collect()
 }
 
-/// Text of a non-NULL value of `col` (through its formatter, or DuckDB's text of dates
-/// and timestamps: `99999-12-31`, `0044-03-15 (BC)`).
+/// Text of a non-NULL value of `col` (through its formatter, or DuckDB's text of dates,
+/// timestamps and intervals: `99999-12-31`, `0044-03-15 (BC)`, `1 day 02:00:00`).
 fn text(col: &ArrayRef, f: &ArrayFormatter<'_>, r: usize) -> String {
     if let Some(ts) = col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
         return gpusql_common::date::format_timestamp(ts.value(r));
+    }
+    if let Some(iv) = col.as_any().downcast_ref::<arrow::array::IntervalMonthDayNanoArray>() {
+        return gpusql_common::interval::interval_of(iv.value(r)).to_text();
     }
     match col.as_any().downcast_ref::<arrow::array::Date32Array>() {
         Some(d) => gpusql_common::date::format_date(d.value(r) as i64),

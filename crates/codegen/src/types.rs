@@ -12,6 +12,7 @@ pub fn c_type(ty: &DataType) -> &'static str {
         DataType::Float64 => "double",
         DataType::Decimal { precision, .. } if *precision <= 18 => "int64_t",
         DataType::Decimal { .. } => "__int128",
+        DataType::Interval => "Interval",
         DataType::Utf8 => "Str",
     }
 }
@@ -21,6 +22,7 @@ pub fn c_type(ty: &DataType) -> &'static str {
 pub fn null_value(ty: &DataType) -> String {
     match ty {
         DataType::Utf8 => "make_str(\"\", 0)".into(),
+        DataType::Interval => "make_iv(0, 0, 0)".into(),
         _ => format!("(({})0)", c_type(ty)),
     }
 }
@@ -56,6 +58,7 @@ pub fn hash_call(ty: &DataType, v: &str) -> String {
         "Str" => format!("hash_str({v})"),
         "double" => format!("hash_f64({v})"),
         "__int128" => format!("hash_i128({v})"),
+        "Interval" => format!("hash_iv({v})"),
         _ => format!("hash_u64((uint64_t)(int64_t)({v}))"),
     }
 }
@@ -65,6 +68,7 @@ pub fn eq_call(ty: &DataType, a: &str, b: &str) -> String {
     match ty {
         DataType::Utf8 => format!("str_eq({a}, {b})"),
         DataType::Float64 => format!("f64_eq({a}, {b})"),
+        DataType::Interval => format!("iv_eq({a}, {b})"),
         _ => format!("({a} == {b})"),
     }
 }
@@ -74,6 +78,7 @@ pub fn eq_call(ty: &DataType, a: &str, b: &str) -> String {
 pub fn less_call(ct: &str, a: &str, b: &str) -> String {
     match ct {
         "double" => format!("f64_lt({a}, {b})"),
+        "Interval" => format!("iv_lt({a}, {b})"),
         _ => format!("{a} < {b}"),
     }
 }
@@ -83,7 +88,7 @@ pub fn c_size(ct: &str) -> usize {
     match ct {
         "bool" => 1,
         "int32_t" | "uint32_t" => 4,
-        "__int128" | "Str" => 16,
+        "__int128" | "Str" | "Interval" => 16,
         _ => 8,
     }
 }
@@ -96,6 +101,7 @@ pub fn helper_suffix(c_ty: &str, what: &str) -> Result<&'static str> {
         "int32_t" => "i32",
         "double" => "f64",
         "Str" => "str",
+        "Interval" => "iv",
         other => return Err(Error::not_supported(format!("{what} on values of C type {other} on the GPU"))),
     })
 }
@@ -107,6 +113,7 @@ pub fn c_max(c_ty: &str) -> &'static str {
         "int64_t" => "((int64_t)9223372036854775807ll)",
         "__int128" => "I128_MAX",
         "Str" => "STR_NONE",
+        "Interval" => "IV_NONE",
         // NaN: SQL orders it above +inf (`f64_cmp`), so MIN of NaNs alone stays NaN.
         _ => "__longlong_as_double(0x7ff8000000000000ll)",
     }
@@ -118,6 +125,7 @@ pub fn c_min(c_ty: &str) -> &'static str {
         "int64_t" => "((int64_t)(-9223372036854775807ll - 1))",
         "__int128" => "I128_MIN",
         "Str" => "STR_NONE",
+        "Interval" => "IV_NONE",
         _ => "__longlong_as_double(0xfff0000000000000ll)",
     }
 }

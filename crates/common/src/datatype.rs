@@ -5,7 +5,8 @@ use std::fmt;
 /// The SQL types of the engine. DECIMAL is a scaled integer (i64 on the GPU when the
 /// precision is at most 18, i128 otherwise); DATE is days since 1970-01-01 as i32;
 /// TIMESTAMP is microseconds since 1970-01-01 00:00:00 as i64, without a time zone
-/// (DuckDB's TIMESTAMP).
+/// (DuckDB's TIMESTAMP); INTERVAL is months, days and microseconds (`interval.rs`), 16
+/// bytes on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DataType {
     Boolean,
@@ -15,6 +16,7 @@ pub enum DataType {
     Decimal { precision: u8, scale: u8 },
     Date,
     Timestamp,
+    Interval,
     Utf8,
 }
 
@@ -56,6 +58,7 @@ impl DataType {
             DataType::Boolean => 1,
             DataType::Int32 | DataType::Date | DataType::Utf8 => 4,
             DataType::Int64 | DataType::Float64 | DataType::Timestamp => 8,
+            DataType::Interval => 16,
             DataType::Decimal { precision, .. } => {
                 if *precision <= 18 {
                     8
@@ -76,6 +79,7 @@ impl DataType {
             DataType::Decimal { precision, scale } => A::Decimal128(*precision, *scale as i8),
             DataType::Date => A::Date32,
             DataType::Timestamp => A::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None),
+            DataType::Interval => A::Interval(arrow::datatypes::IntervalUnit::MonthDayNano),
             DataType::Utf8 => A::Utf8,
         }
     }
@@ -93,6 +97,8 @@ impl DataType {
             // time zone is another type, not read.
             A::Timestamp(_, None) => DataType::Timestamp,
             A::Utf8 | A::LargeUtf8 | A::Utf8View => DataType::Utf8,
+            // (The engine's own tables and Arrow files; nanoseconds are kept to microseconds.)
+            A::Interval(arrow::datatypes::IntervalUnit::MonthDayNano) => DataType::Interval,
             _ => return None,
         })
     }
@@ -108,6 +114,7 @@ impl fmt::Display for DataType {
             DataType::Decimal { precision, scale } => write!(f, "DECIMAL({precision},{scale})"),
             DataType::Date => write!(f, "DATE"),
             DataType::Timestamp => write!(f, "TIMESTAMP"),
+            DataType::Interval => write!(f, "INTERVAL"),
             DataType::Utf8 => write!(f, "VARCHAR"),
         }
     }

@@ -8,6 +8,7 @@ pub mod datatype;
 pub mod date;
 pub mod error;
 pub mod files;
+pub mod interval;
 pub mod scalar;
 pub mod schema;
 pub mod semantics;
@@ -21,6 +22,7 @@ pub use constraints::{OnConflict, UniqueKey};
 pub use datatype::DataType;
 pub use error::{Error, Result};
 pub use files::{Compression, CsvOptions, FileFormat, FileScan, WriteOptions};
+pub use interval::Interval;
 pub use scalar::ScalarValue;
 pub use schema::{
     one_row_schema, Catalog, ColumnStatistics, DictionaryCatalog, Field, ReplicaCatalog, ReplicaMode, ReplicaRequest,

@@ -1,6 +1,7 @@
 //! Scalar values: literals in plans and the values of the CPU reference backend.
 
 use crate::date::{format_date, format_timestamp};
+use crate::interval::Interval;
 use crate::{semantics, DataType};
 use std::cmp::Ordering;
 use std::fmt;
@@ -18,6 +19,7 @@ pub enum ScalarValue {
     Date(i32),
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp(i64),
+    Interval(Interval),
     Utf8(String),
 }
 
@@ -49,13 +51,15 @@ impl ScalarValue {
     }
 
     /// SQL's order of values of the same type (comparisons, MIN/MAX, ORDER BY): DOUBLEs by
-    /// [`semantics::f64_cmp`] (`-0.0 = 0.0`; NaN equal to itself, above every number);
+    /// [`semantics::f64_cmp`] (`-0.0 = 0.0`; NaN equal to itself, above every number),
+    /// INTERVALs by their normalized fields (`Interval::compare`);
     /// NULLs are handled by the caller.
     pub fn compare(&self, other: &ScalarValue) -> Ordering {
         use ScalarValue::*;
         match (self, other) {
             (Float64(a), Float64(b)) => semantics::f64_cmp(*a, *b),
             (Utf8(a), Utf8(b)) => a.as_bytes().cmp(b.as_bytes()),
+            (Interval(a), Interval(b)) => a.compare(b),
             (Null, Null) => Ordering::Equal,
             (Null, _) => Ordering::Less,
             (_, Null) => Ordering::Greater,
@@ -74,6 +78,7 @@ impl ScalarValue {
             ScalarValue::Decimal(v) => format_decimal(*v, ty.scale()),
             ScalarValue::Date(d) => format_date(*d as i64),
             ScalarValue::Timestamp(t) => format_timestamp(*t),
+            ScalarValue::Interval(iv) => iv.to_text(),
             ScalarValue::Utf8(s) => s.clone(),
         }
     }

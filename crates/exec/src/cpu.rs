@@ -591,7 +591,8 @@ fn finish(acc: Acc) -> ScalarValue {
 }
 
 /// A group or join key, hashed and compared by value: DOUBLEs by bits with -0.0 folded
-/// into 0.0 and every NaN one value (`semantics::f64_key_bits`, as the GPU).
+/// into 0.0 and every NaN one value (`semantics::f64_key_bits`, as the GPU), INTERVALs
+/// by their normalized fields.
 struct Key(Row);
 
 impl PartialEq for Key {
@@ -599,6 +600,8 @@ impl PartialEq for Key {
         self.0.len() == other.0.len()
             && self.0.iter().zip(&other.0).all(|(a, b)| match (a, b) {
                 (ScalarValue::Float64(x), ScalarValue::Float64(y)) => f64_key_bits(*x) == f64_key_bits(*y),
+                // (INTERVAL 1 DAY and INTERVAL 24 HOUR are one group.)
+                (ScalarValue::Interval(x), ScalarValue::Interval(y)) => x.normalized() == y.normalized(),
                 _ => a == b,
             })
     }
@@ -617,6 +620,7 @@ impl Hash for Key {
                 ScalarValue::Int64(x) | ScalarValue::Timestamp(x) => x.hash(h),
                 ScalarValue::Decimal(x) => x.hash(h),
                 ScalarValue::Float64(f) => f64_key_bits(*f).hash(h),
+                ScalarValue::Interval(iv) => iv.normalized().hash(h),
                 ScalarValue::Utf8(s) => s.hash(h),
             }
         }

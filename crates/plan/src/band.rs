@@ -148,7 +148,7 @@ fn searchable(ty: &DataType) -> bool {
     match ty {
         DataType::Int32 | DataType::Int64 | DataType::Date | DataType::Timestamp | DataType::Float64 => true,
         DataType::Decimal { precision, .. } => *precision <= 18,
-        DataType::Boolean | DataType::Utf8 => false,
+        DataType::Boolean | DataType::Utf8 | DataType::Interval => false,
     }
 }
 

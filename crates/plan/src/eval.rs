@@ -3,6 +3,7 @@
 //! generator emits the same rules.
 
 use crate::expr::{BinaryOp, DateField, Expr};
+use gpusql_common::Interval;
 use gpusql_common::{date, semantics, DataType, Error, Result, ScalarValue};
 use std::cmp::Ordering;
 
@@ -85,7 +86,7 @@ pub fn cast(v: ScalarValue, from: &DataType, to: &DataType) -> Result<ScalarValu
             S::Date(i32::try_from(day).map_err(|_| overflow("DATE"))?)
         }
         // (Columns go through ToText.)
-        (DataType::Date | DataType::Timestamp, DataType::Utf8) => S::Utf8(v.display(from)),
+        (DataType::Date | DataType::Timestamp | DataType::Interval, DataType::Utf8) => S::Utf8(v.display(from)),
         _ => return Err(bad_cast(from, to)),
     })
 }
@@ -333,6 +334,7 @@ fn negate(v: ScalarValue) -> Result<ScalarValue> {
         S::Int32(v) => S::Int32(v.checked_neg().ok_or_else(|| overflow("INTEGER"))?),
         S::Int64(v) => S::Int64(v.checked_neg().ok_or_else(|| overflow("BIGINT"))?),
         S::Decimal(v) => S::Decimal(-v),
+        S::Interval(iv) => S::Interval(iv.checked_neg()?),
         other => return Err(Error::exec(format!("cannot negate {other}"))),
     })
 }
@@ -396,6 +398,11 @@ fn extract(field: DateField, v: ScalarValue) -> Result<ScalarValue> {
             extract_timestamp(field, date::timestamp_from_date(d as i64).ok_or_else(|| overflow("TIMESTAMP"))?)
         }
         S::Timestamp(t) => extract_timestamp(field, t),
+        S::Interval(iv) => match field {
+            DateField::Epoch => S::Float64(iv.epoch_seconds()),
+            // (The binder refuses the fields an interval has not.)
+            f => S::Int64(gpusql_common::interval::part(&iv, f).unwrap_or(0)),
+        },
         _ => S::Null,
     })
 }
@@ -409,6 +416,23 @@ fn extract_timestamp(field: DateField, t: i64) -> ScalarValue {
 
 fn arith(op: BinaryOp, l: &ScalarValue, r: &ScalarValue, ty: &DataType) -> Result<ScalarValue> {
     use ScalarValue as S;
+    // INTERVAL arithmetic (the binder's forms, `coerce::interval_arithmetic`).
+    match (op, l, r) {
+        (BinaryOp::Sub, S::Timestamp(a), S::Timestamp(b)) => {
+            return Ok(S::Interval(Interval::timestamp_difference(*a, *b)?))
+        }
+        (BinaryOp::Add | BinaryOp::Sub, S::Timestamp(t), S::Interval(iv)) => {
+            let iv = if op == BinaryOp::Sub { iv.checked_neg()? } else { *iv };
+            let moved = date::add_interval(*t, iv.months, iv.days, iv.micros);
+            return Ok(S::Timestamp(moved.ok_or_else(|| overflow("TIMESTAMP"))?));
+        }
+        (BinaryOp::Add, S::Interval(a), S::Interval(b)) => return Ok(S::Interval(a.checked_add(b)?)),
+        (BinaryOp::Sub, S::Interval(a), S::Interval(b)) => return Ok(S::Interval(a.checked_sub(b)?)),
+        (BinaryOp::Mul, S::Interval(a), S::Int64(k)) => return Ok(S::Interval(a.mul_int(*k)?)),
+        (BinaryOp::Mul, S::Interval(a), S::Float64(k)) => return Ok(S::Interval(a.mul_f64(*k)?)),
+        (BinaryOp::Div, S::Interval(a), S::Float64(k)) => return Ok(S::Interval(a.div_f64(*k)?)),
+        _ => {}
+    }
     if let (S::Float64(a), S::Float64(b)) = (l, r) {
         // IEEE: `1 / 0` is inf, `0 / 0` and `x % 0` NaN (DuckDB's DOUBLE division).
         return Ok(S::Float64(match op {

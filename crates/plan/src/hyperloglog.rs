@@ -89,6 +89,11 @@ pub fn duckdb_hash(v: &ScalarValue, ty: &DataType) -> Option<u64> {
         }
         (ScalarValue::Decimal(x), _) => murmur64(*x as u64) ^ murmur64((*x >> 64) as u64),
         (ScalarValue::Utf8(s), _) => hash_bytes(s.as_bytes()),
+        // The normalized fields' hashes (DuckDB's `Hash(interval_t)`).
+        (ScalarValue::Interval(iv), _) => {
+            let (months, days, micros) = iv.normalized();
+            murmur64(days as u64) ^ murmur64(months as u64) ^ murmur64(micros as u64)
+        }
     })
 }
 

@@ -83,7 +83,7 @@ fn state_bytes(s: &AggState) -> Option<usize> {
                 16
             }
         }
-        (_, DataType::Boolean | DataType::Utf8) => return None,
+        (_, DataType::Boolean | DataType::Utf8 | DataType::Interval) => return None,
     })
 }
 

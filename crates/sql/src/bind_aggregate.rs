@@ -454,6 +454,7 @@ fn group_join_keys(k: Expr) -> Vec<Expr> {
         DataType::Decimal { .. } => ScalarValue::Decimal(0),
         DataType::Date => ScalarValue::Date(0),
         DataType::Timestamp => ScalarValue::Timestamp(0),
+        DataType::Interval => ScalarValue::Interval(Default::default()),
         DataType::Utf8 | DataType::Boolean => ScalarValue::Utf8(String::new()),
     };
     let flag =

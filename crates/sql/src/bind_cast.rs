@@ -22,7 +22,7 @@ impl Context<'_> {
             && matches!(
                 (from, ty),
                 (DataType::Utf8, DataType::Date | DataType::Timestamp)
-                    | (DataType::Date | DataType::Timestamp, DataType::Utf8)
+                    | (DataType::Date | DataType::Timestamp | DataType::Interval, DataType::Utf8)
             );
         let unsupported = || Err(Error::not_supported(format!("CAST from {from} to {ty}")).at_span(whole.span()));
         match &inner {
@@ -108,6 +108,11 @@ pub(crate) fn cast_string_literal(lit: Expr, ty: DataType, text: &str) -> Result
     match ty {
         DataType::Utf8 => Ok(lit),
         DataType::Date | DataType::Timestamp => literal::datetime_literal(text, ty),
+        DataType::Interval => {
+            let iv = literal::interval_text(text)
+                .map_err(|_| Error::bind(format!("Could not convert string '{text}' to INTERVAL")))?;
+            Ok(Expr::literal(ScalarValue::Interval(iv), ty))
+        }
         // As a text column reads (`text_cast`); a DOUBLE beyond the GPU's exact reading is
         // read here on the host, correctly rounded as DuckDB reads it.
         _ => match gpusql_plan::eval::cast(ScalarValue::Utf8(text.to_string()), &DataType::Utf8, &ty) {
@@ -148,6 +153,7 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
         | T::TimestampNtz(None)
         | T::Datetime(None) => DataType::Timestamp,
         T::Boolean | T::Bool => DataType::Boolean,
+        T::Interval { fields: None, precision: None } => DataType::Interval,
         T::Varchar(_)
         | T::Char(_)
         | T::Character(_)

@@ -128,6 +128,7 @@ fn zero_of(ty: DataType) -> &'static str {
         DataType::Boolean => "false",
         DataType::Date => "DATE '1970-01-01'",
         DataType::Timestamp => "TIMESTAMP '1970-01-01 00:00:00'",
+        DataType::Interval => "INTERVAL 0 DAY",
     }
 }
 

@@ -257,9 +257,9 @@ impl<'a> Context<'a> {
                     ast::CastKind::TryCast | ast::CastKind::SafeCast => self.bind_try_cast(expr, data_type, e),
                 }
             }
-            A::Interval(_) => {
-                Err(Error::bind("an interval can only be added to or subtracted from a DATE or TIMESTAMP")
-                    .at_span(e.span()))
+            A::Interval(iv) => {
+                let iv = literal::interval(iv).map_err(|err| err.at_span(e.span()))?;
+                Ok(Expr::literal(ScalarValue::Interval(iv), DataType::Interval))
             }
             A::Function(f) => self.bind_function(f, e),
             A::Floor { expr, field } => self.bind_floor_ceil(gpusql_plan::MathFunc::Floor, expr, field, e),
@@ -335,7 +335,12 @@ impl<'a> Context<'a> {
                     Ok(Expr::literal(ScalarValue::Int64(-v), DataType::Int64))
                 }
                 Expr::Literal { value: ScalarValue::Decimal(v), ty } => Ok(Expr::literal(ScalarValue::Decimal(-v), ty)),
-                other if other.ty().is_numeric() => Ok(Expr::Negate(Box::new(other))),
+                Expr::Literal { value: ScalarValue::Interval(iv), ty } => {
+                    Ok(Expr::literal(ScalarValue::Interval(iv.checked_neg().map_err(|e| e.at_span(whole.span()))?), ty))
+                }
+                other if other.ty().is_numeric() || other.ty() == DataType::Interval => {
+                    Ok(Expr::Negate(Box::new(other)))
+                }
                 other => Err(Error::bind(format!("cannot negate {}", other.ty())).at_span(whole.span())),
             },
             UnaryOperator::Plus => Ok(inner),
@@ -498,8 +503,9 @@ impl<'a> Context<'a> {
     }
 
     /// EXTRACT(field FROM x), date_part('field', x) and year(x), hour(x), …: BIGINT fields
-    /// of a DATE or TIMESTAMP (epoch: DOUBLE). A DATE keeps its day-number path for year,
-    /// month and day; for the other fields it is seen as its midnight (DuckDB: hour 0).
+    /// of a DATE, TIMESTAMP or INTERVAL (epoch: DOUBLE). A DATE keeps its day-number path
+    /// for year, month and day; for the other fields it is seen as its midnight (DuckDB:
+    /// hour 0).
     fn bind_extract(&self, field_name: &str, x: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
         let at = whole.span();
         let field = gpusql_plan::DateField::parse(field_name)
@@ -509,7 +515,18 @@ impl<'a> Context<'a> {
             _ if matches!(v, Expr::Literal { value: ScalarValue::Null, .. }) => cast(v, DataType::Timestamp),
             DataType::Date if field.is_day_field() => v,
             DataType::Date | DataType::Timestamp => cast(v, DataType::Timestamp),
-            t => return Err(Error::bind(format!("EXTRACT needs a DATE or TIMESTAMP, got {t}")).at_span(at)),
+            // The fields an interval has (`interval::part`; DuckDB's error for the others).
+            DataType::Interval => {
+                let has = gpusql_common::interval::part(&Default::default(), field).is_some();
+                if !has && field != gpusql_plan::DateField::Epoch {
+                    let name = field_name.to_ascii_lowercase();
+                    return Err(
+                        Error::not_supported(format!("\"interval\" units \"{name}\" not recognized")).at_span(at)
+                    );
+                }
+                v
+            }
+            t => return Err(Error::bind(format!("EXTRACT needs a DATE, TIMESTAMP or INTERVAL, got {t}")).at_span(at)),
         };
         Ok(Expr::Extract { field, expr: Box::new(v) })
     }
@@ -559,10 +576,17 @@ impl<'a> Context<'a> {
             (BinaryOperator::Plus, ast::Expr::Interval(iv), x) => Some((x, iv)),
             _ => None,
         };
-        if let Some((x, iv)) = with_interval {
-            let v = self.bind(x)?;
+        let bound = match with_interval {
+            Some((x, _)) => Some(self.bind(x)?),
+            None => None,
+        };
+        // (An interval beside another interval, or beside a number, is interval arithmetic.)
+        let with_interval = with_interval
+            .filter(|_| bound.as_ref().is_some_and(|v| matches!(v.ty(), DataType::Date | DataType::Timestamp)));
+        if let (Some((_, iv)), Some(v)) = (with_interval, bound) {
             let iv = literal::interval(iv).map_err(|e| with_position(e, whole))?;
-            let iv = if *op == BinaryOperator::Minus { iv.negate()? } else { iv };
+            let iv =
+                if *op == BinaryOperator::Minus { iv.checked_neg().map_err(|e| with_position(e, whole))? } else { iv };
             return match v.ty() {
                 // A TIMESTAMP (DuckDB's type), computed as a DATE where the interval has no
                 // time part: comparisons with dates then compare dates (coerce::comparison).

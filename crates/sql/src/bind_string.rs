@@ -35,6 +35,7 @@ pub fn has_text_form(t: &DataType) -> bool {
             | DataType::Decimal { .. }
             | DataType::Date
             | DataType::Timestamp
+            | DataType::Interval
     )
 }
 

@@ -124,6 +124,10 @@ fn string_to_date(e: Expr, other: &Expr) -> Result<Expr> {
         (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Timestamp) => {
             crate::literal::timestamp_literal(s)
         }
+        (Expr::Literal { value: ScalarValue::Utf8(s), .. }, DataType::Interval) => {
+            let text = s.clone();
+            crate::bind_cast::cast_string_literal(e, DataType::Interval, &text)
+        }
         // A parameter's text next to a DATE: the same conversion, made per run.
         (Expr::Parameter { ty: DataType::Utf8, .. }, ty @ (DataType::Date | DataType::Timestamp)) => {
             gpusql_plan::parameters::derived(Expr::Cast { expr: Box::new(e), ty })
@@ -213,11 +217,10 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
             return Ok(Expr::DateAdd { date: Box::new(l), months: 0, days: 0 }.with_days(neg));
         }
         (BinaryOp::Sub, Date, Date) => return Ok(bin(op, cast(l, Int64), cast(r, Int64), Int64)),
-        // DuckDB: an INTERVAL, a type this engine does not have.
-        (BinaryOp::Sub, Timestamp, Timestamp | Date) | (BinaryOp::Sub, Date, Timestamp) => {
-            return Err(Error::not_supported(format!("{lt} - {rt} (an INTERVAL)")));
-        }
         _ => {}
+    }
+    if let Some(e) = interval_arithmetic(op, l.clone(), r.clone())? {
+        return Ok(e);
     }
     if !lt.is_numeric() && !is_null_literal(&l) || !rt.is_numeric() && !is_null_literal(&r) {
         return Err(err());
@@ -245,6 +248,41 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
             bin(op, cast(l, t), cast(r, t), t)
         }
     })
+}
+
+/// DuckDB's INTERVAL arithmetic: TIMESTAMP - TIMESTAMP (an INTERVAL: the microseconds
+/// between them as days and the rest), TIMESTAMP ± INTERVAL and INTERVAL + TIMESTAMP (a
+/// DATE as its midnight: a TIMESTAMP), INTERVAL ± INTERVAL, INTERVAL times an integer
+/// (BIGINT) or another number (DOUBLE), INTERVAL divided by a number (DOUBLE). The
+/// interval is the right operand of a TIMESTAMP and the left of a number. None where
+/// neither operand is an INTERVAL (nor both TIMESTAMPs).
+fn interval_arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Option<Expr>> {
+    use DataType::*;
+    let (l, r) = match (is_null_literal(&l), is_null_literal(&r)) {
+        (true, false) if r.ty() == Interval => (cast(l, Interval), r),
+        (false, true) if l.ty() == Interval => (l, cast(r, Interval)),
+        _ => (l, r),
+    };
+    let (lt, rt) = (l.ty(), r.ty());
+    let timestamp = |e: Expr| cast(e, Timestamp);
+    let number = |t: DataType| t.is_numeric();
+    Ok(Some(match (op, lt, rt) {
+        (BinaryOp::Sub, Timestamp, Timestamp | Date) | (BinaryOp::Sub, Date, Timestamp) => {
+            bin(op, timestamp(l), timestamp(r), Interval)
+        }
+        (BinaryOp::Add | BinaryOp::Sub, Timestamp | Date, Interval) => bin(op, timestamp(l), r, Timestamp),
+        (BinaryOp::Add, Interval, Timestamp | Date) => bin(op, timestamp(r), l, Timestamp),
+        (BinaryOp::Add | BinaryOp::Sub, Interval, Interval) => bin(op, l, r, Interval),
+        (BinaryOp::Mul, Interval, Int32 | Int64) => bin(op, l, cast(r, Int64), Interval),
+        (BinaryOp::Mul, Int32 | Int64, Interval) => bin(op, r, cast(l, Int64), Interval),
+        (BinaryOp::Mul, Interval, t) if number(t) => bin(op, l, cast(r, Float64), Interval),
+        (BinaryOp::Mul, t, Interval) if number(t) => bin(op, r, cast(l, Float64), Interval),
+        (BinaryOp::Div, Interval, t) if number(t) => bin(op, l, cast(r, Float64), Interval),
+        (_, Interval, _) | (_, _, Interval) => {
+            return Err(Error::bind(format!("operator {} is not defined for {lt} and {rt}", op.symbol())))
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// `a // b` of integers: INTEGER or BIGINT, truncated toward zero (an error by zero and for

@@ -38,11 +38,18 @@ pub fn value_at(a: &dyn Array, ty: &DataType, i: usize) -> ScalarValue {
         DataType::Timestamp => {
             ScalarValue::Timestamp(a.as_any().downcast_ref::<TimestampMicrosecondArray>().map_or(0, |x| x.value(i)))
         }
+        DataType::Interval => ScalarValue::Interval(
+            a.as_any()
+                .downcast_ref::<IntervalMonthDayNanoArray>()
+                .map_or(Default::default(), |x| interval_of(x.value(i))),
+        ),
         DataType::Utf8 => ScalarValue::Utf8(
             a.as_any().downcast_ref::<StringArray>().map_or(String::new(), |x| x.value(i).to_string()),
         ),
     }
 }
+
+pub use gpusql_common::interval::{arrow_interval, interval_of};
 
 /// Value of row `i` of a chunk in its stored form (see `HostTable::data`): a string
 /// dictionary's value, a `Decimal64`'s integer, or `value_at`. Reads one value without
@@ -141,6 +148,16 @@ pub fn build_array(ty: &DataType, values: &[ScalarValue]) -> Result<ArrayRef> {
                 .collect::<Result<Decimal128Array>>()?
                 .with_precision_and_scale(*precision, *scale as i8)?,
         ),
+        DataType::Interval => Arc::new(
+            values
+                .iter()
+                .map(|v| match v {
+                    ScalarValue::Interval(iv) => Ok(Some(arrow_interval(iv)?)),
+                    ScalarValue::Null => Ok(None),
+                    o => Err(mismatch(o)),
+                })
+                .collect::<Result<IntervalMonthDayNanoArray>>()?,
+        ),
         DataType::Utf8 => Arc::new(
             values
                 .iter()
@@ -199,6 +216,8 @@ pub fn gpu_width(ty: &DataType) -> usize {
                 16
             }
         }
+        // months (i32), days (i32), microseconds (i64): prelude.cu's `Interval`.
+        DataType::Interval => 16,
         DataType::Utf8 => 8,
     }
 }

@@ -326,6 +326,18 @@ fn fixed_width_array(ty: &DataType, b: &[u8], m: usize, nulls: Option<NullBuffer
             };
             Arc::new(Decimal128Array::new(v.into(), nulls).with_precision_and_scale(*precision, *scale as i8)?)
         }
+        DataType::Interval => {
+            let values = b[..16 * m]
+                .chunks_exact(16)
+                .map(|v| {
+                    let i32_at = |k: usize| i32::from_le_bytes([v[k], v[k + 1], v[k + 2], v[k + 3]]);
+                    let micros = i64::from_le_bytes(v[8..16].try_into().expect("16-byte values"));
+                    let iv = gpusql_common::Interval::new(i32_at(0), i32_at(4), micros);
+                    gpusql_storage::convert::arrow_interval(&iv)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Arc::new(IntervalMonthDayNanoArray::new(values.into(), nulls))
+        }
         DataType::Utf8 => return Err(gpusql_common::Error::exec("a string column is not fixed-width")),
     })
 }

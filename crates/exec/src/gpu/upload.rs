@@ -125,6 +125,16 @@ pub fn upload_column(
                 DataType::Decimal { .. } => row_pieces(chunks, &starts, 16, |_, a, first, dst| {
                     copy_values(&a.as_any().downcast_ref::<Decimal128Array>().expect("checked").values()[first..], dst)
                 }),
+                // months, days (i32 each) and microseconds (i64): prelude.cu's `Interval`.
+                DataType::Interval => row_pieces(chunks, &starts, 16, |_, a, first, dst| {
+                    let v = a.as_any().downcast_ref::<IntervalMonthDayNanoArray>().expect("checked");
+                    for (i, d) in dst.chunks_exact_mut(16).enumerate() {
+                        let iv = gpusql_storage::convert::interval_of(v.value(first + i));
+                        d[0..4].copy_from_slice(&iv.months.to_le_bytes());
+                        d[4..8].copy_from_slice(&iv.days.to_le_bytes());
+                        d[8..16].copy_from_slice(&iv.micros.to_le_bytes());
+                    }
+                }),
                 DataType::Utf8 => unreachable!("strings above"),
             };
             bytes += rows * width;
