@@ -30,10 +30,12 @@ pub enum KernelError {
     Conversion = 9,
     /// Text read by rules the engine does not follow (TEXT_UNSUPPORTED), with the type.
     TextUnsupported = 10,
+    /// INTERVAL arithmetic out of its fields' ranges (`gpusql_common::interval`).
+    IntervalRange = 11,
 }
 
 impl KernelError {
-    pub const ALL: [KernelError; 10] = [
+    pub const ALL: [KernelError; 11] = [
         KernelError::DivisionByZero,
         KernelError::Overflow,
         KernelError::GroupsFull,
@@ -44,6 +46,7 @@ impl KernelError {
         KernelError::PaddingRight,
         KernelError::Conversion,
         KernelError::TextUnsupported,
+        KernelError::IntervalRange,
     ];
 
     /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
@@ -65,6 +68,7 @@ impl KernelError {
             KernelError::PaddingRight => "ERR_PADDING_RIGHT",
             KernelError::Conversion => "ERR_CONVERSION",
             KernelError::TextUnsupported => "ERR_TEXT_UNSUPPORTED",
+            KernelError::IntervalRange => "ERR_INTERVAL_RANGE",
         }
     }
 }

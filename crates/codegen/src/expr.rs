@@ -74,6 +74,12 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             let x = gen(x, row, out)?;
             Ok(Value { v: format!("(!{})", x.v), null: x.null })
         }
+        Expr::Negate(x) if x.ty() == DataType::Interval => {
+            let x = gen(x, row, out)?;
+            let t = out.tmp("iv");
+            out.line(format!("const Interval {t} = iv_neg({}, {});", x.v, error_flag(&x)));
+            Ok(Value { v: t, null: x.null })
+        }
         Expr::Negate(x) => {
             let wide = c_type(&x.ty()) == "__int128";
             let x = gen(x, row, out)?;
@@ -414,6 +420,8 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
                 BinaryOp::NotEq => format!("!str_eq({a}, {b})"),
                 _ => format!("(str_cmp({a}, {b}) {sym} 0)"),
             },
+            // Normalized intervals (`iv_cmp`: 30 days are a month).
+            DataType::Interval => format!("(iv_cmp({a}, {b}) {sym} 0)"),
             // SQL's order of DOUBLEs (`f64_cmp`: -0.0 = 0.0, NaN = NaN and above all).
             DataType::Float64 => match op {
                 BinaryOp::Eq => format!("f64_eq({a}, {b})"),
@@ -426,6 +434,10 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
             _ => format!("({a} {sym} {b})"),
         };
         out.line(format!("const bool {t} = {expr};"));
+        return Ok(Value { v: t, null });
+    }
+    if let Some(call) = interval_call(op, left, right, &l, &r, &null) {
+        out.line(format!("const {} {t} = {call};", c_type(ty)));
         return Ok(Value { v: t, null });
     }
     let ct = c_type(ty);
@@ -480,6 +492,25 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
 
 /// A math function (`plan/src/math.rs`): the C function of a DOUBLE, prelude.cu's exact
 /// FLOOR / CEIL / TRUNC of a DECIMAL, SIGN as an INTEGER.
+/// INTERVAL arithmetic (the binder's forms, `coerce::interval_arithmetic`): prelude.cu's
+/// `ts_diff`, `ts_add_iv`, `iv_add`, `iv_mul_f64`, …; errors only for non-NULL operands.
+fn interval_call(op: &BinaryOp, left: &Expr, right: &Expr, l: &Value, r: &Value, null: &str) -> Option<String> {
+    let (a, b) = (&l.v, &r.v);
+    let flag = if null == "false" { "err".to_string() } else { format!("({null} ? (int*)0 : err)") };
+    let f = match (op, left.ty(), right.ty()) {
+        (BinaryOp::Sub, DataType::Timestamp, DataType::Timestamp) => "ts_diff",
+        (BinaryOp::Add, DataType::Timestamp, DataType::Interval) => "ts_add_iv",
+        (BinaryOp::Sub, DataType::Timestamp, DataType::Interval) => "ts_sub_iv",
+        (BinaryOp::Add, DataType::Interval, DataType::Interval) => "iv_add",
+        (BinaryOp::Sub, DataType::Interval, DataType::Interval) => "iv_sub",
+        (BinaryOp::Mul, DataType::Interval, DataType::Int64) => "iv_mul_i64",
+        (BinaryOp::Mul, DataType::Interval, DataType::Float64) => "iv_mul_f64",
+        (BinaryOp::Div, DataType::Interval, DataType::Float64) => "iv_div_f64",
+        _ => return None,
+    };
+    Some(format!("{f}({a}, {b}, {flag})"))
+}
+
 /// prelude.cu's `quantile_*` functions (the CPU twins in `gpusql_plan::quantile`); the
 /// fraction is written into the source (it is part of the plan's shape).
 fn gen_quantile(op: QuantileOp, q: &QuantileFraction, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
@@ -703,6 +734,13 @@ fn gen_extract(field: &DateField, expr: &Expr, row: &Row, out: &mut Emitter) -> 
             x.v.clone()
         };
         let t = out.tmp("ex");
+        if expr.ty() == DataType::Interval {
+            match field {
+                DateField::Epoch => out.line(format!("const double {t} = iv_epoch({});", x.v)),
+                f => out.line(format!("const int64_t {t} = iv_part({}, {});", x.v, part_name(*f))),
+            }
+            return Ok(Value { v: t, null: x.null });
+        }
         match field {
             // Seconds as DOUBLE: the microseconds divided once (as the CPU backend).
             DateField::Epoch => out.line(format!("const double {t} = (double){ts} / 1000000.0;")),

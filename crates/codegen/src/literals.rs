@@ -10,7 +10,8 @@
 //! - INTEGER, DATE: `const int32_t lit<k>`; BIGINT, TIMESTAMP, DECIMAL of ≤ 18 digits:
 //!   `const int64_t lit<k>`; DOUBLE: `const double lit<k>` (the executor passes its bits).
 //! - BOOLEAN: `const uint32_t lit<k>_flag`; DECIMAL of more than 18 digits: its `__int128`
-//!   as `lit<k>_lo` and `lit<k>_hi`; VARCHAR: `lit<k>_bytes` (a pointer into the launch's
+//!   as `lit<k>_lo` and `lit<k>_hi`; INTERVAL: months and days in `lit<k>_lo`, microseconds
+//!   in `lit<k>_hi`; VARCHAR: `lit<k>_bytes` (a pointer into the launch's
 //!   literal buffer), `lit<k>_len` and `lit<k>_hash` (its `str_hash32`, so comparisons
 //!   with dictionary-encoded columns skip the bytes). Each is assembled once at the top of
 //!   the kernel into a local `lit<k>` of the value's C type.
@@ -164,6 +165,8 @@ fn value_parts(ty: &DataType) -> (&'static [LiteralPart], Option<&'static str>) 
             &[LiteralPart::Bytes, LiteralPart::Len, LiteralPart::Hash],
             Some("const Str $ = make_str_h((const char*)$_bytes, $_len, $_hash);"),
         ),
+        // Months and days in the low word, microseconds in the high.
+        "Interval" => (&[LiteralPart::Low, LiteralPart::High], Some("const Interval $ = iv_from_bits($_lo, $_hi);")),
         _ => (&[LiteralPart::Value], None),
     }
 }
@@ -264,6 +267,13 @@ fn value_data(value: &ScalarValue, ty: &DataType) -> Result<Vec<(LiteralPart, Pa
         "double" => match value {
             ScalarValue::Float64(f) => vec![(LiteralPart::Value, PartData::U64(f.to_bits()))],
             v => vec![(LiteralPart::Value, PartData::U64((v.as_i128().ok_or_else(mismatch)? as f64).to_bits()))],
+        },
+        "Interval" => match value {
+            ScalarValue::Interval(iv) => vec![
+                (LiteralPart::Low, PartData::U64(iv.months as u32 as u64 | (iv.days as u32 as u64) << 32)),
+                (LiteralPart::High, PartData::U64(iv.micros as u64)),
+            ],
+            _ => return Err(mismatch()),
         },
         "Str" => match value {
             ScalarValue::Utf8(s) => vec![

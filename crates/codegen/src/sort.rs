@@ -63,6 +63,8 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
         }
         let cmp = if ct == "Str" {
             format!("str_cmp({vals}[a], {vals}[b])")
+        } else if ct == "Interval" {
+            format!("iv_cmp({vals}[a], {vals}[b])")
         } else if ct == "double" {
             format!("f64_cmp({vals}[a], {vals}[b])")
         } else {

@@ -361,6 +361,56 @@ __device__ Str str_from_ts(const Arena& a, int64_t us) {
     }
     return arena_copy(a, buf, n);
 }
+// An interval as DuckDB writes it (Interval::to_text): `1 year 2 months 3 days 04:05:06.789`,
+// each part only where not 0, `00:00:00` for an empty interval.
+__device__ uint32_t iv_unit_text(int64_t v, const char* name, uint32_t name_len, uint8_t* buf, uint32_t n) {
+    if (v == 0) return n;
+    if (n != 0) buf[n++] = ' ';
+    const bool neg = v < 0;
+    uint8_t digits[24];
+    const uint32_t k = digits_back(neg ? (unsigned __int128)(-(__int128)v) : (unsigned __int128)v, digits + 24, 1);
+    if (neg) buf[n++] = '-';
+    for (uint32_t i = 0; i < k; i++) buf[n++] = digits[24 - k + i];
+    buf[n++] = ' ';
+    for (uint32_t i = 0; i < name_len; i++) buf[n++] = (uint8_t)name[i];
+    if (v != 1 && v != -1) buf[n++] = 's';
+    return n;
+}
+__device__ Str str_from_iv(const Arena& a, Interval v) {
+    uint8_t buf[96];
+    uint32_t n = 0;
+    if (v.months != 0) {
+        const int32_t years = v.months / 12;
+        n = iv_unit_text(years, "year", 4, buf, n);
+        n = iv_unit_text(v.months - years * 12, "month", 5, buf, n);
+    }
+    n = iv_unit_text(v.days, "day", 3, buf, n);
+    if (v.micros != 0) {
+        if (n != 0) buf[n++] = ' ';
+        const bool neg = v.micros < 0;
+        const unsigned long long m = neg ? 0ull - (unsigned long long)v.micros : (unsigned long long)v.micros;
+        if (neg) buf[n++] = '-';
+        const unsigned long long h = m / 3600000000ull, mi = m / 60000000ull % 60, s = m / 1000000ull % 60;
+        unsigned long long f = m % 1000000ull;
+        uint8_t digits[24];
+        const uint32_t k = digits_back(h, digits + 24, 2);
+        for (uint32_t i = 0; i < k; i++) buf[n++] = digits[24 - k + i];
+        buf[n++] = ':';
+        buf[n++] = (uint8_t)('0' + mi / 10); buf[n++] = (uint8_t)('0' + mi % 10); buf[n++] = ':';
+        buf[n++] = (uint8_t)('0' + s / 10); buf[n++] = (uint8_t)('0' + s % 10);
+        if (f != 0) {
+            buf[n++] = '.';
+            uint32_t d = 6;
+            while (f % 10 == 0) { f /= 10; d--; }
+            digits_back(f, buf + n + d, d);
+            n += d;
+        }
+    } else if (n == 0) {
+        const char* zero = "00:00:00";
+        for (uint32_t i = 0; i < 8; i++) buf[n++] = (uint8_t)zero[i];
+    }
+    return arena_copy(a, buf, n);
+}
 
 // ---- strftime (common/src/strftime.rs): DuckDB's specifiers; the binder checked the
 // format and that it writes at most STRFTIME_BYTES ----

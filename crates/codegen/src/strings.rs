@@ -41,6 +41,7 @@ pub fn gen_string(func: StringFunc, args: &[Expr], row: &Row, out: &mut Emitter)
                 DataType::Decimal { scale, .. } => format!("str_from_scaled({arena}(__int128){x}, {scale})"),
                 DataType::Date => format!("str_from_date({arena}{x})"),
                 DataType::Timestamp => format!("str_from_ts({arena}{x})"),
+                DataType::Interval => format!("str_from_iv({arena}{x})"),
                 other => return Err(Error::plan(format!("CAST of {other} to VARCHAR on the GPU"))),
             }
         }

@@ -17,6 +17,15 @@ pub fn c_type(ty: &DataType) -> &'static str {
     }
 }
 
+/// The initializer of a local of C type `ct` (before a value is assigned).
+pub fn c_init(ct: &str) -> &'static str {
+    match ct {
+        "Str" => " = make_str(\"\", 0)",
+        "Interval" => " = make_iv(0, 0, 0)",
+        _ => " = 0",
+    }
+}
+
 /// The value a NULL of type `ty` holds in generated code (the type's zero; its NULL flag
 /// is the constant `true`). Other literals are kernel parameters (`literals.rs`).
 pub fn null_value(ty: &DataType) -> String {

@@ -21,8 +21,11 @@ pub struct Interval {
     pub micros: i64,
 }
 
-fn out_of_range(what: &str) -> Error {
-    Error::exec(format!("Interval {what} out of range"))
+/// The error of an interval computation out of range (the GPU's `ERR_INTERVAL_RANGE`).
+pub const OUT_OF_RANGE: &str = "INTERVAL out of range";
+
+fn out_of_range(_what: &str) -> Error {
+    Error::exec(OUT_OF_RANGE)
 }
 
 impl Interval {
@@ -53,7 +56,8 @@ impl Interval {
     }
 
     pub fn timestamp_difference(a: i64, b: i64) -> Result<Interval> {
-        let d = a.checked_sub(b).ok_or_else(|| Error::exec("Timestamp difference is out of bounds"))?;
+        // (The GPU's ERR_TIMESTAMP_RANGE message.)
+        let d = a.checked_sub(b).ok_or_else(|| Error::exec("TIMESTAMP out of range"))?;
         Ok(Interval::from_micros(d))
     }
 
@@ -83,8 +87,8 @@ impl Interval {
 
     /// Times an integer: each field, the factor first cast to a 32-bit integer.
     pub fn mul_int(&self, k: i64) -> Result<Interval> {
-        let k32 = i32::try_from(k).map_err(|_| Error::exec(format!("Type INT64 with value {k} can't be cast because the value is out of range for the destination type INT32")))?;
-        let overflow = || Error::exec("Overflow in multiplication of INTERVAL.");
+        let k32 = i32::try_from(k).map_err(|_| out_of_range("factor"))?;
+        let overflow = || out_of_range("multiplication");
         Ok(Interval {
             months: self.months.checked_mul(k32).ok_or_else(overflow)?,
             days: self.days.checked_mul(k32).ok_or_else(overflow)?,
@@ -96,7 +100,7 @@ impl Interval {
     /// days of the products, their fractions cascaded down into days and seconds (rounded
     /// to microseconds), the microseconds multiplied last.
     pub fn mul_f64(&self, k: f64) -> Result<Interval> {
-        let overflow = || Error::exec("Overflow in multiplication of INTERVAL.");
+        let overflow = || out_of_range("multiplication");
         let int32 = |d: f64| -> Result<i32> {
             if d.is_nan() || d < i32::MIN as f64 || d > i32::MAX as f64 {
                 return Err(overflow());
@@ -131,16 +135,6 @@ impl Interval {
             return Err(Error::exec("division by zero"));
         }
         self.mul_f64(1.0 / k)
-    }
-
-    /// The whole interval in microseconds (a month as 30 days), or an error past BIGINT.
-    pub fn total_micros(&self) -> Result<i64> {
-        let months = (self.months as i64).checked_mul(DAYS_PER_MONTH * MICROS_PER_DAY);
-        let days = (self.days as i64).checked_mul(MICROS_PER_DAY);
-        months
-            .zip(days)
-            .and_then(|(m, d)| self.micros.checked_add(m)?.checked_add(d))
-            .ok_or_else(|| Error::exec("Could not convert Interval to Microseconds"))
     }
 
     /// EXTRACT(epoch FROM …): seconds, a year as 365.25 days and a month as 30.

@@ -356,7 +356,7 @@ impl HashProbe<'_> {
         for (i, f) in self.build_schema.fields.iter().enumerate() {
             let ct = c_type(&f.ty);
             let v = format!("j{b}_{i}");
-            k.body().line(format!("{ct} {v}{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
+            k.body().line(format!("{ct} {v}{};", crate::types::c_init(ct)));
             let col = k.param(
                 Param::Build { id: b, part: BuildPart::Payload { column: i, part: Part::Values } },
                 &format!("const {ct}* __restrict__"),

@@ -19,10 +19,7 @@ impl Operator for Project<'_> {
         for (i, e) in exprs.iter().enumerate() {
             let v = format!("p{n}_{i}");
             let ct = c_type(&e.ty());
-            k.body().line(format!(
-                "{ct} {v}{}; bool {v}_null = true;",
-                if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }
-            ));
+            k.body().line(format!("{ct} {v}{}; bool {v}_null = true;", crate::types::c_init(ct)));
             new_row.push(Value { v: v.clone(), null: format!("{v}_null") });
         }
         k.body().open("if (active)");

@@ -42,7 +42,7 @@ impl Scan<'_> {
             let ct = c_type(&f.ty);
             let v = format!("c{i}");
             let null = if f.nullable { format!("c{i}_null") } else { "false".to_string() };
-            k.body().line(format!("{ct} {v}{}; ", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
+            k.body().line(format!("{ct} {v}{}; ", crate::types::c_init(ct)));
             if f.nullable {
                 k.body().line(format!("bool {null} = true;"));
             }

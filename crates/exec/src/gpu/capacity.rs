@@ -144,6 +144,7 @@ pub(super) fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Resul
         }
         // The CPU backend's message (eval.rs).
         (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
+        (_, Some(KernelError::IntervalRange)) => Err(Error::exec(gpusql_common::interval::OUT_OF_RANGE)),
         (_, Some(KernelError::SubqueryRows)) => Err(Error::exec(gpusql_plan::expr::SUBQUERY_ROWS_ERROR)),
         (_, Some(KernelError::PaddingLeft)) => Err(gpusql_plan::strings::insufficient_padding(true)),
         (_, Some(KernelError::PaddingRight)) => Err(gpusql_plan::strings::insufficient_padding(false)),

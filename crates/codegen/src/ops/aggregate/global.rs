@@ -38,7 +38,8 @@ impl SinkOperator for GlobalAggregate<'_> {
             let contrib = contribution(s, c, &arg_vals[j], "true");
             let update = match c.reduce {
                 "sum" => format!("acc{j}_ += {contrib};"),
-                r if c.ct == "Str" => format!("acc{j}_ = str_{r}(acc{j}_, {contrib});"),
+                // (Their identity is a "no value" mark: str_min / iv_min skip it.)
+                r if matches!(c.ct, "Str" | "Interval") => format!("acc{j}_ = {}_{r}(acc{j}_, {contrib});", c.suffix),
                 "min" => format!(
                     "{{ const {} x_ = {contrib}; if ({}) acc{j}_ = x_; }}",
                     c.ct,

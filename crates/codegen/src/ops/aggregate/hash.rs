@@ -109,8 +109,11 @@ impl SinkOperator for HashAggregate<'_> {
         k.post().line("__syncthreads();");
         k.post().open(format!("for (int i = threadIdx.x; i < {smem_n} && i < (int){max_groups}; i += blockDim.x)"));
         for (j, c) in codes.iter().enumerate() {
-            let untouched =
-                if c.ct == "Str" { format!("str_is_none(sh{j}_[i])") } else { format!("sh{j}_[i] == {}", c.identity) };
+            let untouched = match c.ct {
+                "Str" => format!("str_is_none(sh{j}_[i])"),
+                "Interval" => format!("iv_is_none(sh{j}_[i])"),
+                _ => format!("sh{j}_[i] == {}", c.identity),
+            };
             k.post().line(format!(
                 "if (!({untouched})) atomic_{a}_{sfx}(&{p}[i], sh{j}_[i]);",
                 a = c.atomic,

@@ -136,7 +136,7 @@ fn declare_args(k: &mut KernelBuilder, states: &[AggState]) {
     for (j, s) in states.iter().enumerate() {
         if let Some(a) = &s.arg {
             let ct = c_type(&a.ty());
-            k.body().line(format!("{ct} a{j}_{};", if ct == "Str" { " = make_str(\"\", 0)" } else { " = 0" }));
+            k.body().line(format!("{ct} a{j}_{};", crate::types::c_init(ct)));
             if a.nullable() {
                 k.body().line(format!("bool a{j}_null = true;"));
             }
