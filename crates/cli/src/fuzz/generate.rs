@@ -523,6 +523,10 @@ impl<'a> Generator<'a> {
                 let x = self.expr(scope, Ty::Float, b);
                 format!("CAST(CASE WHEN abs({x}) < 1e9 THEN {x} END AS {t})")
             }
+            (Ty::Int, 7) if self.rng.chance(0.2) => {
+                let f = *self.rng.pick(&["day", "hour", "minute", "second", "month", "year"]).unwrap_or(&"day");
+                format!("EXTRACT({f} FROM {})", self.interval(scope, b))
+            }
             (Ty::Int, 7) => match self.rng.below(4) {
                 3 if !scope.of_type(Ty::Date).is_empty() => {
                     let unit = *self.rng.pick(&["year", "quarter", "month", "week", "day"]).unwrap_or(&"day");
@@ -562,7 +566,8 @@ impl<'a> Generator<'a> {
             }
             (Ty::Float, 3) => match self.rng.below(3) {
                 0 => format!("ABS({})", self.expr(scope, Ty::Float, b)),
-                1 => format!("(-{})", self.expr(scope, Ty::Float, b)),
+                // (A space: `--` of a negative literal would start a comment.)
+                1 => format!("(- {})", self.expr(scope, Ty::Float, b)),
                 _ => format!("ROUND({})", self.expr(scope, Ty::Float, b)),
             },
             // The math functions both backends compute exactly (IEEE's sqrt, one rounded
@@ -581,7 +586,15 @@ impl<'a> Generator<'a> {
                 let len = 1 + self.rng.below(8);
                 format!("SUBSTRING({} FROM {from} FOR {len})", self.expr(scope, Ty::Str, b))
             }
+            (Ty::Str, 1) if self.rng.chance(0.3) => format!("CAST({} AS VARCHAR)", self.interval(scope, b)),
             (Ty::Str, 1..=3 | 6..=8) => self.string_function(scope, b),
+            (Ty::Date, 1) if self.rng.chance(0.3) => {
+                format!(
+                    "CAST(CAST({} AS TIMESTAMP) + {} AS DATE)",
+                    self.expr(scope, Ty::Date, b),
+                    self.interval(scope, b)
+                )
+            }
             (Ty::Date, 0 | 1) => {
                 let unit = *self.rng.pick(&["DAY", "MONTH", "YEAR"]).unwrap_or(&"DAY");
                 let op = if self.rng.chance(0.5) { "+" } else { "-" };
@@ -757,6 +770,38 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// An INTERVAL: a difference of two dates' midnights, a literal, or arithmetic on them.
+    /// (Only used through comparisons, EXTRACT, CAST to VARCHAR and addition to a date:
+    /// equal intervals of different spellings, `1 day` and `24:00:00`, are one group whose
+    /// spelling either engine may pick.)
+    fn interval(&mut self, scope: &Scope, budget: usize) -> String {
+        let b = budget.saturating_sub(1);
+        let literal = |g: &mut Generator| {
+            let units = ["day", "hours", "minutes", "month", "seconds", "days 01:30:00", "year"];
+            let unit = *g.rng.pick(&units).unwrap_or(&"day");
+            let n = g.rng.below(60) as i64 - 20;
+            let frac = if g.rng.chance(0.2) { ".5" } else { "" };
+            format!("INTERVAL '{n}{frac} {unit}'")
+        };
+        match self.rng.below(5) {
+            0 | 1 if !scope.of_type(Ty::Date).is_empty() => format!(
+                "(CAST({} AS TIMESTAMP) - CAST({} AS TIMESTAMP))",
+                self.expr(scope, Ty::Date, b),
+                self.expr(scope, Ty::Date, b)
+            ),
+            2 if budget > 0 => {
+                let k = *self.rng.pick(&["2", "-1", "1.5", "0.25", "3"]).unwrap_or(&"2");
+                let op = if self.rng.chance(0.7) { "*" } else { "/" };
+                format!("({} {op} {k})", self.interval(scope, b))
+            }
+            3 if budget > 0 => {
+                let op = if self.rng.chance(0.5) { "+" } else { "-" };
+                format!("({} {op} {})", self.interval(scope, b), self.interval(scope, b))
+            }
+            _ => literal(self),
+        }
+    }
+
     /// A comparison of two values of one type.
     fn compare(&mut self, scope: &Scope, budget: usize) -> String {
         let ty = self.any_type(scope);
@@ -771,6 +816,10 @@ impl<'a> Generator<'a> {
         let pick = self.rng.below(if subqueries && self.depth < 3 { 14 } else { 10 });
         let b = budget.saturating_sub(1);
         match pick {
+            2 if self.rng.chance(0.15) => {
+                let op = *self.rng.pick(&["=", "<>", "<", "<=", ">", ">="]).unwrap_or(&"=");
+                format!("{} {op} {}", self.interval(scope, b), self.interval(scope, b))
+            }
             0..=2 => self.compare(scope, b),
             3 => {
                 let ty = self.any_type(scope);
