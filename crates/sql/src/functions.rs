@@ -76,6 +76,14 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
                 | "monthname"
                 | "make_date"
                 | "date_add"
+                | "to_years"
+                | "to_quarters"
+                | "to_months"
+                | "to_weeks"
+                | "to_days"
+                | "to_decades"
+                | "to_centuries"
+                | "to_millennia"
         )
     {
         return None;
@@ -134,6 +142,25 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
             format!("(({us} - (({us} % 1000) + 1000) % 1000) // 1000)")
         }
         ("epoch_ns", [x]) => format!("({} * 1000)", epoch_micros(x)),
+        // Intervals of whole months or days: the unit times the count, both 32-bit (DuckDB's
+        // to_years … to_days cast the count to INTEGER and check the product).
+        (
+            "to_years" | "to_quarters" | "to_months" | "to_weeks" | "to_days" | "to_decades" | "to_centuries"
+            | "to_millennia",
+            [n],
+        ) => {
+            let unit = match name.as_str() {
+                "to_years" => "1 year",
+                "to_quarters" => "3 months",
+                "to_months" => "1 month",
+                "to_weeks" => "7 days",
+                "to_days" => "1 day",
+                "to_decades" => "10 years",
+                "to_centuries" => "100 years",
+                _ => "1000 years",
+            };
+            format!("(INTERVAL '{unit}' * CAST(({n}) AS INTEGER))")
+        }
         ("yearweek", [d]) => format!("CAST(EXTRACT(ISOYEAR FROM ({d})) * 100 + EXTRACT(WEEK FROM ({d})) AS BIGINT)"),
         // (NaN equals NaN and is larger than every other DOUBLE, as in DuckDB.)
         ("isnan", [x]) => format!("(CAST(({x}) AS DOUBLE) = CAST('nan' AS DOUBLE))"),

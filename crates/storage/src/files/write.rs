@@ -11,6 +11,34 @@ use std::path::Path;
 /// Rows per Parquet row group (parquet's default: 1M rows).
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
 
+/// `b` with its INTERVAL columns as DuckDB's text of them (`1 day 02:00:00`), which CSV
+/// holds (arrow's CSV writer spells them its own way).
+fn intervals_as_text(b: &RecordBatch) -> Result<RecordBatch> {
+    use arrow::array::{Array, IntervalMonthDayNanoArray, StringArray};
+    if !b.columns().iter().any(|c| c.as_any().is::<IntervalMonthDayNanoArray>()) {
+        return Ok(b.clone());
+    }
+    let mut fields = vec![];
+    let mut columns: Vec<arrow::array::ArrayRef> = vec![];
+    for (f, c) in b.schema().fields().iter().zip(b.columns()) {
+        match c.as_any().downcast_ref::<IntervalMonthDayNanoArray>() {
+            Some(iv) => {
+                let text: StringArray = (0..iv.len())
+                    .map(|i| iv.is_valid(i).then(|| gpusql_common::interval::interval_of(iv.value(i)).to_text()))
+                    .collect();
+                fields.push(arrow::datatypes::Field::new(f.name(), arrow::datatypes::DataType::Utf8, f.is_nullable()));
+                columns.push(std::sync::Arc::new(text));
+            }
+            None => {
+                fields.push(f.as_ref().clone());
+                columns.push(c.clone());
+            }
+        }
+    }
+    let schema = std::sync::Arc::new(arrow::datatypes::Schema::new(fields));
+    RecordBatch::try_new(schema, columns).map_err(|e| Error::exec(e.to_string()))
+}
+
 /// Writes `batches` (of `schema`) to `path`; returns the rows written.
 pub fn write_batches(path: &Path, opts: &WriteOptions, schema: SchemaRef, batches: &[RecordBatch]) -> Result<usize> {
     let mut w = FileWriter::create(path, opts, schema)?;
@@ -38,6 +66,15 @@ enum Inner {
 impl FileWriter {
     pub fn create(path: &Path, opts: &WriteOptions, schema: SchemaRef) -> Result<FileWriter> {
         let name = path.file_name().ok_or_else(|| Error::Io(format!("'{}' is not a file name", path.display())))?;
+        let interval = |f: &arrow::datatypes::Field| matches!(f.data_type(), arrow::datatypes::DataType::Interval(_));
+        if opts.format == FileFormat::Parquet {
+            if let Some(f) = schema.fields().iter().find(|f| interval(f)) {
+                return Err(Error::not_supported(format!(
+                    "writing INTERVAL column {} to Parquet (CAST it to VARCHAR, or write CSV or Arrow)",
+                    f.name()
+                )));
+            }
+        }
         let tmp = path.with_file_name(format!(".{}.tmp", name.to_string_lossy()));
         let file = std::fs::File::create(&tmp).map_err(|e| io_error(path, e))?;
         let fail = |e: &dyn std::fmt::Display| io_error(path, e);
@@ -70,7 +107,7 @@ impl FileWriter {
         let fail = |e: &dyn std::fmt::Display| io_error(&self.path, e);
         match self.inner.as_mut().ok_or_else(|| Error::exec("file already finished"))? {
             Inner::Parquet(w) => w.write(b).map_err(|e| fail(&e))?,
-            Inner::Csv(w) => w.write(b).map_err(|e| fail(&e))?,
+            Inner::Csv(w) => w.write(&intervals_as_text(b)?).map_err(|e| fail(&e))?,
             Inner::Arrow(w) => w.write(b).map_err(|e| fail(&e))?,
         }
         self.rows += b.num_rows();
