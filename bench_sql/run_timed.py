@@ -13,7 +13,9 @@ Each line of LIST is one of:
   anything else          that statement, timed
 A timed statement runs --runs times; printed: the median kernel ms of all runs but the
 first (which compiles and uploads), from `--timing`'s "kernels … ms", and with --wall also
-the median wall ms (parse to result, `Time: … ms`) of those runs.
+the median wall ms (parse to result, `Time: … ms`) of those runs, and the first run's wall
+ms (a new query: its kernels compiled, unless the kernel cache has them, and its columns
+uploaded).
 """
 import argparse
 import glob
@@ -83,6 +85,7 @@ def main():
         wall = ""
         if a.wall:
             wall = f"  wall {statistics.median(walls[i * a.runs + 1:(i + 1) * a.runs]):9.3f} ms"
+            wall += f"  first {walls[i * a.runs]:9.1f} ms"
         i += 1
         print(f"{statistics.median(runs[1:]):9.3f} ms{wall}  {step[1][:110]}")
 
