@@ -122,7 +122,7 @@ impl Interval {
         }
         days = days.wrapping_add(day_remainder);
         let micros = (self.micros as f64 * k + sec_remainder * MICROS_PER_SECOND as f64).round_ties_even();
-        if micros.is_nan() || !(-9.223372036854775808e18..9.223372036854775808e18).contains(&micros) {
+        if micros.is_nan() || !((i64::MIN as f64)..-(i64::MIN as f64)).contains(&micros) {
             return Err(overflow());
         }
         Ok(Interval { months, days, micros: micros as i64 })

@@ -375,10 +375,8 @@ pub(crate) fn plan_apart(
     let mut plan = aggregate_plan(input.clone(), keys, key_names, others)?;
     // Per aggregate, the column of the joined plan holding it.
     let mut at = vec![usize::MAX; aggs.len()];
-    let mut next_other = k;
-    for (i, _) in aggs.iter().enumerate().filter(|(_, a)| !apart(a)) {
-        at[i] = next_other;
-        next_other += 1;
+    for (column, (i, _)) in (k..).zip(aggs.iter().enumerate().filter(|(_, a)| !apart(a))) {
+        at[i] = column;
     }
     for i in 0..aggs.len() {
         if !apart(&aggs[i]) || at[i] != usize::MAX {
