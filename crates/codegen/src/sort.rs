@@ -14,6 +14,8 @@ pub const SMALL_SORT: usize = 4096;
 
 /// The sort stage's kernels around the generated comparator (a template: `$KEYS` …).
 const SORT_CU: &str = include_str!("sort.cu");
+/// Where the sorted rows' groups of the first `$K` keys start (`generate_sort`'s segments).
+const SORT_HEADS_CU: &str = include_str!("sort_heads.cu");
 /// Result assembly and hash-build helpers, and their kernels per key width (`$W` …).
 const UTIL_CU: &str = include_str!("util.cu");
 const KEYED_TABLES_CU: &str = include_str!("keyed_tables.cu");
@@ -31,12 +33,15 @@ pub struct SortSpec {
     pub rank_entry: String,
     /// `sort_scatter(const uint32_t* rank, uint32_t* perm, uint64_t n)`: perm[rank[i]] = i.
     pub scatter_entry: String,
+    /// `sort_heads(const uint32_t* perm, uint64_t n, uint32_t* heads, <params>)`: 1 where
+    /// sorted row i starts a group of the first `segments` keys (None: not asked for).
+    pub heads_entry: Option<String>,
     pub params: Vec<Param>,
 }
 
-pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
-    let mut params = vec![];
-    let mut decls = vec![];
+/// The comparator of `keys` (their parameters and declarations added to `params` and
+/// `decls`): per key, NULL placement, then the values' order, ASC or DESC.
+fn compare_body(schema: &Schema, keys: &[SortColumn], params: &mut Vec<Param>, decls: &mut Vec<String>) -> String {
     let mut body = String::new();
     for k in keys {
         let f = &schema.fields[k.column];
@@ -75,6 +80,16 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
             "            const int c = {cmp};\n            if (c != 0) return {sign}c;\n        }}\n    }}\n"
         ));
     }
+    body
+}
+
+/// The sort of `keys`; with `segments` k, also the kernel marking where the rows' first k
+/// keys change in sorted order (`sort_heads`: a Sort's positions within groups).
+pub fn generate_sort(schema: &Schema, keys: &[SortColumn], segments: Option<usize>) -> Result<SortSpec> {
+    let mut params = vec![];
+    let mut decls = vec![];
+    let body = compare_body(schema, keys, &mut params, &mut decls);
+    let group_body = segments.map(|k| compare_body(schema, &keys[..k.min(keys.len())], &mut params, &mut decls));
     let key_text: Vec<String> =
         keys.iter().map(|k| format!("#{} {}", k.column, if k.asc { "ASC" } else { "DESC" })).collect();
     let decl_list = if decls.is_empty() { String::new() } else { format!(", {}", decls.join(", ")) };
@@ -86,12 +101,21 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
             _ => String::new(),
         })
         .collect();
-    let source = format!("{}{}", prelude(), SORT_CU)
+    let mut source = format!("{}{}", prelude(), SORT_CU)
         .replace("$KEYS", &key_text.join(", "))
         .replace("$COMPARE", &body)
         .replace("$DECLS", &decl_list)
         .replace("$ARGS", &args)
         .replace("$SMALL", &SMALL_SORT.to_string());
+    if let (Some(k), Some(group)) = (segments, &group_body) {
+        source.push_str(
+            &SORT_HEADS_CU
+                .replace("$K", &k.to_string())
+                .replace("$COMPARE", group)
+                .replace("$DECLS", &decl_list)
+                .replace("$ARGS", &args),
+        );
+    }
     Ok(SortSpec {
         source,
         step_entry: "sort_step".into(),
@@ -99,6 +123,7 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn]) -> Result<SortSpec> {
         keep_halves_entry: "sort_keep_halves".into(),
         rank_entry: "sort_rank".into(),
         scatter_entry: "sort_scatter".into(),
+        heads_entry: segments.map(|_| "sort_heads".into()),
         params,
     })
 }

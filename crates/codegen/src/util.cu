@@ -126,6 +126,18 @@ extern "C" __global__ void iota_i64(int64_t* __restrict__ out, uint64_t n) {
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) out[i] = (int64_t)i;
 }
 
+// Positions within a sort's groups (sort_heads marks where each starts; `first` is the
+// exclusive prefix sum of the marks, n + 1 entries): each group's first sorted row, then
+// each row's distance from it.
+extern "C" __global__ void segment_starts(const uint32_t* __restrict__ heads, const uint64_t* __restrict__ first, uint64_t* __restrict__ starts, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        if (heads[i]) starts[first[i + 1] - 1] = i;
+}
+extern "C" __global__ void segment_positions(const uint64_t* __restrict__ first, const uint64_t* __restrict__ starts, int64_t* __restrict__ out, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        out[i] = (int64_t)(i - starts[first[i + 1] - 1]);
+}
+
 // The Pivot-4 copy of a string column (bytes, rows + 1 offsets): piece k (4 bytes,
 // zero-padded) of row r at out[k * n + r], so consecutive threads write consecutive words.
 extern "C" __global__ void pivot_strings(const uint8_t* __restrict__ bytes, const int64_t* __restrict__ offsets, uint32_t* __restrict__ out, uint64_t n, uint32_t pieces) {

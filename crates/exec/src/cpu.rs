@@ -27,11 +27,13 @@ struct Rows {
     index: HashMap<Key, Vec<usize>>,
     /// For a band table: the running maximum of its `max` column (`Stage::BandTable`).
     running_max: Vec<ScalarValue>,
+    /// For a Sort with `segments`: each row's position within its group.
+    positions: Vec<i64>,
 }
 
 impl Rows {
     fn new(schema: &Schema, rows: Vec<Row>) -> Rows {
-        Rows { schema: schema.clone(), rows, index: HashMap::new(), running_max: vec![] }
+        Rows { schema: schema.clone(), rows, index: HashMap::new(), running_max: vec![], positions: vec![] }
     }
 }
 
@@ -68,22 +70,35 @@ pub fn execute_cancellable(
                 let out = run_pipeline(p, tables, &inter, needed, &ticker)?;
                 inter.insert(p.sink.id(), out);
             }
-            Stage::Sort { input, output, keys, schema, limit } => {
+            Stage::Sort { input, output, keys, schema, limit, segments } => {
                 let mut rows = inter.get(input).map(|r| r.rows.clone()).unwrap_or_default();
                 rows.sort_by(|a, b| compare_rows(a, b, keys));
                 if let Some(n) = limit {
                     rows.truncate(*n);
                 }
-                inter.insert(*output, Rows::new(schema, rows));
+                let mut sorted = Rows::new(schema, rows);
+                if let Some(k) = segments {
+                    // A group of the first k keys starts where a row differs from the one before.
+                    let mut at = 0i64;
+                    for (i, r) in sorted.rows.iter().enumerate() {
+                        let head = i == 0 || compare_rows(&sorted.rows[i - 1], r, &keys[..*k]) != Ordering::Equal;
+                        at = if head { 0 } else { at + 1 };
+                        sorted.positions.push(at);
+                    }
+                }
+                inter.insert(*output, sorted);
             }
             Stage::Slice { input, output, columns, skip, fetch, position, schema } => {
                 let all = inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default();
                 let end = fetch.map_or(all.len(), |f| (skip + f).min(all.len()));
+                let kept = inter.get(input).map(|r| r.positions.as_slice()).unwrap_or_default();
                 let rows = all[(*skip).min(end)..end]
                     .iter()
                     .enumerate()
                     .map(|(i, r)| {
-                        let at = position.then_some(ScalarValue::Int64(i as i64));
+                        // (A Sort's positions within groups, or the row's among the sliced.)
+                        let p = kept.get(skip + i).copied().unwrap_or(i as i64);
+                        let at = position.then_some(ScalarValue::Int64(p));
                         columns.iter().map(|c| r[*c].clone()).chain(at).collect()
                     })
                     .collect();

@@ -234,10 +234,13 @@ pub enum LogicalPlan {
         times: Expr,
     },
     /// The rows of `input` in its order (a Sort, possibly limited), each followed by its
-    /// 0-based position in that order (BIGINT, `POSITION_COLUMN`): the binder's quantiles
-    /// find a group's k-th value by it.
+    /// 0-based position in that order (BIGINT, `POSITION_COLUMN`); with `partition` k > 0
+    /// (over an unlimited Sort) its position among the rows whose first k sort keys equal
+    /// its own, so it restarts at 0 where they change: the binder's quantiles find a
+    /// group's k-th value by it.
     Enumerate {
         input: Box<LogicalPlan>,
+        partition: usize,
     },
 }
 
@@ -269,7 +272,7 @@ impl LogicalPlan {
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Repeat { input, .. } => input.schema(),
             LogicalPlan::Union { schema, .. } => schema.clone(),
-            LogicalPlan::Enumerate { input } => {
+            LogicalPlan::Enumerate { input, .. } => {
                 let mut f = input.schema().fields;
                 f.push(Field::new(POSITION_COLUMN, DataType::Int64, false));
                 Schema::new(f)
@@ -315,9 +318,9 @@ impl LogicalPlan {
             // (SELECT without FROM.)
             LogicalPlan::Scan { table, .. } => table == gpusql_common::ONE_ROW_TABLE,
             LogicalPlan::CrossJoin { left, right } => left.yields_exactly_one_row() && right.yields_exactly_one_row(),
-            LogicalPlan::Project { input, .. } | LogicalPlan::Sort { input, .. } | LogicalPlan::Enumerate { input } => {
-                input.yields_exactly_one_row()
-            }
+            LogicalPlan::Project { input, .. }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Enumerate { input, .. } => input.yields_exactly_one_row(),
             LogicalPlan::Limit { input, skip: 0, fetch } => {
                 fetch.is_none_or(|f| f > 0) && input.yields_exactly_one_row()
             }
@@ -346,7 +349,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Enumerate { input }
+            | LogicalPlan::Enumerate { input, .. }
             | LogicalPlan::Limit { input, .. } => Some(input),
         }
     }
@@ -398,7 +401,10 @@ impl LogicalPlan {
             LogicalPlan::Limit { skip, fetch, .. } => writeln!(f, "{pad}Limit skip={skip} fetch={fetch:?}")?,
             LogicalPlan::Union { inputs, .. } => writeln!(f, "{pad}UnionAll ({} inputs)", inputs.len())?,
             LogicalPlan::Repeat { times, .. } => writeln!(f, "{pad}Repeat each row {times} times")?,
-            LogicalPlan::Enumerate { .. } => writeln!(f, "{pad}Enumerate (each row's position)")?,
+            LogicalPlan::Enumerate { partition: 0, .. } => writeln!(f, "{pad}Enumerate (each row's position)")?,
+            LogicalPlan::Enumerate { partition, .. } => {
+                writeln!(f, "{pad}Enumerate (each row's position among the rows of its first {partition} sort keys)")?
+            }
         }
         for i in self.inputs() {
             i.fmt_indent(f, depth + 1)?;

@@ -307,18 +307,22 @@ pub struct SortColumn {
 pub enum Stage {
     Pipeline(Pipeline),
     /// Orders intermediate `input` by `keys` into intermediate `output`. With `limit` (a
-    /// LIMIT above it: offset + count) only that many first rows are needed: a top-N.
+    /// LIMIT above it: offset + count) only that many first rows are needed: a top-N. With
+    /// `segments` k, each row's position among the rows whose first k keys equal its own
+    /// is kept beside the order, for a Slice with `position` (`LogicalPlan::Enumerate`).
     Sort {
         input: IntermediateId,
         output: IntermediateId,
         keys: Vec<SortColumn>,
         schema: Schema,
         limit: Option<usize>,
+        segments: Option<usize>,
     },
     /// Rows [skip, skip + fetch) of intermediate `input` (in its sort order, if sorted),
     /// columns `columns`, gathered densely into `output` (`schema`): an ORDER BY / LIMIT
     /// subquery that later operators read. With `position`, each row is followed by its
-    /// 0-based position among the sliced rows (BIGINT: `LogicalPlan::Enumerate`).
+    /// 0-based position among the sliced rows, or the position its Sort's `segments` kept
+    /// (BIGINT: `LogicalPlan::Enumerate`).
     Slice {
         input: IntermediateId,
         output: IntermediateId,
@@ -501,7 +505,7 @@ impl fmt::Display for PhysicalPlan {
         for s in &self.stages {
             match s {
                 Stage::Pipeline(p) => write!(f, "{p}")?,
-                Stage::Sort { input, output, keys, limit, .. } => {
+                Stage::Sort { input, output, keys, limit, segments, .. } => {
                     let k: Vec<String> = keys
                         .iter()
                         .map(|k| {
@@ -516,6 +520,9 @@ impl fmt::Display for PhysicalPlan {
                     match limit {
                         Some(n) => writeln!(f, "Sort #{input} -> #{output} by [{}] top {n} (rank sort up to 4096 rows; else bitonic chunks, halved by merging until {n} are left)", k.join(", "))?,
                         None => writeln!(f, "Sort #{input} -> #{output} by [{}] (rank sort up to 4096 rows; else bitonic sort kernels)", k.join(", "))?,
+                    }
+                    if let Some(k) = segments {
+                        writeln!(f, "  (and each row's position among the rows of its first {k} keys)")?;
                     }
                 }
                 Stage::Slice { input, output, columns, skip, fetch, position, .. } => {

@@ -211,9 +211,25 @@ impl Planner {
 
     /// Each row of the (ordered) input followed by its position: the finished input is
     /// sliced with positions; an open one is materialized first (its order then is the
-    /// materialization's).
-    fn build_enumerate(&mut self, input: &LogicalPlan) -> Result<Built> {
-        let (source, ops) = match self.build(input)? {
+    /// materialization's). Positions within groups of the first `partition` sort keys are
+    /// the Sort stage's (`segments`).
+    fn build_enumerate(&mut self, input: &LogicalPlan, partition: usize) -> Result<Built> {
+        let built = self.build(input)?;
+        if partition > 0 {
+            let sorted = match (&built, self.stages.last_mut()) {
+                (Built::Done { id, skip: 0, fetch: None, .. }, Some(Stage::Sort { output, keys, segments, .. }))
+                    if output == id && keys.len() >= partition =>
+                {
+                    *segments = Some(partition);
+                    true
+                }
+                _ => false,
+            };
+            if !sorted {
+                return Err(Error::plan("positions within groups need an unlimited sort by the group keys below"));
+            }
+        }
+        let (source, ops) = match built {
             Built::Open { source, ops } => {
                 let (id, schema) = self.materialize(source, ops);
                 let columns = (0..schema.len()).collect();
@@ -305,7 +321,7 @@ impl Planner {
             LogicalPlan::Limit { input, skip, fetch } => self.build_limit(input, *skip, *fetch),
             LogicalPlan::Union { inputs, schema } => self.build_union(inputs, schema),
             LogicalPlan::Repeat { input, times } => self.build_repeat(input, times),
-            LogicalPlan::Enumerate { input } => self.build_enumerate(input),
+            LogicalPlan::Enumerate { input, partition } => self.build_enumerate(input, *partition),
         }
     }
 
@@ -413,7 +429,14 @@ impl Planner {
                 let (sorted, dense) = (self.intermediate(), self.intermediate());
                 let key = SortColumn { column: band.key, asc: true, nulls_first: false };
                 let schema = build_schema.clone();
-                self.stages.push(Stage::Sort { input: rows, output: sorted, keys: vec![key], schema, limit: None });
+                self.stages.push(Stage::Sort {
+                    input: rows,
+                    output: sorted,
+                    keys: vec![key],
+                    schema,
+                    limit: None,
+                    segments: None,
+                });
                 let columns = (0..build_schema.len()).collect();
                 let (skip, fetch, schema) = (0, None, build_schema.clone());
                 self.stages.push(Stage::Slice {
@@ -528,7 +551,14 @@ impl Planner {
         }
         let (input_id, schema) = self.materialize(source, ops);
         let output = self.intermediate();
-        self.stages.push(Stage::Sort { input: input_id, output, keys: sort_cols, schema: schema.clone(), limit: None });
+        self.stages.push(Stage::Sort {
+            input: input_id,
+            output,
+            keys: sort_cols,
+            schema: schema.clone(),
+            limit: None,
+            segments: None,
+        });
         Ok(Built::Done { id: output, schema, columns: (0..width).collect(), skip: 0, fetch: None })
     }
 

@@ -1,9 +1,9 @@
 //! median, quantile_cont, quantile_disc (quantile), percentile_cont and percentile_disc
 //! (… WITHIN GROUP (ORDER BY x [DESC])): their calls, and their plan. A group's k-th value
 //! needs its values in order: the (group keys, x) rows are sorted by the keys and x, each
-//! row numbered by its position (`LogicalPlan::Enumerate`), and each group's first
-//! position and count of non-NULL x found by an aggregation joined back; the rows at the
-//! quantile's positions (`gpusql_plan::quantile`: DuckDB's rules) are then picked by a
+//! row numbered by its position in its group (`LogicalPlan::Enumerate` over the sort's
+//! segments), and each group's count of non-NULL x found by an aggregation of the rows
+//! joined back; the rows at the quantile's positions (`gpusql_plan::quantile`: DuckDB's rules) are then picked by a
 //! second aggregation, and a continuous quantile blends the two around it. Every step is
 //! an operator both backends have (sort, gather, hash aggregation, hash join).
 
@@ -237,27 +237,26 @@ fn sorted_picks(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: &
     let col = |s: &gpusql_common::Schema, i: usize| Expr::column_of(s, i);
     let mut order: Vec<SortKey> = (0..k).map(|i| SortKey { expr: col(&vs, i), asc: true, nulls_first: true }).collect();
     order.push(SortKey { expr: orderable(col(&vs, k)), asc: !desc, nulls_first: false });
-    let numbered =
-        LogicalPlan::Enumerate { input: Box::new(LogicalPlan::Sort { input: Box::new(values), keys: order }) };
+    // Each row's position in its group (the sort's segments), and the group's count of
+    // non-NULL x from an aggregation of the unsorted rows.
+    let numbered = LogicalPlan::Enumerate {
+        input: Box::new(LogicalPlan::Sort { input: Box::new(values.clone()), keys: order }),
+        partition: k,
+    };
     let ns = numbered.schema();
     let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr { func, arg, ty, arg2: None, distinct: false };
-    // Per group: its first position and its count of non-NULL x.
-    let starts = LogicalPlan::Aggregate {
-        input: Box::new(numbered.clone()),
-        group_by: (0..k).map(|i| col(&ns, i)).collect(),
+    let counts = LogicalPlan::Aggregate {
+        input: Box::new(values),
+        group_by: (0..k).map(|i| col(&vs, i)).collect(),
         group_names: key_names.to_vec(),
-        aggs: vec![
-            agg(AggFunc::Min, Some(col(&ns, k + 1)), DataType::Int64),
-            agg(AggFunc::Count, Some(col(&ns, k)), DataType::Int64),
-        ],
+        aggs: vec![agg(AggFunc::Count, Some(col(&vs, k)), DataType::Int64)],
     };
-    let ss = starts.schema();
+    let cs = counts.schema();
     let joined =
-        join_on_groups(numbered, (0..k).map(|i| col(&ns, i)).collect(), starts, (0..k).map(|i| col(&ss, i)).collect());
+        join_on_groups(numbered, (0..k).map(|i| col(&ns, i)).collect(), counts, (0..k).map(|i| col(&cs, i)).collect());
     let js = joined.schema();
-    let (value, position) = (col(&js, k), col(&js, k + 1));
-    let (start, count) = (col(&js, k + 2 + k), col(&js, k + 2 + k + 1));
-    let rank = binary(BinaryOp::Sub, position, start, DataType::Int64);
+    let (value, rank) = (col(&js, k), col(&js, k + 1));
+    let count = col(&js, k + 2 + k);
     let at = |op: QuantileOp, q: QuantileFraction| Expr::Quantile { op, q, args: vec![count.clone()] };
     // Each aggregate's lower and upper position (the same for a discrete one).
     let mut places = vec![];

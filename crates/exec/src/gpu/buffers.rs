@@ -41,6 +41,9 @@ pub struct Intermediate {
     pub columns: Vec<OwnedColumn>,
     /// Row order after a sort (first `rows` entries).
     pub perm: Option<CudaSlice<u32>>,
+    /// After a sort with segments: each sorted row's position in its group (i64, in
+    /// sorted order), for a Slice with positions.
+    pub positions: Option<CudaSlice<u8>>,
 }
 
 /// A pipeline's view of one source column.
@@ -348,7 +351,7 @@ impl SinkBuffers {
     pub fn into_intermediate(self, schema: Schema, rows: usize) -> Intermediate {
         let mut columns = self.outputs;
         columns.extend(self.states);
-        Intermediate { schema, rows, columns, perm: None }
+        Intermediate { schema, rows, columns, perm: None, positions: None }
     }
 }
 

@@ -156,10 +156,10 @@ impl GpuExecutor {
                     }
                     sources.push(spec.source.clone());
                 }
-                Stage::Sort { input, keys, schema, .. } => {
-                    sorts.push(
-                        memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys))?.source.clone(),
-                    );
+                Stage::Sort { input, keys, schema, segments, .. } => {
+                    let spec =
+                        memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys, *segments))?;
+                    sorts.push(spec.source.clone());
                 }
                 Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } | Stage::BandTable { .. } => {}
             }

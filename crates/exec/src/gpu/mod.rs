@@ -300,18 +300,24 @@ impl GpuExecutor {
                     }
                     stats.kernels.push(stat);
                 }
-                Stage::Sort { input, output, keys, limit, .. } => {
+                Stage::Sort { input, output, keys, limit, segments, .. } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
-                    let spec = memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(&data.schema, keys))?;
-                    let (sorted, stat, span) = sort::run(self, data, &spec, *limit, *input, memo)?;
-                    pending_spans.push((stats.kernels.len(), span));
+                    let spec =
+                        memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(&data.schema, keys, *segments))?;
+                    let (sorted, stat, spans) = sort::run(self, data, &spec, *limit, *input, memo)?;
+                    pending_spans.extend(spans.into_iter().map(|s| (stats.kernels.len(), s)));
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);
                 }
                 Stage::Slice { input, output, columns, skip, fetch, position, schema } => {
-                    let data = inter.remove(input).ok_or_else(|| Error::exec("slice input missing"))?;
+                    let mut data = inter.remove(input).ok_or_else(|| Error::exec("slice input missing"))?;
+                    let position = match (*position, data.positions.take()) {
+                        (false, _) => result::Position::None,
+                        (true, Some(kept)) => result::Position::Kept(kept),
+                        (true, None) => result::Position::Rows,
+                    };
                     let (sliced, stat, span) =
-                        result::slice(self, &data, columns, (*skip, *fetch), *position, schema, *input)?;
+                        result::slice(self, &data, columns, (*skip, *fetch), position, schema, *input)?;
                     pending_spans.push((stats.kernels.len(), span));
                     stats.kernels.push(stat);
                     inter.insert(*output, sliced);
@@ -427,8 +433,9 @@ impl GpuExecutor {
                 Stage::Pipeline(p) => {
                     out.push((format!("pipeline_{}", p.id), generate_pipeline(p, &builds, rows)?.source))
                 }
-                Stage::Sort { input, keys, schema, .. } => {
-                    out.push((format!("sort #{input}"), gpusql_codegen::sort::generate_sort(schema, keys)?.source))
+                Stage::Sort { input, keys, schema, segments, .. } => {
+                    let sort = gpusql_codegen::sort::generate_sort(schema, keys, *segments)?;
+                    out.push((format!("sort #{input}"), sort.source))
                 }
                 Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } | Stage::BandTable { .. } => {}
             }

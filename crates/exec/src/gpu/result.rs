@@ -45,12 +45,20 @@ fn row_indices(
 
 /// Rows [skip, skip + fetch) of `r`, columns `columns`, gathered into a dense intermediate
 /// (a sorted / limited subquery that a later pipeline scans).
+/// The position column a Slice appends: none, each sliced row's, or the positions its
+/// sort kept (within groups).
+pub enum Position {
+    None,
+    Rows,
+    Kept(CudaSlice<u8>),
+}
+
 pub fn slice(
     ex: &GpuExecutor,
     r: &Intermediate,
     columns: &[usize],
     (skip, fetch): (usize, Option<usize>),
-    position: bool,
+    position: Position,
     schema: &Schema,
     input: usize,
 ) -> Result<(Intermediate, KernelStat, gpusql_cuda::EndedTimer)> {
@@ -65,13 +73,18 @@ pub fn slice(
             col.validity.as_ref().map(|v| ex.permute(Permute::Gather, v, 1, idx, m, &mut q, &mut stat)).transpose()?;
         out.push(OwnedColumn { ty: col.ty, values, validity });
     }
-    if position {
-        let values = ex.dev.alloc_zeros::<u8>(m.max(1) * 8, "row positions").map_err(cuda_error)?;
-        if m > 0 {
-            let f = ex.util("iota_i64", &mut stat)?;
-            q.push(f, &[Arg::U64(ptr(&values, &ex.dev)), Arg::U64(m as u64)], m, None);
+    match position {
+        Position::None => {}
+        // (The planner slices a sort with segments whole: its positions are the rows'.)
+        Position::Kept(values) => out.push(OwnedColumn { ty: DataType::Int64, values, validity: None }),
+        Position::Rows => {
+            let values = ex.dev.alloc_zeros::<u8>(m.max(1) * 8, "row positions").map_err(cuda_error)?;
+            if m > 0 {
+                let f = ex.util("iota_i64", &mut stat)?;
+                q.push(f, &[Arg::U64(ptr(&values, &ex.dev)), Arg::U64(m as u64)], m, None);
+            }
+            out.push(OwnedColumn { ty: DataType::Int64, values, validity: None });
         }
-        out.push(OwnedColumn { ty: DataType::Int64, values, validity: None });
     }
     if let Some(b) = idx_buffer {
         q.keep(b);
@@ -79,7 +92,7 @@ pub fn slice(
     // Not waited for, like a sort's launches: its span is read after the result.
     let span = ex.submit_queue(q)?;
     stat.rows_out = m;
-    Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat, span))
+    Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None, positions: None }, stat, span))
 }
 
 /// Returns the batches and the assembly kernels' statistics (their compile time). One

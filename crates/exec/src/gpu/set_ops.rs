@@ -62,7 +62,7 @@ pub fn concat(
     }
     let span = ex.submit_queue(q)?;
     stat.rows_out = rows;
-    Ok((Intermediate { schema: schema.clone(), rows, columns, perm: None }, stat, span))
+    Ok((Intermediate { schema: schema.clone(), rows, columns, perm: None, positions: None }, stat, span))
 }
 
 /// Each row of `input` as many times as its BIGINT column `times` says (none where NULL or
@@ -124,5 +124,9 @@ pub fn repeat(
     q.keep(offsets);
     let gathered = ex.submit_queue(q)?;
     stat.rows_out = m;
-    Ok((Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None }, stat, [counted, gathered]))
+    Ok((
+        Intermediate { schema: schema.clone(), rows: m, columns: out, perm: None, positions: None },
+        stat,
+        [counted, gathered],
+    ))
 }

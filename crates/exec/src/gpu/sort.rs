@@ -1,5 +1,6 @@
 //! Sort stage on the GPU: a rank sort for small inputs, else a bitonic sort of a row
-//! permutation. Its launches are queued, not waited for: the GPU span is returned.
+//! permutation; with segments, then each row's position within its group of the leading
+//! keys. Its launches are queued, not waited for: the GPU spans are returned.
 
 use super::buffers::{Arg, Intermediate};
 use super::{ptr, GpuExecutor, LaunchQueue, PlanMemo};
@@ -8,6 +9,7 @@ use crate::stats::KernelStat;
 use gpusql_codegen::sort::{SortSpec, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
+use gpusql_cuda::CudaSlice;
 use gpusql_cuda::EndedTimer;
 use std::sync::Arc;
 
@@ -21,7 +23,7 @@ pub fn run(
     limit: Option<usize>,
     input: usize,
     memo: &PlanMemo,
-) -> Result<(Intermediate, KernelStat, EndedTimer)> {
+) -> Result<(Intermediate, KernelStat, Vec<EndedTimer>)> {
     let mut stat =
         KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
     let n = data.rows;
@@ -62,8 +64,10 @@ pub fn run(
         q.push(scatter, &[Arg::U64(ptr(&rank, &ex.dev)), Arg::U64(ptr(&perm, &ex.dev)), Arg::U64(n as u64)], n, None);
         q.keep(rank);
         let span = ex.submit_queue(q)?;
+        let mut spans = vec![span];
+        data.positions = group_positions(ex, &perm, n, spec, &key_args, memo, &mut stat, &mut spans)?;
         data.perm = Some(perm);
-        return Ok((data, stat, span));
+        return Ok((data, stat, spans));
     }
     let iota = ex.load_sort(memo, spec, &spec.iota_entry, &mut stat)?;
     let step = ex.load_sort(memo, spec, &spec.step_entry, &mut stat)?;
@@ -114,7 +118,69 @@ pub fn run(
         data.rows = n.min(c);
         stat.rows_out = data.rows;
     }
-    let span = timer.end_here().map_err(cuda_error)?;
+    let mut spans = vec![timer.end_here().map_err(cuda_error)?];
+    data.positions = group_positions(ex, &perm, data.rows, spec, &key_args, memo, &mut stat, &mut spans)?;
     data.perm = Some(perm);
-    Ok((data, stat, span))
+    Ok((data, stat, spans))
+}
+
+/// With segments (`spec.heads_entry`): each of the first `n` sorted rows' position within
+/// its group of the leading keys (i64, sorted order): where each group starts
+/// (`sort_heads`), their running count (a prefix sum), each group's first row
+/// (`segment_starts`), each row's distance from it (`segment_positions`).
+#[allow(clippy::too_many_arguments)]
+fn group_positions(
+    ex: &GpuExecutor,
+    perm: &CudaSlice<u32>,
+    n: usize,
+    spec: &Arc<SortSpec>,
+    key_args: &[Arg],
+    memo: &PlanMemo,
+    stat: &mut KernelStat,
+    spans: &mut Vec<EndedTimer>,
+) -> Result<Option<CudaSlice<u8>>> {
+    let Some(entry) = &spec.heads_entry else { return Ok(None) };
+    let out = ex.dev.alloc_zeros::<u8>(n.max(1) * 8, "group positions").map_err(cuda_error)?;
+    if n == 0 {
+        return Ok(Some(out));
+    }
+    let heads_fn = ex.load_sort(memo, spec, entry, stat)?;
+    // (Entry n stays 0: the sum's entry n is the number of groups.)
+    let heads = ex.dev.alloc_zeros::<u32>(n + 1, "group heads").map_err(cuda_error)?;
+    let mut q = LaunchQueue::default();
+    let mut args = vec![Arg::U64(ptr(perm, &ex.dev)), Arg::U64(n as u64), Arg::U64(ptr(&heads, &ex.dev))];
+    args.extend(key_args.iter().copied());
+    q.push(heads_fn, &args, n, None);
+    let first = super::scan::exclusive_scan::<u32, u64>(ex, &heads, n + 1, &mut q, stat)?;
+    let starts = ex.dev.alloc_zeros::<u64>(n, "group starts").map_err(cuda_error)?;
+    let f = ex.util("segment_starts", stat)?;
+    q.push(
+        f,
+        &[
+            Arg::U64(ptr(&heads, &ex.dev)),
+            Arg::U64(ptr(&first, &ex.dev)),
+            Arg::U64(ptr(&starts, &ex.dev)),
+            Arg::U64(n as u64),
+        ],
+        n,
+        None,
+    );
+    let f = ex.util("segment_positions", stat)?;
+    q.push(
+        f,
+        &[
+            Arg::U64(ptr(&first, &ex.dev)),
+            Arg::U64(ptr(&starts, &ex.dev)),
+            Arg::U64(ptr(&out, &ex.dev)),
+            Arg::U64(n as u64),
+        ],
+        n,
+        None,
+    );
+    q.keep(heads);
+    q.keep(first);
+    q.keep(starts);
+    stat.bytes_read += n * 20;
+    spans.push(ex.submit_queue(q)?);
+    Ok(Some(out))
 }

@@ -111,7 +111,9 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
             residual,
         },
         LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input: Box::new(rewrite(*input)?), times },
-        LogicalPlan::Enumerate { input } => LogicalPlan::Enumerate { input: Box::new(rewrite(*input)?) },
+        LogicalPlan::Enumerate { input, partition } => {
+            LogicalPlan::Enumerate { input: Box::new(rewrite(*input)?), partition }
+        }
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(rewrite).collect::<Result<_>>()?, schema }
         }

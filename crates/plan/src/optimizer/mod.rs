@@ -107,7 +107,7 @@ pub(crate) fn map_plan(
             LogicalPlan::Join { probe: child(probe)?, build: child(build)?, probe_keys, build_keys, kind, residual }
         }
         LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input: child(input)?, times },
-        LogicalPlan::Enumerate { input } => LogicalPlan::Enumerate { input: child(input)? },
+        LogicalPlan::Enumerate { input, partition } => LogicalPlan::Enumerate { input: child(input)?, partition },
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(|i| map_plan(i, f)).collect::<Result<_>>()?, schema }
         }

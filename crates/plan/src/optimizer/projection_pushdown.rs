@@ -131,13 +131,13 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             }
             (LogicalPlan::Project { input: Box::new(input), exprs: new_exprs, names: new_names }, out_map)
         }
-        LogicalPlan::Enumerate { input } => {
+        LogicalPlan::Enumerate { input, partition } => {
             // The position column stays (it is last); the input keeps what is read of it.
             let width = input.schema().len();
             let req: Vec<usize> = required.iter().copied().filter(|i| *i < width).collect();
             let (input, mut map) = prune(*input, &req);
             map.push(Some(input.schema().len()));
-            (LogicalPlan::Enumerate { input: Box::new(input) }, map)
+            (LogicalPlan::Enumerate { input: Box::new(input), partition }, map)
         }
         LogicalPlan::Repeat { input, times } => {
             let mut req = required.to_vec();
