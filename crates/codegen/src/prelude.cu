@@ -782,6 +782,12 @@ __device__ int64_t ts_part(int64_t us, int field) {
 }
 
 // The EXTRACT fields of an interval (gpusql_common::interval::part).
+// DuckDB's hash of an interval: of its normalized fields (hyperloglog::duckdb_hash).
+__device__ uint64_t duck_hash_iv(Interval a) {
+    int64_t m, d, us;
+    iv_norm(a, &m, &d, &us);
+    return murmur64((uint64_t)d) ^ murmur64((uint64_t)m) ^ murmur64((uint64_t)us);
+}
 __device__ int64_t iv_part(Interval a, int field) {
     const int64_t m = a.months;
     switch (field) {

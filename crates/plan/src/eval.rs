@@ -245,7 +245,8 @@ pub fn eval(e: &Expr, row: &[ScalarValue]) -> Result<ScalarValue> {
         }
         Expr::Sketch { op, args } => {
             let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;
-            crate::hyperloglog::eval(*op, &values, &args[0].ty())?
+            let types: Vec<DataType> = args.iter().map(|a| a.ty()).collect();
+            crate::hyperloglog::eval(*op, &values, &types)?
         }
         Expr::Quantile { op, q, args } => {
             let values: Vec<ScalarValue> = args.iter().map(|a| eval(a, row)).collect::<Result<_>>()?;

@@ -392,7 +392,9 @@ impl Expr {
             Expr::Negate(e) | Expr::Abs(e) => e.ty(),
             Expr::Math { func, args } => func.result_type(args[0].ty()),
             Expr::Quantile { op: QuantileOp::Interpolate, args, .. } => args[0].ty(),
-            Expr::Quantile { .. } | Expr::Sketch { op: SketchOp::Estimate, .. } => DataType::Int64,
+            Expr::Quantile { .. } | Expr::Sketch { op: SketchOp::Estimate | SketchOp::GroupHash, .. } => {
+                DataType::Int64
+            }
             Expr::Sketch { .. } => DataType::Int32,
             Expr::StringFn { func, .. } => func.result_type(),
             Expr::DateAdd { .. } => DataType::Date,
@@ -405,7 +407,7 @@ impl Expr {
         match self {
             Expr::Column { nullable, .. } => *nullable,
             Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.is_null(),
-            Expr::IsNull { .. } => false,
+            Expr::IsNull { .. } | Expr::Sketch { op: SketchOp::Estimate | SketchOp::GroupHash, .. } => false,
             Expr::TryCast { .. } => true,
             // (NULL values are skipped; only a NULL separator makes NULL.)
             Expr::StringFn { func: StringFunc::ConcatWs, args } => args[0].nullable(),

@@ -27,6 +27,10 @@ pub enum SketchOp {
     /// From the histogram of a group's registers (Q + 1 BIGINT arguments: how many hold
     /// 0, 1, …, Q), the estimated count (BIGINT).
     Estimate,
+    /// A BIGINT hash of the arguments, equal for values that group together (NULL one
+    /// value): a cheap leading sort key that keeps each group's rows together (the
+    /// quantiles' sort), in an order of the backend's own.
+    GroupHash,
 }
 
 impl SketchOp {
@@ -35,6 +39,7 @@ impl SketchOp {
             SketchOp::Register => "hll_register",
             SketchOp::Rank => "hll_rank",
             SketchOp::Estimate => "hll_estimate",
+            SketchOp::GroupHash => "group_hash",
         }
     }
 }
@@ -154,13 +159,24 @@ pub fn estimate(c: &[i64]) -> i64 {
     (ALPHA * m * m / z).round() as i64
 }
 
-/// `Expr::Sketch` over one row's argument values (`ty`: the first argument's type).
-pub fn eval(op: SketchOp, args: &[ScalarValue], ty: &DataType) -> Result<ScalarValue> {
+/// `GroupHash` of values of their types: DuckDB's hash of each (NULL as 0), mixed in order
+/// (prelude.cu's `group_hash_step`).
+pub fn group_hash<'a>(values: impl Iterator<Item = (&'a ScalarValue, &'a DataType)>) -> u64 {
+    values.fold(GROUP_HASH_SEED, |h, (v, ty)| murmur64(h ^ duckdb_hash(v, ty).unwrap_or(0)))
+}
+
+/// The first value `group_hash` mixes into.
+pub const GROUP_HASH_SEED: u64 = 0x2545f4914f6cdd1d;
+
+/// `Expr::Sketch` over one row's argument values (`types`: the arguments' types).
+pub fn eval(op: SketchOp, args: &[ScalarValue], types: &[DataType]) -> Result<ScalarValue> {
+    let ty = &types[0];
     match op {
         SketchOp::Register | SketchOp::Rank => Ok(match duckdb_hash(&args[0], ty) {
             None => ScalarValue::Null,
             Some(h) => ScalarValue::Int32(if op == SketchOp::Register { register(h) } else { rank(h) }),
         }),
+        SketchOp::GroupHash => Ok(ScalarValue::Int64(group_hash(args.iter().zip(types)) as i64)),
         SketchOp::Estimate => {
             let counts = args
                 .iter()
