@@ -533,6 +533,14 @@ fn gen_quantile(op: QuantileOp, q: &QuantileFraction, args: &[Expr], row: &Row, 
         },
         QuantileOp::Interpolate => {
             let (lo, hi) = (&values[0].v, &values[1].v);
+            if ty == DataType::Interval {
+                let flag = if null == "false" { "err".to_string() } else { format!("({null} ? (int*)0 : err)") };
+                let t = out.tmp("q");
+                out.line(format!(
+                    "const Interval {t} = quantile_interpolate_iv({lo}, {hi}, quantile_fraction({n}, {fraction}), {flag});"
+                ));
+                return Ok(Value { v: t, null });
+            }
             let name = match (ty, c_type(&ty)) {
                 (DataType::Float64, _) => "quantile_interpolate_f64",
                 (DataType::Timestamp, _) => "quantile_interpolate_ts",

@@ -517,7 +517,8 @@ impl KernelBuilder {
             src.push_str("    // prefetch: the columns every row reads are loaded one iteration early\n");
         }
         for (k, (ptr, ct)) in prefetch.iter().enumerate() {
-            src.push_str(&format!("    {ct} pf{k}_next_ = ({rt})blockIdx.x * blockDim.x + threadIdx.x < nr_ ? {ptr}[({rt})blockIdx.x * blockDim.x + threadIdx.x] : ({ct})0;\n"));
+            let zero = crate::types::c_zero(ct);
+            src.push_str(&format!("    {ct} pf{k}_next_ = ({rt})blockIdx.x * blockDim.x + threadIdx.x < nr_ ? {ptr}[({rt})blockIdx.x * blockDim.x + threadIdx.x] : {zero};\n"));
         }
         if early_exit {
             src.push_str("    uint32_t iter_ = 0;\n");

@@ -669,6 +669,21 @@ __device__ Interval ts_diff(int64_t a, int64_t b, int* err) {
 }
 __device__ __forceinline__ int64_t ts_add_iv(int64_t ts, Interval a, int* err) { return ts_add_interval(ts, a.months, a.days, a.micros, err); }
 __device__ int64_t ts_sub_iv(int64_t ts, Interval a, int* err) { return ts_add_iv(ts, iv_neg(a, err), err); }
+// The whole interval in microseconds (a month as 30 days: DuckDB's GetMicro).
+__device__ int64_t iv_total_micros(Interval a, int* err) {
+    const int64_t m = mul_checked((int64_t)a.months, 30ll * US_PER_DAY, err, ERR_INTERVAL_RANGE);
+    const int64_t d = mul_checked((int64_t)a.days, US_PER_DAY, err, ERR_INTERVAL_RANGE);
+    return add_checked(add_checked(a.micros, m, err, ERR_INTERVAL_RANGE), d, err, ERR_INTERVAL_RANGE);
+}
+// median of INTERVALs (quantile::interpolate_interval): lo plus the rounded share of the
+// microseconds between them, as whole days and the rest.
+__device__ Interval quantile_interpolate_iv(Interval lo, Interval hi, double d, int* err) {
+    if (d == 0.0) return lo;
+    const int64_t a = iv_total_micros(lo, err), b = iv_total_micros(hi, err);
+    const int64_t step = llround(__dmul_rn((double)(int64_t)((uint64_t)b - (uint64_t)a), d));
+    const int64_t t = (int64_t)((uint64_t)a + (uint64_t)step);
+    return make_iv(0, (int32_t)(t / US_PER_DAY), t % US_PER_DAY);
+}
 // EXTRACT(epoch FROM …): seconds, a year as 365.25 days and a month as 30.
 __device__ double iv_epoch(Interval a) {
     const int64_t years = a.months / 12;

@@ -17,6 +17,15 @@ pub fn c_type(ty: &DataType) -> &'static str {
     }
 }
 
+/// The zero of C type `ct` (a structure's all-zero value).
+pub fn c_zero(ct: &str) -> String {
+    match ct {
+        "Str" => "make_str(\"\", 0)".into(),
+        "Interval" => "make_iv(0, 0, 0)".into(),
+        _ => format!("(({ct})0)"),
+    }
+}
+
 /// The initializer of a local of C type `ct` (before a value is assigned).
 pub fn c_init(ct: &str) -> &'static str {
     match ct {

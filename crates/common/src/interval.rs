@@ -137,6 +137,17 @@ impl Interval {
         self.mul_f64(1.0 / k)
     }
 
+    /// The whole interval in microseconds (a month as 30 days: DuckDB's `GetMicro`), or an
+    /// error past BIGINT.
+    pub fn total_micros(&self) -> Result<i64> {
+        let months = (self.months as i64).checked_mul(DAYS_PER_MONTH * MICROS_PER_DAY);
+        let days = (self.days as i64).checked_mul(MICROS_PER_DAY);
+        months
+            .zip(days)
+            .and_then(|(m, d)| self.micros.checked_add(m)?.checked_add(d))
+            .ok_or_else(|| out_of_range("microseconds"))
+    }
+
     /// EXTRACT(epoch FROM …): seconds, a year as 365.25 days and a month as 30.
     pub fn epoch_seconds(&self) -> f64 {
         let years = (self.months / MONTHS_PER_YEAR) as i64;

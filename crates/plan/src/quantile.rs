@@ -5,7 +5,7 @@
 //! group's values and picks those positions (`sql/src/bind_quantile.rs`); `Expr::Quantile`
 //! calls these functions on the CPU, and prelude.cu's `quantile_*` twins on the GPU.
 
-use gpusql_common::{DataType, Error, Result, ScalarValue};
+use gpusql_common::{DataType, Error, Interval, Result, ScalarValue};
 use std::fmt;
 
 /// The most decimal places a DECIMAL fraction may have (the binder refuses more).
@@ -38,8 +38,8 @@ pub enum QuantileOp {
     Disc,
     /// Arguments (lo, hi, n): the value between lo (at the lower position) and hi (at the
     /// upper), by the fraction (n - 1) * q - floor((n - 1) * q); lo where it is 0. Of lo's
-    /// type: DOUBLE, DECIMAL or TIMESTAMP (the binder casts integers to DOUBLE and DATEs to
-    /// TIMESTAMP, as DuckDB's results are).
+    /// type: DOUBLE, DECIMAL, TIMESTAMP or INTERVAL (median's; the binder casts integers to
+    /// DOUBLE and DATEs to TIMESTAMP, as DuckDB's results are).
     Interpolate,
 }
 
@@ -102,6 +102,17 @@ pub fn interpolate_timestamp(lo: i64, hi: i64, d: f64) -> i64 {
     (lo as f64 * (1.0 - d) + hi as f64 * d).round() as i64
 }
 
+/// INTERVALs (median): lo plus the rounded share of the microseconds between them (a month
+/// as 30 days), as whole days and the rest (DuckDB's `MultiplyByDouble`).
+pub fn interpolate_interval(lo: &Interval, hi: &Interval, d: f64) -> Result<Interval> {
+    if d == 0.0 {
+        return Ok(*lo);
+    }
+    let (a, b) = (lo.total_micros()?, hi.total_micros()?);
+    let step = (b.wrapping_sub(a) as f64 * d).round() as i64;
+    Ok(Interval::from_micros(a.wrapping_add(step)))
+}
+
 /// Unscaled DECIMAL values: of at most 18 digits through DOUBLEs, truncated (DuckDB's
 /// `LossyNumericCast` of `lo + (hi - lo) * d`); wider ones as lo plus the truncated
 /// product of the exact difference, unless that difference overflows.
@@ -141,6 +152,9 @@ pub fn eval(op: QuantileOp, q: &QuantileFraction, args: &[ScalarValue], ty: &Dat
         }
         (ScalarValue::Decimal(lo), ScalarValue::Decimal(hi)) => {
             ScalarValue::Decimal(interpolate_decimal(*lo, *hi, d, ty))
+        }
+        (ScalarValue::Interval(lo), ScalarValue::Interval(hi)) => {
+            ScalarValue::Interval(interpolate_interval(lo, hi, d)?)
         }
         (ScalarValue::Null, _) | (_, ScalarValue::Null) => ScalarValue::Null,
         (lo, hi) => return Err(Error::exec(format!("quantile interpolation of {lo:?} and {hi:?}"))),

@@ -109,13 +109,15 @@ impl Context<'_> {
             None => (ScalarValue::Decimal(5), DataType::decimal(2, 1)),
         };
         let discrete = match name.as_str() {
-            "median" => !interpolates(ty),
+            // (DuckDB blends intervals in median only.)
+            "median" => !interpolates(ty) && ty != DataType::Interval,
             "quantile_cont" | "percentile_cont" => false,
             _ => true,
         };
         let (func, result) = if discrete {
             (AggFunc::QuantileDisc, ty)
-        } else if interpolates(ty) || matches!(arg, Expr::Literal { value: ScalarValue::Null, .. }) {
+        } else if interpolates(ty) || name == "median" || matches!(arg, Expr::Literal { value: ScalarValue::Null, .. })
+        {
             (AggFunc::QuantileCont, continuous_type(ty))
         } else {
             return Err(Error::bind(format!(
