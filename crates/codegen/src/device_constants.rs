@@ -110,7 +110,7 @@ pub fn code_type(code: i32) -> Option<DataType> {
 }
 
 /// The CUDA helpers every generated module starts with: the shared constants, the
-/// hand-written `prelude.cu`, DuckDB's case tables and trim set (`gpusql_common::case_map`)
+/// hand-written `prelude.cu`, `interval.cu` and `sketches.cu`, DuckDB's case tables and trim set (`gpusql_common::case_map`)
 /// and the string functions of `strings.cu`.
 pub fn prelude() -> &'static str {
     static PRELUDE: LazyLock<String> = LazyLock::new(|| {
@@ -128,6 +128,8 @@ pub fn prelude() -> &'static str {
             .rsplit_once("// ---- end of prelude ----")
             .expect("prelude.cu ends with its end marker");
         s.push_str(prelude);
+        s.push_str(include_str!("interval.cu"));
+        s.push_str(include_str!("sketches.cu"));
         s.push_str(&string_tables());
         s.push_str(include_str!("strings.cu"));
         s.push_str(include_str!("text_cast.cu"));

@@ -11,9 +11,7 @@ use crate::literals::{interval_constants, literal_name, param_name, LiteralPart}
 use crate::types::{c_type, null_value};
 use crate::value::{Row, Value};
 use gpusql_common::{DataType, Error, Result};
-use gpusql_plan::hyperloglog::SketchOp;
-use gpusql_plan::quantile::{QuantileFraction, QuantileOp};
-use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern, MathFunc};
+use gpusql_plan::{BinaryOp, ConstantField, DateField, Expr, LikePattern};
 
 fn or_null(a: &Value, b: &Value) -> String {
     match (a.is_never_null(), b.is_never_null()) {
@@ -201,9 +199,9 @@ fn gen_node(e: &Expr, row: &Row, out: &mut Emitter) -> Result<Value> {
             out.line(format!("const {} {t} = ({}){wide};", c_type(ty), c_type(ty)));
             Ok(Value { v: t, null: x.null })
         }
-        Expr::Math { func, args } => gen_math(*func, args, row, out),
-        Expr::Quantile { op, q, args } => gen_quantile(*op, q, args, row, out),
-        Expr::Sketch { op, args } => gen_sketch(*op, args, row, out),
+        Expr::Math { func, args } => crate::math::gen_math(*func, args, row, out),
+        Expr::Quantile { op, q, args } => crate::quantile::gen_quantile(*op, q, args, row, out),
+        Expr::Sketch { op, args } => crate::hyperloglog::gen_sketch(*op, args, row, out),
         Expr::StringFn { func, args } => crate::strings::gen_string(*func, args, row, out),
         Expr::ScalarSubqueryRows { ty } => {
             out.line("raise_error(err, ERR_SUBQUERY_ROWS);");
@@ -436,7 +434,7 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
         out.line(format!("const bool {t} = {expr};"));
         return Ok(Value { v: t, null });
     }
-    if let Some(call) = interval_call(op, left, right, &l, &r, &null) {
+    if let Some(call) = crate::interval::interval_call(op, left, right, &l, &r, &null) {
         out.line(format!("const {} {t} = {call};", c_type(ty)));
         return Ok(Value { v: t, null });
     }
@@ -492,144 +490,6 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
 
 /// A math function (`plan/src/math.rs`): the C function of a DOUBLE, prelude.cu's exact
 /// FLOOR / CEIL / TRUNC of a DECIMAL, SIGN as an INTEGER.
-/// INTERVAL arithmetic (the binder's forms, `coerce::interval_arithmetic`): prelude.cu's
-/// `ts_diff`, `ts_add_iv`, `iv_add`, `iv_mul_f64`, …; errors only for non-NULL operands.
-fn interval_call(op: &BinaryOp, left: &Expr, right: &Expr, l: &Value, r: &Value, null: &str) -> Option<String> {
-    let (a, b) = (&l.v, &r.v);
-    let flag = if null == "false" { "err".to_string() } else { format!("({null} ? (int*)0 : err)") };
-    let f = match (op, left.ty(), right.ty()) {
-        (BinaryOp::Sub, DataType::Timestamp, DataType::Timestamp) => "ts_diff",
-        (BinaryOp::Add, DataType::Timestamp, DataType::Interval) => "ts_add_iv",
-        (BinaryOp::Sub, DataType::Timestamp, DataType::Interval) => "ts_sub_iv",
-        (BinaryOp::Add, DataType::Interval, DataType::Interval) => "iv_add",
-        (BinaryOp::Sub, DataType::Interval, DataType::Interval) => "iv_sub",
-        (BinaryOp::Mul, DataType::Interval, DataType::Int64) => "iv_mul_i64",
-        (BinaryOp::Mul, DataType::Interval, DataType::Float64) => "iv_mul_f64",
-        (BinaryOp::Div, DataType::Interval, DataType::Float64) => "iv_div_f64",
-        _ => return None,
-    };
-    Some(format!("{f}({a}, {b}, {flag})"))
-}
-
-/// prelude.cu's `quantile_*` functions (the CPU twins in `gpusql_plan::quantile`); the
-/// fraction is written into the source (it is part of the plan's shape).
-fn gen_quantile(op: QuantileOp, q: &QuantileFraction, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
-    let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
-    let null = values.iter().map(|v| v.null.clone()).collect::<Vec<_>>().join(" || ");
-    let null = if values.len() > 1 { format!("({null})") } else { null };
-    let fraction = crate::types::f64_literal(q.value);
-    let n = &values.last().ok_or_else(|| Error::plan("a quantile expression without arguments"))?.v;
-    let ty = if op == QuantileOp::Interpolate { args[0].ty() } else { DataType::Int64 };
-    let v = match op {
-        QuantileOp::ContLower => format!("quantile_cont_lower({n}, {fraction})"),
-        QuantileOp::ContUpper => format!("quantile_cont_upper({n}, {fraction})"),
-        QuantileOp::Disc => match q.decimal {
-            Some((integral, scaling)) => format!(
-                "quantile_disc_decimal({n}, {}, {})",
-                crate::types::i128_literal(integral),
-                crate::types::i128_literal(scaling)
-            ),
-            None => format!("quantile_disc_f64({n}, {fraction})"),
-        },
-        QuantileOp::Interpolate => {
-            let (lo, hi) = (&values[0].v, &values[1].v);
-            if ty == DataType::Interval {
-                let flag = if null == "false" { "err".to_string() } else { format!("({null} ? (int*)0 : err)") };
-                let t = out.tmp("q");
-                out.line(format!(
-                    "const Interval {t} = quantile_interpolate_iv({lo}, {hi}, quantile_fraction({n}, {fraction}), {flag});"
-                ));
-                return Ok(Value { v: t, null });
-            }
-            let name = match (ty, c_type(&ty)) {
-                (DataType::Float64, _) => "quantile_interpolate_f64",
-                (DataType::Timestamp, _) => "quantile_interpolate_ts",
-                (DataType::Decimal { .. }, "int64_t") => "quantile_interpolate_dec64",
-                (DataType::Decimal { .. }, _) => "quantile_interpolate_dec128",
-                (other, _) => return Err(Error::plan(format!("quantile interpolation of {other}"))),
-            };
-            format!("{name}({lo}, {hi}, quantile_fraction({n}, {fraction}))")
-        }
-    };
-    let t = out.tmp("q");
-    out.line(format!("const {} {t} = {v};", c_type(&ty)));
-    Ok(Value { v: t, null })
-}
-
-/// prelude.cu's `hll_*` functions over `duck_hash_*` (the CPU twins in
-/// `gpusql_plan::hyperloglog`).
-fn gen_sketch(op: SketchOp, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
-    let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
-    let t = out.tmp("hll");
-    match op {
-        SketchOp::Estimate => {
-            // (A NULL count is no register: 0.)
-            let counts: Vec<String> = values.iter().map(|c| format!("({} ? 0 : {})", c.null, c.v)).collect();
-            let c = out.tmp("hist");
-            out.line(format!("const int64_t {c}[{}] = {{{}}};", counts.len(), counts.join(", ")));
-            out.line(format!("const int64_t {t} = hll_estimate({c});"));
-            Ok(Value::not_null(t))
-        }
-        SketchOp::GroupHash => {
-            out.line(format!("uint64_t {t} = {}ull;", gpusql_plan::hyperloglog::GROUP_HASH_SEED));
-            for (a, v) in args.iter().zip(&values) {
-                let h = duck_hash(&a.ty(), &v.v);
-                out.line(format!("{t} = murmur64({t} ^ ({} ? 0ull : {h}));", v.null));
-            }
-            Ok(Value::not_null(format!("((int64_t){t})")))
-        }
-        SketchOp::Register | SketchOp::Rank => {
-            let hash = duck_hash(&args[0].ty(), &values[0].v);
-            let f = if op == SketchOp::Register { "hll_register" } else { "hll_rank" };
-            out.line(format!("const int32_t {t} = {f}({hash});"));
-            Ok(Value { v: t, null: values[0].null.clone() })
-        }
-    }
-}
-
-/// DuckDB's hash of value `x` of type `ty` (prelude.cu's `duck_hash_*`, the CPU's
-/// `hyperloglog::duckdb_hash`).
-fn duck_hash(ty: &DataType, x: &str) -> String {
-    match (ty, c_type(ty)) {
-        (DataType::Utf8, _) => format!("duck_hash_bytes({x}.p, {x}.len)"),
-        (DataType::Float64, _) => format!("duck_hash_f64({x})"),
-        (DataType::Interval, _) => format!("duck_hash_iv({x})"),
-        (DataType::Decimal { precision, .. }, _) if *precision <= 9 => format!("duck_hash_u32((uint32_t)(int32_t){x})"),
-        (_, "int64_t") => format!("murmur64((uint64_t){x})"),
-        (_, "__int128") => format!("duck_hash_i128({x})"),
-        _ => format!("duck_hash_u32((uint32_t)(int32_t){x})"),
-    }
-}
-
-fn gen_math(func: MathFunc, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
-    let ty = args[0].ty();
-    let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
-    let null = values.iter().map(|v| v.null.clone()).collect::<Vec<_>>().join(" || ");
-    let null = if values.len() > 1 { format!("({null})") } else { null };
-    let x = &values[0].v;
-    let t = out.tmp("m");
-    let ct = c_type(&ty);
-    let v = match (func, ty) {
-        (MathFunc::Sign, DataType::Float64) => format!("(int32_t)f64_sign({x})"),
-        (MathFunc::Sign, _) => format!("(int32_t)(({x} > 0) - ({x} < 0))"),
-        (f, DataType::Decimal { scale, .. }) => {
-            let p = 10i128.pow(scale as u32);
-            let p = if ct == "__int128" { crate::types::i128_literal(p) } else { format!("{p}ll") };
-            let name = match f {
-                MathFunc::Floor => "scaled_floor",
-                MathFunc::Ceil => "scaled_ceil",
-                _ => "scaled_trunc",
-            };
-            format!("{name}<{ct}>({x}, {p})")
-        }
-        (f, _) => {
-            let rest: String = values[1..].iter().map(|v| format!(", {}", v.v)).collect();
-            format!("{}({x}{rest})", f.cuda_name())
-        }
-    };
-    out.line(format!("const {} {t} = {v};", c_type(&func.result_type(ty))));
-    Ok(Value { v: t, null })
-}
 
 /// LIKE by the prelude's matcher (`like_kmp` handles `%…%` over Pivot-4 columns): the
 /// pattern's bytes, their kinds and their count are kernel parameters.

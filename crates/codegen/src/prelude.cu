@@ -346,108 +346,6 @@ __device__ double decimal_to_f64(__int128 v, __int128 p, double pd) {
     const double d = ldexp((double)mant, exp + 2);
     return neg ? -d : d;
 }
-// approx_count_distinct as DuckDB computes it (gpusql_plan::hyperloglog, the CPU twin):
-// DuckDB's hashes of a value's physical type, the register and rank a hash gives (P = 10
-// index bits), and Ertl's estimate from a group's histogram of register values.
-__device__ __forceinline__ uint64_t murmur64(uint64_t x) {
-    x ^= x >> 32;
-    x *= 0xd6e8feb86659fd93ull;
-    x ^= x >> 32;
-    x *= 0xd6e8feb86659fd93ull;
-    return x ^ (x >> 32);
-}
-__device__ __forceinline__ uint64_t duck_hash_u32(uint32_t x) { return murmur64((uint64_t)x); }
-__device__ __forceinline__ uint64_t duck_hash_i128(__int128 x) {
-    return murmur64((uint64_t)x) ^ murmur64((uint64_t)((unsigned __int128)x >> 64));
-}
-__device__ __forceinline__ uint64_t duck_hash_f64(double x) {
-    if (x == 0.0) x = 0.0;
-    else if (isnan(x)) return murmur64(0x7ff8000000000000ull);
-    return murmur64((uint64_t)__double_as_longlong(x));
-}
-__device__ uint64_t duck_hash_bytes(const uint8_t* p, uint32_t len) {
-    uint64_t h = 0xe17a1465ull ^ ((uint64_t)len * 0xc6a4a7935bd1e995ull);
-    for (uint32_t i = 0; i < len; i += 8) {
-        uint64_t w = 0;
-        const uint32_t n = len - i < 8 ? len - i : 8;
-        for (uint32_t j = 0; j < n; j++) w |= (uint64_t)p[i + j] << (8 * j);
-        h ^= w;
-        h *= 0xd6e8feb86659fd93ull;
-    }
-    return murmur64(h);
-}
-#define HLL_P 10
-#define HLL_M 1024
-#define HLL_Q 54
-__device__ __forceinline__ int32_t hll_register(uint64_t h) { return (int32_t)(h & (HLL_M - 1)); }
-__device__ __forceinline__ int32_t hll_rank(uint64_t h) { return __ffsll((long long)((h >> HLL_P) | (1ull << HLL_Q))); }
-__device__ double hll_sigma(double x) {
-    if (x == 1.0) return __longlong_as_double(0x7ff0000000000000ll);
-    double y = 1.0, z = x, before;
-    do { x = __dmul_rn(x, x); before = z; z = __dadd_rn(z, __dmul_rn(x, y)); y = __dadd_rn(y, y); } while (before != z);
-    return z;
-}
-__device__ double hll_tau(double x) {
-    if (x == 0.0 || x == 1.0) return 0.0;
-    double y = 1.0, z = __dsub_rn(1.0, x), before;
-    do {
-        x = sqrt(x); before = z; y = __dmul_rn(y, 0.5);
-        const double d = __dsub_rn(1.0, x);
-        z = __dsub_rn(z, __dmul_rn(__dmul_rn(d, d), y));
-    } while (before != z);
-    return __ddiv_rn(z, 3.0);
-}
-// c[k]: how many of the group's registers hold k (k = 0 .. HLL_Q).
-__device__ int64_t hll_estimate(const int64_t* c) {
-    const double m = (double)HLL_M;
-    double z = __dmul_rn(m, hll_tau(__ddiv_rn(__dsub_rn(m, (double)c[HLL_Q]), m)));
-    for (int k = HLL_Q; k >= 1; --k) z = __dmul_rn(__dadd_rn(z, (double)c[k]), 0.5);
-    z = __dadd_rn(z, __dmul_rn(m, hll_sigma(__ddiv_rn((double)c[0], m))));
-    return llround(__ddiv_rn(__dmul_rn(__dmul_rn(0.721347520444481703680, m), m), z));
-}
-// quantile_cont / quantile_disc over a group's n sorted non-NULL values, as DuckDB
-// computes them (gpusql_plan::quantile, the CPU twin): positions, then the blend of the
-// values at the lower and upper position.
-__device__ __forceinline__ int64_t quantile_cont_lower(int64_t n, double q) { return (int64_t)floor(__dmul_rn((double)(n - 1), q)); }
-__device__ __forceinline__ int64_t quantile_cont_upper(int64_t n, double q) { return (int64_t)ceil(__dmul_rn((double)(n - 1), q)); }
-__device__ __forceinline__ double quantile_fraction(int64_t n, double q) {
-    const double rn = __dmul_rn((double)(n - 1), q);
-    return __dsub_rn(rn, floor(rn));
-}
-__device__ __forceinline__ int64_t quantile_disc_position(int64_t n, int64_t floored) { return (n - floored > 1 ? n - floored : 1) - 1; }
-__device__ __forceinline__ int64_t quantile_disc_f64(int64_t n, double q) {
-    return quantile_disc_position(n, (int64_t)floor(__dsub_rn((double)n, __dmul_rn((double)n, q))));
-}
-// A fraction written as a DECIMAL: integral / scaling, in exact integers (scaling <= 10^18).
-__device__ __forceinline__ int64_t quantile_disc_decimal(int64_t n, __int128 integral, __int128 scaling) {
-    return quantile_disc_position(n, (int64_t)(i128_sub((__int128)n * scaling, (__int128)n * integral) / scaling));
-}
-__device__ __forceinline__ double quantile_interpolate_f64(double lo, double hi, double d) {
-    return d == 0.0 ? lo : __dadd_rn(__dmul_rn(lo, __dsub_rn(1.0, d)), __dmul_rn(hi, d));
-}
-__device__ __forceinline__ int64_t quantile_interpolate_ts(int64_t lo, int64_t hi, double d) {
-    return d == 0.0 ? lo : llround(quantile_interpolate_f64((double)lo, (double)hi, d));
-}
-__device__ __forceinline__ int64_t quantile_interpolate_dec64(int64_t lo, int64_t hi, double d) {
-    return d == 0.0 ? lo : (int64_t)__dadd_rn((double)lo, __dmul_rn(__dsub_rn((double)hi, (double)lo), d));
-}
-// A DOUBLE truncated to 128 bits (its integer part has at most 53 significant bits).
-__device__ __int128 f64_trunc_i128(double x) {
-    const double t = trunc(x);
-    if (fabs(t) < 9.2e18) return (__int128)(int64_t)t;
-    const double hi = floor(t / 18446744073709551616.0);
-    const double lo = t - hi * 18446744073709551616.0;
-    return (__int128)(((unsigned __int128)(uint64_t)(int64_t)hi << 64) | (uint64_t)lo);
-}
-// Wide DECIMALs: lo plus the truncated product of the exact difference; where that
-// difference overflows, the blend of both as DOUBLEs.
-__device__ __int128 quantile_interpolate_dec128(__int128 lo, __int128 hi, double d) {
-    if (d == 0.0) return lo;
-    const __int128 delta = i128_sub(hi, lo);
-    const bool overflow = (hi < 0) != (lo < 0) && (delta < 0) != (hi < 0);
-    if (overflow) return f64_trunc_i128(quantile_interpolate_f64(decimal_to_f64(lo, 1, 1.0), decimal_to_f64(hi, 1, 1.0), d));
-    return lo + f64_trunc_i128(__dmul_rn(decimal_to_f64(delta, 1, 1.0), d));
-}
 __device__ int64_t days_from_civil(int64_t y, uint32_t m, uint32_t d) {
     y -= m <= 2;
     const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -550,182 +448,6 @@ __device__ int64_t ts_add_interval(int64_t us, int32_t months, int32_t days, int
     return ts_make(day, (__int128)tod + (__int128)days * US_PER_DAY + micros, err);
 }
 
-// ---- INTERVAL (gpusql_common::interval, the CPU twin): months, days, microseconds ----
-struct __align__(16) Interval {
-    int32_t months;
-    int32_t days;
-    int64_t micros;
-};
-__device__ __forceinline__ Interval make_iv(int32_t months, int32_t days, int64_t micros) {
-    Interval v; v.months = months; v.days = days; v.micros = micros; return v;
-}
-// A literal's two parameters: months and days in the low word, microseconds the high.
-__device__ __forceinline__ Interval iv_from_bits(uint64_t lo, uint64_t hi) {
-    return make_iv((int32_t)(uint32_t)lo, (int32_t)(uint32_t)(lo >> 32), (int64_t)hi);
-}
-// The fields with microseconds carried into days and days into 30-day months, the
-// remainders never negative: what comparisons, grouping and hashing see.
-__device__ __forceinline__ void iv_norm(Interval a, int64_t* m, int64_t* d, int64_t* us) {
-    const int64_t carry_days = floor_div(a.micros, US_PER_DAY);
-    *us = a.micros - carry_days * US_PER_DAY;
-    const int64_t days = (int64_t)a.days + carry_days;
-    const int64_t carry_months = floor_div(days, 30);
-    *d = days - carry_months * 30;
-    *m = (int64_t)a.months + carry_months;
-}
-__device__ __forceinline__ int iv_cmp(Interval a, Interval b) {
-    int64_t am, ad, au, bm, bd, bu;
-    iv_norm(a, &am, &ad, &au);
-    iv_norm(b, &bm, &bd, &bu);
-    if (am != bm) return am < bm ? -1 : 1;
-    if (ad != bd) return ad < bd ? -1 : 1;
-    return au < bu ? -1 : (au > bu ? 1 : 0);
-}
-__device__ __forceinline__ bool iv_eq(Interval a, Interval b) { return iv_cmp(a, b) == 0; }
-__device__ __forceinline__ bool iv_lt(Interval a, Interval b) { return iv_cmp(a, b) < 0; }
-__device__ __forceinline__ uint64_t hash_iv(Interval a) {
-    int64_t m, d, us;
-    iv_norm(a, &m, &d, &us);
-    return hash_u64((uint64_t)us ^ hash_u64((uint64_t)d ^ hash_u64((uint64_t)m)));
-}
-__device__ __forceinline__ int32_t iv_i32(int64_t v, int* err) {
-    if (v < -2147483648ll || v > 2147483647ll) { if (err) raise_error(err, ERR_INTERVAL_RANGE); return 0; }
-    return (int32_t)v;
-}
-// 64-bit a + b, a - b, a * b, or an error where they leave BIGINT (`code`).
-__device__ __forceinline__ int64_t add_checked(int64_t a, int64_t b, int* err, int code) {
-    const int64_t r = (int64_t)((uint64_t)a + (uint64_t)b);
-    if (((a ^ r) & (b ^ r)) < 0) { if (err) raise_error(err, code); return 0; }
-    return r;
-}
-__device__ __forceinline__ int64_t sub_checked(int64_t a, int64_t b, int* err, int code) {
-    const int64_t r = (int64_t)((uint64_t)a - (uint64_t)b);
-    if (((a ^ b) & (a ^ r)) < 0) { if (err) raise_error(err, code); return 0; }
-    return r;
-}
-__device__ __forceinline__ int64_t mul_checked(int64_t a, int64_t b, int* err, int code) {
-    const __int128 r = (__int128)a * (__int128)b;
-    if (r < -(__int128)0x7fffffffffffffffll - 1 || r > (__int128)0x7fffffffffffffffll) { if (err) raise_error(err, code); return 0; }
-    return (int64_t)r;
-}
-__device__ __forceinline__ int64_t iv_add_i64(int64_t a, int64_t b, int* err) { return add_checked(a, b, err, ERR_INTERVAL_RANGE); }
-__device__ __forceinline__ int64_t iv_mul_i64_(int64_t a, int64_t b, int* err) { return mul_checked(a, b, err, ERR_INTERVAL_RANGE); }
-__device__ Interval iv_add(Interval a, Interval b, int* err) {
-    return make_iv(iv_i32((int64_t)a.months + b.months, err), iv_i32((int64_t)a.days + b.days, err), iv_add_i64(a.micros, b.micros, err));
-}
-__device__ Interval iv_neg(Interval a, int* err) {
-    if (a.months == (-2147483647 - 1) || a.days == (-2147483647 - 1) || a.micros == (-9223372036854775807ll - 1)) {
-        if (err) raise_error(err, ERR_INTERVAL_RANGE);
-        return make_iv(0, 0, 0);
-    }
-    return make_iv(-a.months, -a.days, -a.micros);
-}
-__device__ Interval iv_sub(Interval a, Interval b, int* err) {
-    const int64_t us = sub_checked(a.micros, b.micros, err, ERR_INTERVAL_RANGE);
-    return make_iv(iv_i32((int64_t)a.months - b.months, err), iv_i32((int64_t)a.days - b.days, err), us);
-}
-// Times an integer: each field, the factor first taken as a 32-bit integer.
-__device__ Interval iv_mul_i64(Interval a, int64_t k, int* err) {
-    const int32_t k32 = iv_i32(k, err);
-    return make_iv(iv_i32((int64_t)a.months * k32, err), iv_i32((int64_t)a.days * k32, err), iv_mul_i64_(a.micros, k, err));
-}
-// Times a DOUBLE (PostgreSQL's interval_mul, as DuckDB): whole months and days of the
-// products, their fractions cascaded down into days and seconds (rounded to microseconds,
-// half to even), the microseconds multiplied last.
-__device__ __forceinline__ double iv_round_us(double x) { return __ddiv_rn(rint(__dmul_rn(x, 1000000.0)), 1000000.0); }
-__device__ int32_t iv_f64_i32(double d, int* err) {
-    if (isnan(d) || d < -2147483648.0 || d > 2147483647.0) { if (err) raise_error(err, ERR_INTERVAL_RANGE); return 0; }
-    return (int32_t)d;
-}
-__device__ Interval iv_mul_f64(Interval a, double k, int* err) {
-    const double mk = __dmul_rn((double)a.months, k), dk = __dmul_rn((double)a.days, k);
-    const int32_t months = iv_f64_i32(mk, err);
-    int32_t days = iv_f64_i32(dk, err);
-    const double month_rem = iv_round_us(__dmul_rn(__dsub_rn(mk, (double)months), 30.0));
-    const int32_t day_rem = (int32_t)month_rem;
-    double sec_rem = iv_round_us(__dmul_rn(__dsub_rn(__dadd_rn(__dsub_rn(dk, (double)days), month_rem), (double)day_rem), 86400.0));
-    if (fabs(sec_rem) >= 86400.0) {
-        const int32_t whole = (int32_t)__ddiv_rn(sec_rem, 86400.0);
-        days = (int32_t)((uint32_t)days + (uint32_t)whole);
-        sec_rem = __dsub_rn(sec_rem, __dmul_rn((double)whole, 86400.0));
-    }
-    days = (int32_t)((uint32_t)days + (uint32_t)day_rem);
-    const double us = rint(__dadd_rn(__dmul_rn((double)a.micros, k), __dmul_rn(sec_rem, 1000000.0)));
-    if (isnan(us) || us < -9.223372036854775808e18 || us >= 9.223372036854775808e18) {
-        if (err) raise_error(err, ERR_INTERVAL_RANGE);
-        return make_iv(0, 0, 0);
-    }
-    return make_iv(months, days, (int64_t)us);
-}
-__device__ Interval iv_div_f64(Interval a, double k, int* err) {
-    if (k == 0.0) { if (err) raise_error(err, ERR_DIV_ZERO); return make_iv(0, 0, 0); }
-    return iv_mul_f64(a, __ddiv_rn(1.0, k), err);
-}
-// TIMESTAMP - TIMESTAMP: the microseconds between them as whole days and the rest (both
-// truncated toward zero).
-__device__ Interval ts_diff(int64_t a, int64_t b, int* err) {
-    const int64_t d = sub_checked(a, b, err, ERR_TIMESTAMP_RANGE);
-    return make_iv(0, (int32_t)(d / US_PER_DAY), d % US_PER_DAY);
-}
-__device__ __forceinline__ int64_t ts_add_iv(int64_t ts, Interval a, int* err) { return ts_add_interval(ts, a.months, a.days, a.micros, err); }
-__device__ int64_t ts_sub_iv(int64_t ts, Interval a, int* err) { return ts_add_iv(ts, iv_neg(a, err), err); }
-// The whole interval in microseconds (a month as 30 days: DuckDB's GetMicro).
-__device__ int64_t iv_total_micros(Interval a, int* err) {
-    const int64_t m = mul_checked((int64_t)a.months, 30ll * US_PER_DAY, err, ERR_INTERVAL_RANGE);
-    const int64_t d = mul_checked((int64_t)a.days, US_PER_DAY, err, ERR_INTERVAL_RANGE);
-    return add_checked(add_checked(a.micros, m, err, ERR_INTERVAL_RANGE), d, err, ERR_INTERVAL_RANGE);
-}
-// median of INTERVALs (quantile::interpolate_interval): lo plus the rounded share of the
-// microseconds between them, as whole days and the rest.
-__device__ Interval quantile_interpolate_iv(Interval lo, Interval hi, double d, int* err) {
-    if (d == 0.0) return lo;
-    const int64_t a = iv_total_micros(lo, err), b = iv_total_micros(hi, err);
-    const int64_t step = llround(__dmul_rn((double)(int64_t)((uint64_t)b - (uint64_t)a), d));
-    const int64_t t = (int64_t)((uint64_t)a + (uint64_t)step);
-    return make_iv(0, (int32_t)(t / US_PER_DAY), t % US_PER_DAY);
-}
-// EXTRACT(epoch FROM …): seconds, a year as 365.25 days and a month as 30.
-__device__ double iv_epoch(Interval a) {
-    const int64_t years = a.months / 12;
-    const int64_t days = 365 * years + 30 * (int64_t)(a.months % 12) + a.days;
-    const int64_t seconds = days * 86400 + years * 21600;
-    return __dadd_rn((double)seconds, __ddiv_rn((double)a.micros, 1000000.0));
-}
-// MIN / MAX of intervals: IV_NONE (no value yet) is both identities; updates swap the
-// whole 16 bytes (sm_90+).
-#define IV_NONE (make_iv((-2147483647 - 1), (-2147483647 - 1), (-9223372036854775807ll - 1)))
-__device__ __forceinline__ bool iv_is_none(Interval a) { return a.months == (-2147483647 - 1) && a.days == (-2147483647 - 1) && a.micros == (-9223372036854775807ll - 1); }
-__device__ __forceinline__ Interval iv_min(Interval a, Interval b) { return iv_is_none(a) ? b : (iv_is_none(b) ? a : (iv_lt(b, a) ? b : a)); }
-__device__ __forceinline__ Interval iv_max(Interval a, Interval b) { return iv_is_none(a) ? b : (iv_is_none(b) ? a : (iv_lt(a, b) ? b : a)); }
-__device__ __forceinline__ __int128 iv_bits(Interval a) { __int128 b; memcpy(&b, &a, 16); return b; }
-__device__ __forceinline__ Interval bits_iv(__int128 b) { Interval a; memcpy(&a, &b, 16); return a; }
-__device__ void atomic_pick_iv(Interval* p, Interval v, bool is_min) {
-#if __CUDA_ARCH__ >= 900
-    if (iv_is_none(v)) return;
-    __int128* q = (__int128*)p;
-    __int128 old = atomicCAS(q, (__int128)0, (__int128)0);
-    while (true) {
-        const Interval cur = bits_iv(old);
-        if (!iv_is_none(cur)) {
-            const int c = iv_cmp(v, cur);
-            if (is_min ? c >= 0 : c <= 0) return;
-        }
-        const __int128 prev = atomicCAS(q, old, iv_bits(v));
-        if (prev == old) return;
-        old = prev;
-    }
-#else
-    __trap();  // no 16-byte atomics before sm_90
-#endif
-}
-__device__ void atomic_min_iv(Interval* p, Interval v) { atomic_pick_iv(p, v, true); }
-__device__ void atomic_max_iv(Interval* p, Interval v) { atomic_pick_iv(p, v, false); }
-__device__ __forceinline__ Interval shfl_down_iv(Interval v, int o) {
-    return make_iv(__shfl_down_sync(FULL_MASK, v.months, o), __shfl_down_sync(FULL_MASK, v.days, o), (int64_t)__shfl_down_sync(FULL_MASK, (long long)v.micros, o));
-}
-__device__ __forceinline__ Interval warp_min_iv(Interval v) { for (int o = 16; o > 0; o >>= 1) v = iv_min(v, shfl_down_iv(v, o)); return v; }
-__device__ __forceinline__ Interval warp_max_iv(Interval v) { for (int o = 16; o > 0; o >>= 1) v = iv_max(v, shfl_down_iv(v, o)); return v; }
-
 // date_trunc units (date::TruncUnit); WEEK is ISO (back to Monday).
 #define TRUNC_YEAR 0
 #define TRUNC_QUARTER 1
@@ -797,27 +519,6 @@ __device__ int64_t ts_part(int64_t us, int field) {
 }
 
 // The EXTRACT fields of an interval (gpusql_common::interval::part).
-// DuckDB's hash of an interval: of its normalized fields (hyperloglog::duckdb_hash).
-__device__ uint64_t duck_hash_iv(Interval a) {
-    int64_t m, d, us;
-    iv_norm(a, &m, &d, &us);
-    return murmur64((uint64_t)d) ^ murmur64((uint64_t)m) ^ murmur64((uint64_t)us);
-}
-__device__ int64_t iv_part(Interval a, int field) {
-    const int64_t m = a.months;
-    switch (field) {
-        case PART_YEAR: return m / 12;
-        case PART_MONTH: return m % 12;
-        case PART_QUARTER: return m % 12 / 3 + 1;
-        case PART_DAY: return a.days;
-        case PART_HOUR: return a.micros / US_PER_HOUR;
-        case PART_MINUTE: return a.micros % US_PER_HOUR / US_PER_MINUTE;
-        case PART_SECOND: return a.micros % US_PER_MINUTE / US_PER_SECOND;
-        case PART_MILLISECOND: return a.micros % US_PER_MINUTE / 1000;
-        default: return a.micros % US_PER_MINUTE;  // PART_MICROSECOND
-    }
-}
-
 // SUBSTRING in characters (UTF-8: continuation bytes 10xxxxxx do not start a character);
 // the range rule is the CPU backend's substring_range.
 __device__ Str str_substring(Str s, int64_t start, int64_t len, bool has_len) {
@@ -989,10 +690,6 @@ __device__ __forceinline__ Str ld_cg(const Str* p) {
     const ulonglong2 v = __ldcg((const ulonglong2*)p);
     Str s; s.p = (const uint8_t*)v.x; s.len = (uint32_t)v.y; s.pad_ = (uint32_t)(v.y >> 32); return s;
 }
-__device__ __forceinline__ Interval ld_cg(const Interval* p) {
-    const ulonglong2 v = __ldcg((const ulonglong2*)p);
-    return make_iv((int32_t)(uint32_t)v.x, (int32_t)(uint32_t)(v.x >> 32), (int64_t)v.y);
-}
 template <typename T> __device__ __forceinline__ T ld_plain(const T* p) { return *p; }
 
 // ---- warp broadcast of one lane's values (push-down parallelism) ----
@@ -1008,8 +705,5 @@ __device__ __forceinline__ __int128 bcast(__int128 v, int src) {
 }
 __device__ __forceinline__ Str bcast(Str s, int src) {
     Str r; r.p = (const uint8_t*)__shfl_sync(FULL_MASK, (uint64_t)s.p, src); r.len = __shfl_sync(FULL_MASK, s.len, src); r.pad_ = __shfl_sync(FULL_MASK, s.pad_, src); return r;
-}
-__device__ __forceinline__ Interval bcast(Interval v, int src) {
-    return make_iv(__shfl_sync(FULL_MASK, v.months, src), __shfl_sync(FULL_MASK, v.days, src), (int64_t)__shfl_sync(FULL_MASK, (long long)v.micros, src));
 }
 // ---- end of prelude ----
