@@ -488,9 +488,6 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
     Ok(Value { v: t, null })
 }
 
-/// A math function (`plan/src/math.rs`): the C function of a DOUBLE, prelude.cu's exact
-/// FLOOR / CEIL / TRUNC of a DECIMAL, SIGN as an INTEGER.
-
 /// LIKE by the prelude's matcher (`like_kmp` handles `%…%` over Pivot-4 columns): the
 /// pattern's bytes, their kinds and their count are kernel parameters.
 fn gen_like(

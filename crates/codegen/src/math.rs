@@ -8,7 +8,8 @@ use crate::value::{Row, Value};
 use gpusql_common::{DataType, Result};
 use gpusql_plan::{Expr, MathFunc};
 
-/// A math function's call over its arguments (NULL where one is).
+/// A math function (`plan/src/math.rs`): the C function of a DOUBLE, prelude.cu's exact
+/// FLOOR / CEIL / TRUNC of a DECIMAL, SIGN as an INTEGER; NULL where an argument is.
 pub fn gen_math(func: MathFunc, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
     let ty = args[0].ty();
     let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
