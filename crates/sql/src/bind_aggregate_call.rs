@@ -75,6 +75,56 @@ impl Context<'_> {
         })())
     }
 
+    /// avg(x) of an INTERVAL, as DuckDB's `IntervalAverageOperation`: the sums of x's months,
+    /// days and microseconds (read back exactly through EXTRACT) over its count, each
+    /// field's remainder shifted into the next (a month as 30 days), and the microseconds'
+    /// own remainder added as DuckDB adds it. FILTER is kept; DISTINCT is refused. None
+    /// for another call.
+    pub(crate) fn interval_average(&self, f: &ast::Function) -> Option<Result<ast::Expr>> {
+        if !f.name.to_string().eq_ignore_ascii_case("avg") {
+            return None;
+        }
+        let ast::FunctionArguments::List(list) = &f.args else { return None };
+        let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] = list.args.as_slice() else { return None };
+        if contains_aggregate(x) {
+            return None;
+        }
+        match Context::Plain(self.base()).bind(x) {
+            Ok(v) if v.ty() == DataType::Interval => {}
+            _ => return None,
+        }
+        Some((|| {
+            if list.duplicate_treatment.is_some() {
+                return Err(Error::not_supported("avg(DISTINCT …) of INTERVAL").at_span(f.name.span()));
+            }
+            let filter = f.filter.as_ref().map_or(String::new(), |c| format!(" FILTER (WHERE {c})"));
+            let part = |p: &str| format!("EXTRACT({p} FROM ({x}))");
+            let c = format!("count({x}){filter}");
+            let sm = format!("sum(12 * {} + {}){filter}", part("year"), part("month"));
+            let sd = format!("sum({}){filter}", part("day"));
+            let su = format!(
+                "sum({} * 3600000000 + {} * 60000000 + {}){filter}",
+                part("hour"),
+                part("minute"),
+                part("microsecond")
+            );
+            let months_rest = format!("(({sm}) % ({c})) * 30");
+            let days = format!("({sd}) // ({c}) + ({months_rest}) // ({c})");
+            let days_rest = format!("(({sd}) % ({c}) + ({months_rest}) % ({c}))");
+            let us = format!("(({su}) // ({c}) + ({su}) % ({c}) + ({days_rest} * 86400000000) // ({c}))");
+            // (Nested about 15 levels deeper than x itself, once.)
+            crate::functions::parse_expr_within(
+                &format!(
+                    "(CASE WHEN ({c}) = 0 THEN NULL ELSE to_months(({sm}) // ({c})) + to_days({days}) \
+                     + INTERVAL 1 HOUR * ({us} // 3600000000) + INTERVAL 1 MINUTE * (({us} % 3600000000) // 60000000) \
+                     + INTERVAL 1 MICROSECOND * ({us} % 60000000) END)"
+                ),
+                f,
+                crate::depth::PARSER_RECURSION_LIMIT,
+            )
+        })())
+    }
+
     /// Binds an aggregate call's argument in this (plain) context.
     pub fn bind_aggregate(&self, f: &ast::Function) -> Result<AggExpr> {
         let name = f.name.to_string().to_ascii_lowercase();

@@ -160,7 +160,7 @@ impl<'a> Context<'a> {
             }
             // An aggregate call becomes a reference to its output column.
             if let ast::Expr::Function(f) = e {
-                if let Some(rewritten) = self.bool_aggregate(f) {
+                if let Some(rewritten) = self.bool_aggregate(f).or_else(|| self.interval_average(f)) {
                     return self.bind(&rewritten?);
                 }
                 if is_aggregate_name(&f.name.to_string()) {

@@ -18,9 +18,15 @@ use sqlparser::ast::{self, Spanned};
 /// level: a recursion limit of 20 refuses them beyond ~18 levels. (sqlparser turns some
 /// recursion-limit failures into other parses, caught by the end-of-input check.)
 pub fn parse_expr(sql: &str, at: &impl Spanned) -> Result<ast::Expr> {
+    parse_expr_within(sql, at, 20)
+}
+
+/// `parse_expr` with another recursion limit: for a rewrite that nests its parts deeply but
+/// only once (an aggregate's, which cannot nest in another).
+pub fn parse_expr_within(sql: &str, at: &impl Spanned, limit: usize) -> Result<ast::Expr> {
     let dialect = sqlparser::dialect::GenericDialect {};
     let parsed =
-        sqlparser::parser::Parser::new(&dialect).with_recursion_limit(20).try_with_sql(sql).and_then(|mut p| {
+        sqlparser::parser::Parser::new(&dialect).with_recursion_limit(limit).try_with_sql(sql).and_then(|mut p| {
             let e = p.parse_expr()?;
             p.expect_token(&sqlparser::tokenizer::Token::EOF)?;
             Ok(e)
