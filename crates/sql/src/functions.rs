@@ -90,6 +90,11 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
                 | "to_decades"
                 | "to_centuries"
                 | "to_millennia"
+                | "to_hours"
+                | "to_minutes"
+                | "to_seconds"
+                | "to_milliseconds"
+                | "to_microseconds"
         )
     {
         return None;
@@ -166,6 +171,21 @@ pub fn rewrite_scalar_function(f: &ast::Function) -> Option<Result<ast::Expr>> {
                 _ => "1000 years",
             };
             format!("(INTERVAL '{unit}' * CAST(({n}) AS INTEGER))")
+        }
+        // Intervals of microseconds (DuckDB's to_hours … to_microseconds keep them all in
+        // the microseconds field): hours, minutes and microseconds from a BIGINT, seconds
+        // and milliseconds from a DOUBLE (the product cast to BIGINT, as DuckDB).
+        ("to_hours" | "to_minutes" | "to_microseconds", [n]) => {
+            let scale = match name.as_str() {
+                "to_hours" => " * 3600000000",
+                "to_minutes" => " * 60000000",
+                _ => "",
+            };
+            microseconds_interval(&format!("CAST(({n}) AS BIGINT){scale}"))
+        }
+        ("to_seconds" | "to_milliseconds", [x]) => {
+            let scale = if name == "to_seconds" { "1000000" } else { "1000" };
+            microseconds_interval(&format!("CAST(CAST(({x}) AS DOUBLE) * {scale} AS BIGINT)"))
         }
         ("yearweek", [d]) => format!("CAST(EXTRACT(ISOYEAR FROM ({d})) * 100 + EXTRACT(WEEK FROM ({d})) AS BIGINT)"),
         // (NaN equals NaN and is larger than every other DOUBLE, as in DuckDB.)
@@ -437,4 +457,16 @@ pub fn bind_round(x: Expr, digits: i32, at: &ast::Expr) -> Result<Expr> {
 pub fn filtered_argument(arg: Option<&ast::Expr>, filter: &ast::Expr, at: &ast::Function) -> Result<ast::Expr> {
     let value = arg.map_or("1".to_string(), |x| format!("({x})"));
     parse_expr(&format!("CASE WHEN ({filter}) THEN {value} END"), at)
+}
+
+/// An INTERVAL of `micros` (a BIGINT) microseconds. An interval times an integer takes a
+/// 32-bit factor (as DuckDB's), so the count goes in three parts of 2^32, 2^16 and one
+/// microseconds; truncating division gives them all the count's sign, so no partial sum
+/// passes the total.
+fn microseconds_interval(micros: &str) -> String {
+    format!(
+        "(INTERVAL '4294967296 microseconds' * (({micros}) // 4294967296) \
+         + INTERVAL '65536 microseconds' * (({micros}) % 4294967296 // 65536) \
+         + INTERVAL '1 microsecond' * (({micros}) % 65536))"
+    )
 }

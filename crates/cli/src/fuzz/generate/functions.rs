@@ -95,7 +95,8 @@ impl Generator<'_> {
         }
     }
 
-    /// An INTERVAL: a difference of two dates' midnights, a literal, or arithmetic on them.
+    /// An INTERVAL: a difference of two dates' midnights, a literal, a `to_*` of a number, or
+    /// arithmetic on them.
     /// (Only used through comparisons, EXTRACT, CAST to VARCHAR and addition to a date:
     /// equal intervals of different spellings, `1 day` and `24:00:00`, are one group whose
     /// spelling either engine may pick.)
@@ -108,7 +109,7 @@ impl Generator<'_> {
             let frac = if g.rng.chance(0.2) { ".5" } else { "" };
             format!("INTERVAL '{n}{frac} {unit}'")
         };
-        match self.rng.below(5) {
+        match self.rng.below(7) {
             0 | 1 if !scope.of_type(Ty::Date).is_empty() => format!(
                 "(CAST({} AS TIMESTAMP) - CAST({} AS TIMESTAMP))",
                 self.expr(scope, Ty::Date, b),
@@ -122,6 +123,17 @@ impl Generator<'_> {
             3 if budget > 0 => {
                 let op = if self.rng.chance(0.5) { "+" } else { "-" };
                 format!("({} {op} {})", self.interval(scope, b), self.interval(scope, b))
+            }
+            4 if budget > 0 => {
+                let f = *self
+                    .rng
+                    .pick(&["to_days", "to_months", "to_hours", "to_minutes", "to_microseconds"])
+                    .unwrap_or(&"to_days");
+                format!("{f}({})", self.expr(scope, Ty::Int, b))
+            }
+            5 if budget > 0 => {
+                let f = if self.rng.chance(0.5) { "to_seconds" } else { "to_milliseconds" };
+                format!("{f}({})", self.expr(scope, Ty::Float, b))
             }
             _ => literal(self),
         }
