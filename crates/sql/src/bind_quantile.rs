@@ -125,14 +125,7 @@ impl Context<'_> {
             ))
             .at_span(at));
         };
-        Ok(AggExpr {
-            func,
-            arg: Some(arg),
-            arg2: Some(Expr::literal(fraction, fraction_ty)),
-            ty: result,
-            distinct,
-            order: vec![],
-        })
+        Ok(AggExpr { func, arg: Some(arg), arg2: Some(Expr::literal(fraction, fraction_ty)), ty: result, distinct })
     }
 
     /// The fraction: a constant in [-1, 1] (negated where `desc`), a DECIMAL of at most
@@ -262,14 +255,7 @@ fn sorted_picks(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: &
         partition,
     };
     let ns = numbered.schema();
-    let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr {
-        func,
-        arg,
-        ty,
-        arg2: None,
-        distinct: false,
-        order: vec![],
-    };
+    let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr { func, arg, ty, arg2: None, distinct: false };
     let counts = LogicalPlan::Aggregate {
         input: Box::new(values),
         group_by: (0..k).map(|i| col(&vs, i)).collect(),
