@@ -22,7 +22,7 @@ pub fn c_zero(ct: &str) -> String {
     match ct {
         "Str" => "make_str(\"\", 0)".into(),
         "Interval" => "make_iv(0, 0, 0)".into(),
-        _ => format!("(({ct})0)"),
+        _ => format!("({ct})0"),
     }
 }
 
