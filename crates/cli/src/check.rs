@@ -395,6 +395,16 @@ fn run_answers(
 
 /// `engine.sql(sql)`, cancelled once it has run for `limit`.
 fn sql_with_timeout(engine: &mut Engine, sql: &str, limit: std::time::Duration) -> gpusql::Result<Vec<RecordBatch>> {
+    with_time_limit(engine, limit, |e| e.sql(sql))
+}
+
+/// Runs `f` on `engine`, cancelling the statement it runs once `limit` has passed; a
+/// cancelled statement is an error that says how long it ran.
+pub fn with_time_limit<T>(
+    engine: &mut Engine,
+    limit: std::time::Duration,
+    f: impl FnOnce(&mut Engine) -> gpusql::Result<T>,
+) -> gpusql::Result<T> {
     let (done, wait) = std::sync::mpsc::channel::<()>();
     let cancel = engine.cancel_handle();
     let watchdog = std::thread::spawn(move || {
@@ -402,7 +412,7 @@ fn sql_with_timeout(engine: &mut Engine, sql: &str, limit: std::time::Duration) 
             cancel.cancel();
         }
     });
-    let out = engine.sql(sql);
+    let out = f(engine);
     let _ = done.send(());
     let _ = watchdog.join();
     match out {

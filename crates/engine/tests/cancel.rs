@@ -93,3 +93,23 @@ fn a_cancel_between_statements_is_forgotten() {
     e.cancel_handle().cancel();
     assert_eq!(count(&mut e, "select count(*) from t"), ROWS);
 }
+
+/// Joins without an equality (a band join, a cross join) look at the flag as they pair
+/// rows, as the hash join does.
+#[test]
+fn joins_without_an_equality_stop_when_cancelled() {
+    let mut e = engine();
+    e.execute("set max_cross_join_pairs = 10000000000").unwrap();
+    for sql in [
+        "select count(*) from t a join t b on a.x < b.x where a.x + b.x < 0",
+        "select count(*) from t a left join t b on a.x <= b.x and b.x < a.x + 1000000 where a.x + b.x < 0",
+        "select count(*) from t a, t b where a.x + b.x < 0",
+    ] {
+        let token = e.cancel_handle();
+        let (r, late) = cancelled_after(token, Duration::from_millis(300), || e.sql(sql));
+        let err = r.expect_err("the query ran to its end although it was cancelled");
+        assert_eq!(err.kind(), &Error::Cancelled, "{sql}: {err}");
+        assert!(late < Duration::from_secs(5), "{sql}: stopped {late:?} after the cancel");
+    }
+    assert_eq!(count(&mut e, "select count(*) from t where x < 10"), 10);
+}

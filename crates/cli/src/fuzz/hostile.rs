@@ -269,9 +269,13 @@ pub fn run(engine: &mut Engine, schema: &SchemaInfo, opts: &CrashOptions<'_>) ->
         let shown = || String::from_utf8_lossy(&bytes).chars().take(300).collect::<String>();
         let text = std::str::from_utf8(&bytes).ok();
         if let Some(sql) = text {
+            // A costly but valid input is cancelled at half the hang limit; one that goes on
+            // past the limit ignored its cancel: a hang. (Settings are set again each time:
+            // an input may be a SET.)
+            super::apply_fuzz_settings(engine);
             watchdog.begin(&shown());
             let start = Instant::now();
-            let out = super::caught(|| engine.execute(sql));
+            let out = super::caught(|| crate::check::with_time_limit(engine, hang_after / 2, |e| e.execute(sql)));
             report.slowest = report.slowest.max(start.elapsed());
             watchdog.end();
             report.in_process += 1;

@@ -336,11 +336,15 @@ fn caught<T>(f: impl FnOnce() -> gpusql::Result<T>) -> Result<T, Outcome> {
 /// backend would take minutes over).
 const FUZZ_SETTINGS: &[(&str, &str)] = &[("max_cross_join_pairs", "10000000")];
 
-/// The engine's answer with its own backend and default settings.
-fn run_primary(engine: &mut Engine, sql: &str) -> Outcome {
+fn apply_fuzz_settings(engine: &mut Engine) {
     for (k, v) in FUZZ_SETTINGS {
         let _ = engine.set(k, v);
     }
+}
+
+/// The engine's answer with its own backend and default settings.
+fn run_primary(engine: &mut Engine, sql: &str) -> Outcome {
+    apply_fuzz_settings(engine);
     match caught(|| engine.execute(sql)) {
         Ok(outs) => match outs.into_iter().last() {
             Some(Output::Rows { batches, .. }) => Outcome::Rows(rows_of(&batches)),
