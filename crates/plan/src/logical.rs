@@ -103,6 +103,8 @@ pub struct AggExpr {
     /// COUNT / SUM / AVG(DISTINCT arg): the binder plans it as two aggregations (distinct
     /// keys, then the aggregate), so the physical plan never sees it.
     pub distinct: bool,
+    /// string_agg's ORDER BY (empty for every other aggregate).
+    pub order: Vec<SortKey>,
 }
 
 impl AggExpr {

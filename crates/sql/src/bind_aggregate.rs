@@ -156,8 +156,14 @@ fn statistics_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs
 fn moments_plan(input: &LogicalPlan, keys: &[Expr], key_names: &[String], aggs: &[&AggExpr]) -> Result<LogicalPlan> {
     use gpusql_plan::BinaryOp;
     let k = keys.len();
-    let agg =
-        |func: AggFunc, arg: Expr, ty: DataType| AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false };
+    let agg = |func: AggFunc, arg: Expr, ty: DataType| AggExpr {
+        func,
+        arg: Some(arg),
+        ty,
+        arg2: None,
+        distinct: false,
+        order: vec![],
+    };
     let binary =
         |op: BinaryOp, l: Expr, r: Expr, ty: DataType| Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty };
     let (y, x) = moment_arguments(aggs[0])?;
@@ -259,7 +265,14 @@ fn arg_extreme_pick(input: &LogicalPlan, keys: &[Expr], key_names: &[String], a:
         input: Box::new(input.clone()),
         group_by: keys.to_vec(),
         group_names: key_names.to_vec(),
-        aggs: vec![AggExpr { func: extreme_func, arg: Some(val.clone()), ty: val.ty(), arg2: None, distinct: false }],
+        aggs: vec![AggExpr {
+            func: extreme_func,
+            arg: Some(val.clone()),
+            ty: val.ty(),
+            arg2: None,
+            distinct: false,
+            order: vec![],
+        }],
     };
     let best = Expr::column_of(&extreme.schema(), k).remap_columns(&|c| c + input_width);
     let extreme_keys = (0..k).map(|i| Expr::column_of(&extreme.schema(), i)).collect();
@@ -271,7 +284,14 @@ fn arg_extreme_pick(input: &LogicalPlan, keys: &[Expr], key_names: &[String], a:
         input: Box::new(with_extreme),
         group_by: keys.to_vec(),
         group_names: key_names.to_vec(),
-        aggs: vec![AggExpr { func: AggFunc::Min, arg: Some(pick), ty: arg.ty(), arg2: None, distinct: false }],
+        aggs: vec![AggExpr {
+            func: AggFunc::Min,
+            arg: Some(pick),
+            ty: arg.ty(),
+            arg2: None,
+            distinct: false,
+            order: vec![],
+        }],
     };
     // (BOOLEAN ones back from 1 / 0.)
     let schema = picked.schema();
@@ -304,12 +324,25 @@ fn mode_plan(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: Vec<
             input: Box::new(input.clone()),
             group_by: keys.iter().cloned().chain([x]).collect(),
             group_names: key_names.iter().cloned().chain(["mode_value".to_string()]).collect(),
-            aggs: vec![AggExpr { func: AggFunc::Count, arg: None, ty: DataType::Int64, arg2: None, distinct: false }],
+            aggs: vec![AggExpr {
+                func: AggFunc::Count,
+                arg: None,
+                ty: DataType::Int64,
+                arg2: None,
+                distinct: false,
+                order: vec![],
+            }],
         };
         let schema = counted.schema();
         let col = |i: usize| Expr::column_of(&schema, i);
-        let arg_max =
-            AggExpr { func: AggFunc::ArgMax, arg: Some(col(k)), arg2: Some(col(k + 1)), ty: a.ty, distinct: false };
+        let arg_max = AggExpr {
+            func: AggFunc::ArgMax,
+            arg: Some(col(k)),
+            arg2: Some(col(k + 1)),
+            ty: a.ty,
+            distinct: false,
+            order: vec![],
+        };
         let counted_keys: Vec<Expr> = (0..k).map(col).collect();
         arg_extreme_pick(&counted, &counted_keys, key_names, &arg_max)
     };
@@ -345,6 +378,7 @@ fn distinct_rows_plan(
             arg2: a.arg2.as_ref().map(|_| col(k + 1)),
             ty: a.ty,
             distinct: false,
+            order: vec![],
         };
         let row_keys: Vec<Expr> = (0..k).map(col).collect();
         aggregate_plan(rows, &row_keys, key_names, vec![plain])
@@ -480,7 +514,7 @@ fn distinct_aggregate_plan(
     let agg = |func: AggFunc, arg: Expr| -> Result<AggExpr> {
         let ty = AggExpr::result_type(func, Some(&arg.ty()))
             .ok_or_else(|| Error::bind(format!("{} is not defined for {}", func.name(), arg.ty())))?;
-        Ok(AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false })
+        Ok(AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false, order: vec![] })
     };
     // Partial states over the (keys, x) groups.
     let mut partials: Vec<AggExpr> = vec![];
@@ -495,6 +529,7 @@ fn distinct_aggregate_plan(
                     ty: DataType::Int64,
                     arg2: None,
                     distinct: false,
+                    order: vec![],
                 });
             }
             _ => partials.push(a.clone()),

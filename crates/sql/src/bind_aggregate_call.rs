@@ -206,7 +206,7 @@ impl Context<'_> {
         if distinct && arg.is_none() {
             return Err(Error::bind("count(DISTINCT *) is not valid SQL").at_span(at));
         }
-        Ok(AggExpr { func, arg, ty, arg2: None, distinct })
+        Ok(AggExpr { func, arg, ty, arg2: None, distinct, order: vec![] })
     }
 
     /// covar_pop / covar_samp / corr (y, x): both arguments numeric; arg_max / arg_min
@@ -246,6 +246,6 @@ impl Context<'_> {
         let x = bound.pop();
         let y = bound.pop();
         let ty = if func.is_arg_extreme() { y.as_ref().map_or(DataType::Int32, |y| y.ty()) } else { DataType::Float64 };
-        Ok(AggExpr { func, arg: y, arg2: x, ty, distinct })
+        Ok(AggExpr { func, arg: y, arg2: x, ty, distinct, order: vec![] })
     }
 }

@@ -27,8 +27,14 @@ pub(crate) fn approx_count_plan(
 fn estimate_plan(input: &LogicalPlan, keys: &[Expr], key_names: &[String], a: &AggExpr) -> Result<LogicalPlan> {
     let k = keys.len();
     let x = a.arg.clone().ok_or_else(|| Error::plan("approx_count_distinct needs an argument"))?;
-    let agg =
-        |func: AggFunc, arg: Expr, ty: DataType| AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false };
+    let agg = |func: AggFunc, arg: Expr, ty: DataType| AggExpr {
+        func,
+        arg: Some(arg),
+        ty,
+        arg2: None,
+        distinct: false,
+        order: vec![],
+    };
     let sketch = |op: SketchOp, args: Vec<Expr>| Expr::Sketch { op, args };
     let registers = LogicalPlan::Aggregate {
         input: Box::new(input.clone()),

@@ -94,7 +94,14 @@ fn keep_first(plan: LogicalPlan, on: &[usize], column: usize, asc: bool, nulls_f
     let keys: Vec<Expr> = on.iter().map(|&i| Expr::column_of(&schema, i)).collect();
     let key_names: Vec<String> = on.iter().map(|&i| schema.fields[i].name.clone()).collect();
     let value = orderable(Expr::column_of(&schema, column));
-    let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr { func, arg, ty, arg2: None, distinct: false };
+    let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr {
+        func,
+        arg,
+        ty,
+        arg2: None,
+        distinct: false,
+        order: vec![],
+    };
     let best = LogicalPlan::Aggregate {
         input: Box::new(plan.clone()),
         group_by: keys.clone(),

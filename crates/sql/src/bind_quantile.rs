@@ -125,7 +125,14 @@ impl Context<'_> {
             ))
             .at_span(at));
         };
-        Ok(AggExpr { func, arg: Some(arg), arg2: Some(Expr::literal(fraction, fraction_ty)), ty: result, distinct })
+        Ok(AggExpr {
+            func,
+            arg: Some(arg),
+            arg2: Some(Expr::literal(fraction, fraction_ty)),
+            ty: result,
+            distinct,
+            order: vec![],
+        })
     }
 
     /// The fraction: a constant in [-1, 1] (negated where `desc`), a DECIMAL of at most
@@ -255,7 +262,14 @@ fn sorted_picks(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: &
         partition,
     };
     let ns = numbered.schema();
-    let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr { func, arg, ty, arg2: None, distinct: false };
+    let agg = |func: AggFunc, arg: Option<Expr>, ty: DataType| AggExpr {
+        func,
+        arg,
+        ty,
+        arg2: None,
+        distinct: false,
+        order: vec![],
+    };
     let counts = LogicalPlan::Aggregate {
         input: Box::new(values),
         group_by: (0..k).map(|i| col(&vs, i)).collect(),

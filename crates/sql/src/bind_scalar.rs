@@ -122,8 +122,8 @@ fn at_most_one_row(plan: LogicalPlan, at: sqlparser::tokenizer::Span) -> Result<
     })?;
     let first_two = LogicalPlan::Limit { input: Box::new(plan), skip: 0, fetch: Some(2) };
     let aggs = vec![
-        AggExpr { func: AggFunc::Count, arg: None, ty: DataType::Int64, arg2: None, distinct: false },
-        AggExpr { func: AggFunc::Min, arg: Some(value), ty: min_ty, arg2: None, distinct: false },
+        AggExpr { func: AggFunc::Count, arg: None, ty: DataType::Int64, arg2: None, distinct: false, order: vec![] },
+        AggExpr { func: AggFunc::Min, arg: Some(value), ty: min_ty, arg2: None, distinct: false, order: vec![] },
     ];
     let counted = LogicalPlan::Aggregate { input: Box::new(first_two), group_by: vec![], group_names: vec![], aggs };
     let s = counted.schema();

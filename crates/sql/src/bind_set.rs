@@ -225,6 +225,7 @@ fn counted(arms: Vec<LogicalPlan>, how: Counted, all: bool) -> LogicalPlan {
         ty: DataType::Int64,
         arg2: None,
         distinct: false,
+        order: vec![],
     };
     let aggs = vec![count(&all_columns[width]), count(&all_columns[width + 1])];
     let grouped = LogicalPlan::Aggregate { input: Box::new(union), group_by, group_names, aggs };

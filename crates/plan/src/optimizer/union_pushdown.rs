@@ -70,6 +70,7 @@ fn split(arms: Vec<LogicalPlan>, group_by: Vec<Expr>, group_names: Vec<String>, 
             arg2: None,
             ty: AggExpr::result_type(func, arg_ty.as_ref()).unwrap_or(a.ty),
             distinct: false,
+            order: vec![],
         };
         uses.push(match a.func {
             AggFunc::Avg => vec![add(state(AggFunc::Sum)), add(state(AggFunc::Count))],
@@ -107,7 +108,7 @@ fn split(arms: Vec<LogicalPlan>, group_by: Vec<Expr>, group_names: Vec<String>, 
             };
             let arg = col(nkeys + i);
             let ty = AggExpr::result_type(func, Some(&arg.ty())).unwrap_or(p.ty);
-            AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false }
+            AggExpr { func, arg: Some(arg), ty, arg2: None, distinct: false, order: vec![] }
         })
         .collect();
     let keys = (0..nkeys).map(col).collect();
