@@ -19,6 +19,8 @@ const SORT_HEADS_CU: &str = include_str!("sort_heads.cu");
 /// Result assembly and hash-build helpers, and their kernels per key width (`$W` …).
 const UTIL_CU: &str = include_str!("util.cu");
 const KEYED_TABLES_CU: &str = include_str!("keyed_tables.cu");
+/// string_agg's concatenation of sorted runs (`Stage::ConcatRuns`).
+const CONCAT_RUNS_CU: &str = include_str!("concat_runs.cu");
 
 pub struct SortSpec {
     pub source: String,
@@ -136,7 +138,7 @@ pub fn util_module() -> &'static str {
 }
 
 fn util_module_source() -> String {
-    let mut src = format!("{}{UTIL_CU}", prelude());
+    let mut src = format!("{}{UTIL_CU}{CONCAT_RUNS_CU}", prelude());
     for (width, key, entry) in [("4", "int32_t", "int2"), ("8", "int64_t", "longlong2")] {
         src.push_str(&KEYED_TABLES_CU.replace("$W", width).replace("$KEY", key).replace("$ENTRY", entry));
     }

@@ -140,6 +140,17 @@ pub fn execute_cancellable(
                 }
                 inter.insert(*output, Rows::new(schema, rows));
             }
+            Stage::ConcatRuns { input, output, keys, value, position, separator, schema } => {
+                let rows = concat_runs(
+                    inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default(),
+                    keys,
+                    *value,
+                    *position,
+                    separator,
+                    &ticker,
+                )?;
+                inter.insert(*output, Rows::new(schema, rows));
+            }
         }
     }
     cancel.check()?;
@@ -148,6 +159,44 @@ pub fn execute_cancellable(
     let stats =
         ExecStats { backend: "cpu".into(), total_ms: start.elapsed().as_secs_f64() * 1e3, ..Default::default() };
     Ok((batches, stats))
+}
+
+/// string_agg's runs (`Stage::ConcatRuns`): a run starts at each row whose `position` is
+/// 0; its row is its first row's `keys`, then its values joined, the separator before each
+/// non-NULL value at a position other than 0; NULL where the first value is.
+fn concat_runs(
+    input: &[Row],
+    keys: &[usize],
+    value: usize,
+    position: usize,
+    separator: &str,
+    ticker: &Ticker<'_>,
+) -> Result<Vec<Row>> {
+    let mut out: Vec<Row> = vec![];
+    // The current run's key values and its text so far (None: NULL).
+    let mut run: Option<(Row, Option<String>)> = None;
+    for r in input {
+        ticker.tick()?;
+        let text = match &r[value] {
+            ScalarValue::Utf8(s) => Some(s.as_str()),
+            _ => None,
+        };
+        if matches!(r[position], ScalarValue::Int64(0)) || run.is_none() {
+            out.extend(run.take().map(|(mut row, s)| {
+                row.push(s.map_or(ScalarValue::Null, ScalarValue::Utf8));
+                row
+            }));
+            run = Some((keys.iter().map(|k| r[*k].clone()).collect(), text.map(str::to_string)));
+        } else if let (Some((_, Some(s))), Some(t)) = (run.as_mut(), text) {
+            s.push_str(separator);
+            s.push_str(t);
+        }
+    }
+    out.extend(run.map(|(mut row, s)| {
+        row.push(s.map_or(ScalarValue::Null, ScalarValue::Utf8));
+        row
+    }));
+    Ok(out)
 }
 
 /// What every intermediate's readers need of it (all rows unless each reader is a LIMIT
@@ -175,7 +224,7 @@ fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
             Stage::Slice { input, skip, fetch, .. } => uses.push((*input, first(*skip, *fetch))),
             Stage::BandTable { input, .. } => uses.push((*input, Needed::All)),
             Stage::Concat { inputs, .. } => uses.extend(inputs.iter().map(|i| (*i, Needed::All))),
-            Stage::Repeat { input, .. } => uses.push((*input, Needed::All)),
+            Stage::Repeat { input, .. } | Stage::ConcatRuns { input, .. } => uses.push((*input, Needed::All)),
         }
     }
     let mut needed: HashMap<usize, Needed> = HashMap::new();

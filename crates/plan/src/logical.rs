@@ -37,6 +37,11 @@ pub enum AggFunc {
     /// approx_count_distinct (x): DuckDB's HyperLogLog estimate, planned by the binder
     /// from the group's registers (`sql/src/bind_approx_count.rs`).
     ApproxCountDistinct,
+    /// string_agg (x; `AggExpr::arg2` the separator, a VARCHAR literal; `AggExpr::order`
+    /// its ORDER BY): the group's non-NULL x as text, joined by the separator in that
+    /// order; planned by the binder over the group's sorted rows
+    /// (`sql/src/bind_string_agg.rs`, `LogicalPlan::ConcatRuns`).
+    StringAgg,
 }
 
 impl AggFunc {
@@ -60,6 +65,7 @@ impl AggFunc {
             AggFunc::QuantileCont => "quantile_cont",
             AggFunc::QuantileDisc => "quantile_disc",
             AggFunc::ApproxCountDistinct => "approx_count_distinct",
+            AggFunc::StringAgg => "string_agg",
         }
     }
 
@@ -82,7 +88,7 @@ impl AggFunc {
         self.is_statistic()
             || self.is_arg_extreme()
             || self.is_quantile()
-            || matches!(self, AggFunc::Mode | AggFunc::ApproxCountDistinct)
+            || matches!(self, AggFunc::Mode | AggFunc::ApproxCountDistinct | AggFunc::StringAgg)
     }
 
     pub fn is_quantile(&self) -> bool {
@@ -125,6 +131,14 @@ impl AggExpr {
 
 impl fmt::Display for AggExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.order.is_empty() {
+            let keys: Vec<String> =
+                self.order.iter().map(|k| format!("{}{}", k.expr, if k.asc { "" } else { " DESC" })).collect();
+            let distinct = if self.distinct { "DISTINCT " } else { "" };
+            let arg = self.arg.as_ref().map_or(String::new(), |a| a.to_string());
+            let arg2 = self.arg2.as_ref().map_or(String::new(), |a| format!(", {a}"));
+            return write!(f, "{}({distinct}{arg}{arg2} ORDER BY {})", self.func.name(), keys.join(", "));
+        }
         match &self.arg {
             Some(a) if self.distinct => write!(f, "{}(DISTINCT {a})", self.func.name()),
             Some(a) if self.arg2.is_some() => {
@@ -244,7 +258,24 @@ pub enum LogicalPlan {
         input: Box<LogicalPlan>,
         partition: usize,
     },
+    /// string_agg's concatenation. The rows of `input` (an Enumerate over a Sort with
+    /// segments: in order, numbered within their groups) form runs, each from a row
+    /// whose `position` is 0 to the next such row. Output, one row per run: the `keys`
+    /// columns of its first row, then its `value` strings (VARCHAR) concatenated in order,
+    /// `separator` before each non-NULL value whose position is not 0, NULLs adding
+    /// nothing; NULL where the run's first value is NULL (the binder sorts a group's NULLs
+    /// last, so that is where it has no non-NULL value).
+    ConcatRuns {
+        input: Box<LogicalPlan>,
+        keys: Vec<usize>,
+        value: usize,
+        position: usize,
+        separator: String,
+    },
 }
+
+/// The name of a ConcatRuns node's string column.
+pub const CONCATENATED_COLUMN: &str = "__concatenated";
 
 /// The name of an Enumerate node's position column.
 pub const POSITION_COLUMN: &str = "__position";
@@ -277,6 +308,12 @@ impl LogicalPlan {
             LogicalPlan::Enumerate { input, .. } => {
                 let mut f = input.schema().fields;
                 f.push(Field::new(POSITION_COLUMN, DataType::Int64, false));
+                Schema::new(f)
+            }
+            LogicalPlan::ConcatRuns { input, keys, .. } => {
+                let s = input.schema();
+                let mut f: Vec<Field> = keys.iter().map(|k| s.fields[*k].clone()).collect();
+                f.push(Field::new(CONCATENATED_COLUMN, DataType::Utf8, true));
                 Schema::new(f)
             }
             LogicalPlan::Join { probe, kind: JoinKind::Semi | JoinKind::Anti, .. } => probe.schema(),
@@ -352,6 +389,7 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Enumerate { input, .. }
+            | LogicalPlan::ConcatRuns { input, .. }
             | LogicalPlan::Limit { input, .. } => Some(input),
         }
     }
@@ -407,6 +445,11 @@ impl LogicalPlan {
             LogicalPlan::Enumerate { partition, .. } => {
                 writeln!(f, "{pad}Enumerate (each row's position among the rows of its first {partition} sort keys)")?
             }
+            LogicalPlan::ConcatRuns { separator, .. } => writeln!(
+                f,
+                "{pad}ConcatRuns (each group's values in order, joined by '{}')",
+                separator.replace('\'', "''")
+            )?,
         }
         for i in self.inputs() {
             i.fmt_indent(f, depth + 1)?;

@@ -349,6 +349,19 @@ pub enum Stage {
         output: IntermediateId,
         schema: Schema,
     },
+    /// string_agg: the runs of dense intermediate `input` (in order; a run starts at each
+    /// row whose BIGINT column `position` is 0), one row each into `output`: its first
+    /// row's `keys` columns, then its `value` strings concatenated with `separator` before
+    /// each non-NULL value at a position other than 0 (`LogicalPlan::ConcatRuns`).
+    ConcatRuns {
+        input: IntermediateId,
+        output: IntermediateId,
+        keys: Vec<usize>,
+        value: usize,
+        position: usize,
+        separator: String,
+        schema: Schema,
+    },
     /// Each row of dense intermediate `input` as many times as its column `times` (BIGINT;
     /// NULL or below 1: none) says, columns `columns` of it, into `output` (INTERSECT ALL,
     /// EXCEPT ALL).
@@ -544,6 +557,11 @@ impl fmt::Display for PhysicalPlan {
                 Stage::Repeat { input, output, times, columns, .. } => writeln!(
                     f,
                     "Repeat #{input} -> #{output} each row #{times} times, columns {columns:?} (prefix sum, gather)"
+                )?,
+                Stage::ConcatRuns { input, output, keys, value, position, separator, .. } => writeln!(
+                    f,
+                    "ConcatRuns #{input} -> #{output} keys {keys:?}, #{value} joined by '{}' in runs restarting where #{position} is 0 (prefix sums of lengths, byte copies)",
+                    separator.replace('\'', "''")
                 )?,
             }
         }

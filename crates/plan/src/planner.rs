@@ -242,6 +242,37 @@ impl Planner {
         Ok(Built::Open { source, ops })
     }
 
+    /// string_agg's runs: over the dense, ordered rows an Enumerate slices (a pipeline
+    /// between them would not keep their order on the GPU).
+    fn build_concat_runs(
+        &mut self,
+        input: &LogicalPlan,
+        keys: &[usize],
+        value: usize,
+        position: usize,
+        separator: &str,
+        schema: Schema,
+    ) -> Result<Built> {
+        if !matches!(input, LogicalPlan::Enumerate { .. }) {
+            return Err(Error::plan("ConcatRuns reads the rows of an Enumerate"));
+        }
+        let id = match self.build(input)? {
+            Built::Open { source: Source::Intermediate { id, .. }, ops } if ops.is_empty() => id,
+            _ => return Err(Error::plan("an Enumerate's rows are a sliced intermediate")),
+        };
+        let output = self.intermediate();
+        self.stages.push(Stage::ConcatRuns {
+            input: id,
+            output,
+            keys: keys.to_vec(),
+            value,
+            position,
+            separator: separator.to_string(),
+            schema: schema.clone(),
+        });
+        Ok(Built::Open { source: Source::Intermediate { id: output, schema }, ops: vec![] })
+    }
+
     fn build(&mut self, plan: &LogicalPlan) -> Result<Built> {
         match plan {
             LogicalPlan::CrossJoin { .. } => Err(Error::not_supported("cross joins")),
@@ -322,6 +353,9 @@ impl Planner {
             LogicalPlan::Union { inputs, schema } => self.build_union(inputs, schema),
             LogicalPlan::Repeat { input, times } => self.build_repeat(input, times),
             LogicalPlan::Enumerate { input, partition } => self.build_enumerate(input, *partition),
+            LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
+                self.build_concat_runs(input, keys, *value, *position, separator, plan.schema())
+            }
         }
     }
 

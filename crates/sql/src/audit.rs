@@ -238,7 +238,8 @@ pub fn function(f: &ast::Function) -> Result<()> {
             &[(duplicate_treatment.is_some() && !aggregate, "DISTINCT / ALL in a function that is not an aggregate")],
             at,
         )?;
-        if let Some(c) = clauses.first() {
+        // (string_agg binds its ORDER BY and refuses the other clauses by name.)
+        if let Some(c) = clauses.first().filter(|_| !crate::bind_string_agg::is_string_agg_name(&name.to_string())) {
             return Err(Error::not_supported(format!("{c} in a function's arguments")).at_span(at));
         }
     }

@@ -26,6 +26,9 @@ pub(crate) fn aggregate_plan(
     if aggs.iter().any(|a| a.func.is_quantile()) {
         return crate::bind_quantile::quantile_plan(input, keys, key_names, aggs);
     }
+    if aggs.iter().any(|a| a.func == AggFunc::StringAgg) {
+        return crate::bind_string_agg::string_agg_plan(input, keys, key_names, aggs);
+    }
     if aggs.iter().any(|a| a.func == AggFunc::ApproxCountDistinct) {
         return crate::bind_approx_count::approx_count_plan(input, keys, key_names, aggs);
     }
@@ -111,6 +114,22 @@ pub(crate) fn join_on_groups(
         kind: gpusql_plan::JoinKind::Inner,
         residual: None,
     }
+}
+
+/// The sort keys that keep each group of rows together, for plans over a group's rows in
+/// order (quantiles, string_agg): the first `k` columns of `schema`, NULLs first; where
+/// comparing them costs (strings, intervals, several keys), a hash of them sorts first:
+/// most comparisons end there, and a group's rows stay together.
+pub(crate) fn group_order(schema: &gpusql_common::Schema, k: usize) -> Vec<gpusql_plan::SortKey> {
+    use gpusql_plan::SortKey;
+    let col = |i: usize| Expr::column_of(schema, i);
+    let mut order: Vec<SortKey> = (0..k).map(|i| SortKey { expr: col(i), asc: true, nulls_first: true }).collect();
+    let costly = k > 1 || (0..k).any(|i| matches!(schema.fields[i].ty, DataType::Utf8 | DataType::Interval));
+    if costly {
+        let hash = Expr::Sketch { op: gpusql_plan::hyperloglog::SketchOp::GroupHash, args: (0..k).map(col).collect() };
+        order.insert(0, SortKey { expr: hash, asc: true, nulls_first: true });
+    }
+    order
 }
 
 /// `e` as MIN / MAX take it: a BOOLEAN as 1 (TRUE) / 0 (FALSE), NULL kept; others as
@@ -434,7 +453,7 @@ pub(crate) fn plan_apart(
 
 /// Whether two aggregate arguments are the same expression: `==`, or the same printed form
 /// (a NaN literal is not `==` to itself).
-fn same_expr(x: &Expr, y: &Expr) -> bool {
+pub(crate) fn same_expr(x: &Expr, y: &Expr) -> bool {
     x == y || format!("{x:?}") == format!("{y:?}")
 }
 

@@ -37,6 +37,7 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "mode"
             | "approx_count_distinct"
     ) || crate::bind_quantile::is_quantile_name(name)
+        || crate::bind_string_agg::is_string_agg_name(name)
 }
 
 impl Context<'_> {
@@ -135,6 +136,9 @@ impl Context<'_> {
         };
         if crate::bind_quantile::is_quantile_name(&name) {
             return self.bind_quantile_call(f, list);
+        }
+        if crate::bind_string_agg::is_string_agg_name(&name) {
+            return self.bind_string_agg_call(f, list);
         }
         // (MIN and MAX of the distinct values are those of all values.)
         let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))

@@ -66,6 +66,17 @@ pub(crate) fn limit(l: &Option<ast::LimitClause>) -> Result<(usize, Option<usize
     }
 }
 
+/// DuckDB's refusal of an ORDER BY key that is a literal other than an integer (a string,
+/// a decimal number, NULL, TRUE): it orders nothing, and is likely a mistake.
+pub(crate) fn refuse_non_integer_literal(e: &ast::Expr) -> Result<()> {
+    let ast::Expr::Value(v) = e else { return Ok(()) };
+    let integer = matches!(&v.value, ast::Value::Number(n, _) if n.bytes().all(|b| b.is_ascii_digit()));
+    if integer || matches!(v.value, ast::Value::Placeholder(_)) {
+        return Ok(());
+    }
+    Err(Error::bind("ORDER BY non-integer literal has no effect.").at_span(e.span()))
+}
+
 /// ORDER BY: each key an output position, an output alias, or an expression, which is
 /// added to `exprs` as a hidden column where the select list lacks it.
 pub(crate) fn bind_order_by(
@@ -84,6 +95,7 @@ pub(crate) fn bind_order_by(
         }
         // DuckDB's default: NULLS LAST in both directions (PostgreSQL differs for DESC).
         let nulls_first = o.options.nulls_first.unwrap_or(false);
+        refuse_non_integer_literal(&o.expr)?;
         let index = if let Some(pos) = positional(&o.expr) {
             if pos == 0 || pos > visible {
                 return Err(

@@ -7,10 +7,9 @@
 //! second aggregation, and a continuous quantile blends the two around it. Every step is
 //! an operator both backends have (sort, gather, hash aggregation, hash join).
 
-use crate::bind_aggregate::{join_on_groups, orderable, plan_apart};
+use crate::bind_aggregate::{group_order, join_on_groups, orderable, plan_apart};
 use crate::bind_expr::{contains_aggregate, AtSpan, Context};
 use gpusql_common::{DataType, Error, Result, ScalarValue};
-use gpusql_plan::hyperloglog::SketchOp;
 use gpusql_plan::quantile::{QuantileFraction, QuantileOp, MAX_EXACT_SCALE};
 use gpusql_plan::{AggExpr, AggFunc, BinaryOp, Expr, LogicalPlan, SortKey};
 use sqlparser::ast::{self, Spanned};
@@ -245,14 +244,7 @@ fn sorted_picks(input: LogicalPlan, keys: &[Expr], key_names: &[String], aggs: &
     };
     let vs = values.schema();
     let col = |s: &gpusql_common::Schema, i: usize| Expr::column_of(s, i);
-    let mut order: Vec<SortKey> = (0..k).map(|i| SortKey { expr: col(&vs, i), asc: true, nulls_first: true }).collect();
-    // Where comparing the keys costs (strings, intervals, several keys), a hash of them
-    // sorts first: most comparisons end there, and a group's rows stay together.
-    let costly = k > 1 || (0..k).any(|i| matches!(vs.fields[i].ty, DataType::Utf8 | DataType::Interval));
-    if costly {
-        let hash = Expr::Sketch { op: SketchOp::GroupHash, args: (0..k).map(|i| col(&vs, i)).collect() };
-        order.insert(0, SortKey { expr: hash, asc: true, nulls_first: true });
-    }
+    let mut order = group_order(&vs, k);
     let partition = order.len();
     order.push(SortKey { expr: orderable(col(&vs, k)), asc: !desc, nulls_first: false });
     // Each row's position in its group (the sort's segments), and the group's count of

@@ -21,6 +21,7 @@ mod bind_select;
 mod bind_select_list;
 mod bind_set;
 mod bind_string;
+mod bind_string_agg;
 mod bind_subquery;
 mod bind_using;
 mod clock;

@@ -136,9 +136,11 @@ impl Visitor for Candidates {
         }
         keep_moved_constants(e, &mut self.excluded);
         keep_merged_patterns(e, &mut self.excluded);
-        // A quantile's fraction decides its plan (`bind_quantile.rs`).
+        // A quantile's fraction decides its plan (`bind_quantile.rs`), string_agg's
+        // separator its concatenation.
         if let ast::Expr::Function(f) = e {
-            if crate::bind_quantile::is_quantile_name(&f.name.to_string()) {
+            let name = f.name.to_string();
+            if crate::bind_quantile::is_quantile_name(&name) || crate::bind_string_agg::is_string_agg_name(&name) {
                 exclude_all(f, &mut self.excluded);
             }
         }

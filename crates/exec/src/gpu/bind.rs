@@ -45,7 +45,12 @@ impl GpuExecutor {
     /// content for the session: a string constant a kernel writes into its rows
     /// (`CASE ... THEN 'low'`) is a pointer into its literal buffer, read when the result
     /// is assembled, after the pipeline; and a repeated query uploads nothing.
-    fn constant_buffer(&self, bytes: Vec<u8>, what: &str, up: &mut UploadStats) -> Result<Arc<CudaSlice<u8>>> {
+    pub(super) fn constant_buffer(
+        &self,
+        bytes: Vec<u8>,
+        what: &str,
+        up: &mut UploadStats,
+    ) -> Result<Arc<CudaSlice<u8>>> {
         let mut cache = self.constant_buffers.lock().unwrap_or_else(|e| e.into_inner());
         let buffer = match cache.get(&bytes) {
             Some(b) => b.clone(),

@@ -161,7 +161,11 @@ impl GpuExecutor {
                         memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys, *segments))?;
                     sorts.push(spec.source.clone());
                 }
-                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } | Stage::BandTable { .. } => {}
+                Stage::Slice { .. }
+                | Stage::Concat { .. }
+                | Stage::Repeat { .. }
+                | Stage::ConcatRuns { .. }
+                | Stage::BandTable { .. } => {}
             }
         }
         for group in balanced_groups(sources, self.config.compile_programs as usize) {

@@ -8,6 +8,7 @@ mod bind;
 mod buffers;
 mod capacity;
 mod compile;
+mod concat_runs;
 pub mod device_store;
 mod graph;
 mod join;
@@ -351,6 +352,17 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, rows);
                 }
+                Stage::ConcatRuns { input, output, keys, value, position, separator, schema } => {
+                    let data = inter.remove(input).ok_or_else(|| Error::exec("string_agg input missing"))?;
+                    let done = concat_runs::concat_runs(
+                        self, &data, keys, *value, *position, separator, schema, *output, reads,
+                    )?;
+                    pending_spans.extend(done.spans.into_iter().map(|s| (stats.kernels.len(), s)));
+                    stats.kernels.push(done.stat);
+                    // (The strings point into the buffer, as into a pipeline's arena.)
+                    arenas.push(done.bytes);
+                    inter.insert(*output, done.rows);
+                }
             }
             if let Some(k) = stats.kernels.last_mut() {
                 k.wall_ms = stage_start.elapsed().as_secs_f64() * 1e3;
@@ -437,7 +449,11 @@ impl GpuExecutor {
                     let sort = gpusql_codegen::sort::generate_sort(schema, keys, *segments)?;
                     out.push((format!("sort #{input}"), sort.source))
                 }
-                Stage::Slice { .. } | Stage::Concat { .. } | Stage::Repeat { .. } | Stage::BandTable { .. } => {}
+                Stage::Slice { .. }
+                | Stage::Concat { .. }
+                | Stage::Repeat { .. }
+                | Stage::ConcatRuns { .. }
+                | Stage::BandTable { .. } => {}
             }
         }
         Ok(out)

@@ -114,6 +114,9 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
         LogicalPlan::Enumerate { input, partition } => {
             LogicalPlan::Enumerate { input: Box::new(rewrite(*input)?), partition }
         }
+        LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
+            LogicalPlan::ConcatRuns { input: Box::new(rewrite(*input)?), keys, value, position, separator }
+        }
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(rewrite).collect::<Result<_>>()?, schema }
         }

@@ -108,6 +108,9 @@ pub(crate) fn map_plan(
         }
         LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input: child(input)?, times },
         LogicalPlan::Enumerate { input, partition } => LogicalPlan::Enumerate { input: child(input)?, partition },
+        LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
+            LogicalPlan::ConcatRuns { input: child(input)?, keys, value, position, separator }
+        }
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(|i| map_plan(i, f)).collect::<Result<_>>()?, schema }
         }

@@ -139,6 +139,17 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             map.push(Some(input.schema().len()));
             (LogicalPlan::Enumerate { input: Box::new(input), partition }, map)
         }
+        LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
+            // The input stays in its order (an Enumerate keeps the columns it is asked for
+            // in their order, and its position last).
+            let req: Vec<usize> = keys.iter().copied().chain([value, position]).collect();
+            let (input, map) = prune(*input, &req);
+            let at = |i: usize| map[i].expect("required column kept");
+            let keys: Vec<usize> = keys.into_iter().map(at).collect();
+            let (value, position) = (at(value), at(position));
+            let out_map = (0..=keys.len()).map(Some).collect();
+            (LogicalPlan::ConcatRuns { input: Box::new(input), keys, value, position, separator }, out_map)
+        }
         LogicalPlan::Repeat { input, times } => {
             let mut req = required.to_vec();
             times.columns(&mut req);

@@ -1,5 +1,5 @@
-//! The generator's aggregate calls: COUNT / SUM / AVG / MIN / MAX, the quantiles and
-//! approx_count_distinct.
+//! The generator's aggregate calls: COUNT / SUM / AVG / MIN / MAX, the quantiles,
+//! approx_count_distinct and string_agg.
 
 use super::{Generator, Scope, Ty};
 
@@ -13,11 +13,13 @@ impl Generator<'_> {
         let choice = match want {
             Some(Ty::Int) => self.rng.below(3),
             Some(Ty::Dec) => 5,
+            Some(Ty::Str) if self.rng.chance(0.3) => 9,
             Some(Ty::Date | Ty::Str) => 6,
-            _ => self.rng.below(9),
+            _ => self.rng.below(10),
         };
         match choice {
             8 => self.quantile(scope),
+            9 => self.string_agg(scope),
             0 => "COUNT(*)".into(),
             1 => {
                 let ty = self.any_type(scope);
@@ -41,6 +43,44 @@ impl Generator<'_> {
                 let f = if self.rng.chance(0.5) { "MIN" } else { "MAX" };
                 format!("{f}({})", self.expr(scope, ty, 1))
             }
+        }
+    }
+
+    /// string_agg of an expression in an order that decides it: by the value itself, or by
+    /// another expression and then the value (rows that tie on both join the same text).
+    /// No DOUBLEs: their text is not implemented, and DuckDB may order -0.0 and 0.0 either way.
+    fn string_agg(&mut self, scope: &Scope) -> String {
+        let types: Vec<Ty> =
+            [Ty::Int, Ty::Dec, Ty::Str, Ty::Date].into_iter().filter(|t| !scope.of_type(*t).is_empty()).collect();
+        let ty = self.rng.pick(&types).copied().unwrap_or(Ty::Int);
+        let x = self.expr(scope, ty, 1);
+        const SEPARATORS: [&str; 5] = ["', '", "''", "'|'", "'é→'", "''''"];
+        let sep =
+            self.rng.pick(&SEPARATORS).filter(|_| self.rng.chance(0.8)).map_or(String::new(), |s| format!(", {s}"));
+        let dir = |g: &mut Generator| {
+            let desc = if g.rng.chance(0.3) { " DESC" } else { "" };
+            let nulls = match g.rng.below(5) {
+                0 => " NULLS FIRST",
+                1 => " NULLS LAST",
+                _ => "",
+            };
+            format!("{desc}{nulls}")
+        };
+        let f = *self.rng.pick(&["string_agg", "string_agg", "group_concat", "listagg"]).unwrap_or(&"string_agg");
+        let by_x = dir(self);
+        match self.rng.below(5) {
+            0 => format!("{f}(DISTINCT {x}{sep} ORDER BY {x}{by_x})"),
+            1 | 2 => {
+                let mut others = types.clone();
+                if !scope.of_type(Ty::Bool).is_empty() {
+                    others.push(Ty::Bool);
+                }
+                let yty = self.rng.pick(&others).copied().unwrap_or(Ty::Int);
+                let y = self.expr(scope, yty, 1);
+                let by_y = dir(self);
+                format!("{f}({x}{sep} ORDER BY {y}{by_y}, {x}{by_x})")
+            }
+            _ => format!("{f}({x}{sep} ORDER BY {x}{by_x})"),
         }
     }
 
