@@ -1,6 +1,7 @@
 //! Subqueries in WHERE, decorrelated into semi and anti joins:
-//! - `x [NOT] IN (SELECT y …)` (uncorrelated) joins on x = y; correlated, `x IN` is bound
-//!   as `EXISTS (… AND y = x)` (`correlated_in`);
+//! - `x [NOT] IN (SELECT y …)` (uncorrelated) joins on x = y; correlated, it is bound as
+//!   `EXISTS (… AND y = x)`, NOT IN as `NOT EXISTS (… AND (y = x OR y IS NULL OR x IS NULL))`
+//!   (`correlated_in`);
 //! - `[NOT] EXISTS (SELECT … WHERE inner = outer AND …)` joins on the correlated
 //!   equalities; the subquery's own conditions filter its build side, and other
 //!   conditions over both (`inner.x <> outer.y`, TPC-H Q21) are the join's residual: a
@@ -54,18 +55,19 @@ pub fn bind_subquery_condition(
 ) -> Result<SubqueryJoin> {
     match e {
         ast::Expr::Nested(inner) => bind_subquery_condition(inner, outer, outer_query, catalog),
-        ast::Expr::InSubquery { expr, subquery, negated: false } => {
-            match bind_in(expr, subquery, false, outer, catalog) {
+        ast::Expr::InSubquery { expr, subquery, negated } => {
+            match bind_in(expr, subquery, *negated, outer, catalog) {
                 // (Where the EXISTS form is refused too, the refusal names the IN as written.)
-                Err(e) if is_correlated_in(&e) => match correlated_in(expr, subquery, outer, outer_query, catalog) {
-                    Ok(Some(join)) => Ok(join),
-                    Err(other) if !matches!(other.kind(), Error::NotSupported(_)) => Err(other),
-                    _ => Err(e),
-                },
+                Err(e) if is_correlated_in(&e) => {
+                    match correlated_in(expr, subquery, *negated, outer, outer_query, catalog) {
+                        Ok(Some(join)) => Ok(join),
+                        Err(other) if !matches!(other.kind(), Error::NotSupported(_)) => Err(other),
+                        _ => Err(e),
+                    }
+                }
                 other => other,
             }
         }
-        ast::Expr::InSubquery { expr, subquery, negated: true } => bind_in(expr, subquery, true, outer, catalog),
         ast::Expr::Exists { subquery, negated } => bind_exists(subquery, *negated, outer, outer_query, catalog),
         other => Err(Error::plan(format!("not a subquery condition: {other}"))),
     }
@@ -103,15 +105,19 @@ fn is_correlated_in(e: &Error) -> bool {
     matches!(e.kind(), Error::NotSupported(m) if m.contains("correlated subqueries in IN"))
 }
 
-/// `x IN (SELECT y FROM … WHERE c)` correlated with the outer query, as a condition that
-/// filters (a WHERE conjunct, where a NULL and a FALSE both drop the row):
+/// `x [NOT] IN (SELECT y FROM … WHERE c)` correlated with the outer query, as a condition
+/// that filters (a WHERE conjunct, where a NULL and a FALSE both drop the row):
 /// `EXISTS (SELECT 1 FROM … WHERE (c) AND (y) = (x))`, which binds the equality as one more
-/// correlated key. None (the refusal stands) where the subquery is not a plain SELECT of one
-/// value (grouped, aggregated, limited, DISTINCT ON, with a WITH), or where a name in x would mean an
-/// inner column once inside it. NOT IN stays refused (its NULL rules are not EXISTS's).
+/// correlated key. NOT IN keeps a row only where no y of its subquery's rows equals x, is
+/// NULL, or meets a NULL x (SQL's three-valued IN: a NULL on either side makes it unknown
+/// once the subquery has rows): `NOT EXISTS (… WHERE (c) AND ((y) = (x) OR (y) IS NULL OR
+/// (x) IS NULL))`. None (the refusal stands) where the subquery is not a plain SELECT of
+/// one value (grouped, aggregated, limited, DISTINCT ON, with a WITH), or where a name in
+/// x would mean an inner column once inside it.
 fn correlated_in(
     expr: &ast::Expr,
     subquery: &ast::Query,
+    negated: bool,
     outer: &Scope,
     outer_query: &OuterQuery,
     catalog: &dyn Catalog,
@@ -154,25 +160,37 @@ fn correlated_in(
         {
             let cast = |e: &ast::Expr| format!("CAST(({e}) AS DECIMAL({precision}, {scale}))");
             let (y, x) = (crate::functions::parse_expr(&cast(y), y)?, crate::functions::parse_expr(&cast(expr), expr)?);
-            return exists_with(select, subquery, &y, &x, outer, outer_query, catalog).map(Some);
+            return exists_with(select, subquery, &y, &x, negated, outer, outer_query, catalog).map(Some);
         }
     }
-    exists_with(select, subquery, y, expr, outer, outer_query, catalog).map(Some)
+    exists_with(select, subquery, y, expr, negated, outer, outer_query, catalog).map(Some)
 }
 
-/// `EXISTS (SELECT 1 FROM … WHERE (c) AND (y) = (x))` of `x IN (SELECT y FROM … WHERE c)`.
+/// `[NOT] EXISTS (SELECT 1 FROM … WHERE (c) AND <y matches x>)` of `x [NOT] IN (SELECT y
+/// FROM … WHERE c)` (`correlated_in`).
+#[allow(clippy::too_many_arguments)]
 fn exists_with(
     select: &ast::Select,
     subquery: &ast::Query,
     y: &ast::Expr,
     expr: &ast::Expr,
+    negated: bool,
     outer: &Scope,
     outer_query: &OuterQuery,
     catalog: &dyn Catalog,
 ) -> Result<SubqueryJoin> {
     let nested = |e: &ast::Expr| ast::Expr::Nested(Box::new(e.clone()));
-    let equal =
+    let mut equal =
         ast::Expr::BinaryOp { left: Box::new(nested(y)), op: ast::BinaryOperator::Eq, right: Box::new(nested(expr)) };
+    if negated {
+        let or = |l: ast::Expr, r: ast::Expr| ast::Expr::BinaryOp {
+            left: Box::new(l),
+            op: ast::BinaryOperator::Or,
+            right: Box::new(r),
+        };
+        let null = |e: &ast::Expr| ast::Expr::IsNull(Box::new(nested(e)));
+        equal = nested(&or(or(equal, null(y)), null(expr)));
+    }
     let mut exists = select.clone();
     exists.selection = Some(match &select.selection {
         Some(w) => {
@@ -182,7 +200,7 @@ fn exists_with(
     });
     exists.projection = vec![ast::SelectItem::UnnamedExpr(ast::Expr::value(ast::Value::Number("1".into(), false)))];
     let query = ast::Query { body: Box::new(ast::SetExpr::Select(Box::new(exists))), ..subquery.clone() };
-    bind_exists(&query, false, outer, outer_query, catalog)
+    bind_exists(&query, negated, outer, outer_query, catalog)
 }
 
 /// Whether x and y of `x IN (SELECT y …)` can be NULL.
@@ -208,7 +226,11 @@ pub fn not_in_null_guard(e: &ast::Expr, outer: &Scope, catalog: &dyn Catalog) ->
         ast::Expr::InSubquery { expr, subquery, negated: true } => (expr, subquery),
         _ => return Ok(None),
     };
-    let join = bind_in(expr, subquery, true, outer, catalog)?;
+    let join = match bind_in(expr, subquery, true, outer, catalog) {
+        // (A correlated NOT IN is a NOT EXISTS that weighs the NULLs itself.)
+        Err(e) if is_correlated_in(&e) => return Ok(None),
+        join => join?,
+    };
     if !join.probe_keys[0].nullable() && !join.build_keys[0].nullable() {
         return Ok(None);
     }
@@ -240,9 +262,14 @@ fn bind_exists(
     }
     let mut filters = vec![];
     let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);
-    // Conditions over both sides bind against the outer columns followed by the inner ones.
+    // Conditions over both sides bind against the outer columns followed by the inner ones;
+    // a bare name both sides have is the inner one's (SQL scoping), the outer one answers to
+    // its qualified name only.
+    let shadowed = |f: &crate::bind_expr::ScopeField| inner.fields.iter().any(|i| i.name.eq_ignore_ascii_case(&f.name));
+    let outer_fields =
+        outer.fields.iter().map(|f| crate::bind_expr::ScopeField { hidden: f.hidden || shadowed(f), ..f.clone() });
     let both = Scope {
-        fields: outer.fields.iter().chain(&inner.fields).cloned().collect(),
+        fields: outer_fields.chain(inner.fields.iter().cloned()).collect(),
         unsupported: outer.unsupported.iter().chain(&inner.unsupported).cloned().collect(),
     };
     let mut nested = vec![];

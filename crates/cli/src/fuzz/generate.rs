@@ -772,6 +772,19 @@ impl<'a> Generator<'a> {
             cond.push_str(&format!(" AND {}", self.predicate(&inner, 1, false)));
         }
         self.depth -= 1;
+        // Or a correlated `x [NOT] IN (SELECT y …)` over the same rows (its NULL rules differ
+        // from EXISTS's: a NULL y or x makes NOT IN unknown).
+        let shared: Vec<Ty> = [Ty::Int, Ty::Dec, Ty::Str, Ty::Date, Ty::Float]
+            .into_iter()
+            .filter(|t| !scope.of_type(*t).is_empty() && !inner.of_type(*t).is_empty())
+            .collect();
+        if let Some(ty) = self.rng.pick(&shared).copied().filter(|_| self.rng.chance(0.3)) {
+            let x = self.expr(scope, ty, 0);
+            if let Some(y) = self.column(&inner, ty) {
+                let not = if self.rng.chance(0.5) { "NOT " } else { "" };
+                return format!("{x} {not}IN (SELECT {} FROM {it} AS {alias} WHERE {cond})", y.sql);
+            }
+        }
         if self.rng.chance(0.25) {
             let cmp = *self.rng.pick(&["=", "<", ">"]).unwrap_or(&">");
             let n = self.rng.below(4);
