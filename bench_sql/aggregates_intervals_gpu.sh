@@ -1,35 +1,6 @@
 #!/usr/bin/env bash
-# Quantiles, approx_count_distinct and intervals on the GPU at TPC-H SF 10
-# (bench_sql/aggregates_intervals.sql: median kernel and wall ms of runs 2-5 and the first
-# run's wall, one process), then the same statements in DuckDB 2.0.1 (all cores) over the
-# lineitem columns they read, from Parquet that gpusql writes; both engines' answers kept:
+# Quantiles, approx_count_distinct and intervals on the GPU at TPC-H SF 10 beside DuckDB
+# 2.0.1 (bench_sql/aggregates_intervals.sql through beside_duckdb.sh):
 #   bench_sql/aggregates_intervals_gpu.sh OUTDIR
-# Needs target/release/gpusql (or $GPUSQL) and duckdb importable.
-set -uo pipefail
-OUT=$1
-B=${GPUSQL:-target/release/gpusql}
-HERE=$(dirname "$0")
-SQL=$HERE/aggregates_intervals.sql
-mkdir -p "$OUT"
-export RUST_LOG=error
-python3 "$HERE/run_timed.py" "$B" "$SQL" --data "--tpch 10" --runs 5 --wall | tee "$OUT/gpu.txt"
-grep -v "^#\|^EACH\|^@\|^$" "$SQL" > "$OUT/statements.sql"
-cols="l_orderkey, l_partkey, l_quantity, l_extendedprice, l_returnflag, l_linestatus, l_shipdate, l_commitdate, l_receiptdate, l_comment"
-args=(--tpch 10 --backend gpu --format csv -c "COPY (SELECT $cols FROM lineitem) TO '/tmp/lineitem_cols.parquet' (FORMAT parquet);")
-while IFS= read -r q; do args+=(-c "$q;"); done < "$OUT/statements.sql"
-"$B" "${args[@]}" > "$OUT/answers_gpu.csv" 2> "$OUT/answers_gpu.err"
-python3 - "$OUT" <<'PY'
-import duckdb, statistics, sys, time
-out = sys.argv[1]
-c = duckdb.connect()
-c.sql("CREATE TABLE lineitem AS SELECT * FROM '/tmp/lineitem_cols.parquet'")
-with open(f"{out}/duckdb.txt", "w") as f:
-    for q in open(f"{out}/statements.sql"):
-        q = q.strip()
-        times = []
-        for _ in range(5):
-            t = time.perf_counter(); r = c.sql(q).fetchall(); times.append((time.perf_counter() - t) * 1000)
-        f.write(f"{statistics.median(times[1:]):9.3f} ms  answer {[tuple(map(str, x)) for x in r][:4]}  {q}\n")
-print(open(f"{out}/duckdb.txt").read())
-PY
-echo "gpusql answers (in order):"; cat "$OUT/answers_gpu.csv"
+LINEITEM_COLUMNS="l_orderkey, l_partkey, l_quantity, l_extendedprice, l_returnflag, l_linestatus, l_shipdate, l_commitdate, l_receiptdate, l_comment" \
+  exec "$(dirname "$0")/beside_duckdb.sh" "$(dirname "$0")/aggregates_intervals.sql" 10 "$1"
