@@ -238,8 +238,15 @@ pub fn function(f: &ast::Function) -> Result<()> {
             &[(duplicate_treatment.is_some() && !aggregate, "DISTINCT / ALL in a function that is not an aggregate")],
             at,
         )?;
-        // (string_agg binds its ORDER BY and refuses the other clauses by name.)
-        if let Some(c) = clauses.first().filter(|_| !crate::bind_string_agg::is_string_agg_name(&name.to_string())) {
+        // string_agg binds its ORDER BY and refuses the other clauses by name; the
+        // aggregates that no order changes check theirs (`check_ignored_order`).
+        let name = name.to_string();
+        let order_ignored = crate::bind_aggregate_call::ignores_order(&name);
+        let allowed = |c: &ast::FunctionArgumentClause| {
+            crate::bind_string_agg::is_string_agg_name(&name)
+                || (order_ignored && matches!(c, ast::FunctionArgumentClause::OrderBy(_)))
+        };
+        if let Some(c) = clauses.iter().find(|c| !allowed(c)) {
             return Err(Error::not_supported(format!("{c} in a function's arguments")).at_span(at));
         }
     }

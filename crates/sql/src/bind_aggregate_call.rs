@@ -40,7 +40,45 @@ pub fn is_aggregate_name(name: &str) -> bool {
         || crate::bind_string_agg::is_string_agg_name(name)
 }
 
+/// The aggregates whose result no order of their rows changes: an ORDER BY in their call
+/// (`sum(x ORDER BY y)`) is checked as DuckDB checks it, and has nothing to do.
+pub fn ignores_order(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    is_aggregate_name(&name)
+        && !crate::bind_string_agg::is_string_agg_name(&name)
+        && !matches!(name.as_str(), "arg_max" | "argmax" | "max_by" | "arg_min" | "argmin" | "min_by" | "mode")
+}
+
 impl Context<'_> {
+    /// The ORDER BY in the call of an aggregate that ignores it (`ignores_order`): its keys
+    /// must bind, and be the argument where the call is DISTINCT (DuckDB's rules).
+    pub(crate) fn check_ignored_order(&self, f: &ast::Function) -> Result<()> {
+        let ast::FunctionArguments::List(list) = &f.args else { return Ok(()) };
+        let keys = list.clauses.iter().flat_map(|c| match c {
+            ast::FunctionArgumentClause::OrderBy(keys) => keys.as_slice(),
+            _ => &[],
+        });
+        let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+        for o in keys {
+            crate::bind_order::refuse_non_integer_literal(&o.expr)?;
+            if contains_aggregate(&o.expr) {
+                return Err(Error::bind("aggregate calls cannot be nested").at_span(o.expr.span()));
+            }
+            let key = self.bind(&o.expr)?;
+            let argument = match list.args.as_slice() {
+                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => self.bind(x).ok(),
+                _ => None,
+            };
+            if distinct && argument.is_none_or(|a| !crate::bind_aggregate::same_expr(&a, &key)) {
+                return Err(Error::bind(
+                    "In a DISTINCT aggregate, ORDER BY expressions must appear in the argument list",
+                )
+                .at_span(o.expr.span()));
+            }
+        }
+        Ok(())
+    }
+
     /// bool_and(x) / bool_or(x) of a BOOLEAN: `min` / `max` of 1 (TRUE) and 0 (FALSE),
     /// compared with 1 (NULL where the group has no non-NULL x). DISTINCT and FILTER are
     /// kept. None for another function.

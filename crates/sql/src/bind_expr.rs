@@ -160,6 +160,9 @@ impl<'a> Context<'a> {
             }
             // An aggregate call becomes a reference to its output column.
             if let ast::Expr::Function(f) = e {
+                if crate::bind_aggregate_call::ignores_order(&f.name.to_string()) {
+                    Context::Plain(g.base).check_ignored_order(f)?;
+                }
                 if let Some(rewritten) = self.bool_aggregate(f).or_else(|| self.interval_average(f)) {
                     return self.bind(&rewritten?);
                 }
