@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+mod window;
+
 type Row = Vec<ScalarValue>;
 
 struct Rows {
@@ -140,6 +142,11 @@ pub fn execute_cancellable(
                 }
                 inter.insert(*output, Rows::new(schema, rows));
             }
+            Stage::Window { input, output, keys, partition, calls, columns, schema } => {
+                let data = inter.remove(input).ok_or_else(|| Error::exec("window input missing"))?;
+                let rows = window::window(&data.rows, &data.schema, keys, *partition, calls, columns, &ticker)?;
+                inter.insert(*output, Rows::new(schema, rows));
+            }
             Stage::ConcatRuns { input, output, keys, value, position, separator, schema } => {
                 let rows = concat_runs(
                     inter.get(input).map(|r| r.rows.as_slice()).unwrap_or_default(),
@@ -224,7 +231,9 @@ fn needed_rows(plan: &PhysicalPlan) -> HashMap<usize, Needed> {
             Stage::Slice { input, skip, fetch, .. } => uses.push((*input, first(*skip, *fetch))),
             Stage::BandTable { input, .. } => uses.push((*input, Needed::All)),
             Stage::Concat { inputs, .. } => uses.extend(inputs.iter().map(|i| (*i, Needed::All))),
-            Stage::Repeat { input, .. } | Stage::ConcatRuns { input, .. } => uses.push((*input, Needed::All)),
+            Stage::Repeat { input, .. } | Stage::ConcatRuns { input, .. } | Stage::Window { input, .. } => {
+                uses.push((*input, Needed::All))
+            }
         }
     }
     let mut needed: HashMap<usize, Needed> = HashMap::new();

@@ -21,6 +21,7 @@ pub mod regex;
 pub mod replicated;
 pub mod selectivity;
 pub mod strings;
+pub mod window;
 
 pub use band::BandSearch;
 pub use config::{SessionConfig, SettingInfo};
@@ -38,3 +39,4 @@ pub use physical::{
 pub use planner::{create_physical_plan, create_physical_plan_with};
 pub use replicated::{place_replicated_tables, ReplicatedTables};
 pub use strings::StringFunc;
+pub use window::{Frame, FrameBound, FrameUnits, WindowExpr, WindowFunc};

@@ -272,6 +272,12 @@ pub enum LogicalPlan {
         position: usize,
         separator: String,
     },
+    /// Window functions (`crate::window`): every row of `input`, in no particular order,
+    /// followed by one column per window expression.
+    Window {
+        input: Box<LogicalPlan>,
+        windows: Vec<crate::window::WindowExpr>,
+    },
 }
 
 /// The name of a ConcatRuns node's string column.
@@ -308,6 +314,11 @@ impl LogicalPlan {
             LogicalPlan::Enumerate { input, .. } => {
                 let mut f = input.schema().fields;
                 f.push(Field::new(POSITION_COLUMN, DataType::Int64, false));
+                Schema::new(f)
+            }
+            LogicalPlan::Window { input, windows } => {
+                let mut f = input.schema().fields;
+                f.extend(windows.iter().map(|w| Field::new(w.to_string(), w.ty, w.nullable())));
                 Schema::new(f)
             }
             LogicalPlan::ConcatRuns { input, keys, .. } => {
@@ -359,7 +370,8 @@ impl LogicalPlan {
             LogicalPlan::CrossJoin { left, right } => left.yields_exactly_one_row() && right.yields_exactly_one_row(),
             LogicalPlan::Project { input, .. }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Enumerate { input, .. } => input.yields_exactly_one_row(),
+            | LogicalPlan::Enumerate { input, .. }
+            | LogicalPlan::Window { input, .. } => input.yields_exactly_one_row(),
             LogicalPlan::Limit { input, skip: 0, fetch } => {
                 fetch.is_none_or(|f| f > 0) && input.yields_exactly_one_row()
             }
@@ -390,6 +402,7 @@ impl LogicalPlan {
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Enumerate { input, .. }
             | LogicalPlan::ConcatRuns { input, .. }
+            | LogicalPlan::Window { input, .. }
             | LogicalPlan::Limit { input, .. } => Some(input),
         }
     }
@@ -444,6 +457,10 @@ impl LogicalPlan {
             LogicalPlan::Enumerate { partition: 0, .. } => writeln!(f, "{pad}Enumerate (each row's position)")?,
             LogicalPlan::Enumerate { partition, .. } => {
                 writeln!(f, "{pad}Enumerate (each row's position among the rows of its first {partition} sort keys)")?
+            }
+            LogicalPlan::Window { windows, .. } => {
+                let w: Vec<String> = windows.iter().map(|w| w.to_string()).collect();
+                writeln!(f, "{pad}Window [{}]", w.join(", "))?
             }
             LogicalPlan::ConcatRuns { separator, .. } => writeln!(
                 f,

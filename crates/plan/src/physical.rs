@@ -362,6 +362,20 @@ pub enum Stage {
         separator: String,
         schema: Schema,
     },
+    /// Window functions (`crate::window`) over dense intermediate `input`, whose rows are
+    /// in the order of `keys`: the PARTITION BY columns, then the ORDER BY columns. A
+    /// partition starts where the first `partition` keys change, a peer group where any
+    /// key does; a RANGE frame's offsets measure the key after the partition's. Output
+    /// `output`, the rows in the same order: the input's `columns`, then one per call.
+    Window {
+        input: IntermediateId,
+        output: IntermediateId,
+        keys: Vec<SortColumn>,
+        partition: usize,
+        calls: Vec<WindowCall>,
+        columns: Vec<usize>,
+        schema: Schema,
+    },
     /// Each row of dense intermediate `input` as many times as its column `times` (BIGINT;
     /// NULL or below 1: none) says, columns `columns` of it, into `output` (INTERSECT ALL,
     /// EXCEPT ALL).
@@ -372,6 +386,26 @@ pub enum Stage {
         columns: Vec<usize>,
         schema: Schema,
     },
+}
+
+/// One window function of a `Stage::Window`: its arguments are columns of the stage's input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowCall {
+    pub func: crate::window::WindowFunc,
+    pub args: Vec<usize>,
+    pub frame: crate::window::Frame,
+    pub ty: DataType,
+}
+
+impl fmt::Display for WindowCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let args: Vec<String> = self.args.iter().map(|a| format!("#{a}")).collect();
+        write!(f, "{}({})", self.func.name(), args.join(", "))?;
+        if self.func.uses_frame() {
+            write!(f, " {}", self.frame)?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -558,6 +592,17 @@ impl fmt::Display for PhysicalPlan {
                     f,
                     "Repeat #{input} -> #{output} each row #{times} times, columns {columns:?} (prefix sum, gather)"
                 )?,
+                Stage::Window { input, output, keys, partition, calls, .. } => {
+                    let k: Vec<String> = keys.iter().map(|k| format!("#{}", k.column)).collect();
+                    let c: Vec<String> = calls.iter().map(|c| c.to_string()).collect();
+                    writeln!(
+                        f,
+                        "Window #{input} -> #{output} partitions [{}] ordered by [{}]: {} (partition and peer bounds, per-row frames)",
+                        k[..*partition].join(", "),
+                        k[*partition..].join(", "),
+                        c.join(", ")
+                    )?
+                }
                 Stage::ConcatRuns { input, output, keys, value, position, separator, .. } => writeln!(
                     f,
                     "ConcatRuns #{input} -> #{output} keys {keys:?}, #{value} joined by '{}' in runs restarting where #{position} is 0 (prefix sums of lengths, byte copies)",

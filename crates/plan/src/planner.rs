@@ -11,6 +11,8 @@ use crate::physical::*;
 use crate::selectivity::{estimate, sample_rows, sample_selectivity, Estimates};
 use gpusql_common::{DataType, Error, Field, Result, ScalarValue, Schema};
 
+mod window;
+
 /// Where the plan built so far stands.
 enum Built {
     /// A pipeline still open for more operators.
@@ -353,6 +355,7 @@ impl Planner {
             LogicalPlan::Union { inputs, schema } => self.build_union(inputs, schema),
             LogicalPlan::Repeat { input, times } => self.build_repeat(input, times),
             LogicalPlan::Enumerate { input, partition } => self.build_enumerate(input, *partition),
+            LogicalPlan::Window { input, windows } => self.build_window(input, windows),
             LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
                 self.build_concat_runs(input, keys, *value, *position, separator, plan.schema())
             }

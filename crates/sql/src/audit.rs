@@ -119,8 +119,9 @@ pub fn select(s: &ast::Select) -> Result<()> {
         distribute_by,
         sort_by,
         having: _,
-        named_window,
-        qualify,
+        // (Bound by `bind_window.rs` and `bind_select`.)
+        named_window: _,
+        qualify: _,
         window_before_qualify: _,
         value_table_mode,
         flavor: _,
@@ -139,8 +140,6 @@ pub fn select(s: &ast::Select) -> Result<()> {
             (cluster_by.set(), "CLUSTER BY"),
             (distribute_by.set(), "DISTRIBUTE BY"),
             (sort_by.set(), "SORT BY"),
-            (named_window.set(), "WINDOW"),
-            (qualify.set(), "QUALIFY"),
             (value_table_mode.set(), "SELECT AS VALUE / AS STRUCT"),
         ],
         at,
@@ -228,7 +227,9 @@ pub fn function(f: &ast::Function) -> Result<()> {
             (!matches!(parameters, ast::FunctionArguments::None), "parametric functions (f(p)(x))"),
             (within_group.set() && !crate::bind_quantile::is_quantile_name(&name.to_string()), "WITHIN GROUP"),
             (null_treatment.set(), "IGNORE NULLS / RESPECT NULLS"),
-            (over.set(), "window functions"),
+            // (The select list's, QUALIFY's and ORDER BY's are cut out before binding:
+            // `bind_window.rs`.)
+            (over.set(), "window functions in this clause"),
         ],
         at,
     )?;

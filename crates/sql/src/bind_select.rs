@@ -10,6 +10,7 @@ use crate::bind_mark;
 use crate::bind_order::{bind_order_by, bind_order_by_all, is_order_by_all, limit, positional, project_sort_limit};
 use crate::bind_scalar::{self, ScalarSubquery};
 use crate::bind_subquery::{bind_subquery_condition, is_subquery_condition, not_in_null_guard};
+use crate::bind_window;
 use gpusql_common::{Catalog, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};
@@ -83,13 +84,42 @@ pub(crate) fn bind_select(
     let (plan, post_aggregate) =
         bind_where(plan, &mut scope, &on, &mut clauses, key_asts.as_deref(), &select.from, catalog)?;
 
-    let agg_ctx = key_asts.map(|keys| aggregation(&scope, &keys, &post_aggregate)).transpose()?;
+    // Window calls bind over the rows they see (the groups where the SELECT aggregates);
+    // their placeholders then name the columns the Window node adds.
+    let mut windows = vec![];
+    if key_asts.is_none() && !clauses.windows.is_empty() {
+        for (_, f) in &clauses.windows {
+            windows.push(Context::Plain(&scope).bind_window(f, &select.named_window)?);
+        }
+        if scope.fields.len() != plan.schema().len() {
+            return Err(Error::plan("the scope of a SELECT with window functions is not its rows"));
+        }
+        for ((name, _), w) in clauses.windows.iter().zip(&windows) {
+            scope.fields.push(ScopeField {
+                qualifier: String::new(),
+                name: name.clone(),
+                ty: w.ty,
+                nullable: w.nullable(),
+                hidden: false,
+            });
+        }
+    }
+    let mut agg_ctx = key_asts.map(|keys| aggregation(&scope, &keys, &post_aggregate)).transpose()?;
+    if let Some(g) = agg_ctx.as_mut() {
+        for (_, f) in &clauses.windows {
+            windows.push(Context::Grouped(g).bind_window(f, &select.named_window)?);
+        }
+        for ((name, _), w) in clauses.windows.iter().zip(&windows) {
+            g.post.push((name.clone(), w.ty, w.nullable()));
+        }
+    }
     let ctx = match &agg_ctx {
         Some(g) => Context::Grouped(g),
         None => Context::Plain(&scope),
     };
     let (mut exprs, mut names) = bind_select_list(&ctx, &clauses.items)?;
     let mut having = clauses.having.as_ref().map(|h| ctx.bind(h)).transpose()?;
+    let mut qualify = clauses.qualify.as_ref().map(|q| ctx.bind(q)).transpose()?;
     let visible = exprs.len();
     let sort_keys = bind_order_by(&ctx, &clauses.order_by, distinct, &mut exprs, &mut names)?;
     // DISTINCT ON's keys: select columns (hidden ones added), over the aggregation's rows
@@ -104,6 +134,8 @@ pub(crate) fn bind_select(
         let renumber = |e: Expr| e.remap_columns(&|c| if c >= POST_AGGREGATE { width + c - POST_AGGREGATE } else { c });
         exprs = exprs.into_iter().map(renumber).collect();
         having = having.map(renumber);
+        qualify = qualify.map(renumber);
+        windows = windows.into_iter().map(|w| w.map_exprs(&renumber)).collect();
         plan = aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?;
         for s in post_aggregate {
             plan = LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) };
@@ -112,6 +144,13 @@ pub(crate) fn bind_select(
             require_bool(&h, "HAVING")?;
             plan = LogicalPlan::Filter { input: Box::new(plan), predicate: h };
         }
+    }
+    if !windows.is_empty() {
+        plan = LogicalPlan::Window { input: Box::new(plan), windows };
+    }
+    if let Some(q) = qualify {
+        require_bool(&q, "QUALIFY")?;
+        plan = LogicalPlan::Filter { input: Box::new(plan), predicate: q };
     }
     if let Some(on) = distinct_on {
         let rows = LogicalPlan::Project { input: Box::new(plan), exprs, names: names.clone() };
@@ -169,6 +208,10 @@ struct Clauses {
     /// Placeholder name, query, and whether an inner join may stand for the subquery:
     /// those of WHERE first, then those of the select list, HAVING and ORDER BY.
     scalars: Vec<(String, ast::Query, bool)>,
+    /// The window calls of the select list, QUALIFY and ORDER BY (`bind_window.rs`).
+    windows: Vec<bind_window::CutWindow>,
+    /// QUALIFY, its window calls cut out (select aliases stand for their expressions).
+    qualify: Option<ast::Expr>,
 }
 
 impl Clauses {
@@ -178,9 +221,35 @@ impl Clauses {
         scope: &Scope,
         catalog: &dyn Catalog,
     ) -> Result<Clauses> {
-        // Names are taken before subqueries are cut out.
+        // Names are taken before subqueries and window calls are cut out.
         let mut items = select_items(select, scope)?;
         let mut where_terms = where_conjuncts(select, scope, catalog)?;
+        for t in &where_terms {
+            bind_window::refuse_in(t, "WHERE")?;
+        }
+        if let ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
+            keys.iter().try_for_each(|k| bind_window::refuse_in(k, "GROUP BY"))?;
+        }
+        if let Some(h) = &select.having {
+            bind_window::refuse_in(h, "HAVING")?;
+        }
+        let mut windows = vec![];
+        for (e, _) in items.iter_mut() {
+            bind_window::refuse_in_aggregates(e)?;
+            bind_window::extract(e, &mut windows)?;
+        }
+        let mut qualify = select.qualify.clone();
+        if let Some(q) = qualify.as_mut() {
+            let alias = |id: &ast::Ident| -> Option<ast::Expr> {
+                if scope.resolve(None, &id.value, id.span).is_ok() {
+                    return None;
+                }
+                let item = items.iter().find(|(_, n)| n.eq_ignore_ascii_case(&id.value));
+                item.map(|(x, _)| ast::Expr::Nested(Box::new(x.clone())))
+            };
+            replace_aliases(q, &alias);
+            bind_window::extract(q, &mut windows)?;
+        }
         let mut marks = vec![];
         let mut mark_counter = 0;
         for t in where_terms.iter_mut().filter(|t| !is_subquery_condition(t)) {
@@ -230,6 +299,7 @@ impl Clauses {
         }
         let mut order_by = order_by.to_vec();
         for o in order_by.iter_mut() {
+            bind_window::extract(&mut o.expr, &mut windows)?;
             others.extend(bind_scalar::extract(&mut o.expr, &mut counter));
         }
         scalars.extend(others.into_iter().map(|(n, q)| (n, q, false)));
@@ -241,7 +311,7 @@ impl Clauses {
         // any aggregation) are read there as values of the rows.
         outside_marks
             .retain(|n| n.starts_with("__mark") || scalars.iter().any(|(s, q, _)| s == n && bind_mark::is_guard(q)));
-        Ok(Clauses { items, where_terms, having, order_by, marks, outside_marks, scalars })
+        Ok(Clauses { items, where_terms, having, order_by, marks, outside_marks, scalars, windows, qualify })
     }
 }
 
@@ -309,7 +379,8 @@ fn grouping_keys(
     let aggregating = !group_exprs.is_empty()
         || clauses.having.is_some()
         || items.iter().any(|(e, _)| contains_aggregate(e))
-        || clauses.order_by.iter().any(|o| contains_aggregate(&o.expr));
+        || clauses.order_by.iter().any(|o| contains_aggregate(&o.expr))
+        || clauses.windows.iter().any(|(_, f)| contains_aggregate(&ast::Expr::Function(f.clone())));
     if !aggregating {
         return Ok((distinct.then(|| items.iter().map(|(e, _)| e.clone()).collect()), false));
     }

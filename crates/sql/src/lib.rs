@@ -24,6 +24,7 @@ mod bind_string;
 mod bind_string_agg;
 mod bind_subquery;
 mod bind_using;
+mod bind_window;
 mod clock;
 mod coerce;
 mod copy;

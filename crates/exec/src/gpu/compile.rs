@@ -165,6 +165,7 @@ impl GpuExecutor {
                 | Stage::Concat { .. }
                 | Stage::Repeat { .. }
                 | Stage::ConcatRuns { .. }
+                | Stage::Window { .. }
                 | Stage::BandTable { .. } => {}
             }
         }

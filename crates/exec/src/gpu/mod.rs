@@ -352,6 +352,9 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, rows);
                 }
+                Stage::Window { .. } => {
+                    return Err(Error::not_supported("window functions on the GPU (the CPU backend runs them)"))
+                }
                 Stage::ConcatRuns { input, output, keys, value, position, separator, schema } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("string_agg input missing"))?;
                     let done = concat_runs::concat_runs(
@@ -453,6 +456,7 @@ impl GpuExecutor {
                 | Stage::Concat { .. }
                 | Stage::Repeat { .. }
                 | Stage::ConcatRuns { .. }
+                | Stage::Window { .. }
                 | Stage::BandTable { .. } => {}
             }
         }

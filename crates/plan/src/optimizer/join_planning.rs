@@ -117,6 +117,7 @@ fn rewrite(plan: LogicalPlan) -> Result<LogicalPlan> {
         LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
             LogicalPlan::ConcatRuns { input: Box::new(rewrite(*input)?), keys, value, position, separator }
         }
+        LogicalPlan::Window { input, windows } => LogicalPlan::Window { input: Box::new(rewrite(*input)?), windows },
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(rewrite).collect::<Result<_>>()?, schema }
         }

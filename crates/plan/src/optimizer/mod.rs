@@ -84,6 +84,20 @@ pub(crate) fn map_node_exprs(
             build_keys: build_keys.into_iter().map(&mut *f).collect::<Result<_>>()?,
         },
         LogicalPlan::Repeat { input, times } => LogicalPlan::Repeat { input, times: f(times)? },
+        LogicalPlan::Window { input, windows } => LogicalPlan::Window {
+            input,
+            windows: windows
+                .into_iter()
+                .map(|mut w| {
+                    w.args = w.args.into_iter().map(&mut *f).collect::<Result<_>>()?;
+                    w.partition_by = w.partition_by.into_iter().map(&mut *f).collect::<Result<_>>()?;
+                    for k in w.order_by.iter_mut() {
+                        k.expr = f(k.expr.clone())?;
+                    }
+                    Ok(w)
+                })
+                .collect::<Result<_>>()?,
+        },
         other => other,
     })
 }
@@ -111,6 +125,7 @@ pub(crate) fn map_plan(
         LogicalPlan::ConcatRuns { input, keys, value, position, separator } => {
             LogicalPlan::ConcatRuns { input: child(input)?, keys, value, position, separator }
         }
+        LogicalPlan::Window { input, windows } => LogicalPlan::Window { input: child(input)?, windows },
         LogicalPlan::Union { inputs, schema } => {
             LogicalPlan::Union { inputs: inputs.into_iter().map(|i| map_plan(i, f)).collect::<Result<_>>()?, schema }
         }

@@ -150,6 +150,33 @@ fn prune(plan: LogicalPlan, required: &[usize]) -> (LogicalPlan, Vec<Option<usiz
             let out_map = (0..=keys.len()).map(Some).collect();
             (LogicalPlan::ConcatRuns { input: Box::new(input), keys, value, position, separator }, out_map)
         }
+        LogicalPlan::Window { input, windows } => {
+            // The input keeps what is read above and what the windows read; the windows'
+            // columns follow it, all kept.
+            let width = input.schema().len();
+            let mut req: Vec<usize> = required.iter().copied().filter(|i| *i < width).collect();
+            for w in &windows {
+                w.args.iter().chain(&w.partition_by).for_each(|e| e.columns(&mut req));
+                w.order_by.iter().for_each(|k| k.expr.columns(&mut req));
+            }
+            let (input, map) = prune(*input, &req);
+            let remap_all = |v: Vec<Expr>| v.into_iter().map(|e| remap(e, &map)).collect();
+            let windows: Vec<crate::window::WindowExpr> = windows
+                .into_iter()
+                .map(|mut w| {
+                    w.args = remap_all(w.args);
+                    w.partition_by = remap_all(w.partition_by);
+                    for k in w.order_by.iter_mut() {
+                        k.expr = remap(k.expr.clone(), &map);
+                    }
+                    w
+                })
+                .collect();
+            let kept = input.schema().len();
+            let mut out_map = map;
+            out_map.extend((0..windows.len()).map(|j| Some(kept + j)));
+            (LogicalPlan::Window { input: Box::new(input), windows }, out_map)
+        }
         LogicalPlan::Repeat { input, times } => {
             let mut req = required.to_vec();
             times.columns(&mut req);
