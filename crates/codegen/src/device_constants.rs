@@ -32,10 +32,12 @@ pub enum KernelError {
     TextUnsupported = 10,
     /// INTERVAL arithmetic out of its fields' ranges (`gpusql_common::interval`).
     IntervalRange = 11,
+    /// ntile's argument is not above zero (DuckDB's error; `window.rs`).
+    NtileArgument = 12,
 }
 
 impl KernelError {
-    pub const ALL: [KernelError; 11] = [
+    pub const ALL: [KernelError; 12] = [
         KernelError::DivisionByZero,
         KernelError::Overflow,
         KernelError::GroupsFull,
@@ -47,6 +49,7 @@ impl KernelError {
         KernelError::Conversion,
         KernelError::TextUnsupported,
         KernelError::IntervalRange,
+        KernelError::NtileArgument,
     ];
 
     /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
@@ -69,6 +72,7 @@ impl KernelError {
             KernelError::Conversion => "ERR_CONVERSION",
             KernelError::TextUnsupported => "ERR_TEXT_UNSUPPORTED",
             KernelError::IntervalRange => "ERR_INTERVAL_RANGE",
+            KernelError::NtileArgument => "ERR_NTILE_ARGUMENT",
         }
     }
 }

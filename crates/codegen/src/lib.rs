@@ -27,6 +27,7 @@ mod spec;
 mod strings;
 pub mod types;
 mod value;
+pub mod window;
 
 pub use device_constants::{code_type, merge_modules, prelude, KernelError, HASH_SEED};
 pub use ops::lane_refill::payload_columns_read;

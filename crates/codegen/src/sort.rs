@@ -43,7 +43,12 @@ pub struct SortSpec {
 
 /// The comparator of `keys` (their parameters and declarations added to `params` and
 /// `decls`): per key, NULL placement, then the values' order, ASC or DESC.
-fn compare_body(schema: &Schema, keys: &[SortColumn], params: &mut Vec<Param>, decls: &mut Vec<String>) -> String {
+pub(crate) fn compare_body(
+    schema: &Schema,
+    keys: &[SortColumn],
+    params: &mut Vec<Param>,
+    decls: &mut Vec<String>,
+) -> String {
     let mut body = String::new();
     for k in keys {
         let f = &schema.fields[k.column];

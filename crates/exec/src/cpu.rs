@@ -142,7 +142,7 @@ pub fn execute_cancellable(
                 }
                 inter.insert(*output, Rows::new(schema, rows));
             }
-            Stage::Window { input, output, keys, partition, calls, columns, schema } => {
+            Stage::Window { input, output, keys, partition, calls, columns, schema, .. } => {
                 let data = inter.remove(input).ok_or_else(|| Error::exec("window input missing"))?;
                 let rows = window::window(&data.rows, &data.schema, keys, *partition, calls, columns, &ticker)?;
                 inter.insert(*output, Rows::new(schema, rows));

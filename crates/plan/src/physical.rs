@@ -374,6 +374,7 @@ pub enum Stage {
         partition: usize,
         calls: Vec<WindowCall>,
         columns: Vec<usize>,
+        input_schema: Schema,
         schema: Schema,
     },
     /// Each row of dense intermediate `input` as many times as its column `times` (BIGINT;

@@ -229,6 +229,9 @@ pub fn frame_bounds(
     (start, end)
 }
 
+/// DuckDB's error for ntile(n) with n below 1.
+pub const NTILE_ARGUMENT_ERROR: &str = "Argument for ntile must be greater than zero";
+
 /// ntile(n)'s bucket (1-based) of the row at 0-based `index` of a partition of `rows`
 /// rows: rows / n to a bucket, the first rows % n buckets one more (DuckDB's).
 pub fn ntile(n: i64, index: i64, rows: i64) -> i64 {

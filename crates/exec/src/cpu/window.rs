@@ -104,7 +104,7 @@ fn call_values(
             WindowFunc::CumeDist => ScalarValue::Float64((p.peers.1 - ps) as f64 / rows as f64),
             WindowFunc::Ntile => match int(&arg(0, i)) {
                 None => ScalarValue::Null,
-                Some(n) if n <= 0 => return Err(Error::exec("Argument for ntile must be greater than zero")),
+                Some(n) if n <= 0 => return Err(Error::exec(gpusql_plan::window::NTILE_ARGUMENT_ERROR)),
                 Some(n) => ScalarValue::Int64(ntile(n, (i - ps) as i64, rows)),
             },
             WindowFunc::Lag | WindowFunc::Lead => {

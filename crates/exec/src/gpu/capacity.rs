@@ -131,25 +131,35 @@ pub(super) fn capacity_after_error(p: &Pipeline, code: i32, g: &Groups) -> Resul
             Err(Error::exec(format!("pipeline_{}: group table full at {max_groups} groups", p.id)))
         }
         (_, Some(KernelError::DivisionByZero)) => Err(p.division_by_zero()),
-        (_, Some(KernelError::Overflow)) => Err(Error::exec(match code_type(code) {
-            // (The CPU backend's message.)
-            Some(ty) => format!("{ty} out of range"),
-            None => "numeric value out of range".to_string(),
-        })),
-        (_, Some(KernelError::Conversion)) => {
-            Err(gpusql_common::text_cast::conversion_error(&code_type(code).unwrap_or(DataType::Utf8), None))
-        }
-        (_, Some(KernelError::TextUnsupported)) => {
-            Err(gpusql_common::text_cast::unsupported_error(&code_type(code).unwrap_or(DataType::Utf8), None))
-        }
-        // The CPU backend's message (eval.rs).
-        (_, Some(KernelError::TimestampRange)) => Err(Error::exec("TIMESTAMP out of range")),
-        (_, Some(KernelError::IntervalRange)) => Err(Error::exec(gpusql_common::interval::OUT_OF_RANGE)),
-        (_, Some(KernelError::SubqueryRows)) => Err(Error::exec(gpusql_plan::expr::SUBQUERY_ROWS_ERROR)),
-        (_, Some(KernelError::PaddingLeft)) => Err(gpusql_plan::strings::insufficient_padding(true)),
-        (_, Some(KernelError::PaddingRight)) => Err(gpusql_plan::strings::insufficient_padding(false)),
         // (Handled by `run_pipeline`, which grows the arena.)
         (_, Some(KernelError::ArenaFull)) => Err(Error::exec(format!("pipeline_{}: string arena full", p.id))),
-        (other, None) => Err(Error::exec(format!("kernel reported error code {other}"))),
+        _ => Err(error_of(code)),
+    }
+}
+
+/// The error a kernel's flag value `code` (not 0) reports, with the CPU backend's message.
+pub(super) fn error_of(code: i32) -> Error {
+    match KernelError::from_code(code) {
+        Some(KernelError::Overflow) => Error::exec(match code_type(code) {
+            Some(ty) => format!("{ty} out of range"),
+            None => "numeric value out of range".to_string(),
+        }),
+        Some(KernelError::Conversion) => {
+            gpusql_common::text_cast::conversion_error(&code_type(code).unwrap_or(DataType::Utf8), None)
+        }
+        Some(KernelError::TextUnsupported) => {
+            gpusql_common::text_cast::unsupported_error(&code_type(code).unwrap_or(DataType::Utf8), None)
+        }
+        // The CPU backend's messages (eval.rs and the others named).
+        Some(KernelError::TimestampRange) => Error::exec("TIMESTAMP out of range"),
+        Some(KernelError::IntervalRange) => Error::exec(gpusql_common::interval::OUT_OF_RANGE),
+        Some(KernelError::SubqueryRows) => Error::exec(gpusql_plan::expr::SUBQUERY_ROWS_ERROR),
+        Some(KernelError::PaddingLeft) => gpusql_plan::strings::insufficient_padding(true),
+        Some(KernelError::PaddingRight) => gpusql_plan::strings::insufficient_padding(false),
+        Some(KernelError::NtileArgument) => Error::exec(gpusql_plan::window::NTILE_ARGUMENT_ERROR),
+        Some(KernelError::DivisionByZero) => Error::exec("division by zero"),
+        Some(KernelError::GroupsFull | KernelError::ArenaFull) | None => {
+            Error::exec(format!("kernel reported error code {code}"))
+        }
     }
 }

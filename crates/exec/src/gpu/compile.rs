@@ -91,11 +91,35 @@ impl GpuExecutor {
         entry: &str,
         stat: &mut KernelStat,
     ) -> Result<CudaFunction> {
+        self.load_kept(memo, spec, &spec.source, entry, stat)
+    }
+
+    /// Window kernel `entry` of `spec` (one of `memo`'s), as `load_sort` loads a sort's.
+    pub(crate) fn load_window(
+        &self,
+        memo: &PlanMemo,
+        spec: &Arc<gpusql_codegen::window::WindowSpec>,
+        entry: &str,
+        stat: &mut KernelStat,
+    ) -> Result<CudaFunction> {
+        self.load_kept(memo, spec, &spec.source, entry, stat)
+    }
+
+    /// Kernel `entry` of `source`, the module of `memo`'s `spec`: the fully optimized one
+    /// the memo keeps, else loaded at the tier `tier_for` gives (and kept when full).
+    fn load_kept<S>(
+        &self,
+        memo: &PlanMemo,
+        spec: &Arc<S>,
+        source: &str,
+        entry: &str,
+        stat: &mut KernelStat,
+    ) -> Result<CudaFunction> {
         if let Some(f) = memo.function(spec, entry) {
             return Ok(f);
         }
-        let tier = self.tier_for(&spec.source);
-        let f = self.load(&spec.source, entry, tier, stat)?;
+        let tier = self.tier_for(source);
+        let f = self.load(source, entry, tier, stat)?;
         if tier == Tier::Full {
             memo.keep_function(spec, entry, f.clone());
         }
@@ -161,11 +185,16 @@ impl GpuExecutor {
                         memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(schema, keys, *segments))?;
                     sorts.push(spec.source.clone());
                 }
+                Stage::Window { input, keys, partition, calls, input_schema, .. } => {
+                    let spec = memo.window_spec(*input, || {
+                        gpusql_codegen::window::generate_window(input_schema, keys, *partition, calls)
+                    })?;
+                    sorts.push(spec.source.clone());
+                }
                 Stage::Slice { .. }
                 | Stage::Concat { .. }
                 | Stage::Repeat { .. }
                 | Stage::ConcatRuns { .. }
-                | Stage::Window { .. }
                 | Stage::BandTable { .. } => {}
             }
         }

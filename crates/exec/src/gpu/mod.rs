@@ -21,6 +21,7 @@ mod scan;
 mod set_ops;
 mod sort;
 mod upload;
+mod window;
 
 use crate::gpu::device_store::cuda_error;
 use crate::stats::{ExecStats, HostSteps};
@@ -352,8 +353,16 @@ impl GpuExecutor {
                     stats.kernels.push(stat);
                     inter.insert(*output, rows);
                 }
-                Stage::Window { .. } => {
-                    return Err(Error::not_supported("window functions on the GPU (the CPU backend runs them)"))
+                Stage::Window { input, output, keys, partition, calls, columns, input_schema, schema } => {
+                    let data = inter.remove(input).ok_or_else(|| Error::exec("window input missing"))?;
+                    let spec = memo.window_spec(*input, || {
+                        gpusql_codegen::window::generate_window(input_schema, keys, *partition, calls)
+                    })?;
+                    let (rows, stat, span) =
+                        window::window(self, data, &spec, calls, columns, schema, *output, memo, reads)?;
+                    pending_spans.push((stats.kernels.len(), span));
+                    stats.kernels.push(stat);
+                    inter.insert(*output, rows);
                 }
                 Stage::ConcatRuns { input, output, keys, value, position, separator, schema } => {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("string_agg input missing"))?;
@@ -452,11 +461,14 @@ impl GpuExecutor {
                     let sort = gpusql_codegen::sort::generate_sort(schema, keys, *segments)?;
                     out.push((format!("sort #{input}"), sort.source))
                 }
+                Stage::Window { input, keys, partition, calls, input_schema, .. } => {
+                    let window = gpusql_codegen::window::generate_window(input_schema, keys, *partition, calls)?;
+                    out.push((format!("window #{input}"), window.source))
+                }
                 Stage::Slice { .. }
                 | Stage::Concat { .. }
                 | Stage::Repeat { .. }
                 | Stage::ConcatRuns { .. }
-                | Stage::Window { .. }
                 | Stage::BandTable { .. } => {}
             }
         }

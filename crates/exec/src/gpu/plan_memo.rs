@@ -6,6 +6,7 @@
 use super::graph::RunGraph;
 use super::replay::RunLog;
 use gpusql_codegen::sort::SortSpec;
+use gpusql_codegen::window::WindowSpec;
 use gpusql_codegen::{BuildHint, KernelSpec};
 use gpusql_common::Result;
 use gpusql_cuda::CudaFunction;
@@ -25,6 +26,8 @@ pub struct PlanMemo {
     specs: Mutex<HashMap<SpecKey, Arc<KernelSpec>>>,
     /// Sort kernels by the sort's input intermediate.
     sorts: Mutex<HashMap<usize, Arc<SortSpec>>>,
+    /// Window kernels by the window stage's input intermediate.
+    windows: Mutex<HashMap<usize, Arc<WindowSpec>>>,
     /// Fully optimized kernels loaded for this memo's specs (pipelines' and sorts'), by the
     /// spec's address (it lives as long as the memo) and entry: a repeated stage takes
     /// them without hashing its 10-40 KB source to find its module (10-30 us a stage).
@@ -85,6 +88,20 @@ impl PlanMemo {
         }
         let spec = Arc::new(generate()?);
         self.sorts.lock().unwrap_or_else(|e| e.into_inner()).insert(input, spec.clone());
+        Ok(spec)
+    }
+
+    /// The kernels of the window stage over intermediate `input`.
+    pub(crate) fn window_spec(
+        &self,
+        input: usize,
+        generate: impl FnOnce() -> Result<WindowSpec>,
+    ) -> Result<Arc<WindowSpec>> {
+        if let Some(s) = self.windows.lock().unwrap_or_else(|e| e.into_inner()).get(&input) {
+            return Ok(s.clone());
+        }
+        let spec = Arc::new(generate()?);
+        self.windows.lock().unwrap_or_else(|e| e.into_inner()).insert(input, spec.clone());
         Ok(spec)
     }
 

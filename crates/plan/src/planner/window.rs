@@ -88,6 +88,7 @@ impl Planner {
                 partition: w.partition_by.len(),
                 calls,
                 columns: (0..have).collect(),
+                input_schema: schema,
                 schema: out_schema.clone(),
             });
             source = Source::Intermediate { id: output, schema: out_schema };
