@@ -330,8 +330,12 @@ pub fn magic_set(
         if info.row_count >= largest_inner {
             return None;
         }
+        // (An IN whose subquery is correlated is left out: binding the magic set would bind
+        // that correlated IN again, the one being bound among them, without end.)
         let on_t = |t: &&ast::Expr| match strip_nested(t) {
-            ast::Expr::InSubquery { expr, negated: false, .. } => Context::Plain(&scope).bind(expr).is_ok(),
+            ast::Expr::InSubquery { expr, subquery, negated: false } => {
+                Context::Plain(&scope).bind(expr).is_ok() && crate::bind_select::bind_query(subquery, catalog).is_ok()
+            }
             other => !contains_subquery(other) && Context::Plain(&scope).bind(other).is_ok(),
         };
         let filters: Vec<String> = q.where_terms.iter().filter(on_t).map(|t| format!("({t})")).collect();

@@ -138,6 +138,7 @@ pub struct Generator<'a> {
 
 mod aggregates;
 mod functions;
+mod windows;
 
 impl<'a> Generator<'a> {
     pub fn new(schema: &'a SchemaInfo, seed: u64) -> Generator<'a> {
@@ -268,6 +269,13 @@ impl<'a> Generator<'a> {
                 outputs.push(self.expr(&scope, ty, 2));
             }
             distinct = self.rng.chance(0.2);
+        }
+        // Window functions now and then (over the groups where the SELECT aggregates).
+        if single.is_none() && self.rng.chance(0.2) {
+            for _ in 0..1 + self.rng.below(2) {
+                let groups = aggregate.then_some(group_by.as_slice());
+                outputs.push(self.window(&scope, groups));
+            }
         }
         if distinct {
             sql.push_str("DISTINCT ");
