@@ -135,9 +135,10 @@ pub struct WindowExpr {
 }
 
 impl WindowExpr {
-    /// Whether two calls can share one sort: the same partition and order.
+    /// Whether two calls can share one sort: the same partition and order (compared as
+    /// printed: a NaN literal is not `==` to itself).
     pub fn same_window(&self, other: &WindowExpr) -> bool {
-        self.partition_by == other.partition_by && self.order_by == other.order_by
+        format!("{:?}{:?}", self.partition_by, self.order_by) == format!("{:?}{:?}", other.partition_by, other.order_by)
     }
 
     /// The call with `f` applied to each of its expressions.

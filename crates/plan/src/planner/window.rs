@@ -24,8 +24,9 @@ impl Planner {
             if done[first] {
                 continue;
             }
-            let group: Vec<usize> =
-                (first..windows.len()).filter(|j| !done[*j] && windows[*j].same_window(&windows[first])).collect();
+            let group: Vec<usize> = (first..windows.len())
+                .filter(|j| *j == first || (!done[*j] && windows[*j].same_window(&windows[first])))
+                .collect();
             let in_schema = row_schema(&source, &ops).clone();
             let have = in_schema.len();
             // The rows: their columns so far, the partition and order keys, the arguments.
