@@ -37,20 +37,18 @@ pub fn extract(e: &mut ast::Expr, out: &mut Vec<CutWindow>) -> Result<()> {
     })
 }
 
-/// Whether `e` holds a window call or a placeholder of one.
+/// Whether `e` holds a window call or a placeholder of one (outside the subqueries in it:
+/// theirs are their own).
 pub fn names_window(e: &ast::Expr) -> bool {
     let mut found = false;
-    let _ = ast::visit_expressions(e, |x| {
+    let mut copy = e.clone();
+    let _ = crate::outside_subqueries::rewrite(&mut copy, |x| {
         found |= match x {
             ast::Expr::Function(f) => f.over.is_some(),
             ast::Expr::Identifier(id) => id.value.starts_with(PLACEHOLDER),
             _ => false,
         };
-        if found {
-            std::ops::ControlFlow::Break(())
-        } else {
-            std::ops::ControlFlow::Continue(())
-        }
+        Ok(None)
     });
     found
 }
