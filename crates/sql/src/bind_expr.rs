@@ -43,6 +43,13 @@ pub struct AggContext<'a> {
     pub post: Vec<(String, DataType, bool)>,
 }
 
+impl AggContext<'_> {
+    /// Whether the GROUP BY has grouping sets (its keys are then NULL in some rows).
+    pub fn has_grouping_sets(&self) -> bool {
+        self.post.iter().any(|(n, _, _)| n == crate::bind_grouping_sets::GROUPING_ID)
+    }
+}
+
 /// First placeholder column index of the values joined after an aggregation.
 pub const POST_AGGREGATE: usize = 1 << 40;
 
@@ -163,6 +170,9 @@ impl<'a> Context<'a> {
                 if crate::bind_aggregate_call::ignores_order(&f.name.to_string()) {
                     Context::Plain(g.base).check_ignored_order(f)?;
                 }
+                if let Some(grouping) = self.grouping_call(f) {
+                    return grouping;
+                }
                 if let Some(rewritten) = self.bool_aggregate(f).or_else(|| self.interval_average(f)) {
                     return self.bind(&rewritten?);
                 }
@@ -189,7 +199,8 @@ impl<'a> Context<'a> {
                             index: k,
                             name: g.key_names[k].clone(),
                             ty: bound.ty(),
-                            nullable: bound.nullable(),
+                            // (A grouping set without the key has NULL there.)
+                            nullable: bound.nullable() || g.has_grouping_sets(),
                         });
                     }
                     if let Expr::Column { name, .. } = &bound {

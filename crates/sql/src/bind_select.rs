@@ -6,6 +6,7 @@ use crate::bind_distinct_on;
 use crate::bind_expr::{
     contains_aggregate, contains_subquery, AggContext, AtSpan, Context, Scope, ScopeField, POST_AGGREGATE,
 };
+use crate::bind_grouping_sets;
 use crate::bind_mark;
 use crate::bind_order::{bind_order_by, bind_order_by_all, is_order_by_all, limit, positional, project_sort_limit};
 use crate::bind_scalar::{self, ScalarSubquery};
@@ -66,7 +67,13 @@ pub(crate) fn bind_select(
     let distinct = select_distinct(select)?;
     let (plan, mut scope, on) = bind_from(select, catalog)?;
     let mut clauses = Clauses::cut_subqueries(select, order_by, &scope, catalog)?;
-    let (mut key_asts, distinct_rows) = grouping_keys(select, distinct, &clauses, &scope)?;
+    // ROLLUP / CUBE / GROUPING SETS: their keys once each, and the sets.
+    let sets = match &select.group_by {
+        ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => bind_grouping_sets::grouping_sets(v)?,
+        _ => None,
+    };
+    let set_keys = sets.as_ref().map(|(k, _)| k.as_slice());
+    let (mut key_asts, distinct_rows) = grouping_keys(select, set_keys, distinct, &clauses, &scope)?;
     match key_asts.as_mut() {
         // Marks read outside aggregates group too (one value per group: checked where
         // their joins are bound), unless a key holds them already (GROUP BY ALL, DISTINCT,
@@ -104,7 +111,32 @@ pub(crate) fn bind_select(
             });
         }
     }
+    let n_set_keys = sets.as_ref().map_or(0, |(k, _)| k.len());
+    let set_key_asts: Vec<ast::Expr> = key_asts.iter().flatten().take(n_set_keys).cloned().collect();
     let mut agg_ctx = key_asts.map(|keys| aggregation(&scope, &keys, &post_aggregate)).transpose()?;
+    // The grouping sets as indices of the bound keys (repeated ones bind to one; keys
+    // added for marks are in every set), and the grouping id ahead of the other values
+    // that follow the aggregation (GROUPING reads it).
+    let mut bound_sets = None;
+    if let (Some(g), Some((_, sets))) = (agg_ctx.as_mut(), &sets) {
+        let mut at = vec![];
+        for e in &set_key_asts {
+            let k = Context::Plain(&scope).bind(e)?;
+            at.push(
+                g.keys.iter().position(|x| *x == k).ok_or_else(|| Error::plan("a grouping set's key is not a key"))?,
+            );
+        }
+        let marks: Vec<usize> = (0..g.keys.len()).filter(|i| !at.contains(i)).collect();
+        let mut mapped = vec![];
+        for s in sets {
+            let mut m: Vec<usize> = s.iter().map(|i| at[*i]).chain(marks.iter().copied()).collect();
+            m.sort_unstable();
+            m.dedup();
+            mapped.push(m);
+        }
+        bound_sets = Some(mapped);
+        g.post.insert(0, (bind_grouping_sets::GROUPING_ID.to_string(), DataType::Int64, false));
+    }
     if let Some(g) = agg_ctx.as_mut() {
         for (_, f) in &clauses.windows {
             windows.push(Context::Grouped(g).bind_window(f, &select.named_window)?);
@@ -136,7 +168,12 @@ pub(crate) fn bind_select(
         having = having.map(renumber);
         qualify = qualify.map(renumber);
         windows = windows.into_iter().map(|w| w.map_exprs(&renumber)).collect();
-        plan = aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?;
+        plan = match &bound_sets {
+            Some(sets) => {
+                bind_grouping_sets::grouping_sets_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone(), sets)?
+            }
+            None => aggregate_plan(plan, &g.keys, &g.key_names, g.aggs.borrow().clone())?,
+        };
         for s in post_aggregate {
             plan = LogicalPlan::CrossJoin { left: Box::new(plan), right: Box::new(s.plan) };
         }
@@ -361,6 +398,7 @@ fn where_conjuncts(select: &ast::Select, scope: &Scope, catalog: &dyn Catalog) -
 /// HAVING or aggregates in the select list or ORDER BY): a second grouping of its rows.
 fn grouping_keys(
     select: &ast::Select,
+    set_keys: Option<&[ast::Expr]>,
     distinct: bool,
     clauses: &Clauses,
     scope: &Scope,
@@ -368,6 +406,8 @@ fn grouping_keys(
     let items = &clauses.items;
     let all_keys: Vec<ast::Expr>;
     let group_exprs: &[ast::Expr] = match &select.group_by {
+        // (Grouping sets: the keys they name, each once.)
+        _ if set_keys.is_some() => set_keys.unwrap_or_default(),
         ast::GroupByExpr::Expressions(v, mods) if mods.is_empty() => v,
         // GROUP BY ALL: the select items without aggregates.
         ast::GroupByExpr::All(mods) if mods.is_empty() => {

@@ -10,6 +10,7 @@ mod bind_decorrelate;
 mod bind_distinct_on;
 mod bind_expr;
 mod bind_from;
+mod bind_grouping_sets;
 mod bind_join;
 mod bind_mark;
 mod bind_math;
