@@ -32,9 +32,14 @@ fn widest(spec: u8) -> usize {
     }
 }
 
-/// Checks `format` as DuckDB's strftime parses it; the most bytes it can write, or
-/// DuckDB's message for the first specifier it does not know.
+/// Checks `format` as DuckDB's strftime and strptime parse it; the most bytes it can
+/// write, or DuckDB's message (which names the whole format) for an empty one or the first
+/// specifier it does not know.
 pub fn check_format(format: &str) -> Result<usize, String> {
+    let failed = |why: &str| format!("Failed to parse format specifier {format}: {why}");
+    if format.is_empty() {
+        return Err(failed("Empty format string"));
+    }
     let f = format.as_bytes();
     let (mut i, mut most) = (0, 0);
     while i < f.len() {
@@ -43,18 +48,17 @@ pub fn check_format(format: &str) -> Result<usize, String> {
             i += 1;
             continue;
         }
-        let unpadded = f.get(i + 1) == Some(&b'-');
+        if i + 1 == f.len() {
+            return Err(failed("Trailing format character %"));
+        }
+        // (`%-` at the end is the specifier `-`.)
+        let unpadded = f[i + 1] == b'-' && i + 2 < f.len();
         let at = if unpadded { i + 2 } else { i + 1 };
-        let Some(&spec) = f.get(at) else {
-            return Err(format!("Failed to parse format specifier {}: Trailing format character %", &format[i..]));
-        };
+        let spec = f[at];
         let known = if unpadded { UNPADDED.contains(&spec) } else { UNPADDED.contains(&spec) || PLAIN.contains(&spec) };
         if !known {
             let end = (at + 1..=format.len()).find(|k| format.is_char_boundary(*k)).unwrap_or(format.len());
-            return Err(format!(
-                "Failed to parse format specifier {}: Unrecognized format for strftime/strptime",
-                &format[i..end]
-            ));
+            return Err(failed(&format!("Unrecognized format for strftime/strptime: {}", &format[i..end])));
         }
         most += widest(spec);
         i = at + 1;
@@ -163,7 +167,13 @@ mod tests {
     #[test]
     fn unknown_specifiers_are_duckdb_errors() {
         assert!(check_format("%q").unwrap_err().contains("Failed to parse format specifier %q"));
+        assert_eq!(
+            check_format("ab%q").unwrap_err(),
+            "Failed to parse format specifier ab%q: Unrecognized format for strftime/strptime: %q"
+        );
         assert!(check_format("ab%").unwrap_err().contains("Trailing format character"));
+        assert!(check_format("%Y%-").unwrap_err().ends_with("Unrecognized format for strftime/strptime: %-"));
+        assert_eq!(check_format("").unwrap_err(), "Failed to parse format specifier : Empty format string");
         assert!(check_format("%-a").is_err());
         assert!(check_format("%é").is_err());
         assert_eq!(check_format("%Y-%m").unwrap(), 7 + 1 + 2);
