@@ -1,6 +1,7 @@
 //! Values generated CUDA and Rust must agree on, defined once here: the prelude's
 //! `#define`s of them are written from these constants.
 
+use gpusql_common::strptime::Failure;
 use gpusql_common::{DataType, FNV_OFFSET_BASIS, FNV_PRIME};
 use std::sync::LazyLock;
 
@@ -34,10 +35,13 @@ pub enum KernelError {
     IntervalRange = 11,
     /// ntile's argument is not above zero (DuckDB's error; `window.rs`).
     NtileArgument = 12,
+    /// strptime's text that no format reads, or infinite (the
+    /// `gpusql_common::strptime::Failure` in the upper bytes: `strptime_failure`).
+    Strptime = 13,
 }
 
 impl KernelError {
-    pub const ALL: [KernelError; 12] = [
+    pub const ALL: [KernelError; 13] = [
         KernelError::DivisionByZero,
         KernelError::Overflow,
         KernelError::GroupsFull,
@@ -50,6 +54,7 @@ impl KernelError {
         KernelError::TextUnsupported,
         KernelError::IntervalRange,
         KernelError::NtileArgument,
+        KernelError::Strptime,
     ];
 
     /// The error of flag value `code` (0 and unknown codes: none); its low byte is the
@@ -73,6 +78,7 @@ impl KernelError {
             KernelError::TextUnsupported => "ERR_TEXT_UNSUPPORTED",
             KernelError::IntervalRange => "ERR_INTERVAL_RANGE",
             KernelError::NtileArgument => "ERR_NTILE_ARGUMENT",
+            KernelError::Strptime => "ERR_STRPTIME",
         }
     }
 }
@@ -113,6 +119,12 @@ pub fn code_type(code: i32) -> Option<DataType> {
     }
 }
 
+/// The failure of a `KernelError::Strptime` flag value: in its upper bytes (codegen
+/// `gen_strptime` raises `ERR_STRPTIME | status << 8`).
+pub fn strptime_failure(code: i32) -> Option<Failure> {
+    Failure::from_code(code >> 8)
+}
+
 /// The CUDA helpers every generated module starts with: the shared constants, the
 /// hand-written `prelude.cu`, `interval.cu` and `sketches.cu`, DuckDB's case tables and trim set (`gpusql_common::case_map`)
 /// and the string functions of `strings.cu`.
@@ -124,6 +136,10 @@ pub fn prelude() -> &'static str {
         }
         s.push_str(&format!("#define HASH_SEED {HASH_SEED:#x}ull\n"));
         s.push_str(&format!("#define STRFTIME_BYTES {}\n", gpusql_common::strftime::MAX_BYTES));
+        s.push_str("#define STRPTIME_OK 0\n");
+        for f in Failure::ALL {
+            s.push_str(&format!("#define {} {}\n", f.c_name(), f as i32));
+        }
         s.push_str(&format!("#define STR_HASH_BASIS {FNV_OFFSET_BASIS:#x}ull\n"));
         s.push_str(&format!("#define STR_HASH_PRIME {FNV_PRIME:#x}ull\n"));
         s.push_str(&format!("#define DFA_MATCH_FLAG {:#x}u\n", gpusql_plan::regex::MATCH_FLAG));
@@ -197,6 +213,12 @@ mod tests {
             assert!(prelude().contains(&format!("#define {} {}\n", e.c_name(), e as i32)));
         }
         assert_eq!(KernelError::from_code(0), None);
+        for f in Failure::ALL {
+            let code = KernelError::Strptime as i32 | (f as i32) << 8;
+            assert_eq!(KernelError::from_code(code), Some(KernelError::Strptime));
+            assert_eq!(strptime_failure(code), Some(f));
+            assert!(prelude().contains(&format!("#define {} {}\n", f.c_name(), f as i32)));
+        }
     }
 
     #[test]

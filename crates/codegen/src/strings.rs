@@ -3,6 +3,7 @@
 //! declares it, `KernelBuilder::finish`), and runs only for rows whose arguments are not
 //! NULL, so NULLs take no room.
 
+use crate::device_constants::KernelError;
 use crate::emit::Emitter;
 use crate::expr::gen;
 use crate::types::c_type;
@@ -15,6 +16,9 @@ pub const ARENA: &str = "arena";
 
 pub fn gen_string(func: StringFunc, args: &[Expr], row: &Row, out: &mut Emitter) -> Result<Value> {
     let values: Vec<Value> = args.iter().map(|a| gen(a, row, out)).collect::<Result<_>>()?;
+    if matches!(func, StringFunc::Strptime | StringFunc::TryStrptime) {
+        return Ok(gen_strptime(func, &values, out));
+    }
     let arena = if func.writes_strings() {
         out.uses_arena = true;
         format!("{ARENA}, ")
@@ -70,4 +74,30 @@ pub fn gen_string(func: StringFunc, args: &[Expr], row: &Row, out: &mut Emitter)
     let none = crate::types::null_value(&func.result_type());
     out.line(format!("const {ty} {t} = {null} ? {none} : {call};"));
     Ok(Value { v: t, null })
+}
+
+/// strptime / try_strptime (text_cast.cu's `strptime_parse`): the formats (constants, never
+/// NULL) an array of `Str`; a row that no format reads raises `KernelError::Strptime` with
+/// the failure in its upper bytes, or is NULL under try_strptime, where only `infinity`
+/// still raises.
+fn gen_strptime(func: StringFunc, values: &[Value], out: &mut Emitter) -> Value {
+    let (text, formats) = (&values[0], &values[1..]);
+    let (list, status, t) = (out.tmp("formats"), out.tmp("st"), out.tmp("ts"));
+    let items: Vec<&str> = formats.iter().map(|f| f.v.as_str()).collect();
+    let each = func == StringFunc::TryStrptime;
+    out.line(format!("const Str {list}[{}] = {{{}}};", items.len(), items.join(", ")));
+    out.line(format!("int {status} = STRPTIME_OK;"));
+    out.line(format!(
+        "const int64_t {t} = {} ? 0 : strptime_parse({}, {list}, {}, {each}, &{status});",
+        text.null,
+        text.v,
+        items.len()
+    ));
+    let raise = format!("raise_error(err, {} | {status} << 8)", KernelError::Strptime.c_name());
+    if !each {
+        out.line(format!("if ({status} != STRPTIME_OK) {raise};"));
+        return Value { v: t, null: text.null.clone() };
+    }
+    out.line(format!("if ({status} == STRPTIME_INFINITE) {raise};"));
+    Value { v: t, null: format!("({} || {status} != STRPTIME_OK)", text.null) }
 }

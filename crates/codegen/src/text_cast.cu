@@ -328,3 +328,259 @@ __device__ int64_t text_to_timestamp(Str s, int* status) {
     if (!ts_fits(days, micros)) { *status = TEXT_INVALID; return 0; }
     return ts_make(days, micros, (int*)0);
 }
+
+// ---- strptime / try_strptime: twin of gpusql_common::strptime (DuckDB's reading of text
+// by a format; the binder checked each format). That one splits a format first, for
+// DuckDB's messages; this walks it byte by byte (STRPTIME_* statuses: device_constants.rs).
+// A format's next token: a literal byte (`%%` is '%'), a specifier (%-d as 'd'; %c %x %X
+// %T walk their expansions), or the end.
+#define STRPTIME_TOKEN_END 0
+#define STRPTIME_TOKEN_LITERAL 1
+#define STRPTIME_TOKEN_SPEC 2
+struct StrptimeCursor { Str f; uint32_t i; const char* sub; };
+__device__ int strptime_next(StrptimeCursor* c, uint8_t* token) {
+    while (true) {
+        if (c->sub != 0) {
+            if (*c->sub == 0) { c->sub = 0; continue; }
+            if (*c->sub != '%') { *token = (uint8_t)*c->sub++; return STRPTIME_TOKEN_LITERAL; }
+            *token = (uint8_t)c->sub[1];
+            c->sub += 2;
+            return STRPTIME_TOKEN_SPEC;
+        }
+        if (c->i >= c->f.len) return STRPTIME_TOKEN_END;
+        const uint8_t b = c->f.p[c->i];
+        if (b != '%') { c->i++; *token = b; return STRPTIME_TOKEN_LITERAL; }
+        const uint32_t unpadded = c->f.p[c->i + 1] == '-' ? 1u : 0u;
+        const uint8_t spec = c->f.p[c->i + 1 + unpadded];
+        c->i += 2 + unpadded;
+        switch (spec) {
+            case '%': *token = '%'; return STRPTIME_TOKEN_LITERAL;
+            case 'c': c->sub = "%Y-%m-%d %H:%M:%S"; continue;
+            case 'x': c->sub = "%Y-%m-%d"; continue;
+            case 'X': case 'T': c->sub = "%H:%M:%S"; continue;
+            default: *token = spec; return STRPTIME_TOKEN_SPEC;
+        }
+    }
+}
+
+// The digits a numeric specifier reads at most (0: it reads a word or AM / PM).
+__device__ uint32_t strptime_width(uint8_t spec) {
+    switch (spec) {
+        case 'w': case 'u': return 1;
+        case 'd': case 'm': case 'y': case 'H': case 'I': case 'M': case 'S': case 'U': case 'W': case 'V': return 2;
+        case 'g': case 'j': return 3;
+        case 'Y': case 'G': return 4;
+        case 'f': return 6;
+        default: return 0;
+    }
+}
+
+__device__ __forceinline__ uint8_t strptime_lower(uint8_t b) { return b >= 'A' && b <= 'Z' ? b + 32 : b; }
+
+// The first of `count` names (their first `most` letters) at *pos in any case: its index,
+// *pos moved past it; -1 where none is.
+__device__ int strptime_name(Str s, uint32_t* pos, const char (*names)[10], int count, uint32_t most) {
+    for (int k = 0; k < count; k++) {
+        uint32_t len = 0;
+        while (len < most && names[k][len] != 0) len++;
+        if (*pos + len > s.len) continue;
+        uint32_t j = 0;
+        while (j < len && strptime_lower(s.p[*pos + j]) == strptime_lower((uint8_t)names[k][j])) j++;
+        if (j == len) { *pos += len; return k; }
+    }
+    return -1;
+}
+
+__device__ __forceinline__ bool strptime_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+__device__ __forceinline__ int64_t strptime_iso_monday(int64_t days) { return days - floor_mod(days + 3, 7); }
+
+// What placed the day so far (strptime.rs's `Placed`).
+#define PLACED_NOTHING 0
+#define PLACED_MONTH_DAY 1
+#define PLACED_YEAR 2
+#define PLACED_ISO 3
+#define PLACED_WEEK_SUNDAY 4
+#define PLACED_WEEK_MONDAY 5
+#define PLACED_YEAR_DAY 6
+
+struct StrptimeFields { int64_t year; uint32_t month, day; int64_t hour, minute, second, micros; };
+
+// The fields of s (from b, past its leading white space) read by format f; false where f
+// does not read it (strptime.rs's `Format::read`).
+__device__ bool strptime_read(Str s, uint32_t b, Str f, StrptimeFields* r) {
+    r->year = 1900; r->month = 1; r->day = 1;
+    r->hour = 0; r->minute = 0; r->second = 0; r->micros = 0;
+    int placed = PLACED_NOTHING, ampm = 0;  // ampm: 1 AM, 2 PM
+    int64_t week = 0, weekday = -1, year_day = 0, iso_year = -1, iso_week = -1, iso_weekday = -1;
+    uint32_t pos = b;
+    StrptimeCursor c = {f, 0u, 0};
+    uint8_t token;
+    for (int kind = strptime_next(&c, &token); kind != STRPTIME_TOKEN_END; kind = strptime_next(&c, &token)) {
+        if (kind == STRPTIME_TOKEN_LITERAL) {
+            if (text_space(token)) {
+                // A run of white space in the format matches a run of at least one.
+                if (!(pos < s.len && text_space(s.p[pos]))) return false;
+                while (pos < s.len && text_space(s.p[pos])) pos++;
+                while (true) {
+                    StrptimeCursor peek = c;
+                    uint8_t next;
+                    if (strptime_next(&peek, &next) != STRPTIME_TOKEN_LITERAL || !text_space(next)) break;
+                    c = peek;
+                }
+            } else {
+                if (!(pos < s.len && s.p[pos] == token)) return false;
+                pos++;
+            }
+            continue;
+        }
+        const uint8_t spec = token;
+        const uint32_t width = strptime_width(spec);
+        if (width == 0) {
+            if (spec == 'p') {
+                if (pos + 2 > s.len || strptime_lower(s.p[pos + 1]) != 'm') return false;
+                const uint8_t ap = strptime_lower(s.p[pos]);
+                if (ap != 'a' && ap != 'p') return false;
+                ampm = ap == 'a' ? 1 : 2;
+                pos += 2;
+                continue;
+            }
+            const bool day_name = spec == 'a' || spec == 'A';
+            const uint32_t most = spec == 'A' || spec == 'B' ? 10u : 3u;
+            const int which = day_name ? strptime_name(s, &pos, STRFTIME_DAYS, 7, most)
+                                       : strptime_name(s, &pos, STRFTIME_MONTHS, 12, most);
+            if (which < 0) return false;
+            if (!day_name) r->month = (uint32_t)which + 1;
+            continue;
+        }
+        int64_t n = 0;
+        uint32_t digits = 0;
+        while (digits < width && pos < s.len && text_digit(s.p[pos])) {
+            n = n * 10 + (s.p[pos] - '0');
+            pos++;
+            digits++;
+        }
+        if (digits == 0) return false;
+        // DuckDB's checks, in its order: the specifiers that place the day first.
+        switch (spec) {
+            case 'd':
+                if (n < 1 || n > 31) return false;
+                r->day = (uint32_t)n;
+                placed = PLACED_MONTH_DAY;
+                break;
+            case 'm':
+                if (n < 1 || n > 12) return false;
+                r->month = (uint32_t)n;
+                placed = PLACED_MONTH_DAY;
+                break;
+            case 'y': case 'Y':
+                if (placed == PLACED_NOTHING || placed == PLACED_ISO) placed = PLACED_YEAR;
+                r->year = spec == 'Y' ? n : (n >= 69 ? 1900 + n : 2000 + n);
+                break;
+            case 'G':
+                if (placed == PLACED_NOTHING) placed = PLACED_ISO;
+                else if (placed == PLACED_ISO) { if (iso_year >= 0) return false; }
+                else if (placed != PLACED_MONTH_DAY && placed != PLACED_YEAR) return false;
+                iso_year = n;
+                break;
+            case 'H': if (n >= 24) return false; r->hour = n; break;
+            case 'I': if (n < 1 || n > 12) return false; r->hour = n; break;
+            case 'M': if (n >= 60) return false; r->minute = n; break;
+            case 'S': if (n >= 60) return false; r->second = n; break;
+            // Fractions: the digits read, as if padded with zeros to the width.
+            case 'f': for (uint32_t k = digits; k < 6; k++) n *= 10; r->micros = n; break;
+            case 'g': for (uint32_t k = digits; k < 3; k++) n *= 10; r->micros = n * 1000; break;
+            case 'U': case 'W':
+                if (placed == PLACED_YEAR || placed == PLACED_NOTHING) placed = spec == 'W' ? PLACED_WEEK_MONDAY : PLACED_WEEK_SUNDAY;
+                else if (placed != PLACED_MONTH_DAY) return false;
+                if (n > 53) return false;
+                week = n;
+                break;
+            case 'w': if (n > 6) return false; weekday = n; break;
+            case 'V':
+                if (placed == PLACED_NOTHING) placed = PLACED_ISO;
+                else if (placed == PLACED_ISO) { if (iso_week >= 0) return false; }
+                else if (placed != PLACED_MONTH_DAY) return false;
+                if (n < 1 || n > 53) return false;
+                iso_week = n;
+                break;
+            case 'u':
+                if (iso_weekday >= 0 || n < 1 || n > 7) return false;
+                iso_weekday = n;
+                break;
+            default:  // 'j'
+                if (placed == PLACED_YEAR || placed == PLACED_NOTHING) placed = PLACED_YEAR_DAY;
+                else if (placed != PLACED_MONTH_DAY) return false;
+                if (n < 1 || n > 366) return false;
+                year_day = n;
+        }
+    }
+    while (pos < s.len && text_space(s.p[pos])) pos++;
+    if (pos != s.len) return false;
+    if (ampm != 0) {
+        if (r->hour > 12) return false;
+        if (ampm == 1 && r->hour == 12) r->hour = 0;
+        if (ampm == 2 && r->hour != 12) r->hour += 12;
+    }
+    int64_t day;
+    if (placed == PLACED_ISO) {
+        // ISO week 1 is the one with January 4th; it starts on a Monday.
+        const int64_t week1 = strptime_iso_monday(days_from_civil(iso_year >= 0 ? iso_year : 1900, 1, 4));
+        day = week1 + ((iso_week >= 0 ? iso_week : 1) - 1) * 7 + (iso_weekday >= 0 ? iso_weekday : 1) - 1;
+    } else if (placed == PLACED_WEEK_SUNDAY || placed == PLACED_WEEK_MONDAY) {
+        const bool monday_first = placed == PLACED_WEEK_MONDAY;
+        const int64_t wd = weekday >= 0 ? (weekday + 7 - (monday_first ? 1 : 0)) % 7 : 0;
+        const int64_t jan1 = days_from_civil(r->year, 1, 1);
+        int64_t start = strptime_iso_monday(jan1) - (monday_first ? 0 : 1);
+        // Week 0 holds the days before the year's first Sunday / Monday.
+        if (start >= jan1) start -= 7;
+        day = start + week * 7 + wd;
+    } else if (placed == PLACED_YEAR_DAY) {
+        if (year_day > 365 + (strptime_leap(r->year) ? 1 : 0)) return false;
+        day = days_from_civil(r->year, 1, 1) + year_day - 1;
+    } else {
+        return true;
+    }
+    civil_from_days(day, &r->year, &r->month, &r->day);
+    return true;
+}
+
+// strptime(s, formats…): the first format that reads s decides, an error where its day
+// does not exist; try_strptime (each_until_valid): the first that reads s as a day that
+// exists. Sets *status to STRPTIME_OK or the failure; `epoch`, `infinity`, `-infinity`
+// (in any case, alone but for white space) are read before any format.
+__device__ int64_t strptime_parse(Str s, const Str* formats, uint32_t count, bool each_until_valid, int* status) {
+    uint32_t b = 0;
+    while (b < s.len && text_space(s.p[b])) b++;
+    // (DuckDB looks for the words only in texts of more than 4 bytes.)
+    if (s.len - b > 4) {
+        const char* words[3] = {"infinity", "epoch", "-infinity"};
+        const uint32_t lengths[3] = {8, 5, 9};
+        for (int w = 0; w < 3; w++) {
+            if ((w < 2) != ((s.p[b] | 32) >= 'a' && (s.p[b] | 32) <= 'z')) continue;
+            const uint32_t len = lengths[w];
+            if (b + len > s.len) continue;
+            uint32_t j = 0;
+            while (j < len && strptime_lower(s.p[b + j]) == (uint8_t)words[w][j]) j++;
+            if (j < len) continue;
+            uint32_t end = b + len;
+            while (end < s.len && text_space(s.p[end])) end++;
+            *status = end != s.len ? STRPTIME_NO_MATCH : (w == 1 ? STRPTIME_OK : STRPTIME_INFINITE);
+            return 0;
+        }
+    }
+    StrptimeFields r;
+    for (uint32_t k = 0; k < count; k++) {
+        if (!strptime_read(s, b, formats[k], &r)) continue;
+        const bool leap = strptime_leap(r.year);
+        const uint32_t dim[12] = {31, leap ? 29u : 28u, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        if (r.day <= dim[r.month - 1]) {
+            *status = STRPTIME_OK;
+            // (Years 0 to 9999: far inside the range.)
+            return days_from_civil(r.year, r.month, r.day) * US_PER_DAY + r.hour * US_PER_HOUR +
+                   r.minute * US_PER_MINUTE + r.second * US_PER_SECOND + r.micros;
+        }
+        if (!each_until_valid) { *status = STRPTIME_DATE_RANGE; return 0; }
+    }
+    *status = STRPTIME_NO_MATCH;
+    return 0;
+}

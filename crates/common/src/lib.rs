@@ -14,6 +14,7 @@ pub mod schema;
 pub mod semantics;
 pub mod strftime;
 pub mod string_hash;
+pub mod strptime;
 pub mod suggest;
 pub mod text_cast;
 

@@ -408,7 +408,7 @@ impl Expr {
             Expr::Column { nullable, .. } => *nullable,
             Expr::Literal { value, .. } | Expr::Parameter { value, .. } => value.is_null(),
             Expr::IsNull { .. } | Expr::Sketch { op: SketchOp::Estimate | SketchOp::GroupHash, .. } => false,
-            Expr::TryCast { .. } => true,
+            Expr::TryCast { .. } | Expr::StringFn { func: StringFunc::TryStrptime, .. } => true,
             // (NULL values are skipped; only a NULL separator makes NULL.)
             Expr::StringFn { func: StringFunc::ConcatWs, args } => args[0].nullable(),
             Expr::Case { branches, else_expr, .. } => {

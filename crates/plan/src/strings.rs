@@ -50,6 +50,16 @@ pub enum StringFunc {
     /// strftime(timestamp, format): the format a constant the binder checked
     /// (`gpusql_common::strftime`); a DATE is cast to TIMESTAMP first.
     Strftime,
+    /// strptime(text, format, …): the text read as a TIMESTAMP by the first format that
+    /// reads it (`gpusql_common::strptime`), else an error; the formats are constants the
+    /// binder checked (a DuckDB list of formats is one argument each). A string function
+    /// though its result is no string: it reads text as the others do, and shares their
+    /// binding, NULL rules, constant arguments and display; only its failures differ (the
+    /// GPU's call returns a status: codegen's `gen_strptime`).
+    Strptime,
+    /// try_strptime: as strptime, but NULL where no format reads the text as a day that
+    /// exists.
+    TryStrptime,
     /// ascii(s): the first character's code point (0 for ''), INTEGER.
     Ascii,
 }
@@ -108,6 +118,8 @@ impl StringFunc {
             Strlen => "strlen",
             Ascii => "ascii",
             Strftime => "strftime",
+            Strptime => "strptime",
+            TryStrptime => "try_strptime",
         }
     }
 
@@ -131,6 +143,7 @@ impl StringFunc {
             (Lpad | Rpad, 3) => vec![s, i, s],
             (SplitPart, 3) => vec![s, s, i],
             (Strftime, 2) => vec![DataType::Timestamp, s],
+            (Strptime | TryStrptime, n) if n >= 2 => vec![s; n],
             _ => return None,
         })
     }
@@ -140,6 +153,7 @@ impl StringFunc {
             StringFunc::StartsWith | StringFunc::EndsWith | StringFunc::Contains => DataType::Boolean,
             StringFunc::Position | StringFunc::Strlen => DataType::Int64,
             StringFunc::Ascii => DataType::Int32,
+            StringFunc::Strptime | StringFunc::TryStrptime => DataType::Timestamp,
             _ => DataType::Utf8,
         }
     }
@@ -208,6 +222,15 @@ impl StringFunc {
             Strlen => S::Int64(text(0).len() as i64),
             Ascii => S::Int32(text(0).chars().next().map_or(0, |c| c as i32)),
             Strftime => S::Utf8(gpusql_common::strftime::strftime(int(0), text(1))),
+            Strptime | TryStrptime => {
+                let formats: Vec<&str> = (1..args.len()).map(text).collect();
+                let read = if *self == Strptime {
+                    gpusql_common::strptime::strptime(text(0), &formats).map(Some)
+                } else {
+                    gpusql_common::strptime::try_strptime(text(0), &formats)
+                };
+                read?.map_or(S::Null, S::Timestamp)
+            }
         })
     }
 }

@@ -1,7 +1,7 @@
 //! Binding the functions that make and test strings (`plan/src/strings.rs`): `a || b`,
 //! concat, concat_ws, upper, lower, trim (also `TRIM([BOTH|LEADING|TRAILING] [c FROM] s)`),
 //! left, right, replace, repeat, lpad, rpad, split_part, starts_with, ends_with, contains,
-//! strftime, and CAST(x AS VARCHAR). As DuckDB: `||`, concat and concat_ws take values of any type
+//! strftime, strptime / try_strptime, and CAST(x AS VARCHAR). As DuckDB: `||`, concat and concat_ws take values of any type
 //! as their text; the other functions take VARCHAR (and BIGINT counts) only.
 
 use crate::bind_expr::{AtSpan, Context};
@@ -56,8 +56,11 @@ impl Context<'_> {
     /// A string function call `f`, or None where `f` names none.
     pub(crate) fn bind_string_function(&self, f: &ast::Function, whole: &ast::Expr) -> Option<Result<Expr>> {
         let name = f.name.to_string().to_ascii_lowercase();
-        if name == "strftime" {
-            return Some(self.bind_strftime(f, whole));
+        match name.as_str() {
+            "strftime" => return Some(self.bind_strftime(f, whole)),
+            "strptime" => return Some(self.bind_strptime(f, StringFunc::Strptime, whole)),
+            "try_strptime" => return Some(self.bind_strptime(f, StringFunc::TryStrptime, whole)),
+            _ => {}
         }
         let func = match name.as_str() {
             "concat" => StringFunc::ConcatWs,
@@ -108,6 +111,47 @@ impl Context<'_> {
             ))));
         }
         typed_call(StringFunc::Strftime, "strftime", vec![cast(value, DataType::Timestamp), format]).map_err(at)
+    }
+
+    /// strptime / try_strptime(text, format): the format a constant string or a list of
+    /// them (`['%d/%m/%Y', '%Y-%m-%d']`, tried in turn), checked here
+    /// (`gpusql_common::strptime`). As DuckDB: a NULL format makes NULL, and a NULL in a
+    /// list is the format 'NULL'.
+    fn bind_strptime(&self, f: &ast::Function, func: StringFunc, whole: &ast::Expr) -> Result<Expr> {
+        let at = |e: Error| e.at_span(whole.span());
+        let name = func.name();
+        let args = crate::functions::plain_arguments(f);
+        let Some(&[text, format]) = args.as_deref() else {
+            return Err(at(Error::bind(format!("{name} takes a text and a format"))));
+        };
+        let text = self.bind(text)?;
+        let formats = match format {
+            // (ARRAY[…] and […] alike, as DuckDB's lists.)
+            ast::Expr::Array(ast::Array { elem, named: _ }) => {
+                if elem.is_empty() {
+                    return Err(at(Error::bind(format!("{name} format list must not be empty"))));
+                }
+                let formats = elem.iter().map(|e| self.bind(e)).collect::<Result<Vec<_>>>()?;
+                let named_null = |e: Expr| match is_null_literal(&e) {
+                    true => Expr::literal(ScalarValue::Utf8("NULL".into()), DataType::Utf8),
+                    false => e,
+                };
+                formats.into_iter().map(named_null).collect()
+            }
+            format => match self.bind(format)? {
+                e if is_null_literal(&e) => return Ok(Expr::literal(ScalarValue::Null, DataType::Timestamp)),
+                e => vec![e],
+            },
+        };
+        let mut texts = vec![];
+        for format in &formats {
+            let Expr::Literal { value: ScalarValue::Utf8(t), .. } = format else {
+                return Err(at(Error::not_supported(format!("{name} with a format that is not a constant string"))));
+            };
+            texts.push(t.as_str());
+        }
+        gpusql_common::strptime::check_formats(&texts).map_err(at)?;
+        typed_call(func, name, std::iter::once(text).chain(formats).collect()).map_err(at)
     }
 
     /// `TRIM([BOTH | LEADING | TRAILING] [characters FROM] s)` and `TRIM(s, characters)`.

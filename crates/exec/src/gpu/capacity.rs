@@ -3,7 +3,7 @@
 //! and the larger capacity to run again with after a kernel's error (`capacity_after_error`).
 
 use super::buffers::BuiltTable;
-use gpusql_codegen::{code_type, KernelError};
+use gpusql_codegen::{code_type, strptime_failure, KernelError};
 use gpusql_common::{DataType, Error, Result};
 use gpusql_plan::{JoinKind, Pipeline, PipelineOp, Sink};
 use std::collections::HashMap;
@@ -157,6 +157,10 @@ pub(super) fn error_of(code: i32) -> Error {
         Some(KernelError::PaddingLeft) => gpusql_plan::strings::insufficient_padding(true),
         Some(KernelError::PaddingRight) => gpusql_plan::strings::insufficient_padding(false),
         Some(KernelError::NtileArgument) => Error::exec(gpusql_plan::window::NTILE_ARGUMENT_ERROR),
+        Some(KernelError::Strptime) => match strptime_failure(code) {
+            Some(failure) => failure.error(),
+            None => Error::exec(format!("kernel reported error code {code}")),
+        },
         Some(KernelError::DivisionByZero) => Error::exec("division by zero"),
         Some(KernelError::GroupsFull | KernelError::ArenaFull) | None => {
             Error::exec(format!("kernel reported error code {code}"))

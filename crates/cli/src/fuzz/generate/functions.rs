@@ -1,4 +1,4 @@
-//! The generator's function calls: text casts, string functions and intervals.
+//! The generator's function calls: text casts, string functions, strptime and intervals.
 
 use super::{Generator, Scope, Ty};
 
@@ -8,6 +8,9 @@ impl Generator<'_> {
     /// TRY_CAST of DOUBLEs that may leave the integer range.
     pub(super) fn text_cast(&mut self, scope: &Scope, ty: Ty, b: usize) -> String {
         let has = |t: Ty| !scope.of_type(t).is_empty();
+        if ty == Ty::Date && self.rng.chance(0.25) {
+            return format!("CAST({} AS DATE)", self.strptime_call(scope, b));
+        }
         if ty == Ty::Date {
             return match has(Ty::Str) && self.rng.chance(0.3) {
                 true => format!("TRY_CAST({} AS DATE)", self.expr(scope, Ty::Str, b)),
@@ -33,7 +36,7 @@ impl Generator<'_> {
     pub(super) fn string_function(&mut self, scope: &Scope, b: usize) -> String {
         let text = |g: &mut Generator| g.expr(scope, Ty::Str, b);
         let small = |g: &mut Generator| g.rng.below(9) as i64 - 3;
-        match self.rng.below(13) {
+        match self.rng.below(14) {
             0 => format!("upper({})", text(self)),
             1 => format!("lower({})", text(self)),
             2 => format!("({} || {})", text(self), text(self)),
@@ -79,6 +82,7 @@ impl Generator<'_> {
                     }
                 }
             }
+            12 => format!("CAST({} AS VARCHAR)", self.strptime_call(scope, b)),
             _ => {
                 let ty = *self.rng.pick(&[Ty::Int, Ty::Dec, Ty::Date]).unwrap_or(&Ty::Int);
                 match scope.of_type(ty).is_empty() {
@@ -92,6 +96,42 @@ impl Generator<'_> {
                     false => format!("CAST({} AS VARCHAR)", self.expr(scope, ty, b)),
                 }
             }
+        }
+    }
+
+    /// strptime / try_strptime (strptime.rs), a TIMESTAMP, of text that mostly reads: a
+    /// date written by strftime in a format that reads back (in upper case, with white
+    /// space around, or after a format that does not read it), a date's CAST to VARCHAR;
+    /// or (try_strptime only) the data's own strings.
+    fn strptime_call(&mut self, scope: &Scope, b: usize) -> String {
+        // (Written by the first, read by the second.)
+        const FORMATS: &[(&str, &str)] = &[
+            ("%Y-%m-%d", "%Y-%m-%d"),
+            ("%d/%m/%y %a", "%d/%m/%y %a"),
+            ("%j %Y", "%-j %Y"),
+            ("%B %-d, %Y", "%B %d, %Y"),
+            ("%A %d %b %Y %I %p", "%A %d %h %Y %-I %p"),
+            ("%G %V %u", "%G %V %u"),
+            ("%Y %U %w", "%Y %U %w"),
+            ("%W %w %Y", "%W %w %Y"),
+            ("%c", "%x %X"),
+            ("%x %H:%M:%S.%f", "%Y-%m-%d %T.%f"),
+        ];
+        let (write, read) = *self.rng.pick(FORMATS).unwrap_or(&("%Y-%m-%d", "%Y-%m-%d"));
+        if !scope.of_type(Ty::Str).is_empty() && self.rng.chance(0.2) {
+            return format!("try_strptime({}, '{read}')", self.expr(scope, Ty::Str, b));
+        }
+        let date = self.expr(scope, Ty::Date, b);
+        let text = match self.rng.below(4) {
+            0 => format!("upper(strftime({date}, '{write}'))"),
+            1 => format!("concat(' ', strftime({date}, '{write}'), '  ')"),
+            2 if read == "%Y-%m-%d" => format!("CAST({date} AS VARCHAR)"),
+            _ => format!("strftime({date}, '{write}')"),
+        };
+        let f = if self.rng.chance(0.7) { "strptime" } else { "try_strptime" };
+        match self.rng.chance(0.2) {
+            true => format!("{f}({text}, ['%d/%m/%Y', '{read}'])"),
+            false => format!("{f}({text}, '{read}')"),
         }
     }
 
