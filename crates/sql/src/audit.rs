@@ -97,7 +97,8 @@ pub fn order_by_expr(o: &ast::OrderByExpr) -> Result<()> {
 
 /// A SELECT's clauses that other dialects have. Bound by `bind_select`: `distinct`
 /// (DISTINCT ON in `bind_distinct_on`), `projection`, `from`, `selection`, `group_by`, `having`,
-/// `flavor` (FROM-first).
+/// `flavor` (FROM-first); `named_window`, `qualify` and `window_before_qualify` by
+/// `bind_window.rs` with `bind_select`.
 pub fn select(s: &ast::Select) -> Result<()> {
     let ast::Select {
         select_token,
@@ -119,7 +120,6 @@ pub fn select(s: &ast::Select) -> Result<()> {
         distribute_by,
         sort_by,
         having: _,
-        // (Bound by `bind_window.rs` and `bind_select`.)
         named_window: _,
         qualify: _,
         window_before_qualify: _,

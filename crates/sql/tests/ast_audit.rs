@@ -127,6 +127,9 @@ fn audited_fields(binder: &[String], name: &str) -> Vec<Vec<String>> {
             if !after.starts_with('=') || body.contains("..") {
                 continue;
             }
+            // Comments between the fields are not fields.
+            let body: String =
+                body.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
             found.push(
                 body.split(',')
                     .map(|f| f.split(':').next().unwrap_or("").trim().to_string())
