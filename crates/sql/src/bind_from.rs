@@ -4,8 +4,9 @@
 
 use crate::bind_expr::{contains_aggregate, contains_subquery, is_unknown_column, AtSpan, Context, Scope, ScopeField};
 use crate::bind_join::{bind_outer_join, Preserved};
-use crate::bind_select::{bind_query, require_bool};
+use crate::bind_select::bind_query;
 use crate::bind_using::{merge_using_columns, using_columns};
+use crate::bind_where::require_bool;
 use gpusql_common::{Catalog, DataType, Error, Result};
 use gpusql_plan::{Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};

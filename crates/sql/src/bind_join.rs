@@ -5,7 +5,8 @@
 //! UNION ALL the preserved rows without one (an anti join), padded with NULLs.
 
 use crate::bind_expr::{AtSpan, Context, Scope};
-use crate::bind_select::{columns_of, split_and};
+use crate::bind_select::columns_of;
+use crate::bind_where::split_and;
 use gpusql_common::{DataType, Error, Result, ScalarValue};
 use gpusql_plan::{Expr, LogicalPlan};
 use sqlparser::ast::{self, Spanned};

@@ -175,7 +175,7 @@ fn bind_correlated(
     }
     let mut terms = vec![];
     if let Some(w) = &select.selection {
-        crate::bind_select::split_and(w, &mut terms);
+        crate::bind_where::split_and(w, &mut terms);
     }
     let (mut local, mut inner_keys, mut outer_keys, mut outer_asts) = (vec![], vec![], vec![], vec![]);
     let (mut correlated, mut other_conditions) = (vec![], false);

@@ -258,7 +258,7 @@ fn bind_exists(
     let (plan, inner, on) = bind_from(select, catalog)?;
     let mut terms = vec![];
     for e in on.iter().chain(select.selection.iter()) {
-        crate::bind_select::split_and(e, &mut terms);
+        crate::bind_where::split_and(e, &mut terms);
     }
     let mut filters = vec![];
     let (mut probe_keys, mut build_keys, mut residual, mut key_asts) = (vec![], vec![], vec![], vec![]);

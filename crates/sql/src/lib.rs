@@ -25,6 +25,7 @@ mod bind_string;
 mod bind_string_agg;
 mod bind_subquery;
 mod bind_using;
+mod bind_where;
 mod bind_window;
 mod clock;
 mod coerce;
