@@ -249,6 +249,10 @@ impl<'a> Generator<'a> {
                 }
             }
             outputs.extend(group_by.iter().cloned());
+            // GROUPING () of the keys now and then (where grouping sets make it vary).
+            if !group_by.is_empty() && self.rng.chance(0.1) {
+                outputs.push(format!("grouping({})", group_by.join(", ")));
+            }
             let n_aggs = if single.is_some() { 1 } else { 1 + self.rng.below(3) };
             for _ in 0..n_aggs {
                 let want = single.map(|s| s.0);
@@ -290,7 +294,7 @@ impl<'a> Generator<'a> {
         }
         if !group_by.is_empty() {
             sql.push_str(" GROUP BY ");
-            sql.push_str(&group_by.join(", "));
+            sql.push_str(&self.grouping_sets(&group_by));
         }
         if let Some(h) = having {
             sql.push_str(" HAVING ");
@@ -315,6 +319,21 @@ impl<'a> Generator<'a> {
         }
         self.depth -= 1;
         sql
+    }
+
+    /// GROUP BY's list: the keys as written, or now and then ROLLUP / CUBE / GROUPING SETS
+    /// of them (each set's rows carry NULL in the keys outside it).
+    fn grouping_sets(&mut self, keys: &[String]) -> String {
+        let list = keys.join(", ");
+        if !self.rng.chance(0.15) {
+            return list;
+        }
+        match self.rng.below(if keys.len() > 1 { 4 } else { 3 }) {
+            0 => format!("ROLLUP ({list})"),
+            1 => format!("CUBE ({list})"),
+            2 => format!("GROUPING SETS (({list}), ({}), ())", keys[0]),
+            _ => format!("{}, ROLLUP ({})", keys[0], keys[1..].join(", ")),
+        }
     }
 
     /// FROM with 1-4 items joined along foreign keys (inner, left, or listed with the
