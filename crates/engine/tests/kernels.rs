@@ -87,3 +87,27 @@ fn long_in_lists_are_kernel_buffers_not_source() {
 fn gpusql_codegen_prelude_len(src: &str) -> usize {
     src.find("// ======== Pipeline").unwrap_or(0)
 }
+
+/// An aggregation the plan holds several times is run once and its groups read by each
+/// use: the finest level of a ROLLUP (every level combines its partial states) and a CTE
+/// read twice each scan lineitem / orders once.
+#[test]
+fn equal_aggregations_are_run_once() {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    e.load_tpch(0.01).unwrap();
+    let mut physical = |sql: &str| match &e.execute(&format!("EXPLAIN {sql}")).unwrap()[0] {
+        gpusql::Output::Explain(t) => t[t.find("Physical plan:").expect("a physical plan")..].to_string(),
+        other => panic!("{other:?}"),
+    };
+    let rollup = physical(
+        "SELECT l_returnflag, l_linestatus, sum(l_quantity), count(*) FROM lineitem \
+         GROUP BY ROLLUP (l_returnflag, l_linestatus)",
+    );
+    assert_eq!(rollup.matches("Scan lineitem").count(), 1, "{rollup}");
+    assert_eq!(rollup.matches("Scan intermediate #0 ").count(), 3, "{rollup}");
+    let cte = physical(
+        "WITH t AS (SELECT o_custkey, count(*) n FROM orders GROUP BY o_custkey) \
+         SELECT count(*) FROM t a JOIN t b ON a.o_custkey = b.o_custkey + 1",
+    );
+    assert_eq!(cte.matches("Scan orders").count(), 1, "{cte}");
+}

@@ -33,6 +33,11 @@ struct Planner {
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
+    /// Aggregations planned so far, with the intermediate of their groups and the
+    /// projection that finishes them: an equal aggregation met again (a CTE read several
+    /// times, the finest level of grouping sets) reads those groups instead of aggregating
+    /// again. (Pipelines only read intermediates, so several may read one.)
+    aggregations: Vec<(LogicalPlan, IntermediateId, Schema, PipelineOp)>,
 }
 
 /// Default Lane Refill threshold: a warp goes on once 24 of its 32 lanes hold rows.
@@ -62,6 +67,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
+        aggregations: vec![],
     };
     let names: Vec<String> = plan.schema().fields.iter().map(|f| f.name.clone()).collect();
     let built = p.build(plan)?;
@@ -335,6 +341,10 @@ impl Planner {
                 if let Some(a) = aggs.iter().find(|a| a.func.planned_by_binder()) {
                     return Err(Error::plan(format!("{} reached the planner (the binder plans it)", a.func.name())));
                 }
+                if let Some((_, id, schema, finish)) = self.aggregations.iter().find(|(p, ..)| p == plan) {
+                    let source = Source::Intermediate { id: *id, schema: schema.clone() };
+                    return Ok(Built::Open { source, ops: vec![finish.clone()] });
+                }
                 let (source, ops) = self.open(input)?;
                 let lowered = lower_aggregates(group_by, group_names, aggs);
                 let id = self.intermediate();
@@ -344,11 +354,9 @@ impl Planner {
                     ops,
                     Sink::Aggregate { id, keys: group_by.clone(), states: lowered.states, schema: agg_schema.clone() },
                 );
-                let out_schema = plan.schema();
-                Ok(Built::Open {
-                    source: Source::Intermediate { id, schema: agg_schema },
-                    ops: vec![PipelineOp::Project { exprs: lowered.finalize, schema: out_schema }],
-                })
+                let finish = PipelineOp::Project { exprs: lowered.finalize, schema: plan.schema() };
+                self.aggregations.push((plan.clone(), id, agg_schema.clone(), finish.clone()));
+                Ok(Built::Open { source: Source::Intermediate { id, schema: agg_schema }, ops: vec![finish] })
             }
             LogicalPlan::Sort { input, keys } => self.build_sort(input, keys),
             LogicalPlan::Limit { input, skip, fetch } => self.build_limit(input, *skip, *fetch),
