@@ -28,10 +28,20 @@ use std::sync::Arc;
 
 /// Where a parameter's value comes from. `id` names it in the plans made from one
 /// template (clones keep it), and in the kernel constants bound from it.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct ParamSource {
     pub id: u64,
     pub kind: ParamKind,
+}
+
+/// Two parameters of one kind (the same literal of the statement, or the same expression
+/// of such) have the same value in every run: plans equal but for their ids are equal (a
+/// CTE's two copies, which the planner then aggregates once, as it does for the literals'
+/// values when the statement is planned as written).
+impl PartialEq for ParamSource {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
 }
 
 #[derive(Debug, PartialEq)]
