@@ -9,6 +9,10 @@ use std::sync::LazyLock;
 /// result-assembly module that rehashes probe tables: the two must agree).
 pub const HASH_SEED: u64 = 0x9e3779b97f4a7c15;
 
+/// Rows per block of one radix sort pass (radix_sort.cu): the host sizes the per-tile
+/// digit counts by it.
+pub const RADIX_TILE: usize = 2048;
+
 /// The errors a kernel raises through its error flag (`raise_error(err, ERR_…)`); the
 /// executor reads the first one after the launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +139,7 @@ pub fn prelude() -> &'static str {
             s.push_str(&format!("#define {} {}\n", e.c_name(), e as i32));
         }
         s.push_str(&format!("#define HASH_SEED {HASH_SEED:#x}ull\n"));
+        s.push_str(&format!("#define RADIX_TILE {RADIX_TILE}u\n"));
         s.push_str(&format!("#define STRFTIME_BYTES {}\n", gpusql_common::strftime::MAX_BYTES));
         s.push_str("#define STRPTIME_OK 0\n");
         for f in Failure::ALL {

@@ -29,7 +29,7 @@ pub mod types;
 mod value;
 pub mod window;
 
-pub use device_constants::{code_type, merge_modules, prelude, strptime_failure, KernelError, HASH_SEED};
+pub use device_constants::{code_type, merge_modules, prelude, strptime_failure, KernelError, HASH_SEED, RADIX_TILE};
 pub use ops::lane_refill::payload_columns_read;
 pub use pipeline::generate_pipeline;
 pub use spec::*;

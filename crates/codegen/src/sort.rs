@@ -1,6 +1,8 @@
-//! Sort stage: a bitonic sort of a row permutation over a materialized intermediate, with
-//! a comparator generated for the key columns (NULL placement, ASC/DESC, strings), then
-//! gathers. Ties break on the row index, so the order is deterministic.
+//! Sort stage over a materialized intermediate: an LSD radix sort of the keys encoded as
+//! words whose unsigned order is the rows' order (`sort_encode`, radix_keys.cu; the passes
+//! in radix_sort.cu), or a bitonic sort of a row permutation with a comparator generated
+//! for the key columns (NULL placement, ASC/DESC, strings): small inputs, top-N, INTERVAL
+//! keys. Both are stable: ties keep the row order, so the order is deterministic.
 
 use crate::device_constants::prelude;
 use crate::spec::{Param, Part};
@@ -14,6 +16,10 @@ pub const SMALL_SORT: usize = 4096;
 
 /// The sort stage's kernels around the generated comparator (a template: `$KEYS` …).
 const SORT_CU: &str = include_str!("sort.cu");
+/// The radix sort's key encoding (`$ENCODE`, per key) and its kernel `sort_encode`.
+const RADIX_KEYS_CU: &str = include_str!("radix_keys.cu");
+/// The radix sort's passes (in the util module: they do not depend on the keys).
+const RADIX_SORT_CU: &str = include_str!("radix_sort.cu");
 /// Where the sorted rows' groups of the first `$K` keys start (`generate_sort`'s segments).
 const SORT_HEADS_CU: &str = include_str!("sort_heads.cu");
 /// Result assembly and hash-build helpers, and their kernels per key width (`$W` …).
@@ -38,7 +44,78 @@ pub struct SortSpec {
     /// `sort_heads(const uint32_t* perm, uint64_t n, uint32_t* heads, <params>)`: 1 where
     /// sorted row i starts a group of the first `segments` keys (None: not asked for).
     pub heads_entry: Option<String>,
+    /// The keys' radix encoding, where every key has one (not INTERVAL).
+    pub radix: Option<RadixKeys>,
     pub params: Vec<Param>,
+}
+
+/// How `sort_encode(uint32_t* words, uint64_t n, const uint32_t* slots, <params>)` lays out
+/// a row's key: `fixed_bytes` plus, for each string key (`string_keys`, their columns in key
+/// order), its longest string's length (`slots`, found at run time), rounded up to 4-byte
+/// words.
+#[derive(Debug, Clone)]
+pub struct RadixKeys {
+    pub encode_entry: String,
+    pub fixed_bytes: usize,
+    pub string_keys: Vec<usize>,
+}
+
+impl RadixKeys {
+    /// Words per row's key, given each string key's longest string.
+    pub fn words(&self, slots: &[u32]) -> usize {
+        (self.fixed_bytes + slots.iter().map(|s| *s as usize).sum::<usize>()).div_ceil(4)
+    }
+}
+
+/// The radix encoding of `keys` (their parameters are `compare_body`'s): the body of
+/// `sort_encode` and its layout, or None where a key has no byte order (INTERVAL).
+fn radix_encoding(schema: &Schema, keys: &[SortColumn]) -> Option<(String, RadixKeys)> {
+    let mut body = String::new();
+    let mut layout = RadixKeys { encode_entry: "sort_encode".into(), fixed_bytes: 0, string_keys: vec![] };
+    for k in keys {
+        let f = &schema.fields[k.column];
+        let ct = c_type(&f.ty);
+        let v = format!("k{}_values[a]", k.column);
+        let flip = if k.asc { "0u" } else { "0xffffffffu" };
+        let (width, encode) = match ct {
+            "bool" => (1, format!("kw_byte(k, ({v} ? 1u : 0u) ^ {flip});")),
+            "int32_t" => (4, format!("kw_u32(k, (uint32_t){v} ^ 0x80000000u, {flip});")),
+            "int64_t" => (8, format!("kw_u64(k, (uint64_t){v} ^ 0x8000000000000000ull, {flip});")),
+            "__int128" => (
+                16,
+                format!(
+                    "const __int128 v = {v};\n            kw_u64(k, (uint64_t)(v >> 64) ^ 0x8000000000000000ull, {flip});\n            kw_u64(k, (uint64_t)v, {flip});"
+                ),
+            ),
+            "double" => (8, format!("kw_u64(k, f64_order_bits({v}), {flip});")),
+            "Str" => {
+                let j = layout.string_keys.len();
+                layout.string_keys.push(k.column);
+                // The length after the padded bytes; the bytes' slot is added at run time.
+                (4, format!("kw_str(k, {v}, slots[{j}], {flip});"))
+            }
+            _ => return None,
+        };
+        let zeros = if ct == "Str" {
+            format!("slots[{}] + 4u", layout.string_keys.len() - 1)
+        } else {
+            width.to_string()
+        };
+        layout.fixed_bytes += width;
+        body.push_str(&format!("        // key #{} {}\n        {{\n", k.column, if k.asc { "ASC" } else { "DESC" }));
+        if f.nullable {
+            layout.fixed_bytes += 1;
+            let null_byte = if k.nulls_first { 0 } else { 2 };
+            body.push_str(&format!(
+                "            const bool null_ = k{}_validity[a] == 0;\n            kw_byte(k, null_ ? {null_byte}u : 1u);\n            if (null_) kw_zeros(k, {zeros}); else {{\n            {encode}\n            }}\n",
+                k.column
+            ));
+        } else {
+            body.push_str(&format!("            {encode}\n"));
+        }
+        body.push_str("        }\n");
+    }
+    Some((body, layout))
 }
 
 /// The comparator of `keys` (their parameters and declarations added to `params` and
@@ -114,6 +191,15 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn], segments: Option<usiz
         .replace("$DECLS", &decl_list)
         .replace("$ARGS", &args)
         .replace("$SMALL", &SMALL_SORT.to_string());
+    let radix = radix_encoding(schema, keys).map(|(encode, layout)| {
+        source.push_str(
+            &RADIX_KEYS_CU
+                .replace("$KEYS", &key_text.join(", "))
+                .replace("$ENCODE", &encode)
+                .replace("$DECLS", &decl_list),
+        );
+        layout
+    });
     if let (Some(k), Some(group)) = (segments, &group_body) {
         source.push_str(
             &SORT_HEADS_CU
@@ -131,6 +217,7 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn], segments: Option<usiz
         rank_entry: "sort_rank".into(),
         scatter_entry: "sort_scatter".into(),
         heads_entry: segments.map(|_| "sort_heads".into()),
+        radix,
         params,
     })
 }
@@ -143,7 +230,7 @@ pub fn util_module() -> &'static str {
 }
 
 fn util_module_source() -> String {
-    let mut src = format!("{}{UTIL_CU}{CONCAT_RUNS_CU}", prelude());
+    let mut src = format!("{}{UTIL_CU}{CONCAT_RUNS_CU}{RADIX_SORT_CU}", prelude());
     for (width, key, entry) in [("4", "int32_t", "int2"), ("8", "int64_t", "longlong2")] {
         src.push_str(&KEYED_TABLES_CU.replace("$W", width).replace("$KEY", key).replace("$ENTRY", entry));
     }

@@ -110,6 +110,8 @@ session_config! {
     merged_patterns: bool = true;
     /// ORDER BY ... LIMIT sorts only the rows it keeps.
     top_n: bool = true;
+    /// ORDER BY (and the sorts of windows) on the GPU by an LSD radix sort of the keys encoded as bytes, 8 bits a pass, passes whose byte is the same in every row skipped (on: inputs of more than 4,096 rows, which otherwise rank-sort; always: every input, for tests); off: a bitonic sort by a generated comparator. Top-N of at most 1,024 rows, INTERVAL keys and keys longer than 256 bytes use the bitonic sort either way.
+    radix_sort: RadixSort = RadixSort::On;
     /// The most row pairs a join without an equality (a cross join; its other conditions filter the pairs) may be estimated to form before it is refused: each pair is work, on the GPU (the warp walks the small side for each row) and more so on the CPU backend.
     max_cross_join_pairs: u64 = 10_000_000_000;
     /// Joins without an equality whose conditions bound a column of one side by the other (`x BETWEEN r.lo AND r.hi`, `a.t < b.t`) sort that side and binary-search the rows each row can match (off: every row walks the whole other side, as a cross join under a filter).
@@ -150,6 +152,14 @@ session_config! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaneRefill(pub Option<u32>);
 
+/// When sorts on the GPU radix-sort: inputs above the rank sort's size, every input, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RadixSort {
+    On,
+    Always,
+    Off,
+}
+
 /// Filter selectivities: sampled or guessed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Selectivity {
@@ -189,6 +199,13 @@ const REPLICATED: &[(&str, ReplicatedTables)] = &[
     ("single", ReplicatedTables::Single),
     ("off", ReplicatedTables::Off),
 ];
+const RADIX_SORT: &[(&str, RadixSort)] = &[
+    ("on", RadixSort::On),
+    ("always", RadixSort::Always),
+    ("off", RadixSort::Off),
+    ("true", RadixSort::On),
+    ("false", RadixSort::Off),
+];
 const SELECTIVITY: &[(&str, Selectivity)] = &[("sampled", Selectivity::Sampled), ("guessed", Selectivity::Guessed)];
 
 /// A setting whose values are words: parsed and shown through its word table.
@@ -211,6 +228,7 @@ word_setting!(MultiMatch, MULTI_MATCH, "push-down or per-lane");
 word_setting!(FilterOrder, FILTER_ORDER, "ranked, written or optimized");
 word_setting!(ReplicatedTables, REPLICATED, "on, all, single or off");
 word_setting!(Selectivity, SELECTIVITY, "sampled or guessed");
+word_setting!(RadixSort, RADIX_SORT, "on, always or off");
 
 impl SettingValue for LaneRefill {
     const VALUES: &'static str = "on, off, or a threshold of 1 to 32 lanes";

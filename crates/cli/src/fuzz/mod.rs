@@ -37,6 +37,7 @@ const NAIVE_SETTINGS: &[(&str, &str)] = &[
     ("pivoted_strings", "off"),
     ("like_dfa", "off"),
     ("top_n", "off"),
+    ("radix_sort", "off"),
     ("replicated_tables", "off"),
     ("key_bitmaps", "off"),
     ("early_bitmaps", "off"),

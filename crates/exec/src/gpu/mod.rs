@@ -15,6 +15,7 @@ mod join;
 mod launch;
 mod pipeline;
 mod plan_memo;
+mod radix_sort;
 mod replay;
 mod result;
 mod scan;

@@ -1,5 +1,5 @@
-//! Sort stage on the GPU: a rank sort for small inputs, else a bitonic sort of a row
-//! permutation; with segments, then each row's position within its group of the leading
+//! Sort stage on the GPU: a rank sort for small inputs, a radix sort of the encoded keys
+//! (radix_sort.rs), else a bitonic sort of a row permutation; with segments, then each row's position within its group of the leading
 //! keys. Its launches are queued, not waited for: the GPU spans are returned.
 
 use super::buffers::{Arg, Intermediate};
@@ -9,12 +9,16 @@ use crate::stats::KernelStat;
 use gpusql_codegen::sort::{SortSpec, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
+use gpusql_plan::config::RadixSort;
 use gpusql_cuda::CudaSlice;
 use gpusql_cuda::EndedTimer;
 use std::sync::Arc;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
 const TOP_N_MIN_CHUNK: usize = 64;
+/// A top-N of at most this many rows keeps the bitonic chunks (n log^2 N compares) rather
+/// than radix-sorting every row.
+const TOP_N_BITONIC_MAX: usize = 1024;
 
 pub fn run(
     ex: &GpuExecutor,
@@ -27,11 +31,6 @@ pub fn run(
     let mut stat =
         KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
     let n = data.rows;
-    let npow2 = n.max(1).next_power_of_two();
-    if npow2 > u32::MAX as usize / 2 {
-        return Err(Error::not_supported(format!("sorting {n} rows")));
-    }
-    let mut perm = ex.dev.alloc_zeros::<u32>(npow2, "sort permutation").map_err(cuda_error)?;
     let mut key_args = vec![];
     for q in &spec.params {
         let Param::Input { column, part } = q else { continue };
@@ -44,6 +43,28 @@ pub fn run(
         }));
         stat.bytes_read += n * super::value_width(&c.ty);
     }
+    let radix = spec.radix.as_ref().filter(|_| match ex.config.radix_sort {
+        RadixSort::Off => false,
+        RadixSort::On => n > SMALL_SORT && limit.is_none_or(|l| l > TOP_N_BITONIC_MAX),
+        RadixSort::Always => true,
+    });
+    if let Some(layout) = radix {
+        let strings: Vec<u64> = layout.string_keys.iter().map(|c| ptr(&data.columns[*c].values, &ex.dev)).collect();
+        if let Some((perm, mut spans)) =
+            super::radix_sort::sort(ex, spec, layout, &key_args, &strings, n, memo, &mut stat)?
+        {
+            data.rows = limit.map_or(n, |l| n.min(l));
+            stat.rows_out = data.rows;
+            data.positions = group_positions(ex, &perm, data.rows, spec, &key_args, memo, &mut stat, &mut spans)?;
+            data.perm = Some(perm);
+            return Ok((data, stat, spans));
+        }
+    }
+    let npow2 = n.max(1).next_power_of_two();
+    if npow2 > u32::MAX as usize / 2 {
+        return Err(Error::not_supported(format!("sorting {n} rows")));
+    }
+    let mut perm = ex.dev.alloc_zeros::<u32>(npow2, "sort permutation").map_err(cuda_error)?;
     // One compare-exchange step over the first `len` entries (k = 0: all ascending).
     let step_args = |p: u64, len: usize, j: usize, k: usize| {
         let mut args =
