@@ -26,7 +26,7 @@ gpusql)
     OUT=$4
     mkdir -p "$OUT"
     while [ ! -e "$DIR/data/.done" ]; do sleep 5; done
-    "$B" bench tpch --backend gpu --data "$DIR/data" --query-dir "$HERE/tpcds" --sf "$SF" --cold --runs 3 \
+    "$B" bench tpcds --backend gpu --data "$DIR/data" --sf "$SF" --cold --runs 3 \
         --json "$OUT/gpusql_tpcds_sf$SF.json" 2>&1 | tee "$OUT/gpusql_tpcds_sf$SF.txt"
     ;;
 duckdb)

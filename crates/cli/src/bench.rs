@@ -22,6 +22,9 @@ pub enum Suite {
     Tpch,
     /// ssb/q1.1.sql … q4.3.sql over the Star Schema Benchmark.
     Ssb,
+    /// tpcds/q01.sql … q99.sql over TPC-DS files (`--data`: scripts/tpcds_data.py writes
+    /// them; the engine has no TPC-DS generator).
+    Tpcds,
 }
 
 pub struct BenchOptions {
@@ -148,7 +151,9 @@ pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
 /// The suite's query files, in order (all of them, or the named ones).
 fn query_files(suite: Suite, dir: &Path, only: Option<&[String]>) -> Result<Vec<(String, PathBuf)>, String> {
     let name_of = |q: &str| match suite {
-        Suite::Tpch => q.parse::<u32>().map(|n| format!("q{n:02}")).unwrap_or_else(|_| format!("q{q}")),
+        Suite::Tpch | Suite::Tpcds => {
+            q.parse::<u32>().map(|n| format!("q{n:02}")).unwrap_or_else(|_| format!("q{q}"))
+        }
         Suite::Ssb => format!("q{q}"),
     };
     let mut names: Vec<String> = match only {
@@ -183,6 +188,11 @@ fn prepare(engine: &mut Engine, opts: &BenchOptions) -> Result<Setup, String> {
         }
         (None, Suite::Tpch) => crate::tpch::load(engine, opts.sf, gpusql::IfExists::Fail, true),
         (None, Suite::Ssb) => crate::tpch::load_ssb(engine, opts.sf, gpusql::IfExists::Fail, true),
+        (None, Suite::Tpcds) => {
+            return Err("TPC-DS reads its tables from files: --data DIR/data, as `python3 scripts/tpcds_data.py \
+                 --sf SF --out DIR` writes them"
+                .into())
+        }
     }
     .map_err(|e| e.to_string())?;
     let load_s = start.elapsed().as_secs_f64();
@@ -429,7 +439,11 @@ fn render_table(setup: &Setup, opts: &BenchOptions, results: &[QueryResult]) -> 
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let label = if opts.suite == Suite::Ssb { "SSB" } else { "TPC-H" };
+    let label = match opts.suite {
+        Suite::Tpch => "TPC-H",
+        Suite::Ssb => "SSB",
+        Suite::Tpcds => "TPC-DS",
+    };
     let mut s = format!(
         "{label} SF {} on {}, {} warm run{}{}",
         opts.sf,

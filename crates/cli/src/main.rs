@@ -177,6 +177,9 @@ enum BenchSuite {
     Tpch(BenchArgs),
     /// SSB (Star Schema Benchmark) queries, likewise.
     Ssb(BenchArgs),
+    /// TPC-DS queries (tpcds/qNN.sql), likewise, over the Parquet files
+    /// `scripts/tpcds_data.py --sf SF --out DIR` writes (--data DIR/data).
+    Tpcds(BenchArgs),
     /// Push-down parallelism vs. per-lane probing on a Zipf-skewed multi-match join.
     SkewJoin(SkewArgs),
     /// Bank-replicated shared-memory tables vs. global hash tables on a Zipf-skewed
@@ -310,6 +313,7 @@ fn main() -> ExitCode {
         Some(Cmd::Fuzz(args)) => gpusql_cli::fuzz::command::main(args),
         Some(Cmd::Bench { suite: BenchSuite::Tpch(args) }) => run_bench(bench::Suite::Tpch, args),
         Some(Cmd::Bench { suite: BenchSuite::Ssb(args) }) => run_bench(bench::Suite::Ssb, args),
+        Some(Cmd::Bench { suite: BenchSuite::Tpcds(args) }) => run_bench(bench::Suite::Tpcds, args),
         Some(Cmd::Bench { suite: BenchSuite::SkewJoin(args) }) => run_skew_join(args),
         Some(Cmd::Bench { suite: BenchSuite::Compile(a) }) => {
             print_report(bench_compile::run(&bench_compile::CompileOptions {
@@ -584,7 +588,11 @@ fn print_report(report: Result<String, String>) -> ExitCode {
 }
 
 fn run_bench(suite: bench::Suite, args: BenchArgs) -> ExitCode {
-    let dir_name = if suite == bench::Suite::Ssb { "ssb" } else { "tpch" };
+    let dir_name = match suite {
+        bench::Suite::Tpch => "tpch",
+        bench::Suite::Ssb => "ssb",
+        bench::Suite::Tpcds => "tpcds",
+    };
     let query_dir = match paths::resolve_dir(args.query_dir.as_deref(), dir_name, "--query-dir") {
         Ok(d) => d,
         Err(e) => {
