@@ -151,9 +151,7 @@ pub fn run(mut engine: Engine, opts: &BenchOptions) -> Result<bool, String> {
 /// The suite's query files, in order (all of them, or the named ones).
 fn query_files(suite: Suite, dir: &Path, only: Option<&[String]>) -> Result<Vec<(String, PathBuf)>, String> {
     let name_of = |q: &str| match suite {
-        Suite::Tpch | Suite::Tpcds => {
-            q.parse::<u32>().map(|n| format!("q{n:02}")).unwrap_or_else(|_| format!("q{q}"))
-        }
+        Suite::Tpch | Suite::Tpcds => q.parse::<u32>().map(|n| format!("q{n:02}")).unwrap_or_else(|_| format!("q{q}")),
         Suite::Ssb => format!("q{q}"),
     };
     let mut names: Vec<String> = match only {

@@ -96,11 +96,8 @@ fn radix_encoding(schema: &Schema, keys: &[SortColumn]) -> Option<(String, Radix
             }
             _ => return None,
         };
-        let zeros = if ct == "Str" {
-            format!("slots[{}] + 4u", layout.string_keys.len() - 1)
-        } else {
-            width.to_string()
-        };
+        let zeros =
+            if ct == "Str" { format!("slots[{}] + 4u", layout.string_keys.len() - 1) } else { width.to_string() };
         layout.fixed_bytes += width;
         body.push_str(&format!("        // key #{} {}\n        {{\n", k.column, if k.asc { "ASC" } else { "DESC" }));
         if f.nullable {

@@ -9,9 +9,9 @@ use crate::stats::KernelStat;
 use gpusql_codegen::sort::{SortSpec, SMALL_SORT};
 use gpusql_codegen::{Param, Part};
 use gpusql_common::{Error, Result};
-use gpusql_plan::config::RadixSort;
 use gpusql_cuda::CudaSlice;
 use gpusql_cuda::EndedTimer;
+use gpusql_plan::config::RadixSort;
 use std::sync::Arc;
 
 /// Bitonic chunks at least this long for a top-N (fewer, larger rounds).
