@@ -307,7 +307,7 @@ impl GpuExecutor {
                     let data = inter.remove(input).ok_or_else(|| Error::exec("sort input missing"))?;
                     let spec =
                         memo.sort_spec(*input, || gpusql_codegen::sort::generate_sort(&data.schema, keys, *segments))?;
-                    let (sorted, stat, spans) = sort::run(self, data, &spec, *limit, *input, memo)?;
+                    let (sorted, stat, spans) = sort::run(self, data, &spec, *limit, *input, memo, reads)?;
                     pending_spans.extend(spans.into_iter().map(|s| (stats.kernels.len(), s)));
                     stats.kernels.push(stat);
                     inter.insert(*output, sorted);

@@ -6,6 +6,7 @@
 
 use super::buffers::Arg;
 use super::device_store::cuda_error;
+use super::replay::{site, ReadBacks};
 use super::{ptr, GpuExecutor, LaunchQueue, PlanMemo};
 use crate::stats::KernelStat;
 use gpusql_codegen::sort::{RadixKeys, SortSpec};
@@ -20,6 +21,8 @@ pub const MAX_RADIX_KEY_BYTES: usize = 256;
 
 /// The sorted permutation of the `n` rows whose key columns `key_args` points to (the
 /// spec's parameters), or None where the keys encode longer than `MAX_RADIX_KEY_BYTES`.
+/// What it reads back (the strings' longest length, the bits that vary) goes through
+/// `reads`, so that a replayed run takes it from the log (`input`: the sort's site).
 #[allow(clippy::too_many_arguments)]
 pub fn sort(
     ex: &GpuExecutor,
@@ -28,7 +31,7 @@ pub fn sort(
     key_args: &[Arg],
     string_values: &[u64],
     n: usize,
-    memo: &PlanMemo,
+    (memo, reads, input): (&PlanMemo, &mut ReadBacks, usize),
     stat: &mut KernelStat,
 ) -> Result<Option<(CudaSlice<u32>, Vec<EndedTimer>)>> {
     if n > u32::MAX as usize {
@@ -48,7 +51,7 @@ pub fn sort(
             q.push(f.clone(), &[Arg::U64(*values), Arg::U64(n as u64), Arg::U64(at)], n, Some(ex.grid_limit()));
         }
         spans.push(ex.submit_queue(q)?);
-        slot_lens = dev.download(&slots).map_err(cuda_error)?;
+        slot_lens = reads.read(dev, site(("radix string slots", input, n)), &slots)?;
         slot_lens.truncate(string_values.len());
     }
     let nwords = layout.words(&slot_lens);
@@ -56,7 +59,7 @@ pub fn sort(
         return Ok(None);
     }
     // The keys as words, and which bits vary between rows.
-    let words = dev.alloc_unset::<u32>(nwords * n, "sort keys").map_err(cuda_error)?;
+    let words = dev.alloc_unset::<u32>((nwords * n).max(1), "sort keys").map_err(cuda_error)?;
     let or_bits = alloc(nwords, "sort key bits")?;
     let nand_bits = alloc(nwords, "sort key bits")?;
     let encode = ex.load_sort(memo, spec, &layout.encode_entry, stat)?;
@@ -78,8 +81,8 @@ pub fn sort(
         Some(ex.grid_limit()),
     );
     spans.push(ex.submit_queue(q)?);
-    let ors = dev.download(&or_bits).map_err(cuda_error)?;
-    let nands = dev.download(&nand_bits).map_err(cuda_error)?;
+    let ors = reads.read(dev, site(("radix or bits", input, n, nwords)), &or_bits)?;
+    let nands = reads.read(dev, site(("radix nand bits", input, n, nwords)), &nand_bits)?;
     stat.bytes_read += nwords * n * 8;
 
     let iota = ex.util("iota_u32", stat)?;

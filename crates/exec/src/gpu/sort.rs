@@ -3,6 +3,7 @@
 //! keys. Its launches are queued, not waited for: the GPU spans are returned.
 
 use super::buffers::{Arg, Intermediate};
+use super::replay::ReadBacks;
 use super::{ptr, GpuExecutor, LaunchQueue, PlanMemo};
 use crate::gpu::device_store::cuda_error;
 use crate::stats::KernelStat;
@@ -27,6 +28,7 @@ pub fn run(
     limit: Option<usize>,
     input: usize,
     memo: &PlanMemo,
+    reads: &mut ReadBacks,
 ) -> Result<(Intermediate, KernelStat, Vec<EndedTimer>)> {
     let mut stat =
         KernelStat { name: format!("sort #{input}"), rows_in: data.rows, rows_out: data.rows, ..Default::default() };
@@ -51,7 +53,7 @@ pub fn run(
     if let Some(layout) = radix {
         let strings: Vec<u64> = layout.string_keys.iter().map(|c| ptr(&data.columns[*c].values, &ex.dev)).collect();
         if let Some((perm, mut spans)) =
-            super::radix_sort::sort(ex, spec, layout, &key_args, &strings, n, memo, &mut stat)?
+            super::radix_sort::sort(ex, spec, layout, &key_args, &strings, n, (memo, reads, input), &mut stat)?
         {
             data.rows = limit.map_or(n, |l| n.min(l));
             stat.rows_out = data.rows;
