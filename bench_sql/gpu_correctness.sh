@@ -14,6 +14,8 @@ export RUST_LOG=error
 "$B" fuzz --backend gpu --schema corners --seed "$SEED" --queries 200000 --jobs "$JOBS" --reduce-secs 20 \
   --time-limit "$CORNERS" --report "$OUT/fuzz_corners_$SEED.json" > "$OUT/fuzz_corners_$SEED.log" 2>&1 &
 fuzz=$!
+# (A timeout that ends this script ends the fuzzer too.)
+trap 'kill $fuzz 2>/dev/null' EXIT TERM
 "$B" check --backend gpu 2>&1 | tee "$OUT/check_gpu.log" | grep -v "^ok"
 wait $fuzz
 head -3 "$OUT/fuzz_corners_$SEED.log"; grep -A8 "^FAILURE" "$OUT/fuzz_corners_$SEED.log"

@@ -56,12 +56,33 @@ pub struct CheckReport {
     /// Checks not run, and why (e.g. "not supported: JOIN" for TPC-H queries outside the
     /// engine's current scope).
     pub skipped: Vec<(String, String)>,
+    /// Print each check's line as it ends (the command line's check: a long run shows how
+    /// far it got), so that `summary` ends the output.
+    pub progress: bool,
 }
 
 impl CheckReport {
     pub fn ok(&self) -> bool {
         self.failed.is_empty()
     }
+    pub fn pass(&mut self, name: String) {
+        self.print(&format!("ok      {name}"));
+        self.passed.push(name);
+    }
+    pub fn fail(&mut self, name: String, why: String) {
+        self.print(&format!("FAILED  {name}: {why}"));
+        self.failed.push((name, why));
+    }
+    pub fn skip(&mut self, name: String, why: String) {
+        self.print(&format!("skipped {name}: {why}"));
+        self.skipped.push((name, why));
+    }
+    fn print(&self, line: &str) {
+        if self.progress {
+            println!("{line}");
+        }
+    }
+    /// Every check's line, then the failures again and the counts.
     pub fn render(&self) -> String {
         let mut s = String::new();
         for p in &self.passed {
@@ -70,6 +91,12 @@ impl CheckReport {
         for (n, why) in &self.skipped {
             s.push_str(&format!("skipped {n}: {why}\n"));
         }
+        s.push_str(&self.summary());
+        s
+    }
+    /// The failures and the counts.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
         for (n, why) in &self.failed {
             s.push_str(&format!("FAILED  {n}: {why}\n"));
         }
@@ -97,7 +124,7 @@ pub fn run_slt_dir(dir: &Path, backend: BackendChoice, compile_arch: Option<&str
             rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "slt")).collect()
         }
         Err(e) => {
-            report.failed.push((dir.display().to_string(), format!("cannot read: {e}")));
+            report.fail(dir.display().to_string(), format!("cannot read: {e}"));
             return;
         }
     };
@@ -105,8 +132,8 @@ pub fn run_slt_dir(dir: &Path, backend: BackendChoice, compile_arch: Option<&str
     for f in files {
         let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         match run_slt_file_with(&f, backend, compile_arch) {
-            Ok(()) => report.passed.push(format!("slt {name}")),
-            Err(e) => report.failed.push((format!("slt {name}"), e)),
+            Ok(()) => report.pass(format!("slt {name}")),
+            Err(e) => report.fail(format!("slt {name}"), e),
         }
     }
 }
@@ -336,13 +363,13 @@ fn run_answers(
     report: &mut CheckReport,
 ) {
     if !answers.is_dir() {
-        report.skipped.push((suite.into(), format!("no answers in {}", answers.display())));
+        report.skip(suite.into(), format!("no answers in {}", answers.display()));
         return;
     }
     let mut engine = match Engine::new(opts.backend).and_then(|mut e| load(&mut e).map(|_| e)) {
         Ok(e) => e,
         Err(e) => {
-            report.failed.push((suite.into(), e.to_string()));
+            report.fail(suite.into(), e.to_string());
             return;
         }
     };
@@ -354,14 +381,14 @@ fn run_answers(
         let sql = match std::fs::read_to_string(dir.join(format!("{q}.sql"))) {
             Ok(s) => s,
             Err(e) => {
-                report.failed.push((name, format!("query file: {e}")));
+                report.fail(name, format!("query file: {e}"));
                 continue;
             }
         };
         let expected = match std::fs::read_to_string(answers.join(format!("{q}.csv"))) {
             Ok(s) => s,
             Err(_) => {
-                report.skipped.push((name, "no answer file".into()));
+                report.skip(name, "no answer file".into());
                 continue;
             }
         };
@@ -370,7 +397,7 @@ fn run_answers(
                 Ok(_) => {}
                 Err(e) if matches!(e.kind(), Error::NotSupported(_)) => {}
                 Err(e) => {
-                    report.failed.push((name, format!("NVRTC: {e}")));
+                    report.fail(name, format!("NVRTC: {e}"));
                     continue;
                 }
             }
@@ -380,14 +407,14 @@ fn run_answers(
             let name = if runs > 1 { format!("{name} run {run}") } else { name.clone() };
             match sql_with_timeout(&mut engine, &sql, opts.query_timeout) {
                 Ok(batches) => match compare_answer(&batches, &expected) {
-                    Ok(()) => report.passed.push(name),
-                    Err(e) => report.failed.push((name, e)),
+                    Ok(()) => report.pass(name),
+                    Err(e) => report.fail(name, e),
                 },
                 Err(e) if matches!(e.kind(), Error::NotSupported(_)) => {
-                    report.skipped.push((name, e.to_string()));
+                    report.skip(name, e.to_string());
                     break;
                 }
-                Err(e) => report.failed.push((name, e.to_string())),
+                Err(e) => report.fail(name, e.to_string()),
             }
         }
     }

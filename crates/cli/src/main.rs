@@ -515,7 +515,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         all.extend(args.tpcds.is_some().then_some(CheckSuite::Tpcds));
         all
     });
-    let mut report = gpusql_cli::check::CheckReport::default();
+    let mut report = gpusql_cli::check::CheckReport { progress: true, ..Default::default() };
     for suite in suites {
         match suite {
             CheckSuite::Slt => {
@@ -524,18 +524,18 @@ fn run_check(args: CheckArgs) -> ExitCode {
             CheckSuite::Tpch => gpusql_cli::check::run_tpch(&tpch_dir, &opts, &mut report),
             CheckSuite::Ssb => match tpch_dir.parent().map(|p| p.join("ssb")).filter(|p| p.is_dir()) {
                 Some(ssb) => gpusql_cli::check::run_ssb(&ssb, &opts, &mut report),
-                None => report.skipped.push(("ssb".into(), "no ssb/ folder beside tpch/".into())),
+                None => report.skip("ssb".into(), "no ssb/ folder beside tpch/".into()),
             },
             CheckSuite::Tpcds => match (&args.tpcds, tpch_dir.parent().map(|p| p.join("tpcds"))) {
                 (Some(root), Some(queries)) if queries.is_dir() => {
                     gpusql_cli::check::run_tpcds(&queries, root, &opts, &mut report)
                 }
-                (None, _) => report.failed.push(("tpcds".into(), "needs --tpcds DIR".into())),
-                _ => report.failed.push(("tpcds".into(), "no tpcds/ folder beside tpch/".into())),
+                (None, _) => report.fail("tpcds".into(), "needs --tpcds DIR".into()),
+                _ => report.fail("tpcds".into(), "no tpcds/ folder beside tpch/".into()),
             },
         }
     }
-    print!("{}", report.render());
+    print!("{}", report.summary());
     if report.ok() {
         ExitCode::SUCCESS
     } else {
