@@ -27,6 +27,7 @@ fn options(seed: u64, queries: u64) -> FuzzOptions {
         small_results: false,
         verbose: false,
         time_limit: None,
+        settings: vec![],
     }
 }
 

@@ -57,6 +57,15 @@ pub struct FuzzArgs {
     /// Stop drawing queries after this many seconds (the report covers those run).
     #[arg(long, value_name = "SECS")]
     pub time_limit: Option<u64>,
+    /// A session setting of the engine's run (not the CPU oracle's), e.g.
+    /// `--set radix_sort=always` (the small tables' sorts radix-sorted); repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_setting)]
+    pub settings: Vec<(String, String)>,
+}
+
+fn parse_setting(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=VALUE"))?;
+    Ok((name.trim().to_string(), value.trim().to_string()))
 }
 
 fn open(args: &FuzzArgs, backend: BackendChoice) -> Result<Engine, String> {
@@ -82,6 +91,15 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // (The settings' names and values checked once, on a session without data.)
+    if let Ok(mut bare) = Engine::new(BackendChoice::Cpu) {
+        for (name, value) in &args.settings {
+            if let Err(e) = bare.set(name, value) {
+                eprintln!("Error: --set {name}={value}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     if args.jobs > 1 {
         return run_jobs(&args);
     }
@@ -137,6 +155,7 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             verbose: args.print_queries,
             time_limit: args.time_limit.map(Duration::from_secs),
             checkpoint: args.report.clone(),
+            settings: args.settings.clone(),
         };
         match super::run(&mut engine, &opts) {
             Ok(r) => (r.to_json(args.seed), r.render(args.seed)),
@@ -197,6 +216,9 @@ impl Jobs<'_> {
         cmd.args(["--queries", &(end - first).to_string(), "--jobs", "1"]);
         cmd.args(["--reduce-secs", &args.reduce_secs.to_string(), "--hang-secs", &args.hang_secs.to_string()]);
         cmd.arg("--report").arg(&report);
+        for (name, value) in &args.settings {
+            cmd.arg("--set").arg(format!("{name}={value}"));
+        }
         if let Some(t) = args.time_limit {
             let left = t.saturating_sub(self.started.elapsed().as_secs());
             if left == 0 {

@@ -272,7 +272,7 @@ pub fn run(engine: &mut Engine, schema: &SchemaInfo, opts: &CrashOptions<'_>) ->
             // A costly but valid input is cancelled at half the hang limit; one that goes on
             // past the limit ignored its cancel: a hang. (Settings are set again each time:
             // an input may be a SET.)
-            super::apply_fuzz_settings(engine);
+            super::apply_fuzz_settings(engine, &[]);
             watchdog.begin(&shown());
             let start = Instant::now();
             let out = super::caught(|| crate::check::with_time_limit(engine, hang_after / 2, |e| e.execute(sql)));

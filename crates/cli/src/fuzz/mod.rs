@@ -66,6 +66,8 @@ pub struct FuzzOptions {
     pub verbose: bool,
     /// Stop drawing queries after this long (the report covers those run).
     pub time_limit: Option<Duration>,
+    /// Settings of the engine's own run (`--set`), after `FUZZ_SETTINGS`.
+    pub settings: Vec<(String, String)>,
 }
 
 /// What one side answered.
@@ -337,15 +339,18 @@ fn caught<T>(f: impl FnOnce() -> gpusql::Result<T>) -> Result<T, Outcome> {
 /// backend would take minutes over).
 const FUZZ_SETTINGS: &[(&str, &str)] = &[("max_cross_join_pairs", "10000000")];
 
-fn apply_fuzz_settings(engine: &mut Engine) {
+fn apply_fuzz_settings(engine: &mut Engine, extra: &[(String, String)]) {
     for (k, v) in FUZZ_SETTINGS {
+        let _ = engine.set(k, v);
+    }
+    for (k, v) in extra {
         let _ = engine.set(k, v);
     }
 }
 
-/// The engine's answer with its own backend and default settings.
-fn run_primary(engine: &mut Engine, sql: &str) -> Outcome {
-    apply_fuzz_settings(engine);
+/// The engine's answer with its own backend and default settings (and `--set`'s).
+fn run_primary(engine: &mut Engine, sql: &str, settings: &[(String, String)]) -> Outcome {
+    apply_fuzz_settings(engine, settings);
     match caught(|| engine.execute(sql)) {
         Ok(outs) => match outs.into_iter().last() {
             Some(Output::Rows { batches, .. }) => Outcome::Rows(rows_of(&batches)),
@@ -424,7 +429,7 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
             let _ = std::fs::write(path, report.to_json(opts.seed).to_string());
         }
         watchdog.begin_at(index, Phase::Primary, &sql);
-        let primary = run_primary(engine, &sql);
+        let primary = run_primary(engine, &sql, &opts.settings);
         watchdog.begin_at(index, Phase::Oracle, &sql);
         let oracle = run_oracle(engine, &sql);
         watchdog.end();
@@ -446,7 +451,7 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
         if let Some((class, detail)) = judge(&primary, &oracle) {
             let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| {
                 watchdog.begin_at(index, Phase::Reduce, q);
-                let (p, o) = (run_primary(engine, q), run_oracle(engine, q));
+                let (p, o) = (run_primary(engine, q, &opts.settings), run_oracle(engine, q));
                 watchdog.end();
                 judge(&p, &o).is_some_and(|(c, _)| c == class)
             });
@@ -461,7 +466,7 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
                         report.checked_with_duckdb += 1;
                         if let Some(detail) = diff(ours, &theirs) {
                             let reduced = reduce::reduce(&sql, opts.reduce_for, &mut |q| match (
-                                run_primary(engine, q),
+                                run_primary(engine, q, &opts.settings),
                                 d.query(q),
                             ) {
                                 (Outcome::Rows(a), Ok(b)) => diff(&a, &b).is_some(),
