@@ -233,3 +233,35 @@ fn util_module_source() -> String {
     }
     src
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpusql_common::{DataType, Field};
+
+    fn key(column: usize, asc: bool, nulls_first: bool) -> SortColumn {
+        SortColumn { column, asc, nulls_first }
+    }
+
+    /// The encoded key's layout: a NULL byte only for nullable columns, each value's
+    /// width, a string's length after its bytes (their slot is found at run time).
+    #[test]
+    fn radix_key_layout() {
+        let schema = Schema::new(vec![
+            Field::new("i", DataType::Int32, false),
+            Field::new("s", DataType::Utf8, true),
+            Field::new("d", DataType::Decimal { precision: 38, scale: 2 }, true),
+            Field::new("iv", DataType::Interval, false),
+        ]);
+        let spec =
+            generate_sort(&schema, &[key(1, false, true), key(0, true, false), key(2, true, false)], None).unwrap();
+        let radix = spec.radix.expect("these keys have a byte order");
+        // s: 1 + 4 (and its slot); i: 4; d: 1 + 16.
+        assert_eq!((radix.fixed_bytes, radix.string_keys.clone()), (26, vec![1]));
+        assert_eq!(radix.words(&[7]), 9);
+        assert!(spec.source.contains("kw_byte(k, null_ ? 0u : 1u);"), "{}", spec.source);
+        assert!(spec.source.contains("kw_str(k, k1_values[a], slots[0], 0xffffffffu);"));
+        // INTERVAL has no byte order: the comparator sorts.
+        assert!(generate_sort(&schema, &[key(3, true, false)], None).unwrap().radix.is_none());
+    }
+}
