@@ -76,14 +76,17 @@ __device__ __forceinline__ int64_t quantile_disc_f64(int64_t n, double q) {
 __device__ __forceinline__ int64_t quantile_disc_decimal(int64_t n, __int128 integral, __int128 scaling) {
     return quantile_disc_position(n, (int64_t)(i128_sub((__int128)n * scaling, (__int128)n * integral) / scaling));
 }
+// As DuckDB's build evaluates them (plan/src/quantile.rs): fma(lo, 1 - d, hi * d) for
+// DOUBLE; lo + llround((hi - lo) * d) for TIMESTAMP; the truncated fma(hi - lo, d, lo) for
+// DECIMAL of at most 18 digits.
 __device__ __forceinline__ double quantile_interpolate_f64(double lo, double hi, double d) {
-    return d == 0.0 ? lo : __dadd_rn(__dmul_rn(lo, __dsub_rn(1.0, d)), __dmul_rn(hi, d));
+    return d == 0.0 ? lo : __fma_rn(lo, __dsub_rn(1.0, d), __dmul_rn(hi, d));
 }
 __device__ __forceinline__ int64_t quantile_interpolate_ts(int64_t lo, int64_t hi, double d) {
-    return d == 0.0 ? lo : llround(quantile_interpolate_f64((double)lo, (double)hi, d));
+    return d == 0.0 ? lo : (int64_t)((uint64_t)lo + (uint64_t)llround(__dmul_rn((double)((__int128)hi - lo), d)));
 }
 __device__ __forceinline__ int64_t quantile_interpolate_dec64(int64_t lo, int64_t hi, double d) {
-    return d == 0.0 ? lo : (int64_t)__dadd_rn((double)lo, __dmul_rn(__dsub_rn((double)hi, (double)lo), d));
+    return d == 0.0 ? lo : (int64_t)__fma_rn((double)(hi - lo), d, (double)lo);
 }
 // A DOUBLE truncated to 128 bits (its integer part has at most 53 significant bits).
 __device__ __int128 f64_trunc_i128(double x) {
