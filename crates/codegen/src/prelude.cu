@@ -706,4 +706,50 @@ __device__ __forceinline__ __int128 bcast(__int128 v, int src) {
 __device__ __forceinline__ Str bcast(Str s, int src) {
     Str r; r.p = (const uint8_t*)__shfl_sync(FULL_MASK, (uint64_t)s.p, src); r.len = __shfl_sync(FULL_MASK, s.len, src); r.pad_ = __shfl_sync(FULL_MASK, s.pad_, src); return r;
 }
+// ---- per-group reductions in the warp (a hash aggregation's local resolution) ----
+// The lanes holding one group (`peers`: __match_any_sync of the group id) combine their
+// values in a tree: at step k, the lane of rank r in its group takes the value of rank
+// r + 2^k. Every group of the warp takes its steps at once, so the cost grows with the log
+// of the largest group (none where all 32 differ), not with the number of groups; the
+// group's first lane ends with the whole. `src`: the lane read at each step (5 bits a
+// step), `up`: whether there is one.
+struct PeerTree { uint32_t src, up; int steps; bool first; };
+__device__ __forceinline__ PeerTree peer_tree(uint32_t peers, bool has) {
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t above = lane == 31u ? 0u : peers & (~0u << (lane + 1u));
+    int src = above != 0u ? __ffs(above) - 1 : 32;  // the next lane of the group, 32 where none
+    const int most = __reduce_max_sync(FULL_MASK, has ? __popc(peers) : 0);
+    PeerTree t;
+    t.src = 0; t.up = 0; t.steps = 0; t.first = (peers & ((1u << lane) - 1u)) == 0u;
+    for (int d = 1; d < most; d <<= 1) {
+        t.src |= (uint32_t)(src & 31) << (5 * t.steps);
+        t.up |= (uint32_t)(src < 32) << t.steps;
+        t.steps++;
+        // The lane 2d places above is the lane d above the lane d above.
+        const int next = __shfl_sync(FULL_MASK, src, src & 31);
+        src = src < 32 ? next : 32;
+    }
+    return t;
+}
+#define PEER_REDUCE(NAME, T, COMBINE) \
+    __device__ __forceinline__ T NAME(T v, const PeerTree& t) { \
+        for (int k = 0; k < t.steps; k++) { \
+            const T o = bcast(v, (int)(t.src >> (5 * k) & 31u)); \
+            if (t.up >> k & 1u) v = (COMBINE); \
+        } \
+        return v; \
+    }
+PEER_REDUCE(peer_sum_i128, __int128, v + o)
+PEER_REDUCE(peer_sum_i64, int64_t, v + o)
+PEER_REDUCE(peer_sum_f64, double, v + o)
+PEER_REDUCE(peer_min_i128, __int128, o < v ? o : v)
+PEER_REDUCE(peer_max_i128, __int128, o > v ? o : v)
+PEER_REDUCE(peer_min_i64, int64_t, o < v ? o : v)
+PEER_REDUCE(peer_max_i64, int64_t, o > v ? o : v)
+PEER_REDUCE(peer_min_i32, int32_t, o < v ? o : v)
+PEER_REDUCE(peer_max_i32, int32_t, o > v ? o : v)
+PEER_REDUCE(peer_min_f64, double, f64_lt(o, v) ? o : v)
+PEER_REDUCE(peer_max_f64, double, f64_lt(v, o) ? o : v)
+PEER_REDUCE(peer_min_str, Str, str_min(v, o))
+PEER_REDUCE(peer_max_str, Str, str_max(v, o))
 // ---- end of prelude ----

@@ -85,28 +85,59 @@ __device__ uint32_t map_case(uint32_t c, const CaseRange* t, int n) {
     const CaseRange r = t[lo - 1];
     return c <= r.last && (c - r.first) % r.stride == 0u ? (uint32_t)((int32_t)c + r.delta) : c;
 }
+__device__ __forceinline__ uint8_t case_ascii(uint8_t b, bool upper) {
+    // (ASCII: the table's first entries, as arithmetic.)
+    return upper ? (b >= 'a' && b <= 'z' ? b - 32 : b) : (b >= 'A' && b <= 'Z' ? b + 32 : b);
+}
+// Each lane first measures its own string's result (its loads hit L1 after the first), then
+// the lanes that arrived together write the strings one after another, each lane a byte of
+// every 32, so that a store instruction touches one or two lines, not one per lane. Where a string is not ASCII, a
+// code point's result may be wider or narrower than it: each lane maps the code point that
+// starts at its byte, and its place comes from the widths of the lanes below (three
+// ballots, widths being 0-4).
 __device__ Str str_case(const Arena& a, Str s, const CaseRange* t, int n) {
+    const unsigned mask = __activemask();
+    const bool upper = t == CASE_UPPER;
     uint32_t out_len = 0;
+    bool ascii = true;
     for (uint32_t i = 0; i < s.len;) {
         if (s.p[i] < 0x80u) { out_len++; i++; continue; }
+        ascii = false;
         const uint32_t c = utf8_decode(s, i, &i);
         out_len += utf8_width(map_case(c, t, n));
     }
     uint8_t* out = arena_alloc(a, out_len);
-    if (!out) return str_lost(s);
-    uint32_t o = 0;
-    for (uint32_t i = 0; i < s.len;) {
-        const uint8_t b = s.p[i];
-        if (b < 0x80u) {
-            // (ASCII: the table's first entries, as arithmetic.)
-            const bool lower = b >= 'a' && b <= 'z', upper = b >= 'A' && b <= 'Z';
-            out[o++] = t == CASE_UPPER ? (lower ? b - 32 : b) : (upper ? b + 32 : b);
-            i++;
+    const uint32_t lane = threadIdx.x & 31, below = mask & ((1u << lane) - 1u);
+    const uint32_t rank = __popc(below), step = __popc(mask);
+    for (unsigned m = mask; m != 0u; m &= m - 1u) {
+        const int src = __ffs(m) - 1;
+        const uint8_t* p = (const uint8_t*)__shfl_sync(mask, (unsigned long long)s.p, src);
+        uint8_t* o = (uint8_t*)__shfl_sync(mask, (unsigned long long)out, src);
+        const uint32_t len = __shfl_sync(mask, s.len, src);
+        if (o == nullptr) continue;  // (the arena is full: the run is repeated)
+        if (__shfl_sync(mask, ascii, src)) {
+            for (uint32_t i = rank; i < len; i += step) o[i] = case_ascii(p[i], upper);
             continue;
         }
-        o += utf8_encode(map_case(utf8_decode(s, i, &i), t, n), out + o);
+        uint32_t at = 0;
+        for (uint32_t base = 0; base < len; base += step) {
+            const uint32_t i = base + rank;
+            uint32_t c = 0, w = 0;
+            if (i < len) {
+                const uint8_t b = p[i];
+                if (b < 0x80u) { c = case_ascii(b, upper); w = 1; }
+                else if (!utf8_continuation(b)) {
+                    uint32_t next;
+                    c = map_case(utf8_decode(str_view(p, len), i, &next), t, n);
+                    w = utf8_width(c);
+                }
+            }
+            const uint32_t w1 = __ballot_sync(mask, w & 1u), w2 = __ballot_sync(mask, w & 2u), w4 = __ballot_sync(mask, w & 4u);
+            if (w != 0u) utf8_encode(c, o + at + __popc(w1 & below) + 2u * __popc(w2 & below) + 4u * __popc(w4 & below));
+            at += __popc(w1) + 2u * __popc(w2) + 4u * __popc(w4);
+        }
     }
-    return str_view(out, out_len);
+    return out ? str_view(out, out_len) : str_lost(s);
 }
 __device__ Str str_upper(const Arena& a, Str s) { return str_case(a, s, CASE_UPPER, CASE_UPPER_LEN); }
 __device__ Str str_lower(const Arena& a, Str s) { return str_case(a, s, CASE_LOWER, CASE_LOWER_LEN); }

@@ -1,15 +1,13 @@
 //! HashAggregate: an open-addressing hash table of group ids in global memory (atomicCAS
 //! insert), keys and states in arrays indexed by group id. Lanes of a warp that hit the
-//! same group first combine their values (warp-level local resolution) when the warp sees
-//! few distinct groups; otherwise each lane updates its group atomically. Groups with
+//! same group first combine their values in a tree over the group's lanes (prelude.cu's
+//! `peer_tree`: all groups of the warp at once), and each group's first lane updates it
+//! atomically (warp-level local resolution). Groups with
 //! small ids accumulate per block in shared memory first, and a per-block group cache
 //! (`group_cache.rs`) saves most rows the global table lookup.
 
 use super::group_cache::emit_group_cache;
-use super::{
-    arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, lane_updates,
-    StateCode,
-};
+use super::{arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, StateCode};
 use crate::hash_table::{emit_insert_with_runs, KeyArrays};
 use crate::kernel_builder::KernelBuilder;
 use crate::ops::SinkOperator;
@@ -18,8 +16,6 @@ use crate::types::{c_size, c_type};
 use gpusql_common::Result;
 use gpusql_plan::{AggState, Expr};
 
-/// Warp-distinct-group count up to which lanes pre-combine values in the warp.
-const WARP_COMBINE_MAX_GROUPS: u32 = 4;
 /// Groups with ids below a limit accumulate per block in shared memory first (group ids
 /// are dense, so a query with few groups never touches global states until the block
 /// ends). The limit fills about this many bytes of shared memory, between 32 and 512
@@ -66,20 +62,20 @@ impl SinkOperator for HashAggregate<'_> {
         k.body().close();
 
         let b = k.body();
-        b.line("// local resolution: lanes holding the same group combine values in the warp first");
+        b.line("// local resolution: the lanes of each group combine their values in a tree (peer_tree), every");
+        b.line("// group of the warp at once; the group's first lane then updates its state");
         b.line("const bool has_ = active && gid_ >= 0;");
-        b.line("const uint32_t lane_ = threadIdx.x & 31;");
-        b.line("const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);");
-        b.line("const uint32_t leaders_ = __ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_);");
-        b.open(format!("if (__popc(leaders_) <= {WARP_COMBINE_MAX_GROUPS})"));
-        b.line("uint32_t todo_ = __ballot_sync(FULL_MASK, has_);");
-        b.open("while (todo_)");
-        b.line("const int g_ = __shfl_sync(FULL_MASK, gid_, __ffs(todo_) - 1);");
-        b.line("const bool mine_ = has_ && gid_ == g_;");
+        b.line("const PeerTree pt_ = peer_tree(__match_any_sync(FULL_MASK, has_ ? gid_ : -1), has_);");
         for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
-            let contrib = contribution(s, c, &arg_vals[j], "mine_");
+            let contrib = contribution(s, c, &arg_vals[j], "has_");
+            // (A lane alone in its group with a NULL argument has nothing to add.)
+            let alone_null = if arg_vals[j].is_never_null() {
+                String::new()
+            } else {
+                format!(" && (pt_.steps > 0 || !{})", arg_vals[j].null)
+            };
             b.line(format!(
-                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}(g_ < {smem_n} ? &sh{j}_[g_] : &{p}[g_], v_); }}",
+                "{{ const {ct} v_ = peer_{r}_{sfx}({contrib}, pt_); if (has_ && pt_.first{alone_null}) atomic_{a}_{sfx}(gid_ < {smem_n} ? &sh{j}_[gid_] : &{p}[gid_], v_); }}",
                 ct = c.ct,
                 r = c.reduce,
                 sfx = c.suffix,
@@ -87,15 +83,6 @@ impl SinkOperator for HashAggregate<'_> {
                 p = ptrs[j]
             ));
         }
-        b.line("todo_ &= ~__ballot_sync(FULL_MASK, mine_);");
-        b.close();
-        b.close_with("else if (has_)");
-        for line in
-            lane_updates(states, &codes, &arg_vals, |j| format!("gid_ < {smem_n} ? &sh{j}_[gid_] : &{}[gid_]", ptrs[j]))
-        {
-            b.line(line);
-        }
-        b.close();
         // Block-local accumulators of the first groups, and their flush after the loop.
         k.pre().line(format!(
             "// HashAggregate: groups < {smem_n} accumulate per block in shared memory, flushed once per block"
