@@ -13,7 +13,7 @@ res = {}
 for section in re.split(r"^## ", open(path).read(), flags=re.M)[1:]:
     label, *lines = section.splitlines()
     for line in lines:
-        m = re.match(r"\s*([\d.]+) ms\s+(\S+)", line)
+        m = re.match(r"\s*([\d.]+) ms\s+(?:wall\s+[\d.]+ ms\s+first\s+[\d.]+ ms\s+)?(.+)", line)
         if m:
             res.setdefault(m.group(2), {}).setdefault(label, []).append(float(m.group(1)))
 for query, by_label in res.items():

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The A/B of bench_sql/warp_local.sql: two gpusql builds alternating, two rounds each, TPC-H
-# SF 10 generated in each process; then DuckDB 2.0.1 over the same statements where
-# DUCKDB=1. bench_sql/warp_local_gpu.sh OLD NEW OUTDIR (binaries, or .gz files unpacked first)
+# The A/B of bench_sql/warp_local.sql: gpusql builds alternating, ROUNDS rounds (default 2),
+# TPC-H SF 10 generated in each process; prints each statement's best median kernel ms per
+# build. bench_sql/warp_local_gpu.sh OUTDIR NAME=BINARY... (a .gz binary is unpacked first)
 set -uo pipefail
-OLD=$1 NEW=$2 OUT=$3
+OUT=$1; shift
 mkdir -p "$OUT" bin_ab
-unpack() { case "$1" in *.gz) gunzip -c "$1" > "bin_ab/$2" && chmod +x "bin_ab/$2"; echo "bin_ab/$2";; *) echo "$1";; esac; }
-A=$(unpack "$OLD" old) B=$(unpack "$NEW" new)
-for i in 1 2; do
-  for b in "old $A" "new $B"; do
-    set -- $b
-    echo "## $1"
-    python3 bench_sql/run_timed.py "$2" bench_sql/warp_local.sql --data "--tpch 10" --runs 6 --wall
+builds=()
+for nb in "$@"; do
+  name=${nb%%=*} bin=${nb#*=}
+  case "$bin" in *.gz) gunzip -c "$bin" > "bin_ab/$name" && chmod +x "bin_ab/$name"; bin="bin_ab/$name";; esac
+  builds+=("$name=$bin")
+done
+for ((i = 0; i < ${ROUNDS:-2}; i++)); do
+  for nb in "${builds[@]}"; do
+    echo "## ${nb%%=*}"
+    python3 bench_sql/run_timed.py "${nb#*=}" bench_sql/warp_local.sql --data "--tpch 10" --runs 6 --wall
   done
 done > "$OUT/warp_local.txt" 2>&1
 python3 bench_sql/summarize_runs.py "$OUT/warp_local.txt"

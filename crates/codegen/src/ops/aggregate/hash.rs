@@ -1,13 +1,17 @@
 //! HashAggregate: an open-addressing hash table of group ids in global memory (atomicCAS
 //! insert), keys and states in arrays indexed by group id. Lanes of a warp that hit the
-//! same group first combine their values in a tree over the group's lanes (prelude.cu's
-//! `peer_tree`: all groups of the warp at once), and each group's first lane updates it
-//! atomically (warp-level local resolution). Groups with
+//! same group first combine their values (warp-level local resolution) when the warp sees
+//! few distinct groups: one by a warp reduction, a few by a tree over each group's lanes
+//! (prelude.cu's `peer_tree`, all groups at once); otherwise each lane updates its group
+//! atomically. Groups with
 //! small ids accumulate per block in shared memory first, and a per-block group cache
 //! (`group_cache.rs`) saves most rows the global table lookup.
 
 use super::group_cache::emit_group_cache;
-use super::{arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, StateCode};
+use super::{
+    arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, lane_updates,
+    StateCode,
+};
 use crate::hash_table::{emit_insert_with_runs, KeyArrays};
 use crate::kernel_builder::KernelBuilder;
 use crate::ops::SinkOperator;
@@ -21,6 +25,11 @@ use gpusql_plan::{AggState, Expr};
 /// ends). The limit fills about this many bytes of shared memory, between 32 and 512
 /// groups.
 const SMEM_STATE_BYTES: usize = 12 * 1024;
+/// Distinct groups in a warp up to which its lanes combine values in a tree before the
+/// update (TPC-H Q1, 4 groups: 3.82 -> 2.82 ms at SF 10 against a loop of one warp
+/// reduction per group); above it each lane updates its group in shared memory, which
+/// was 2.3x faster than the tree for 7 groups (docs/BENCHMARKS.md).
+const TREE_MAX_GROUPS: u32 = 4;
 
 /// Groups `keys` of aggregation `id` into the global hash table, with their `states`.
 pub struct HashAggregate<'a> {
@@ -62,27 +71,45 @@ impl SinkOperator for HashAggregate<'_> {
         k.body().close();
 
         let b = k.body();
-        b.line("// local resolution: the lanes of each group combine their values in a tree (peer_tree), every");
-        b.line("// group of the warp at once; the group's first lane then updates its state");
+        b.line("// local resolution: where the warp holds few groups, the lanes of each combine their values first:");
+        b.line("// one group by a warp reduction, a few by a tree over each group's lanes (peer_tree, all groups");
+        b.line("// at once); with more groups, each lane updates its own");
         b.line("const bool has_ = active && gid_ >= 0;");
-        b.line("const PeerTree pt_ = peer_tree(__match_any_sync(FULL_MASK, has_ ? gid_ : -1), has_);");
+        b.line("const uint32_t lane_ = threadIdx.x & 31;");
+        b.line("const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);");
+        b.line("const int groups_ = __popc(__ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_));");
+        let target = |j: usize, g: &str| format!("{g} < {smem_n} ? &sh{j}_[{g}] : &{}[{g}]", ptrs[j]);
+        b.open("if (groups_ == 1)");
+        b.line("const int g_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, has_)) - 1);");
         for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
             let contrib = contribution(s, c, &arg_vals[j], "has_");
-            // (A lane alone in its group with a NULL argument has nothing to add.)
-            let alone_null = if arg_vals[j].is_never_null() {
-                String::new()
-            } else {
-                format!(" && (pt_.steps > 0 || !{})", arg_vals[j].null)
-            };
             b.line(format!(
-                "{{ const {ct} v_ = peer_{r}_{sfx}({contrib}, pt_); if (has_ && pt_.first{alone_null}) atomic_{a}_{sfx}(gid_ < {smem_n} ? &sh{j}_[gid_] : &{p}[gid_], v_); }}",
+                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}({t}, v_); }}",
                 ct = c.ct,
                 r = c.reduce,
                 sfx = c.suffix,
                 a = c.atomic,
-                p = ptrs[j]
+                t = target(j, "g_")
             ));
         }
+        b.close_with(format!("else if (groups_ <= {TREE_MAX_GROUPS})"));
+        b.line("const PeerTree pt_ = peer_tree(peers_, has_);");
+        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
+            let contrib = contribution(s, c, &arg_vals[j], "has_");
+            b.line(format!(
+                "{{ const {ct} v_ = peer_{r}_{sfx}({contrib}, pt_); if (has_ && pt_.first) atomic_{a}_{sfx}({t}, v_); }}",
+                ct = c.ct,
+                r = c.reduce,
+                sfx = c.suffix,
+                a = c.atomic,
+                t = target(j, "gid_")
+            ));
+        }
+        b.close_with("else if (has_)");
+        for line in lane_updates(states, &codes, &arg_vals, |j| target(j, "gid_")) {
+            b.line(line);
+        }
+        b.close();
         // Block-local accumulators of the first groups, and their flush after the loop.
         k.pre().line(format!(
             "// HashAggregate: groups < {smem_n} accumulate per block in shared memory, flushed once per block"

@@ -675,11 +675,22 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_3(
                         }
                         a0_ = p0_1;
                     }
-                    // local resolution: the lanes of each group combine their values in a tree (peer_tree), every
-                    // group of the warp at once; the group's first lane then updates its state
+                    // local resolution: where the warp holds few groups, the lanes of each combine their values first:
+                    // one group by a warp reduction, a few by a tree over each group's lanes (peer_tree, all groups
+                    // at once); with more groups, each lane updates its own
                     const bool has_ = active && gid_ >= 0;
-                    const PeerTree pt_ = peer_tree(__match_any_sync(FULL_MASK, has_ ? gid_ : -1), has_);
-                    { const __int128 v_ = peer_sum_i128((has_ ? (__int128)(__int128)(a0_) : ((__int128)0)), pt_); if (has_ && pt_.first) atomic_add_i128(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], v_); }
+                    const uint32_t lane_ = threadIdx.x & 31;
+                    const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);
+                    const int groups_ = __popc(__ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_));
+                    if (groups_ == 1) {
+                        const int g_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, has_)) - 1);
+                        { const __int128 v_ = warp_sum_i128((has_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g_ < 512 ? &sh0_[g_] : &state0[g_], v_); }
+                    } else if (groups_ <= 4) {
+                        const PeerTree pt_ = peer_tree(peers_, has_);
+                        { const __int128 v_ = peer_sum_i128((has_ ? (__int128)(__int128)(a0_) : ((__int128)0)), pt_); if (has_ && pt_.first) atomic_add_i128(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], v_); }
+                    } else if (has_) {
+                        atomic_add_i128(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], (__int128)(a0_));
+                    }
                 }
             }
         }
