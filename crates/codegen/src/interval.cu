@@ -189,5 +189,3 @@ __device__ __forceinline__ Interval ld_cg(const Interval* p) {
 __device__ __forceinline__ Interval bcast(Interval v, int src) {
     return make_iv(__shfl_sync(FULL_MASK, v.months, src), __shfl_sync(FULL_MASK, v.days, src), (int64_t)__shfl_sync(FULL_MASK, (long long)v.micros, src));
 }
-PEER_REDUCE(peer_min_iv, Interval, iv_min(v, o))
-PEER_REDUCE(peer_max_iv, Interval, iv_max(v, o))

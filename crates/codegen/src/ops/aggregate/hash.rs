@@ -1,9 +1,7 @@
 //! HashAggregate: an open-addressing hash table of group ids in global memory (atomicCAS
 //! insert), keys and states in arrays indexed by group id. Lanes of a warp that hit the
-//! same group first combine their values (warp-level local resolution) when the warp sees
-//! few distinct groups: one by a warp reduction, a few by a tree over each group's lanes
-//! (prelude.cu's `peer_tree`, all groups at once); otherwise each lane updates its group
-//! atomically. Groups with
+//! same group first combine their values (warp-level local resolution) where the whole warp
+//! holds one group; otherwise each lane updates its group atomically. Groups with
 //! small ids accumulate per block in shared memory first, and a per-block group cache
 //! (`group_cache.rs`) saves most rows the global table lookup.
 
@@ -25,11 +23,6 @@ use gpusql_plan::{AggState, Expr};
 /// ends). The limit fills about this many bytes of shared memory, between 32 and 512
 /// groups.
 const SMEM_STATE_BYTES: usize = 12 * 1024;
-/// Distinct groups in a warp up to which its lanes combine values in a tree before the
-/// update (TPC-H Q1, 4 groups: 3.82 -> 2.82 ms at SF 10 against a loop of one warp
-/// reduction per group); above it each lane updates its group in shared memory, which
-/// was 2.3x faster than the tree for 7 groups (docs/BENCHMARKS.md).
-const TREE_MAX_GROUPS: u32 = 4;
 
 /// Groups `keys` of aggregation `id` into the global hash table, with their `states`.
 pub struct HashAggregate<'a> {
@@ -71,16 +64,18 @@ impl SinkOperator for HashAggregate<'_> {
         k.body().close();
 
         let b = k.body();
-        b.line("// local resolution: where the warp holds few groups, the lanes of each combine their values first:");
-        b.line("// one group by a warp reduction, a few by a tree over each group's lanes (peer_tree, all groups");
-        b.line("// at once); with more groups, each lane updates its own");
+        // Per-lane updates beat combining in the warp from 2 groups on (TPC-H Q1 at SF 10 on the
+        // H100: 1.21 ms against 2.82 with a tree over each group's lanes and 3.82 with one warp
+        // reduction per group; docs/BENCHMARKS.md), so only a warp of one group combines first.
+        b.line("// local resolution: where the warp holds one group, a warp reduction and one update; otherwise");
+        b.line("// each lane updates its own group (shared-memory atomics for the first groups)");
         b.line("const bool has_ = active && gid_ >= 0;");
         b.line("const uint32_t lane_ = threadIdx.x & 31;");
-        b.line("const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);");
-        b.line("const int groups_ = __popc(__ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_));");
+        b.line("const uint32_t holders_ = __ballot_sync(FULL_MASK, has_);");
+        b.line("const int first_ = __ffs(holders_) - 1;");
+        b.line("const int g0_ = __shfl_sync(FULL_MASK, gid_, first_ < 0 ? 0 : first_);");
         let target = |j: usize, g: &str| format!("{g} < {smem_n} ? &sh{j}_[{g}] : &{}[{g}]", ptrs[j]);
-        b.open("if (groups_ == 1)");
-        b.line("const int g_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, has_)) - 1);");
+        b.open("if (holders_ != 0 && __all_sync(FULL_MASK, !has_ || gid_ == g0_))");
         for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
             let contrib = contribution(s, c, &arg_vals[j], "has_");
             b.line(format!(
@@ -89,20 +84,7 @@ impl SinkOperator for HashAggregate<'_> {
                 r = c.reduce,
                 sfx = c.suffix,
                 a = c.atomic,
-                t = target(j, "g_")
-            ));
-        }
-        b.close_with(format!("else if (groups_ <= {TREE_MAX_GROUPS})"));
-        b.line("const PeerTree pt_ = peer_tree(peers_, has_);");
-        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
-            let contrib = contribution(s, c, &arg_vals[j], "has_");
-            b.line(format!(
-                "{{ const {ct} v_ = peer_{r}_{sfx}({contrib}, pt_); if (has_ && pt_.first) atomic_{a}_{sfx}({t}, v_); }}",
-                ct = c.ct,
-                r = c.reduce,
-                sfx = c.suffix,
-                a = c.atomic,
-                t = target(j, "gid_")
+                t = target(j, "g0_")
             ));
         }
         b.close_with("else if (has_)");
