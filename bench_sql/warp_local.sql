@@ -1,5 +1,5 @@
 # Warp-cooperative upper/lower (issue 32: upper(l_comment) at >= 500 GB/s of input) and the
-# hash aggregation's tree over each group's lanes (peer_tree; issue 32: UNION ALL of two
+# hash aggregation's local resolution (issue 32: UNION ALL of two
 # scans into an aggregate within 1.2x of their floor), TPC-H SF 10, against the build before.
 select sum(length(upper(l_comment))) from lineitem
 select sum(length(lower(l_comment))) from lineitem
