@@ -122,10 +122,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         // each lane updates its own group (shared-memory atomics for the first groups)
         const bool has_ = active && gid_ >= 0;
         const uint32_t lane_ = threadIdx.x & 31;
-        const uint32_t holders_ = __ballot_sync(FULL_MASK, has_);
-        const int first_ = __ffs(holders_) - 1;
-        const int g0_ = __shfl_sync(FULL_MASK, gid_, first_ < 0 ? 0 : first_);
-        if (holders_ != 0 && __all_sync(FULL_MASK, !has_ || gid_ == g0_)) {
+        const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);
+        const int groups_ = __popc(__ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_));
+        const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, has_)) - 1);
+        if (groups_ == 1) {
             { const __int128 v_ = warp_sum_i128((has_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 256 ? &sh0_[g0_] : &state0[g0_], v_); }
             { const int64_t v_ = warp_sum_i64((has_ ? (int64_t)1 : ((int64_t)0))); if (lane_ == 0) atomic_add_i64(g0_ < 256 ? &sh1_[g0_] : &state1[g0_], v_); }
             { const __int128 v_ = warp_sum_i128((has_ ? (__int128)(__int128)(a2_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 256 ? &sh2_[g0_] : &state2[g0_], v_); }

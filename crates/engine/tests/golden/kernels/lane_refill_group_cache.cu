@@ -679,10 +679,10 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_3(
                     // each lane updates its own group (shared-memory atomics for the first groups)
                     const bool has_ = active && gid_ >= 0;
                     const uint32_t lane_ = threadIdx.x & 31;
-                    const uint32_t holders_ = __ballot_sync(FULL_MASK, has_);
-                    const int first_ = __ffs(holders_) - 1;
-                    const int g0_ = __shfl_sync(FULL_MASK, gid_, first_ < 0 ? 0 : first_);
-                    if (holders_ != 0 && __all_sync(FULL_MASK, !has_ || gid_ == g0_)) {
+                    const uint32_t peers_ = __match_any_sync(FULL_MASK, has_ ? gid_ : -1);
+                    const int groups_ = __popc(__ballot_sync(FULL_MASK, has_ && (__ffs(peers_) - 1) == (int)lane_));
+                    const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, has_)) - 1);
+                    if (groups_ == 1) {
                         { const __int128 v_ = warp_sum_i128((has_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 512 ? &sh0_[g0_] : &state0[g0_], v_); }
                     } else if (has_) {
                         atomic_add_i128(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], (__int128)(a0_));
