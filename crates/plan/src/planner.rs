@@ -30,6 +30,7 @@ struct Planner {
     band_joins: bool,
     merged_patterns: bool,
     like_dfa: bool,
+    register_groups: u32,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -64,6 +65,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         band_joins: config.band_joins,
         merged_patterns: config.merged_patterns,
         like_dfa: config.like_dfa,
+        register_groups: config.register_groups.min(u32::MAX as u64) as u32,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
@@ -352,7 +354,13 @@ impl Planner {
                 self.push_pipeline(
                     source,
                     ops,
-                    Sink::Aggregate { id, keys: group_by.clone(), states: lowered.states, schema: agg_schema.clone() },
+                    Sink::Aggregate {
+                        id,
+                        keys: group_by.clone(),
+                        states: lowered.states,
+                        schema: agg_schema.clone(),
+                        register_groups: self.register_groups,
+                    },
                 );
                 let finish = PipelineOp::Project { exprs: lowered.finalize, schema: plan.schema() };
                 self.aggregations.push((plan.clone(), id, agg_schema.clone(), finish.clone()));
@@ -782,6 +790,7 @@ mod tests {
             keys: if grouped { vec![key] } else { vec![] },
             states: vec![],
             schema: Schema::new(vec![]),
+            register_groups: 0,
         }
     }
 

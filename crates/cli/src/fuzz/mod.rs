@@ -43,6 +43,7 @@ const NAIVE_SETTINGS: &[(&str, &str)] = &[
     ("early_bitmaps", "off"),
     ("dictionary_strings", "off"),
     ("band_joins", "off"),
+    ("register_groups", "0"),
 ];
 
 #[derive(Debug, Clone)]

@@ -102,13 +102,24 @@ fn lane_updates(
     arg_vals: &[Value],
     target: impl Fn(usize) -> String,
 ) -> Vec<String> {
+    row_updates(states, codes, arg_vals, |j, c, v| format!("atomic_{}_{}({}, {v});", c.atomic, c.suffix, target(j)))
+}
+
+/// One statement per state folding this row's argument into it (NULLs skipped):
+/// `update(j, code, value)`.
+fn row_updates(
+    states: &[AggState],
+    codes: &[StateCode],
+    arg_vals: &[Value],
+    update: impl Fn(usize, &StateCode, &str) -> String,
+) -> Vec<String> {
     let mut out = vec![];
     for (j, (s, c)) in states.iter().zip(codes).enumerate() {
         let v = match s.func {
             StateFunc::Count => "1".to_string(),
             _ => format!("({})({})", c.ct, arg_vals[j].v),
         };
-        let upd = format!("atomic_{}_{}({}, {v});", c.atomic, c.suffix, target(j));
+        let upd = update(j, c, &v);
         if arg_vals[j].is_never_null() {
             out.push(upd);
         } else {
