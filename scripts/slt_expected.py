@@ -73,7 +73,7 @@ def fill(path, con):
             subprocess.run(["bash", "-c", sub("\n".join(rec[1:]))], check=True)
         elif head.startswith("statement ok"):
             # (gpusql's own session settings mean nothing to DuckDB.)
-            if not rec[1].upper().startswith("SET "):
+            if not rec[1].upper().startswith(("SET ", "RESET ")):
                 con.execute(sub("\n".join(rec[1:])))
         elif head.startswith("query") and not head.startswith("query error") and not rec[1].upper().startswith("EXPLAIN"):
             try:

@@ -108,8 +108,8 @@ session_config! {
     like_dfa: bool = true;
     /// Pattern tests of one string joined by OR in a filter (`s LIKE '%a%' OR s ~ 'b+'`) run as one DFA (seed 000 ch. 6's multi-pattern matching), the string walked once; off: each test on its own.
     merged_patterns: bool = true;
-    /// GROUP BY on the GPU: the groups with the first ids (at most this many; fewer where their states would take more than 48 registers) accumulate in each thread's registers and are combined by warp reductions when the thread's rows end, not by an atomic per row (0: off).
-    register_groups: u64 = 4;
+    /// GROUP BY on the GPU: the groups with the first ids (at most this many; fewer where their states would take more than 48 registers) accumulate in each thread's registers and are combined by warp reductions when the thread's rows end, not by an atomic per row (0: off, the default until it is measured on a GPU; 4 is the form bench_sql/register_groups.sql compares).
+    register_groups: u64 = 0;
     /// ORDER BY ... LIMIT sorts only the rows it keeps.
     top_n: bool = true;
     /// ORDER BY (and the sorts of windows) on the GPU by an LSD radix sort of the keys encoded as bytes, 8 bits a pass, passes whose byte is the same in every row skipped (on: inputs of more than 4,096 rows, which otherwise rank-sort; always: every input, for tests); off: a bitonic sort by a generated comparator. Top-N of at most 1,024 rows, INTERVAL keys and keys longer than 256 bytes use the bitonic sort either way.

@@ -40,19 +40,6 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     for (int i = threadIdx.x; i < 256; i += blockDim.x) sh1_[i] = ((int64_t)0);
     __shared__ __int128 sh2_[256];
     for (int i = threadIdx.x; i < 256; i += blockDim.x) sh2_[i] = ((__int128)0);
-    // HashAggregate: the partials of groups 0..4 in this thread's registers
-    __int128 rg0_0 = ((__int128)0);
-    int64_t rg0_1 = ((int64_t)0);
-    __int128 rg0_2 = ((__int128)0);
-    __int128 rg1_0 = ((__int128)0);
-    int64_t rg1_1 = ((int64_t)0);
-    __int128 rg1_2 = ((__int128)0);
-    __int128 rg2_0 = ((__int128)0);
-    int64_t rg2_1 = ((int64_t)0);
-    __int128 rg2_2 = ((__int128)0);
-    __int128 rg3_0 = ((__int128)0);
-    int64_t rg3_1 = ((int64_t)0);
-    __int128 rg3_2 = ((__int128)0);
     __syncthreads();
     const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
     const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
@@ -132,59 +119,23 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
             a2_ = c1;
         }
         const bool has_ = active && gid_ >= 0;
-        // groups 0..4: into this thread's registers
-        if (has_ && gid_ == 0) {
-            rg0_0 += (__int128)(a0_);
-            rg0_1 += 1;
-            rg0_2 += (__int128)(a2_);
-        }
-        if (has_ && gid_ == 1) {
-            rg1_0 += (__int128)(a0_);
-            rg1_1 += 1;
-            rg1_2 += (__int128)(a2_);
-        }
-        if (has_ && gid_ == 2) {
-            rg2_0 += (__int128)(a0_);
-            rg2_1 += 1;
-            rg2_2 += (__int128)(a2_);
-        }
-        if (has_ && gid_ == 3) {
-            rg3_0 += (__int128)(a0_);
-            rg3_1 += 1;
-            rg3_2 += (__int128)(a2_);
-        }
-        const bool rest_ = has_ && gid_ >= 4;
-        if (__any_sync(FULL_MASK, rest_)) {
-            // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
-            // each lane updates its own group (shared-memory atomics for the first groups)
-            const uint32_t lane_ = threadIdx.x & 31;
-            const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);
-            const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));
-            const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);
-            if (groups_ == 1) {
-                { const __int128 v_ = warp_sum_i128((rest_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 256 ? &sh0_[g0_] : &state0[g0_], v_); }
-                { const int64_t v_ = warp_sum_i64((rest_ ? (int64_t)1 : ((int64_t)0))); if (lane_ == 0) atomic_add_i64(g0_ < 256 ? &sh1_[g0_] : &state1[g0_], v_); }
-                { const __int128 v_ = warp_sum_i128((rest_ ? (__int128)(__int128)(a2_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 256 ? &sh2_[g0_] : &state2[g0_], v_); }
-            } else if (rest_) {
-                atomic_add_i128(gid_ < 256 ? &sh0_[gid_] : &state0[gid_], (__int128)(a0_));
-                atomic_add_i64(gid_ < 256 ? &sh1_[gid_] : &state1[gid_], 1);
-                atomic_add_i128(gid_ < 256 ? &sh2_[gid_] : &state2[gid_], (__int128)(a2_));
-            }
+        const bool rest_ = has_;
+        // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
+        // each lane updates its own group (shared-memory atomics for the first groups)
+        const uint32_t lane_ = threadIdx.x & 31;
+        const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);
+        const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));
+        const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);
+        if (groups_ == 1) {
+            { const __int128 v_ = warp_sum_i128((rest_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 256 ? &sh0_[g0_] : &state0[g0_], v_); }
+            { const int64_t v_ = warp_sum_i64((rest_ ? (int64_t)1 : ((int64_t)0))); if (lane_ == 0) atomic_add_i64(g0_ < 256 ? &sh1_[g0_] : &state1[g0_], v_); }
+            { const __int128 v_ = warp_sum_i128((rest_ ? (__int128)(__int128)(a2_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 256 ? &sh2_[g0_] : &state2[g0_], v_); }
+        } else if (rest_) {
+            atomic_add_i128(gid_ < 256 ? &sh0_[gid_] : &state0[gid_], (__int128)(a0_));
+            atomic_add_i64(gid_ < 256 ? &sh1_[gid_] : &state1[gid_], 1);
+            atomic_add_i128(gid_ < 256 ? &sh2_[gid_] : &state2[gid_], (__int128)(a2_));
         }
     }
-    // the register groups: a warp reduction each, into the block's shared state
-    { const __int128 v_ = warp_sum_i128(rg0_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[0], v_); }
-    { const int64_t v_ = warp_sum_i64(rg0_1); if ((threadIdx.x & 31) == 0) atomic_add_i64(&sh1_[0], v_); }
-    { const __int128 v_ = warp_sum_i128(rg0_2); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh2_[0], v_); }
-    { const __int128 v_ = warp_sum_i128(rg1_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[1], v_); }
-    { const int64_t v_ = warp_sum_i64(rg1_1); if ((threadIdx.x & 31) == 0) atomic_add_i64(&sh1_[1], v_); }
-    { const __int128 v_ = warp_sum_i128(rg1_2); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh2_[1], v_); }
-    { const __int128 v_ = warp_sum_i128(rg2_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[2], v_); }
-    { const int64_t v_ = warp_sum_i64(rg2_1); if ((threadIdx.x & 31) == 0) atomic_add_i64(&sh1_[2], v_); }
-    { const __int128 v_ = warp_sum_i128(rg2_2); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh2_[2], v_); }
-    { const __int128 v_ = warp_sum_i128(rg3_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[3], v_); }
-    { const int64_t v_ = warp_sum_i64(rg3_1); if ((threadIdx.x & 31) == 0) atomic_add_i64(&sh1_[3], v_); }
-    { const __int128 v_ = warp_sum_i128(rg3_2); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh2_[3], v_); }
     __syncthreads();
     for (int i = threadIdx.x; i < 256 && i < (int)max_groups; i += blockDim.x) {
         if (!(sh0_[i] == ((__int128)0))) atomic_add_i128(&state0[i], sh0_[i]);

@@ -486,11 +486,6 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_3(
     // HashAggregate: groups < 512 accumulate per block in shared memory, flushed once per block
     __shared__ __int128 sh0_[512];
     for (int i = threadIdx.x; i < 512; i += blockDim.x) sh0_[i] = ((__int128)0);
-    // HashAggregate: the partials of groups 0..4 in this thread's registers
-    __int128 rg0_0 = ((__int128)0);
-    __int128 rg1_0 = ((__int128)0);
-    __int128 rg2_0 = ((__int128)0);
-    __int128 rg3_0 = ((__int128)0);
     __syncthreads();
     const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
     const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
@@ -681,42 +676,22 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_3(
                         a0_ = p0_1;
                     }
                     const bool has_ = active && gid_ >= 0;
-                    // groups 0..4: into this thread's registers
-                    if (has_ && gid_ == 0) {
-                        rg0_0 += (__int128)(a0_);
-                    }
-                    if (has_ && gid_ == 1) {
-                        rg1_0 += (__int128)(a0_);
-                    }
-                    if (has_ && gid_ == 2) {
-                        rg2_0 += (__int128)(a0_);
-                    }
-                    if (has_ && gid_ == 3) {
-                        rg3_0 += (__int128)(a0_);
-                    }
-                    const bool rest_ = has_ && gid_ >= 4;
-                    if (__any_sync(FULL_MASK, rest_)) {
-                        // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
-                        // each lane updates its own group (shared-memory atomics for the first groups)
-                        const uint32_t lane_ = threadIdx.x & 31;
-                        const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);
-                        const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));
-                        const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);
-                        if (groups_ == 1) {
-                            { const __int128 v_ = warp_sum_i128((rest_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 512 ? &sh0_[g0_] : &state0[g0_], v_); }
-                        } else if (rest_) {
-                            atomic_add_i128(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], (__int128)(a0_));
-                        }
+                    const bool rest_ = has_;
+                    // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
+                    // each lane updates its own group (shared-memory atomics for the first groups)
+                    const uint32_t lane_ = threadIdx.x & 31;
+                    const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);
+                    const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));
+                    const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);
+                    if (groups_ == 1) {
+                        { const __int128 v_ = warp_sum_i128((rest_ ? (__int128)(__int128)(a0_) : ((__int128)0))); if (lane_ == 0) atomic_add_i128(g0_ < 512 ? &sh0_[g0_] : &state0[g0_], v_); }
+                    } else if (rest_) {
+                        atomic_add_i128(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], (__int128)(a0_));
                     }
                 }
             }
         }
     }
-    // the register groups: a warp reduction each, into the block's shared state
-    { const __int128 v_ = warp_sum_i128(rg0_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[0], v_); }
-    { const __int128 v_ = warp_sum_i128(rg1_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[1], v_); }
-    { const __int128 v_ = warp_sum_i128(rg2_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[2], v_); }
-    { const __int128 v_ = warp_sum_i128(rg3_0); if ((threadIdx.x & 31) == 0) atomic_add_i128(&sh0_[3], v_); }
     __syncthreads();
     for (int i = threadIdx.x; i < 512 && i < (int)max_groups; i += blockDim.x) {
         if (!(sh0_[i] == ((__int128)0))) atomic_add_i128(&state0[i], sh0_[i]);
