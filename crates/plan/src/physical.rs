@@ -149,8 +149,9 @@ pub enum Sink {
     HashBuild { id: IntermediateId, keys: Vec<Expr>, schema: Schema },
     /// Groups rows by `keys` (none: one global group) and folds them into `states`.
     /// Output rows: the key values, then the states. On the GPU the groups of the first
-    /// `register_groups` ids accumulate in each thread's registers (`SET register_groups`).
-    Aggregate { id: IntermediateId, keys: Vec<Expr>, states: Vec<AggState>, schema: Schema, register_groups: u32 },
+    /// `register_groups` ids accumulate in each thread's registers (`SET register_groups`;
+    /// None: as many as the code generator chooses by the states' types).
+    Aggregate { id: IntermediateId, keys: Vec<Expr>, states: Vec<AggState>, schema: Schema, register_groups: Option<u32> },
 }
 
 impl Sink {

@@ -30,7 +30,7 @@ struct Planner {
     band_joins: bool,
     merged_patterns: bool,
     like_dfa: bool,
-    register_groups: u32,
+    register_groups: Option<u32>,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -65,7 +65,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         band_joins: config.band_joins,
         merged_patterns: config.merged_patterns,
         like_dfa: config.like_dfa,
-        register_groups: config.register_groups.min(u32::MAX as u64) as u32,
+        register_groups: config.register_groups.0,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
@@ -790,7 +790,7 @@ mod tests {
             keys: if grouped { vec![key] } else { vec![] },
             states: vec![],
             schema: Schema::new(vec![]),
-            register_groups: 0,
+            register_groups: None,
         }
     }
 
