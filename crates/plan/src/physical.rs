@@ -151,7 +151,13 @@ pub enum Sink {
     /// Output rows: the key values, then the states. On the GPU the groups of the first
     /// `register_groups` ids accumulate in each thread's registers (`SET register_groups`;
     /// None: as many as the code generator chooses by the states' types).
-    Aggregate { id: IntermediateId, keys: Vec<Expr>, states: Vec<AggState>, schema: Schema, register_groups: Option<u32> },
+    Aggregate {
+        id: IntermediateId,
+        keys: Vec<Expr>,
+        states: Vec<AggState>,
+        schema: Schema,
+        register_groups: Option<u32>,
+    },
 }
 
 impl Sink {
