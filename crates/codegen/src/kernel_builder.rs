@@ -59,6 +59,9 @@ struct RowState {
     pivotable: Vec<Option<usize>>,
     /// Source columns whose plain load `var = ptr[row];` may be prefetched: (var, ptr, C type).
     prefetchable: Vec<Option<(String, String, &'static str)>>,
+    /// Source string columns read dictionary-encoded: the row's code (a C expression) and
+    /// the dictionary's size.
+    dictionary_codes: Vec<Option<(String, usize)>>,
     /// How many row columns are still the source's (until a projection replaces the row),
     /// and the source columns loaded so far.
     source_width: usize,
@@ -133,6 +136,7 @@ impl KernelBuilder {
                 reloads: vec![],
                 pivotable: vec![],
                 prefetchable: vec![],
+                dictionary_codes: vec![],
                 source_width: p.source.schema().len(),
                 source_loaded: vec![],
                 projections: 0,
@@ -249,8 +253,27 @@ impl KernelBuilder {
         r.pending_loads.push(Some(load));
         r.pivotable.push(pivot);
         r.prefetchable.push(prefetch);
+        r.dictionary_codes.push(None);
         r.values.push(value);
         r.types.push(ty);
+    }
+
+    /// The last column pushed is a dictionary-encoded string column: `code` is its code
+    /// for the row (a C expression), `values` the dictionary's size.
+    pub fn set_dictionary_code(&mut self, code: String, values: usize) {
+        if let Some(last) = self.row.dictionary_codes.last_mut() {
+            *last = Some((code, values));
+        }
+    }
+
+    /// The dictionary code of row column `c` (C expression) and the dictionary's size,
+    /// where `c` is a dictionary-encoded source column and `row` still indexes its codes
+    /// (no Lane Refill has moved rows between lanes).
+    pub fn dictionary_code(&self, c: usize) -> Option<(String, usize)> {
+        if self.looping.refills > 0 || c >= self.row.source_width {
+            return None;
+        }
+        self.row.dictionary_codes.get(c).cloned().flatten()
     }
 
     /// Appends a value computed already (a mark join's column): nothing to load.
@@ -260,6 +283,7 @@ impl KernelBuilder {
         r.pending_loads.push(None);
         r.pivotable.push(None);
         r.prefetchable.push(None);
+        r.dictionary_codes.push(None);
         r.values.push(value);
         r.types.push(ty);
     }
@@ -274,6 +298,7 @@ impl KernelBuilder {
         r.reloads = vec![None; n];
         r.pivotable = vec![None; n];
         r.prefetchable = vec![None; n];
+        r.dictionary_codes = vec![None; n];
         r.source_width = 0;
     }
 

@@ -47,6 +47,7 @@ impl Scan<'_> {
                 k.body().line(format!("bool {null} = true;"));
             }
             let mut prefetchable = None;
+            let mut dictionary = None;
             let load = if ct == "Str" && layout == StringLayout::OffsetsBytes {
                 let off = k.param(Param::Input { column: i, part: Part::Offsets }, "const int64_t* __restrict__");
                 let bytes = k.param(Param::Input { column: i, part: Part::Bytes }, "const uint8_t* __restrict__");
@@ -54,6 +55,8 @@ impl Scan<'_> {
             } else if ct == "Str" && layout == StringLayout::Dictionary {
                 let codes = k.param(Param::Input { column: i, part: Part::DictCodes }, "const uint16_t* __restrict__");
                 let dict = k.param(Param::Input { column: i, part: Part::DictValues }, "const Str* __restrict__");
+                let values = p.dictionary_columns.iter().find(|d| d.source_column == i).map_or(0, |d| d.values);
+                dictionary = Some((format!("{codes}[row]"), values));
                 format!("{v} = {dict}[{codes}[row]];  /* dictionary-encoded */")
             } else {
                 let p = k.param(Param::Input { column: i, part: Part::Values }, &format!("const {ct}* __restrict__"));
@@ -70,6 +73,9 @@ impl Scan<'_> {
             };
             let pivot = (ct == "Str" && layout == StringLayout::OffsetsBytes).then_some(i);
             k.push_loaded_column(Value { v, null }, f.ty, load, pivot, prefetchable);
+            if let Some((code, values)) = dictionary {
+                k.set_dictionary_code(code, values);
+            }
         }
     }
 }

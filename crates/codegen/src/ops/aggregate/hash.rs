@@ -5,8 +5,10 @@
 //! their values (warp-level local resolution) where the whole warp holds one group;
 //! otherwise each lane updates its group atomically. Groups with small ids accumulate per
 //! block in shared memory first, and a per-block group cache (`group_cache.rs`) saves most
-//! rows the global table lookup.
+//! rows the global table lookup; where the keys are dictionary codes, a per-block index of
+//! their combinations (`code_index.rs`) saves it.
 
+use super::code_index::{code_keys, emit_code_index};
 use super::group_cache::emit_group_cache;
 use super::{
     arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, lane_updates,
@@ -18,7 +20,7 @@ use crate::ops::SinkOperator;
 use crate::spec::{InitKernel, Param, Part};
 use crate::types::{c_size, c_type};
 use gpusql_common::Result;
-use gpusql_plan::{AggState, Expr};
+use gpusql_plan::{AggState, Expr, StateFunc};
 
 /// Groups with ids below a limit accumulate per block in shared memory first (group ids
 /// are dense, so a query with few groups never touches global states until the block
@@ -45,7 +47,8 @@ impl SinkOperator for HashAggregate<'_> {
         let (codes, ptrs) = declare_states(k, states)?;
         let smem_n = smem_groups(&codes);
         let wanted = self.register_groups.unwrap_or_else(|| auto_register_groups(&codes));
-        let reg_n = register_groups(&codes, wanted).min(smem_n);
+        let reg_types: Vec<&str> = states.iter().zip(&codes).map(|(s, c)| register_type(s, c)).collect();
+        let reg_n = register_groups(&codes, &reg_types, wanted).min(smem_n);
         let names: Vec<String> = states.iter().map(|s| k.show_state(s)).collect();
         let arg_vals = arg_values(states);
         let mut all_exprs: Vec<&Expr> = keys.iter().collect();
@@ -62,13 +65,21 @@ impl SinkOperator for HashAggregate<'_> {
         k.body().line("int gid_ = -1;");
         declare_args(k, states);
         k.body().open("if (active)");
-        k.load_columns(&all_exprs);
-        let mut kv = vec![];
-        for key in keys {
-            kv.push(k.eval(key)?);
-        }
-        if !emit_group_cache(k, id, keys, &kv, &key_out, [&slots, &mask, &max_groups, &count]) {
-            emit_insert_with_runs(k.body(), keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
+        let table = [slots.as_str(), mask.as_str(), max_groups.as_str(), count.as_str()];
+        if let Some(codes) = code_keys(k, keys) {
+            // Keys by their dictionary codes: the key values load only for a new combination.
+            let args: Vec<&Expr> = states.iter().filter_map(|s| s.arg.as_ref()).collect();
+            k.load_columns(&args);
+            emit_code_index(k, id, keys, &codes, &key_out, table)?;
+        } else {
+            k.load_columns(&all_exprs);
+            let mut kv = vec![];
+            for key in keys {
+                kv.push(k.eval(key)?);
+            }
+            if !emit_group_cache(k, id, keys, &kv, &key_out, table) {
+                emit_insert_with_runs(k.body(), keys, &kv, &key_out, &slots, &mask, &max_groups, &count, false);
+            }
         }
         eval_args(k, states)?;
         k.body().close();
@@ -79,7 +90,21 @@ impl SinkOperator for HashAggregate<'_> {
             b.line(format!("// groups 0..{reg_n}: into this thread's registers"));
             for g in 0..reg_n {
                 b.open(format!("if (has_ && gid_ == {g})"));
-                for line in row_updates(states, &codes, &arg_vals, |j, c, v| combine(c, &format!("rg{g}_{j}"), v)) {
+                let update = |j: usize, c: &StateCode, v: &str| {
+                    let acc = format!("rg{g}_{j}");
+                    if reg_types[j] == c.ct {
+                        combine(c, &acc, v)
+                    } else {
+                        // (a 64-bit partial of a 128-bit sum: an add that would overflow moves
+                        // the partial into the block's state first)
+                        format!(
+                            "{{ const int64_t v_ = (int64_t)({a}); const int64_t s_ = (int64_t)((uint64_t){acc} + (uint64_t)v_); \
+                             if ((({acc} ^ s_) & (v_ ^ s_)) < 0) {{ atomic_add_i128(&sh{j}_[{g}], (__int128){acc}); {acc} = v_; }} else {acc} = s_; }}",
+                            a = arg_vals[j].v
+                        )
+                    }
+                };
+                for line in row_updates(states, &codes, &arg_vals, update) {
                     b.line(line);
                 }
                 b.close();
@@ -134,7 +159,8 @@ impl SinkOperator for HashAggregate<'_> {
             k.pre().line(format!("// HashAggregate: the partials of groups 0..{reg_n} in this thread's registers"));
             for g in 0..reg_n {
                 for (j, c) in codes.iter().enumerate() {
-                    k.pre().line(format!("{} rg{g}_{j} = {};", c.ct, c.identity));
+                    let init = if reg_types[j] == c.ct { c.identity.clone() } else { "0".into() };
+                    k.pre().line(format!("{} rg{g}_{j} = {init};", reg_types[j]));
                 }
             }
         }
@@ -144,7 +170,7 @@ impl SinkOperator for HashAggregate<'_> {
             for g in 0..reg_n {
                 for (j, c) in codes.iter().enumerate() {
                     k.post().line(format!(
-                        "{{ const {ct} v_ = warp_{r}_{sfx}(rg{g}_{j}); if ((threadIdx.x & 31) == 0) atomic_{a}_{sfx}(&sh{j}_[{g}], v_); }}",
+                        "{{ const {ct} v_ = warp_{r}_{sfx}(({ct})rg{g}_{j}); if ((threadIdx.x & 31) == 0) atomic_{a}_{sfx}(&sh{j}_[{g}], v_); }}",
                         ct = c.ct,
                         r = c.reduce,
                         sfx = c.suffix,
@@ -193,13 +219,24 @@ fn auto_register_groups(codes: &[StateCode]) -> u32 {
 }
 
 /// How many groups accumulate in registers: at most `wanted`, and as many as fit in
-/// `REGISTER_GROUP_REGS`; none where a state has no register form (`combine`).
-fn register_groups(codes: &[StateCode], wanted: u32) -> usize {
+/// `REGISTER_GROUP_REGS` (`types`: each state's register type); none where a state has no
+/// register form (`combine`).
+fn register_groups(codes: &[StateCode], types: &[&str], wanted: u32) -> usize {
     if codes.iter().any(|c| combine(c, "a", "b").is_empty()) {
         return 0;
     }
-    let per_group: usize = codes.iter().map(|c| c_size(c.ct).div_ceil(4)).sum();
+    let per_group: usize = types.iter().map(|t| c_size(t).div_ceil(4)).sum();
     (wanted as usize).min(REGISTER_GROUP_REGS / per_group.max(1))
+}
+
+/// The C type of a state's partial in registers: a 128-bit SUM of 64-bit or narrower
+/// integers (DECIMAL(18) and below, BIGINT, INTEGER) in 64 bits, half the registers (an add
+/// that would overflow moves the partial into the block's state first); others as the state.
+fn register_type(s: &AggState, c: &StateCode) -> &'static str {
+    match (c.suffix, c.reduce, s.func, s.arg.as_ref().map(|a| c_type(&a.ty()))) {
+        ("i128", "sum", StateFunc::Sum, Some("int64_t" | "int32_t")) => "int64_t",
+        _ => c.ct,
+    }
 }
 
 /// The statement folding value `v` into the register partial `acc` (empty: no such form).

@@ -1,7 +1,8 @@
 //! Aggregation sinks, one file each: `global` (no keys), `hash` (the global hash table,
-//! with the per-block `group_cache`) and `replicated` (a bank-replicated group table in
+//! with the per-block `group_cache` or, for dictionary-coded keys, `code_index`) and `replicated` (a bank-replicated group table in
 //! shared memory). Here: how states are encoded and updated, shared by all three.
 
+pub mod code_index;
 pub mod global;
 pub mod group_cache;
 pub mod hash;

@@ -26,13 +26,9 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     Str* __restrict__ out0_values,
     Str* __restrict__ out1_values)
 {
-    // HashAggregate #0: a per-block cache of the groups its rows found, 256 slots of {group id, keys} (7168 bytes)
-    __shared__ int gc_gid_[256];
-    __shared__ unsigned long long gc_k0_0_[256];
-    __shared__ uint32_t gc_k0_1_[256];
-    __shared__ unsigned long long gc_k1_0_[256];
-    __shared__ uint32_t gc_k1_1_[256];
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) gc_gid_[i] = -1;
+    // HashAggregate #0: the group of each combination of the keys' dictionary codes this block saw (6 entries)
+    __shared__ int ci_gid_[6];
+    for (int i = threadIdx.x; i < 6; i += blockDim.x) ci_gid_[i] = -1;
     // HashAggregate: groups < 256 accumulate per block in shared memory, flushed once per block
     __shared__ __int128 sh0_[256];
     for (int i = threadIdx.x; i < 256; i += blockDim.x) sh0_[i] = ((__int128)0);
@@ -64,56 +60,41 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         if (active) {
             c0 = pf0_cur_;
             c1 = in1_values[row];
-            c2 = in2_dictvalues[in2_dictcodes[row]];  /* dictionary-encoded */
-            c3 = in3_dictvalues[in3_dictcodes[row]];  /* dictionary-encoded */
-            if (active) {
-                // the block's group cache first; the global table where it misses
+            const uint32_t ck0_ = (uint32_t)in2_dictcodes[row];
+            const uint32_t ck1_ = (uint32_t)in3_dictcodes[row];
+            // the block's entry for the row's codes first; the global table where it has none
+            // (a code outside its dictionary would take none: the global table decides)
+            const uint32_t cs_ = ck0_ < 3u && ck1_ < 2u ? (ck0_) * 2u + ck1_ : 6u;
+            if (cs_ < 6u) gid_ = ci_gid_[cs_];
+            if (gid_ < 0) {
+                c2 = in2_dictvalues[in2_dictcodes[row]];  /* dictionary-encoded */
+                c3 = in3_dictvalues[in3_dictcodes[row]];  /* dictionary-encoded */
                 uint64_t h_ = 0x9e3779b97f4a7c15ull;
                 h_ = hash_combine(h_, hash_str(c2));
                 h_ = hash_combine(h_, hash_str(c3));
-                const uint32_t gch_ = (uint32_t)(h_ >> 32) & 255u;
-                int gcf_ = -1; // a free slot seen, for this row's group
-                for (uint32_t t_ = 0; t_ < 2u; t_++) {
-                    const uint32_t gcs_ = (gch_ + t_) & 255u;
-                    const int gcg_ = ld_acquire_cta(&gc_gid_[gcs_]);
-                    if (gcg_ == -1) { gcf_ = (int)gcs_; break; }
-                    if (gcg_ >= 0 && (gc_k0_0_[gcs_] == (unsigned long long)c2.p && gc_k0_1_[gcs_] == c2.len) && (gc_k1_0_[gcs_] == (unsigned long long)c3.p && gc_k1_1_[gcs_] == c3.len)) { gid_ = gcg_; break; }
-                }
-                if (gid_ < 0) {
-                    uint64_t h_ = 0x9e3779b97f4a7c15ull;
-                    h_ = hash_combine(h_, hash_str(c2));
-                    h_ = hash_combine(h_, hash_str(c3));
-                    uint32_t slot_ = (uint32_t)h_ & ht_mask;
-                    for (uint32_t probe_ = 0; probe_ <= ht_mask; probe_++) {
-                        int cur_ = *(volatile int*)&ht_slots[slot_];
+                uint32_t slot_ = (uint32_t)h_ & ht_mask;
+                for (uint32_t probe_ = 0; probe_ <= ht_mask; probe_++) {
+                    int cur_ = *(volatile int*)&ht_slots[slot_];
+                    if (cur_ == -1) {
+                        cur_ = atomicCAS(&ht_slots[slot_], -1, -2);
                         if (cur_ == -1) {
-                            cur_ = atomicCAS(&ht_slots[slot_], -1, -2);
-                            if (cur_ == -1) {
-                                const unsigned long long g_ = warp_aggregated_inc(out_count);
-                                if (g_ >= max_groups) { raise_error(err, ERR_GROUPS_FULL); atomicMax((unsigned*)&err[1], (unsigned)min(n_rows - row, (uint64_t)0xffffffffull)); atomicExch(&ht_slots[slot_], -3); break; }
-                                out0_values[g_] = c2;
-                                out1_values[g_] = c3;
-                                __threadfence();
-                                atomicExch(&ht_slots[slot_], (int)g_);
-                                gid_ = (int)g_;
-                                break;
-                            }
+                            const unsigned long long g_ = warp_aggregated_inc(out_count);
+                            if (g_ >= max_groups) { raise_error(err, ERR_GROUPS_FULL); atomicMax((unsigned*)&err[1], (unsigned)min(n_rows - row, (uint64_t)0xffffffffull)); atomicExch(&ht_slots[slot_], -3); break; }
+                            out0_values[g_] = c2;
+                            out1_values[g_] = c3;
+                            __threadfence();
+                            atomicExch(&ht_slots[slot_], (int)g_);
+                            gid_ = (int)g_;
+                            break;
                         }
-                        while (cur_ == -2) cur_ = *(volatile int*)&ht_slots[slot_];
-                        if (cur_ == -3) break;
-                        if (str_eq_cg(c2, ld_cg(&out0_values[cur_])) && str_eq_cg(c3, ld_cg(&out1_values[cur_]))) { gid_ = cur_; break; }
-                        slot_ = (slot_ + 1) & ht_mask;
                     }
-                    if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);
-                    if (gid_ >= 0 && gcf_ >= 0 && atomicCAS(&gc_gid_[gcf_], -1, -2) == -1) {
-                        gc_k0_0_[gcf_] = (unsigned long long)c2.p;
-                        gc_k0_1_[gcf_] = c2.len;
-                        gc_k1_0_[gcf_] = (unsigned long long)c3.p;
-                        gc_k1_1_[gcf_] = c3.len;
-                        __threadfence_block();
-                        atomicExch(&gc_gid_[gcf_], gid_);
-                    }
+                    while (cur_ == -2) cur_ = *(volatile int*)&ht_slots[slot_];
+                    if (cur_ == -3) break;
+                    if (str_eq_cg(c2, ld_cg(&out0_values[cur_])) && str_eq_cg(c3, ld_cg(&out1_values[cur_]))) { gid_ = cur_; break; }
+                    slot_ = (slot_ + 1) & ht_mask;
                 }
+                if (gid_ < 0) raise_error(err, ERR_GROUPS_FULL);
+                if (gid_ >= 0 && cs_ < 6u) ci_gid_[cs_] = gid_;
             }
             a0_ = c0;
             a2_ = c1;
