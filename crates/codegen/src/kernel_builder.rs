@@ -70,6 +70,18 @@ struct RowState {
     projections: usize,
 }
 
+/// A column of a projection's row (`replace_row`).
+pub struct ProjectedColumn {
+    pub value: Value,
+    pub ty: DataType,
+    /// Where the column copies a dictionary-encoded column not loaded yet: the statement
+    /// that loads it and copies it into `value`, left to the column's first reader (a
+    /// HashAggregate's code index reads its code only, and the key loads for new groups).
+    pub deferred_load: Option<String>,
+    /// The code of the dictionary-encoded column it copies (`dictionary_code`), if any.
+    pub dictionary_code: Option<(String, usize)>,
+}
+
 /// The row loop: the width of row indices, what its body has opened, what it prefetches.
 struct LoopState {
     /// C type of row indices (`row`, the loop's base and stride): `uint32_t` where the
@@ -267,10 +279,10 @@ impl KernelBuilder {
     }
 
     /// The dictionary code of row column `c` (C expression) and the dictionary's size,
-    /// where `c` is a dictionary-encoded source column and `row` still indexes its codes
-    /// (no Lane Refill has moved rows between lanes).
+    /// where `c` is a dictionary-encoded source column (or a projection's copy of one) and
+    /// `row` still indexes its codes (no Lane Refill has moved rows between lanes).
     pub fn dictionary_code(&self, c: usize) -> Option<(String, usize)> {
-        if self.looping.refills > 0 || c >= self.row.source_width {
+        if self.looping.refills > 0 {
             return None;
         }
         self.row.dictionary_codes.get(c).cloned().flatten()
@@ -288,17 +300,18 @@ impl KernelBuilder {
         r.types.push(ty);
     }
 
-    /// Replaces the row by computed values (a projection): nothing left to load.
-    pub fn replace_row(&mut self, values: Vec<Value>, types: Vec<DataType>) {
-        let n = values.len();
+    /// Replaces the row by a projection's columns: computed values, or copies of
+    /// dictionary-encoded columns loaded by their first reader (see `ProjectedColumn`).
+    pub fn replace_row(&mut self, columns: Vec<ProjectedColumn>) {
+        let n = columns.len();
         let r = &mut self.row;
-        r.values = values;
-        r.types = types;
-        r.pending_loads = vec![None; n];
-        r.reloads = vec![None; n];
+        r.values = columns.iter().map(|c| c.value.clone()).collect();
+        r.types = columns.iter().map(|c| c.ty).collect();
+        r.pending_loads = columns.iter().map(|c| c.deferred_load.clone()).collect();
+        r.reloads = columns.iter().map(|c| c.deferred_load.clone().map(|l| (l, c.value.clone()))).collect();
         r.pivotable = vec![None; n];
         r.prefetchable = vec![None; n];
-        r.dictionary_codes = vec![None; n];
+        r.dictionary_codes = columns.into_iter().map(|c| c.dictionary_code).collect();
         r.source_width = 0;
     }
 

@@ -1,7 +1,7 @@
 //! Project: computes new row values; later operators see only these.
 
 use super::Operator;
-use crate::kernel_builder::KernelBuilder;
+use crate::kernel_builder::{KernelBuilder, ProjectedColumn};
 use crate::types::c_type;
 use crate::value::Value;
 use gpusql_common::Result;
@@ -15,22 +15,45 @@ impl Operator for Project<'_> {
         let items: Vec<String> = exprs.iter().map(|e| k.show(e)).collect();
         k.body().line(format!("// ---- Project {} ----", items.join(", ")));
         let n = k.next_projection();
-        let mut new_row = vec![];
+        // Columns the projection reads, with repeats (a column read twice is loaded here).
+        let mut reads = vec![];
+        for e in exprs {
+            e.columns(&mut reads);
+        }
+        let mut columns = vec![];
         for (i, e) in exprs.iter().enumerate() {
             let v = format!("p{n}_{i}");
             let ct = c_type(&e.ty());
             k.body().line(format!("{ct} {v}{}; bool {v}_null = true;", crate::types::c_init(ct)));
-            new_row.push(Value { v: v.clone(), null: format!("{v}_null") });
+            let value = Value { v: v.clone(), null: format!("{v}_null") };
+            // A dictionary-encoded column not loaded yet is copied by its first reader: a
+            // HashAggregate keyed by it reads its code, and its value only for a new group.
+            let (dictionary_code, deferred_load) = match e {
+                Expr::Column { index, .. } => match k.dictionary_code(*index) {
+                    Some(code) if k.is_pending(*index) && reads.iter().filter(|&&c| c == *index).count() == 1 => {
+                        let load = k.take_load(*index).unwrap_or_default();
+                        let src = &k.row()[*index];
+                        let copy = format!("{load} {v} = {}; {v}_null = {};", src.v, src.null);
+                        (Some(code), Some(copy))
+                    }
+                    code => (code, None),
+                },
+                _ => (None, None),
+            };
+            columns.push(ProjectedColumn { value, ty: e.ty(), deferred_load, dictionary_code });
         }
         k.body().open("if (active)");
-        let refs: Vec<&Expr> = exprs.iter().collect();
-        k.load_columns(&refs);
-        for (i, e) in exprs.iter().enumerate() {
-            let x = k.eval(e)?;
-            k.body().line(format!("{} = {}; {} = {};", new_row[i].v, x.v, new_row[i].null, x.null));
+        let computed: Vec<&Expr> =
+            exprs.iter().zip(&columns).filter(|(_, c)| c.deferred_load.is_none()).map(|(e, _)| e).collect();
+        k.load_columns(&computed);
+        for (e, c) in exprs.iter().zip(&columns) {
+            if c.deferred_load.is_none() {
+                let x = k.eval(e)?;
+                k.body().line(format!("{} = {}; {} = {};", c.value.v, x.v, c.value.null, x.null));
+            }
         }
         k.body().close();
-        k.replace_row(new_row, exprs.iter().map(|e| e.ty()).collect());
+        k.replace_row(columns);
         Ok(())
     }
 }
