@@ -74,10 +74,6 @@ struct RowState {
 pub struct ProjectedColumn {
     pub value: Value,
     pub ty: DataType,
-    /// Where the column copies a dictionary-encoded column not loaded yet: the statement
-    /// that loads it and copies it into `value`, left to the column's first reader (a
-    /// HashAggregate's code index reads its code only, and the key loads for new groups).
-    pub deferred_load: Option<String>,
     /// The code of the dictionary-encoded column it copies (`dictionary_code`), if any.
     pub dictionary_code: Option<(String, usize)>,
 }
@@ -300,15 +296,14 @@ impl KernelBuilder {
         r.types.push(ty);
     }
 
-    /// Replaces the row by a projection's columns: computed values, or copies of
-    /// dictionary-encoded columns loaded by their first reader (see `ProjectedColumn`).
+    /// Replaces the row by a projection's columns (computed values): nothing left to load.
     pub fn replace_row(&mut self, columns: Vec<ProjectedColumn>) {
         let n = columns.len();
         let r = &mut self.row;
         r.values = columns.iter().map(|c| c.value.clone()).collect();
         r.types = columns.iter().map(|c| c.ty).collect();
-        r.pending_loads = columns.iter().map(|c| c.deferred_load.clone()).collect();
-        r.reloads = columns.iter().map(|c| c.deferred_load.clone().map(|l| (l, c.value.clone()))).collect();
+        r.pending_loads = vec![None; n];
+        r.reloads = vec![None; n];
         r.pivotable = vec![None; n];
         r.prefetchable = vec![None; n];
         r.dictionary_codes = columns.into_iter().map(|c| c.dictionary_code).collect();
