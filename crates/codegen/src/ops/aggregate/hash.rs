@@ -202,10 +202,11 @@ impl SinkOperator for HashAggregate<'_> {
 /// Groups in registers where `SET register_groups = auto`: they pay where a state's
 /// shared-memory atomic is a compare-and-swap loop (a DOUBLE SUM, MIN or MAX) and cost where
 /// the per-row register update is the dearer one (a string's or interval's MIN/MAX compares
-/// in each of the groups' branches); DECIMAL sums alone (128-bit adds, two 64-bit shared
-/// atomics otherwise) measured slower in registers too. H100, SF 10, 4 groups: sum of doubles
-/// 2.2 -> 0.75 ms, a double sum beside a DECIMAL sum 2.2 -> 1.1, DECIMAL sums 0.59 -> 0.88,
-/// MIN/MAX of strings 1.7 -> 4.7; 2,526 groups unchanged (docs/BENCHMARKS.md).
+/// in each of the groups' branches); DECIMAL sums alone (64-bit adds, one native 64-bit shared
+/// atomic otherwise) measured slower in registers too. H100, SF 10, 4 groups: sum of doubles
+/// 2.1 -> 0.52 ms (with the code index), a double sum beside a DECIMAL sum 2.2 -> 1.1,
+/// DECIMAL sums 0.57 -> 0.63 (64-bit partials), MIN/MAX of strings 1.7 -> 4.7; 2,526 groups
+/// unchanged (docs/BENCHMARKS.md).
 const AUTO_REGISTER_GROUPS: u32 = 4;
 
 fn auto_register_groups(codes: &[StateCode]) -> u32 {
