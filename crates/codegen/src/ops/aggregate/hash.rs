@@ -51,8 +51,6 @@ impl SinkOperator for HashAggregate<'_> {
         let reg_n = register_groups(&codes, &reg_types, wanted).min(smem_n);
         let names: Vec<String> = states.iter().map(|s| k.show_state(s)).collect();
         let arg_vals = arg_values(states);
-        let mut all_exprs: Vec<&Expr> = keys.iter().collect();
-        all_exprs.extend(states.iter().filter_map(|s| s.arg.as_ref()));
         let [slots, mask, max_groups, count] = group_table(k, id, keys, &names, "global hash table, atomicCAS insert");
         let mut key_out = vec![];
         for (column, e) in keys.iter().enumerate() {
@@ -66,12 +64,13 @@ impl SinkOperator for HashAggregate<'_> {
         declare_args(k, states);
         k.body().open("if (active)");
         let table = [slots.as_str(), mask.as_str(), max_groups.as_str(), count.as_str()];
+        let args: Vec<&Expr> = states.iter().filter_map(|s| s.arg.as_ref()).collect();
         if let Some(codes) = code_keys(k, keys) {
             // Keys by their dictionary codes: the key values load only for a new combination.
-            let args: Vec<&Expr> = states.iter().filter_map(|s| s.arg.as_ref()).collect();
             k.load_columns(&args);
             emit_code_index(k, id, keys, &codes, &key_out, table)?;
         } else {
+            let all_exprs: Vec<&Expr> = keys.iter().chain(args).collect();
             k.load_columns(&all_exprs);
             let mut kv = vec![];
             for key in keys {
@@ -93,7 +92,7 @@ impl SinkOperator for HashAggregate<'_> {
                 let update = |j: usize, c: &StateCode, v: &str| {
                     let acc = format!("rg{g}_{j}");
                     if reg_types[j] == c.ct {
-                        combine(c, &acc, v)
+                        combine(c, &acc, v).unwrap_or_default()
                     } else {
                         // (a 64-bit partial of a 128-bit sum: an add that would overflow moves
                         // the partial into the block's state first)
@@ -223,7 +222,7 @@ fn auto_register_groups(codes: &[StateCode]) -> u32 {
 /// `REGISTER_GROUP_REGS` (`types`: each state's register type); none where a state has no
 /// register form (`combine`).
 fn register_groups(codes: &[StateCode], types: &[&str], wanted: u32) -> usize {
-    if codes.iter().any(|c| combine(c, "a", "b").is_empty()) {
+    if codes.iter().any(|c| combine(c, "a", "b").is_none()) {
         return 0;
     }
     let per_group: usize = types.iter().map(|t| c_size(t).div_ceil(4)).sum();
@@ -240,18 +239,19 @@ fn register_type(s: &AggState, c: &StateCode) -> &'static str {
     }
 }
 
-/// The statement folding value `v` into the register partial `acc` (empty: no such form).
-fn combine(c: &StateCode, acc: &str, v: &str) -> String {
+/// The statement folding value `v` into the register partial `acc` (None: the state has no
+/// register form).
+fn combine(c: &StateCode, acc: &str, v: &str) -> Option<String> {
     let numeric = matches!(c.suffix, "i32" | "i64" | "i128");
-    match (c.reduce, c.suffix) {
+    Some(match (c.reduce, c.suffix) {
         ("sum", _) if numeric || c.suffix == "f64" => format!("{acc} += {v};"),
         ("min", "f64") => format!("{{ const double x_ = {v}; if (f64_lt(x_, {acc})) {acc} = x_; }}"),
         ("max", "f64") => format!("{{ const double x_ = {v}; if (f64_lt({acc}, x_)) {acc} = x_; }}"),
         ("min", _) if numeric => format!("{{ const {ct} x_ = {v}; if (x_ < {acc}) {acc} = x_; }}", ct = c.ct),
         ("max", _) if numeric => format!("{{ const {ct} x_ = {v}; if (x_ > {acc}) {acc} = x_; }}", ct = c.ct),
         ("min" | "max", "str" | "iv") => format!("{acc} = {}_{}({acc}, {v});", c.suffix, c.reduce),
-        _ => String::new(),
-    }
+        _ => return None,
+    })
 }
 
 fn smem_groups(codes: &[StateCode]) -> usize {
