@@ -134,6 +134,21 @@ fn row_schema<'a>(source: &'a Source, ops: &'a [PipelineOp]) -> &'a Schema {
     ops.iter().rev().find_map(|op| op.schema()).unwrap_or_else(|| source.schema())
 }
 
+/// Whether `ops` leave the source's rows as they are: none, or projections of its columns
+/// in order.
+fn identity(source: &Source, ops: &[PipelineOp]) -> bool {
+    let schema = source.schema();
+    ops.iter().all(|op| match op {
+        PipelineOp::Project { exprs, .. } => {
+            exprs.len() == schema.len()
+                && exprs.iter().enumerate().all(|(i, e)| {
+                    matches!(e, Expr::Column { index, ty, .. } if *index == i && *ty == schema.fields[i].ty)
+                })
+        }
+        _ => false,
+    })
+}
+
 fn column_expr(schema: &Schema, i: usize) -> Expr {
     let f = &schema.fields[i];
     Expr::Column { index: i, name: f.name.clone(), ty: f.ty, nullable: f.nullable }
@@ -405,7 +420,12 @@ impl Planner {
         let mut ids = vec![];
         for arm in inputs {
             let (source, ops) = self.open(arm)?;
-            ids.push(self.materialize(source, ops).0);
+            // An arm that is an intermediate as it stands (an aggregation's groups: the
+            // partial aggregates of `union_pushdown`) is concatenated without a copy.
+            match (&source, identity(&source, &ops)) {
+                (Source::Intermediate { id, .. }, true) => ids.push(*id),
+                _ => ids.push(self.materialize(source, ops).0),
+            }
         }
         let output = self.intermediate();
         self.stages.push(Stage::Concat { inputs: ids, output, schema: schema.clone() });
