@@ -90,7 +90,8 @@ impl DataType {
             A::Boolean => DataType::Boolean,
             A::Int8 | A::Int16 | A::Int32 | A::UInt8 | A::UInt16 => DataType::Int32,
             A::Int64 | A::UInt32 => DataType::Int64,
-            A::Float32 | A::Float64 => DataType::Float64,
+            // (Float32 is not read: DuckDB computes and prints it in single precision.)
+            A::Float64 => DataType::Float64,
             A::Decimal128(p, s) if *s >= 0 => DataType::decimal(*p, *s as u8),
             A::Date32 => DataType::Date,
             // Any unit (normalize_array casts the values to microseconds); a timestamp with a

@@ -10,7 +10,7 @@ use sqlparser::ast::{self, Spanned};
 impl Context<'_> {
     /// CAST(x AS type) and x::type.
     pub(crate) fn bind_cast(&self, x: &ast::Expr, data_type: &ast::DataType, whole: &ast::Expr) -> Result<Expr> {
-        let ty = sql_type(data_type)?;
+        let ty = sql_type(data_type).map_err(|e| e.at_span(whole.span()))?;
         let inner = self.bind(x)?;
         let from = inner.ty();
         let mut cols = vec![];
@@ -61,7 +61,7 @@ impl Context<'_> {
     /// TRY_CAST(x AS type): NULL where the value does not convert. Text reads as CAST reads
     /// it; numbers out of the type's range are NULL; casts that cannot fail are CASTs.
     pub(crate) fn bind_try_cast(&self, x: &ast::Expr, data_type: &ast::DataType, whole: &ast::Expr) -> Result<Expr> {
-        let ty = sql_type(data_type)?;
+        let ty = sql_type(data_type).map_err(|e| e.at_span(whole.span()))?;
         let inner = self.bind(x)?;
         let from = inner.ty();
         let can_fail = match (from, ty) {
@@ -134,8 +134,12 @@ pub fn sql_type(t: &ast::DataType) -> Result<DataType> {
     Ok(match t {
         T::Int(_) | T::Integer(_) | T::Int4(_) | T::SmallInt(_) | T::TinyInt(_) | T::Int2(_) => DataType::Int32,
         T::BigInt(_) | T::Int8(_) | T::Int64 => DataType::Int64,
-        T::Double(_) | T::DoublePrecision | T::Float8 | T::Float(_) | T::Real | T::Float4 | T::Float64 => {
-            DataType::Float64
+        T::Double(_) | T::DoublePrecision | T::Float8 | T::Float64 => DataType::Float64,
+        // DuckDB's FLOAT (REAL, FLOAT4, FLOAT(p ≤ 24)) is single precision: its values,
+        // arithmetic and text differ from DOUBLE's, so it is refused rather than widened.
+        T::Float(ast::ExactNumberInfo::Precision(p)) if *p > 24 => DataType::Float64,
+        T::Float(_) | T::Real | T::Float4 => {
+            return Err(Error::not_supported("type FLOAT (single precision; DOUBLE is supported)"))
         }
         T::Decimal(info) | T::Numeric(info) | T::Dec(info) => {
             let (p, s) = match info {
