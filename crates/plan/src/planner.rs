@@ -141,9 +141,9 @@ fn identity(source: &Source, ops: &[PipelineOp]) -> bool {
     ops.iter().all(|op| match op {
         PipelineOp::Project { exprs, .. } => {
             exprs.len() == schema.len()
-                && exprs.iter().enumerate().all(|(i, e)| {
-                    matches!(e, Expr::Column { index, ty, .. } if *index == i && *ty == schema.fields[i].ty)
-                })
+                && exprs.iter().enumerate().all(
+                    |(i, e)| matches!(e, Expr::Column { index, ty, .. } if *index == i && *ty == schema.fields[i].ty),
+                )
         }
         _ => false,
     })
