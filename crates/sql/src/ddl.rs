@@ -89,7 +89,11 @@ pub fn bind_create_table(ct: &ast::CreateTable, catalog: &dyn Catalog) -> Result
                 }
             }
         }
-        columns.push(ColumnDef { name: column_name.value.clone(), ty: sql_type(data_type).map_err(|e| e.at_span(column_name.span))?, nullable });
+        columns.push(ColumnDef {
+            name: column_name.value.clone(),
+            ty: sql_type(data_type).map_err(|e| e.at_span(column_name.span))?,
+            nullable,
+        });
     }
     if columns.is_empty() {
         return Err(Error::bind("CREATE TABLE needs at least one column"));
