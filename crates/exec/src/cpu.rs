@@ -123,7 +123,7 @@ pub fn execute_cancellable(
             Stage::Concat { inputs, output, schema } => {
                 let mut rows = vec![];
                 for i in inputs {
-                    rows.extend(inter.remove(i).map(|r| r.rows).unwrap_or_default());
+                    rows.extend(inter.remove(i).ok_or_else(|| Error::exec("UNION ALL input missing"))?.rows);
                 }
                 inter.insert(*output, Rows::new(schema, rows));
             }

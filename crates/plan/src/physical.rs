@@ -397,6 +397,26 @@ pub enum Stage {
     },
 }
 
+impl Stage {
+    /// The intermediates this stage reads (a pipeline's scanned one; not the built tables
+    /// its probes read).
+    pub fn intermediate_inputs(&self) -> Vec<IntermediateId> {
+        match self {
+            Stage::Pipeline(p) => match &p.source {
+                Source::Intermediate { id, .. } => vec![*id],
+                _ => vec![],
+            },
+            Stage::Concat { inputs, .. } => inputs.clone(),
+            Stage::Sort { input, .. }
+            | Stage::Slice { input, .. }
+            | Stage::BandTable { input, .. }
+            | Stage::ConcatRuns { input, .. }
+            | Stage::Window { input, .. }
+            | Stage::Repeat { input, .. } => vec![*input],
+        }
+    }
+}
+
 /// One window function of a `Stage::Window`: its arguments are columns of the stage's input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowCall {
@@ -439,6 +459,30 @@ impl PhysicalPlan {
             Stage::Pipeline(p) => Some(p),
             _ => None,
         })
+    }
+
+    /// The executors' contract: a stage other than a pipeline consumes the intermediates
+    /// it reads (the GPU frees them), so nothing reads one after that, the result
+    /// included. A plan that breaks it is the planner's bug, refused here on both backends
+    /// rather than run (where the CPU backend would read rows the GPU had freed).
+    pub fn check_consumption(&self) -> gpusql_common::Result<()> {
+        let mut consumed = std::collections::HashSet::new();
+        for stage in &self.stages {
+            for id in stage.intermediate_inputs() {
+                if consumed.contains(&id) {
+                    return Err(gpusql_common::Error::plan(format!(
+                        "intermediate #{id} read after a stage consumed it"
+                    )));
+                }
+                if !matches!(stage, Stage::Pipeline(_)) {
+                    consumed.insert(id);
+                }
+            }
+        }
+        match consumed.contains(&self.result) {
+            true => Err(gpusql_common::Error::plan(format!("result #{} consumed by a stage", self.result))),
+            false => Ok(()),
+        }
     }
 }
 

@@ -86,7 +86,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         }
         Built::Done { id, schema, columns, skip, fetch } => (id, schema, columns, skip, fetch),
     };
-    Ok(PhysicalPlan {
+    let plan = PhysicalPlan {
         stages: p.stages,
         result: id,
         result_schema: schema,
@@ -95,7 +95,9 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         skip,
         fetch,
         parameters: Default::default(),
-    })
+    };
+    plan.check_consumption()?;
+    Ok(plan)
 }
 
 /// Keeps a Lane Refill mark where the estimated lane activity since the pipeline's start (or
@@ -416,14 +418,25 @@ impl Planner {
 
     /// UNION ALL: each arm materializes its rows, then one stage copies them into one
     /// intermediate that the next pipeline scans.
+    /// Whether intermediate `id` is read by a stage planned so far or is among `also`.
+    fn read_elsewhere(&self, id: IntermediateId, also: &[IntermediateId]) -> bool {
+        also.contains(&id) || self.stages.iter().any(|s| s.intermediate_inputs().contains(&id))
+    }
+
     fn build_union(&mut self, inputs: &[LogicalPlan], schema: &Schema) -> Result<Built> {
         let mut ids = vec![];
         for arm in inputs {
             let (source, ops) = self.open(arm)?;
             // An arm that is an intermediate as it stands (an aggregation's groups: the
-            // partial aggregates of `union_pushdown`) is concatenated without a copy.
-            match (&source, identity(&source, &ops)) {
-                (Source::Intermediate { id, .. }, true) => ids.push(*id),
+            // partial aggregates of `union_pushdown`) is concatenated without a copy, the
+            // Concat consuming it; unless something else reads it too (an aggregation
+            // planned once for identical subtrees: `SELECT 1 UNION SELECT 2 UNION SELECT 1`).
+            match source {
+                Source::Intermediate { id, .. } if identity(&source, &ops) && !self.read_elsewhere(id, &ids) => {
+                    // Identical subtrees planned later compute their own.
+                    self.aggregations.retain(|(_, a, ..)| *a != id);
+                    ids.push(id)
+                }
                 _ => ids.push(self.materialize(source, ops).0),
             }
         }
