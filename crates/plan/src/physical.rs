@@ -671,3 +671,34 @@ impl fmt::Display for PhysicalPlan {
         writeln!(f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(stages: Vec<Stage>, result: IntermediateId) -> PhysicalPlan {
+        PhysicalPlan {
+            stages,
+            result,
+            result_schema: Schema::new(vec![]),
+            columns: vec![],
+            names: vec![],
+            skip: 0,
+            fetch: None,
+            parameters: Default::default(),
+        }
+    }
+
+    fn concat(inputs: Vec<IntermediateId>, output: IntermediateId) -> Stage {
+        Stage::Concat { inputs, output, schema: Schema::new(vec![]) }
+    }
+
+    #[test]
+    fn a_consumed_intermediate_is_read_by_nothing_after() {
+        assert!(plan(vec![concat(vec![0, 1], 2)], 2).check_consumption().is_ok());
+        // The same arm twice, an arm read again later, the result consumed.
+        assert!(plan(vec![concat(vec![0, 0], 2)], 2).check_consumption().is_err());
+        assert!(plan(vec![concat(vec![0, 1], 2), concat(vec![0, 3], 4)], 4).check_consumption().is_err());
+        assert!(plan(vec![concat(vec![0, 1], 2)], 0).check_consumption().is_err());
+    }
+}
