@@ -416,13 +416,13 @@ impl Planner {
         Ok(())
     }
 
-    /// UNION ALL: each arm materializes its rows, then one stage copies them into one
-    /// intermediate that the next pipeline scans.
     /// Whether intermediate `id` is read by a stage planned so far or is among `also`.
     fn read_elsewhere(&self, id: IntermediateId, also: &[IntermediateId]) -> bool {
         also.contains(&id) || self.stages.iter().any(|s| s.intermediate_inputs().contains(&id))
     }
 
+    /// UNION ALL: each arm materializes its rows (unless they are an intermediate already),
+    /// then one stage copies them into one intermediate that the next pipeline scans.
     fn build_union(&mut self, inputs: &[LogicalPlan], schema: &Schema) -> Result<Built> {
         let mut ids = vec![];
         for arm in inputs {
