@@ -91,11 +91,17 @@ fn consume_operators(k: &mut KernelBuilder, p: &Pipeline) -> Result<()> {
 fn sink(p: &Pipeline) -> Box<dyn SinkOperator + '_> {
     match &p.sink {
         Sink::Materialize { id, schema } => Box::new(Materialize { id: *id, schema }),
-        Sink::Aggregate { id, keys, states, register_groups, .. } => {
+        Sink::Aggregate { id, keys, states, register_groups, lane_group, .. } => {
             match p.replicated.iter().position(|r| r.user == ReplicaUser::Aggregate) {
                 Some(replica) => Box::new(ReplicatedAggregate { id: *id, keys, states, replica }),
                 None if keys.is_empty() => Box::new(GlobalAggregate { id: *id, states }),
-                None => Box::new(HashAggregate { id: *id, keys, states, register_groups: *register_groups }),
+                None => Box::new(HashAggregate {
+                    id: *id,
+                    keys,
+                    states,
+                    register_groups: *register_groups,
+                    lane_group: *lane_group,
+                }),
             }
         }
         Sink::HashBuild { id, keys, schema } => Box::new(HashBuild { id: *id, keys, schema }),

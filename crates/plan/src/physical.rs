@@ -157,6 +157,9 @@ pub enum Sink {
         states: Vec<AggState>,
         schema: Schema,
         register_groups: Option<u32>,
+        /// Without register groups, each GPU lane keeps the first group it meets in its
+        /// registers (`SET lane_group`).
+        lane_group: bool,
     },
 }
 

@@ -31,6 +31,7 @@ struct Planner {
     merged_patterns: bool,
     like_dfa: bool,
     register_groups: Option<u32>,
+    lane_group: bool,
     stages: Vec<Stage>,
     next_intermediate: IntermediateId,
     next_pipeline: usize,
@@ -66,6 +67,7 @@ pub fn create_physical_plan_with(plan: &LogicalPlan, config: &SessionConfig) -> 
         merged_patterns: config.merged_patterns,
         like_dfa: config.like_dfa,
         register_groups: config.register_groups.0,
+        lane_group: config.lane_group,
         stages: vec![],
         next_intermediate: 0,
         next_pipeline: 0,
@@ -377,6 +379,7 @@ impl Planner {
                         states: lowered.states,
                         schema: agg_schema.clone(),
                         register_groups: self.register_groups,
+                        lane_group: self.lane_group,
                     },
                 );
                 let finish = PipelineOp::Project { exprs: lowered.finalize, schema: plan.schema() };
@@ -824,6 +827,7 @@ mod tests {
             states: vec![],
             schema: Schema::new(vec![]),
             register_groups: None,
+            lane_group: true,
         }
     }
 

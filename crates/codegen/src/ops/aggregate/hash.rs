@@ -14,6 +14,7 @@ use super::{
     arg_values, contribution, declare_args, declare_states, eval_args, group_table, init_kernel, lane_updates,
     row_updates, StateCode,
 };
+use crate::emit::Emitter;
 use crate::hash_table::{emit_insert_with_runs, KeyArrays};
 use crate::kernel_builder::KernelBuilder;
 use crate::ops::SinkOperator;
@@ -39,6 +40,9 @@ pub struct HashAggregate<'a> {
     pub states: &'a [AggState],
     /// At most this many groups (the first ids) accumulate in registers (None: `auto_register_groups`).
     pub register_groups: Option<u32>,
+    /// Without register groups, each lane keeps the partials of the first group it meets in
+    /// its registers (`SET lane_group`).
+    pub lane_group: bool,
 }
 
 impl SinkOperator for HashAggregate<'_> {
@@ -83,25 +87,18 @@ impl SinkOperator for HashAggregate<'_> {
         eval_args(k, states)?;
         k.body().close();
 
+        let target = |j: usize, g: &str| format!("{g} < {smem_n} ? &sh{j}_[{g}] : &{}[{g}]", ptrs[j]);
+        // The lane's own group: with no register groups, where every state has a register form.
+        let lane_group = self.lane_group && reg_n == 0 && lane_group_fits(&codes, &reg_types);
         let b = k.body();
         b.line("const bool has_ = active && gid_ >= 0;");
         if reg_n > 0 {
             b.line(format!("// groups 0..{reg_n}: into this thread's registers"));
             for g in 0..reg_n {
                 b.open(format!("if (has_ && gid_ == {g})"));
+                let spill = |j: usize| format!("&sh{j}_[{g}]");
                 let update = |j: usize, c: &StateCode, v: &str| {
-                    let acc = format!("rg{g}_{j}");
-                    if reg_types[j] == c.ct {
-                        combine(c, &acc, v).unwrap_or_default()
-                    } else {
-                        // (a 64-bit partial of a 128-bit sum: an add that would overflow moves
-                        // the partial into the block's state first)
-                        format!(
-                            "{{ const int64_t v_ = (int64_t)({a}); const int64_t s_ = (int64_t)((uint64_t){acc} + (uint64_t)v_); \
-                             if ((({acc} ^ s_) & (v_ ^ s_)) < 0) {{ atomic_add_i128(&sh{j}_[{g}], (__int128){acc}); {acc} = v_; }} else {acc} = s_; }}",
-                            a = arg_vals[j].v
-                        )
-                    }
+                    register_update(c, reg_types[j], &format!("rg{g}_{j}"), v, &spill(j))
                 };
                 for line in row_updates(states, &codes, &arg_vals, update) {
                     b.line(line);
@@ -110,39 +107,28 @@ impl SinkOperator for HashAggregate<'_> {
             }
             b.line(format!("const bool rest_ = has_ && gid_ >= {reg_n};"));
             b.open("if (__any_sync(FULL_MASK, rest_))");
+        } else if lane_group {
+            b.line("// the lane's own group (the first it met): into its registers");
+            b.line("if (has_ && lg_ < 0) lg_ = gid_;");
+            b.line("const bool mine_ = has_ && gid_ == lg_;");
+            b.open("if (mine_)");
+            let update = |j: usize, c: &StateCode, v: &str| {
+                register_update(c, reg_types[j], &format!("lp{j}_"), v, &target(j, "lg_"))
+            };
+            for line in row_updates(states, &codes, &arg_vals, update) {
+                b.line(line);
+            }
+            b.close();
+            b.line("const bool rest_ = has_ && !mine_;");
+            b.open("if (__any_sync(FULL_MASK, rest_))");
         } else {
             b.line("const bool rest_ = has_;");
         }
-        // Per-lane updates beat combining in the warp from 2 groups on (TPC-H Q1 at SF 10 on the
-        // H100: 1.21 ms against 2.82 with a tree over each group's lanes and 3.82 with one warp
-        // reduction per group; docs/BENCHMARKS.md), so only a warp of one group combines first.
-        // (Its test by __match_any_sync: one by __all_sync of the first lane's group measured
-        // 3.80 ms against 2.96 for GROUP BY l_shipdate, 2,526 groups, on an H200.)
-        b.line("// local resolution: where the warp holds one group, a warp reduction and one update; otherwise");
-        b.line("// each lane updates its own group (shared-memory atomics for the first groups)");
-        b.line("const uint32_t lane_ = threadIdx.x & 31;");
-        b.line("const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);");
-        b.line("const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));");
-        b.line("const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);");
-        let target = |j: usize, g: &str| format!("{g} < {smem_n} ? &sh{j}_[{g}] : &{}[{g}]", ptrs[j]);
-        b.open("if (groups_ == 1)");
-        for (j, (s, c)) in states.iter().zip(&codes).enumerate() {
-            let contrib = contribution(s, c, &arg_vals[j], "rest_");
-            b.line(format!(
-                "{{ const {ct} v_ = warp_{r}_{sfx}({contrib}); if (lane_ == 0) atomic_{a}_{sfx}({t}, v_); }}",
-                ct = c.ct,
-                r = c.reduce,
-                sfx = c.suffix,
-                a = c.atomic,
-                t = target(j, "g0_")
-            ));
-        }
-        b.close_with("else if (rest_)");
-        for line in lane_updates(states, &codes, &arg_vals, |j| target(j, "gid_")) {
-            b.line(line);
-        }
-        b.close();
-        if reg_n > 0 {
+        let warp_values: Vec<String> =
+            states.iter().zip(&codes).zip(&arg_vals).map(|((s, c), a)| contribution(s, c, a, "rest_")).collect();
+        let lane_lines = lane_updates(states, &codes, &arg_vals, |j| target(j, "gid_"));
+        emit_resolved_updates(b, &codes, "rest_", "gid_", &warp_values, &lane_lines, |j| target(j, "g0_"));
+        if reg_n > 0 || lane_group {
             b.close();
         }
         // Block-local accumulators of the first groups, and their flush after the loop.
@@ -163,6 +149,15 @@ impl SinkOperator for HashAggregate<'_> {
                 }
             }
         }
+        if lane_group {
+            k.pre()
+                .line("// HashAggregate: the partials of this lane's own group (the first it meets) in its registers");
+            k.pre().line("int lg_ = -1;");
+            for (j, c) in codes.iter().enumerate() {
+                let init = if reg_types[j] == c.ct { c.identity.clone() } else { "0".into() };
+                k.pre().line(format!("{} lp{j}_ = {init};", reg_types[j]));
+            }
+        }
         k.pre().line("__syncthreads();");
         if reg_n > 0 {
             k.post().line("// the register groups: a warp reduction each, into the block's shared state");
@@ -177,6 +172,21 @@ impl SinkOperator for HashAggregate<'_> {
                     ));
                 }
             }
+        }
+        if lane_group {
+            let p = k.post();
+            p.line("// the lanes' own groups: resolved in the warp as the rows were");
+            p.open("");
+            p.line("const bool lf_ = lg_ >= 0;");
+            let warp_values: Vec<String> =
+                codes.iter().enumerate().map(|(j, c)| format!("(lf_ ? ({})lp{j}_ : {})", c.ct, c.identity)).collect();
+            let lane_lines: Vec<String> = codes
+                .iter()
+                .enumerate()
+                .map(|(j, c)| format!("atomic_{}_{}({}, ({})lp{j}_);", c.atomic, c.suffix, target(j, "lg_"), c.ct))
+                .collect();
+            emit_resolved_updates(p, &codes, "lf_", "lg_", &warp_values, &lane_lines, |j| target(j, "g0_"));
+            p.close();
         }
         k.post().line("__syncthreads();");
         k.post().open(format!("for (int i = threadIdx.x; i < {smem_n} && i < (int){max_groups}; i += blockDim.x)"));
@@ -237,6 +247,73 @@ fn register_type(s: &AggState, c: &StateCode) -> &'static str {
         ("i128", "sum", StateFunc::Sum, Some("int64_t" | "int32_t")) => "int64_t",
         _ => c.ct,
     }
+}
+
+/// Whether a lane's own group takes a register form of every state, within
+/// `REGISTER_GROUP_REGS`, and none compares strings or intervals per row (those lose in
+/// registers, as for the register groups).
+fn lane_group_fits(codes: &[StateCode], types: &[&str]) -> bool {
+    let compared = codes.iter().any(|c| matches!(c.suffix, "str" | "iv"));
+    !compared && register_groups(codes, types, 1) == 1
+}
+
+/// The statement folding `v` into the register partial `acc` of C type `ty`: a 64-bit
+/// partial of a 128-bit sum moves into the state at `spill` (an address) before an add
+/// that would overflow it.
+fn register_update(c: &StateCode, ty: &str, acc: &str, v: &str, spill: &str) -> String {
+    if ty == c.ct {
+        combine(c, acc, v).unwrap_or_default()
+    } else {
+        format!(
+            "{{ const int64_t v_ = (int64_t)({v}); const int64_t s_ = (int64_t)((uint64_t){acc} + (uint64_t)v_); \
+             if ((({acc} ^ s_) & (v_ ^ s_)) < 0) {{ atomic_add_i128({spill}, (__int128){acc}); {acc} = v_; }} else {acc} = s_; }}"
+        )
+    }
+}
+
+/// Emits the update of the groups (`gid`) of the lanes where `flag` holds, with local
+/// resolution: where the warp's flagged lanes hold one group, a warp reduction of
+/// `warp_values` (each state's contribution, the identity where `flag` is false) and one
+/// update at `target(j)` of group `g0_`; otherwise each flagged lane runs `lane_lines`.
+/// Per-lane updates beat combining in the warp from 2 groups on (TPC-H Q1 at SF 10 on the
+/// H100: 1.21 ms against 2.82 with a tree over each group's lanes and 3.82 with one warp
+/// reduction per group; docs/BENCHMARKS.md), so only a warp of one group combines first.
+/// (Its test by __match_any_sync: one by __all_sync of the first lane's group measured
+/// 3.80 ms against 2.96 for GROUP BY l_shipdate, 2,526 groups, on an H200.)
+fn emit_resolved_updates(
+    b: &mut Emitter,
+    codes: &[StateCode],
+    flag: &str,
+    gid: &str,
+    warp_values: &[String],
+    lane_lines: &[String],
+    target: impl Fn(usize) -> String,
+) {
+    b.line("// local resolution: where the warp holds one group, a warp reduction and one update; otherwise");
+    b.line("// each lane updates its own group (shared-memory atomics for the first groups)");
+    b.line("const uint32_t lane_ = threadIdx.x & 31;");
+    b.line(format!("const uint32_t peers_ = __match_any_sync(FULL_MASK, {flag} ? {gid} : -1);"));
+    b.line(format!(
+        "const int groups_ = __popc(__ballot_sync(FULL_MASK, {flag} && (__ffs(peers_) - 1) == (int)lane_));"
+    ));
+    b.line(format!("const int g0_ = __shfl_sync(FULL_MASK, {gid}, __ffs(__ballot_sync(FULL_MASK, {flag})) - 1);"));
+    b.open("if (groups_ == 1)");
+    for (j, c) in codes.iter().enumerate() {
+        b.line(format!(
+            "{{ const {ct} v_ = warp_{r}_{sfx}({v}); if (lane_ == 0) atomic_{a}_{sfx}({t}, v_); }}",
+            ct = c.ct,
+            r = c.reduce,
+            sfx = c.suffix,
+            a = c.atomic,
+            v = warp_values[j],
+            t = target(j)
+        ));
+    }
+    b.close_with(format!("else if ({flag})"));
+    for line in lane_lines {
+        b.line(line.clone());
+    }
+    b.close();
 }
 
 /// The statement folding value `v` into the register partial `acc` (None: the state has no
