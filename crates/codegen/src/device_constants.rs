@@ -156,6 +156,8 @@ pub fn prelude() -> &'static str {
         s.push_str(include_str!("interval.cu"));
         s.push_str(include_str!("sketches.cu"));
         s.push_str(&string_tables());
+        s.push_str(include_str!("double_text_tables.cu"));
+        s.push_str(include_str!("double_text.cu"));
         s.push_str(include_str!("strings.cu"));
         s.push_str(include_str!("text_cast.cu"));
         s.push_str("// ---- end of prelude ----");

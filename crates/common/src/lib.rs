@@ -6,6 +6,7 @@ pub mod case_map;
 pub mod constraints;
 pub mod datatype;
 pub mod date;
+pub mod double_text;
 pub mod error;
 pub mod files;
 pub mod interval;

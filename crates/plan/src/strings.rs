@@ -271,6 +271,7 @@ fn split_part<'a>(s: &'a str, sep: &str, index: i64) -> &'a str {
 pub fn to_text(v: &ScalarValue, ty: DataType) -> String {
     match v {
         ScalarValue::Decimal(x) => format_decimal(*x, ty.scale()),
+        ScalarValue::Float64(x) => gpusql_common::double_text::double_text(*x),
         ScalarValue::Date(d) => date::format_date(*d as i64),
         other => other.display(&ty),
     }

@@ -153,13 +153,11 @@ fn same_types(arms: Vec<LogicalPlan>, what: &str) -> Result<Vec<LogicalPlan>> {
         .collect())
 }
 
-/// VARCHAR where one arm's column is text and the other's a type with a text form: DuckDB
-/// unions them as text (`SELECT 'x' UNION ALL SELECT 7` gives '7'). (Not DOUBLE, whose
-/// text, DuckDB's shortest round-trip digits, is not implemented.)
+/// VARCHAR where one arm's column is text and the other's any other type: DuckDB
+/// unions them as text (`SELECT 'x' UNION ALL SELECT 7` gives '7').
 fn text_beside(a: &DataType, b: &DataType) -> Option<DataType> {
-    use crate::bind_string::has_text_form;
     match (a, b) {
-        (DataType::Utf8, t) | (t, DataType::Utf8) if has_text_form(t) => Some(DataType::Utf8),
+        (DataType::Utf8, _) | (_, DataType::Utf8) => Some(DataType::Utf8),
         _ => None,
     }
 }

@@ -14,29 +14,13 @@ fn is_null_literal(e: &Expr) -> bool {
     matches!(e, Expr::Literal { value: ScalarValue::Null, .. })
 }
 
-/// `e` as text: VARCHAR as it is, the types with a text form through `ToText`; DOUBLE is
-/// refused (DuckDB's shortest round-trip digits are not implemented).
+/// `e` as text: VARCHAR as it is, a value of any other type through `ToText`.
 pub fn as_text(e: Expr) -> Result<Expr> {
-    match e.ty() {
-        DataType::Utf8 => Ok(e),
-        _ if is_null_literal(&e) => Ok(Expr::literal(ScalarValue::Null, DataType::Utf8)),
-        t if has_text_form(&t) => Ok(Expr::StringFn { func: StringFunc::ToText, args: vec![e] }),
-        other => Err(Error::not_supported(format!("CAST from {other} to VARCHAR"))),
-    }
-}
-
-/// The types `ToText` prints (every one but DOUBLE).
-pub fn has_text_form(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Boolean
-            | DataType::Int32
-            | DataType::Int64
-            | DataType::Decimal { .. }
-            | DataType::Date
-            | DataType::Timestamp
-            | DataType::Interval
-    )
+    Ok(match e.ty() {
+        DataType::Utf8 => e,
+        _ if is_null_literal(&e) => Expr::literal(ScalarValue::Null, DataType::Utf8),
+        _ => Expr::StringFn { func: StringFunc::ToText, args: vec![e] },
+    })
 }
 
 /// `l || r`.

@@ -249,12 +249,20 @@ fn register_type(s: &AggState, c: &StateCode) -> &'static str {
     }
 }
 
+/// The most 32-bit registers a lane's own group may take: its partials and the code
+/// that folds and flushes them grow the kernel, so a kernel with many or wide states
+/// (TPC-H Q1's six, two of them 128-bit: 16 registers; its kernel took 64 registers a
+/// thread with them, 40 without, and ptxas 0.25 s longer here) keeps the warp's
+/// resolution alone.
+const LANE_GROUP_REGS: usize = 12;
+
 /// Whether a lane's own group takes a register form of every state, within
-/// `REGISTER_GROUP_REGS`, and none compares strings or intervals per row (those lose in
+/// `LANE_GROUP_REGS`, and none compares strings or intervals per row (those lose in
 /// registers, as for the register groups).
 fn lane_group_fits(codes: &[StateCode], types: &[&str]) -> bool {
     let compared = codes.iter().any(|c| matches!(c.suffix, "str" | "iv"));
-    !compared && register_groups(codes, types, 1) == 1
+    let regs: usize = types.iter().map(|t| c_size(t).div_ceil(4)).sum();
+    !compared && regs <= LANE_GROUP_REGS && register_groups(codes, types, 1) == 1
 }
 
 /// The statement folding `v` into the register partial `acc` of C type `ty`: a 64-bit
