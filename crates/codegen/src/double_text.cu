@@ -4,7 +4,8 @@
 // reals that round to x is scaled by a power of ten with 64-bit arithmetic on 128-bit
 // powers of five (double_text_tables.cu), and digits are dropped while its ends still
 // differ. The layout is DuckDB's: fixed notation for decimal exponents -4 to 15
-// (`100.0`, `0.0001`), else `1e+16`, `1.5e-05`; `nan`, `inf`, `-inf`, `-0.0`.
+// (`100.0`, `0.0001`), else `1e+16`, `1.5e-05`; `nan` (any NaN, as common/src/double_text.rs
+// explains), `inf`, `-inf`, `-0.0`.
 // common/src/double_text.rs is the CPU twin; a host test compiles this file with the C
 // compiler and compares the two over every exponent. (C only here: no references.)
 

@@ -5,6 +5,11 @@
 //! decimal exponents -4 to 15 (`100.0`, `0.0001`) and else scientific (`1e+16`,
 //! `1.5e-05`); `nan`, `inf`, `-inf`, `-0.0`. codegen's `double_text.cu` is the GPU's twin,
 //! tested against this over every binary exponent.
+//!
+//! Every NaN is `nan`. DuckDB writes `-nan` for a NaN whose sign bit is set, which x86
+//! gives 0/0 and inf - inf; which NaN an operation makes is the hardware's (the GPU's
+//! differ), and this engine treats all NaNs as one value (`semantics::f64_key_bits`), so
+//! its text does not depend on the sign: a known difference from DuckDB.
 
 /// DuckDB's text of `x`.
 pub fn double_text(x: f64) -> String {

@@ -48,7 +48,7 @@ impl Generator<'_> {
 
     /// string_agg of an expression in an order that decides it: by the value itself, or by
     /// another expression and then the value (rows that tie on both join the same text).
-    /// No DOUBLEs: their text is not implemented, and DuckDB may order -0.0 and 0.0 either way.
+    /// No DOUBLEs: DuckDB may order -0.0 and 0.0 either way, and their texts differ.
     fn string_agg(&mut self, scope: &Scope) -> String {
         let types: Vec<Ty> =
             [Ty::Int, Ty::Dec, Ty::Str, Ty::Date].into_iter().filter(|t| !scope.of_type(*t).is_empty()).collect();

@@ -42,12 +42,7 @@ impl Generator<'_> {
             2 => format!("({} || {})", text(self), text(self)),
             3 => {
                 let ty = self.any_type(scope);
-                let other = match ty {
-                    // (DOUBLE's text is not implemented.)
-                    Ty::Float => self.expr(scope, Ty::Int, b),
-                    _ => self.expr(scope, ty, b),
-                };
-                format!("concat_ws('-', {}, {other})", text(self))
+                format!("concat_ws('-', {}, {})", text(self), self.expr(scope, ty, b))
             }
             4 => {
                 let f = *self.rng.pick(&["trim", "ltrim", "rtrim"]).unwrap_or(&"trim");
@@ -84,7 +79,7 @@ impl Generator<'_> {
             }
             12 => format!("CAST({} AS VARCHAR)", self.strptime_call(scope, b)),
             _ => {
-                let ty = *self.rng.pick(&[Ty::Int, Ty::Dec, Ty::Date]).unwrap_or(&Ty::Int);
+                let ty = *self.rng.pick(&[Ty::Int, Ty::Dec, Ty::Date, Ty::Float]).unwrap_or(&Ty::Int);
                 match scope.of_type(ty).is_empty() {
                     true => format!("upper({})", text(self)),
                     false if ty == Ty::Date && self.rng.chance(0.5) => {
