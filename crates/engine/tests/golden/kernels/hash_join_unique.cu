@@ -170,9 +170,6 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
     // HashAggregate: groups < 512 accumulate per block in shared memory, flushed once per block
     __shared__ int64_t sh0_[512];
     for (int i = threadIdx.x; i < 512; i += blockDim.x) sh0_[i] = ((int64_t)0);
-    // HashAggregate: the partials of this lane's own group (the first it meets) in its registers
-    int lg_ = -1;
-    int64_t lp0_ = ((int64_t)0);
     __syncthreads();
     const uint32_t stride_ = (uint32_t)gridDim.x * blockDim.x;
     const uint32_t nr_ = (uint32_t)n_rows; // < 2^31 rows: 32-bit row indices
@@ -275,41 +272,18 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_1(
                 }
             }
             const bool has_ = active && gid_ >= 0;
-            // the lane's own group (the first it met): into its registers
-            if (has_ && lg_ < 0) lg_ = gid_;
-            const bool mine_ = has_ && gid_ == lg_;
-            if (mine_) {
-                lp0_ += 1;
+            const bool rest_ = has_;
+            // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
+            // each lane updates its own group (shared-memory atomics for the first groups)
+            const uint32_t lane_ = threadIdx.x & 31;
+            const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);
+            const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));
+            const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);
+            if (groups_ == 1) {
+                { const int64_t v_ = warp_sum_i64((rest_ ? (int64_t)1 : ((int64_t)0))); if (lane_ == 0) atomic_add_i64(g0_ < 512 ? &sh0_[g0_] : &state0[g0_], v_); }
+            } else if (rest_) {
+                atomic_add_i64(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], 1);
             }
-            const bool rest_ = has_ && !mine_;
-            if (__any_sync(FULL_MASK, rest_)) {
-                // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
-                // each lane updates its own group (shared-memory atomics for the first groups)
-                const uint32_t lane_ = threadIdx.x & 31;
-                const uint32_t peers_ = __match_any_sync(FULL_MASK, rest_ ? gid_ : -1);
-                const int groups_ = __popc(__ballot_sync(FULL_MASK, rest_ && (__ffs(peers_) - 1) == (int)lane_));
-                const int g0_ = __shfl_sync(FULL_MASK, gid_, __ffs(__ballot_sync(FULL_MASK, rest_)) - 1);
-                if (groups_ == 1) {
-                    { const int64_t v_ = warp_sum_i64((rest_ ? (int64_t)1 : ((int64_t)0))); if (lane_ == 0) atomic_add_i64(g0_ < 512 ? &sh0_[g0_] : &state0[g0_], v_); }
-                } else if (rest_) {
-                    atomic_add_i64(gid_ < 512 ? &sh0_[gid_] : &state0[gid_], 1);
-                }
-            }
-        }
-    }
-    // the lanes' own groups: resolved in the warp as the rows were
-     {
-        const bool lf_ = lg_ >= 0;
-        // local resolution: where the warp holds one group, a warp reduction and one update; otherwise
-        // each lane updates its own group (shared-memory atomics for the first groups)
-        const uint32_t lane_ = threadIdx.x & 31;
-        const uint32_t peers_ = __match_any_sync(FULL_MASK, lf_ ? lg_ : -1);
-        const int groups_ = __popc(__ballot_sync(FULL_MASK, lf_ && (__ffs(peers_) - 1) == (int)lane_));
-        const int g0_ = __shfl_sync(FULL_MASK, lg_, __ffs(__ballot_sync(FULL_MASK, lf_)) - 1);
-        if (groups_ == 1) {
-            { const int64_t v_ = warp_sum_i64((lf_ ? (int64_t)lp0_ : ((int64_t)0))); if (lane_ == 0) atomic_add_i64(g0_ < 512 ? &sh0_[g0_] : &state0[g0_], v_); }
-        } else if (lf_) {
-            atomic_add_i64(lg_ < 512 ? &sh0_[lg_] : &state0[lg_], (int64_t)lp0_);
         }
     }
     __syncthreads();
