@@ -1,7 +1,8 @@
 //! HashAggregate: an open-addressing hash table of group ids in global memory (atomicCAS
 //! insert), keys and states in arrays indexed by group id. The groups of the first few ids
 //! accumulate in each thread's registers (no atomic per row; a warp reduction each when the
-//! thread's rows end). For the others, lanes of a warp that hit the same group first combine
+//! thread's rows end), or, where the keys are dictionary codes, each lane's own group (the
+//! first it meets) does. For the others, lanes of a warp that hit the same group first combine
 //! their values (warp-level local resolution) where the whole warp holds one group;
 //! otherwise each lane updates its group atomically. Groups with small ids accumulate per
 //! block in shared memory first, and a per-block group cache (`group_cache.rs`) saves most
