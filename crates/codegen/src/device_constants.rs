@@ -156,8 +156,6 @@ pub fn prelude() -> &'static str {
         s.push_str(include_str!("interval.cu"));
         s.push_str(include_str!("sketches.cu"));
         s.push_str(&string_tables());
-        s.push_str(include_str!("double_text_tables.cu"));
-        s.push_str(include_str!("double_text.cu"));
         s.push_str(include_str!("strings.cu"));
         s.push_str(include_str!("text_cast.cu"));
         s.push_str("// ---- end of prelude ----");
@@ -165,6 +163,21 @@ pub fn prelude() -> &'static str {
         s
     });
     &PRELUDE
+}
+
+/// DOUBLE's text (double_text.cu and its tables): ~40 KB that NVRTC would otherwise parse
+/// in every module (10,500 modules of the CI compile check took 350 s longer with them in
+/// the prelude), so only a module that writes a double carries it, after the prelude. The
+/// guard keeps one copy where modules are merged into one program (`merge_modules`).
+pub fn double_text() -> &'static str {
+    static TEXT: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "#ifndef GPUSQL_DOUBLE_TEXT\n#define GPUSQL_DOUBLE_TEXT\n{}{}#endif\n",
+            include_str!("double_text_tables.cu"),
+            include_str!("double_text.cu")
+        )
+    });
+    &TEXT
 }
 
 /// `case_map`'s tables as CUDA arrays (strings.cu's `map_case`, `is_trim_space`).

@@ -7,7 +7,9 @@
 // (`100.0`, `0.0001`), else `1e+16`, `1.5e-05`; `nan` (any NaN, as common/src/double_text.rs
 // explains), `inf`, `-inf`, `-0.0`.
 // common/src/double_text.rs is the CPU twin; a host test compiles this file with the C
-// compiler and compares the two over every exponent. (C only here: no references.)
+// compiler and compares the two over every exponent (C but for the arena writer at the end,
+// which only CUDA compiles). Not part of the prelude: a module that writes a double gets it
+// after the prelude (device_constants.rs, `double_text`), so the others do not parse it.
 
 __device__ __forceinline__ uint32_t f64_pow5_bits(int32_t e) {
     // ceil(log2(5^e)) for 1 <= e <= 3528, and 1 for e = 0
@@ -177,3 +179,11 @@ __device__ uint32_t f64_text(double x, uint8_t* buf) {
     buf[n++] = (uint8_t)('0' + a % 10);
     return n;
 }
+
+#ifdef __CUDACC__
+// A DOUBLE as text in the kernel's arena (strings.cu).
+__device__ Str str_from_f64(const Arena& a, double x) {
+    uint8_t buf[F64_TEXT_MAX];
+    return arena_copy(a, buf, f64_text(x, buf));
+}
+#endif

@@ -492,6 +492,9 @@ impl KernelBuilder {
         }
         let mut src = String::new();
         src.push_str(crate::device_constants::prelude());
+        if self.code.body.uses_double_text {
+            src.push_str(crate::device_constants::double_text());
+        }
         src.push_str(&format!("\n// ======== Pipeline {} ========\n", p.id));
         src.push_str(&self.code.extra);
         let params: Vec<String> = self.params.iter().map(|(_, decl, name)| format!("{decl} {name}")).collect();

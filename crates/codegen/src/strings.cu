@@ -412,11 +412,6 @@ __device__ Str str_from_scaled(const Arena& a, __int128 v, uint32_t scale) {
     if (neg) { end[-(int)n - 1] = '-'; n++; }
     return arena_copy(a, end - n, n);
 }
-// A DOUBLE as DuckDB writes it (double_text.cu).
-__device__ Str str_from_f64(const Arena& a, double x) {
-    uint8_t buf[F64_TEXT_MAX];
-    return arena_copy(a, buf, f64_text(x, buf));
-}
 __device__ Str str_from_bool(const Arena& a, bool b) {
     const uint32_t n = b ? 4u : 5u;
     return arena_copy(a, (const uint8_t*)(b ? "true" : "false"), n);
