@@ -25,6 +25,7 @@ fn options(seed: u64, queries: u64) -> FuzzOptions {
         hang_after: Duration::from_secs(120),
         checkpoint: None,
         small_results: false,
+        windows: false,
         verbose: false,
         time_limit: None,
         settings: vec![],

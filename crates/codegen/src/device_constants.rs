@@ -129,9 +129,9 @@ pub fn strptime_failure(code: i32) -> Option<Failure> {
     Failure::from_code(code >> 8)
 }
 
-/// The CUDA helpers every generated module starts with: the shared constants, the
-/// hand-written `prelude.cu`, `interval.cu` and `sketches.cu`, DuckDB's case tables and trim set (`gpusql_common::case_map`)
-/// and the string functions of `strings.cu`.
+/// The text every module starts with: the constants shared with the host and prelude.cu's
+/// types and helpers. The library parts (`LIBRARY_PARTS`) follow it only where a module
+/// uses them: see `with_prelude`.
 pub fn prelude() -> &'static str {
     static PRELUDE: LazyLock<String> = LazyLock::new(|| {
         let mut s = String::from("// ---- constants shared with the host (codegen/src/device_constants.rs) ----\n");
@@ -149,35 +149,122 @@ pub fn prelude() -> &'static str {
         s.push_str(&format!("#define STR_HASH_PRIME {FNV_PRIME:#x}ull\n"));
         s.push_str(&format!("#define DFA_MATCH_FLAG {:#x}u\n", gpusql_plan::regex::MATCH_FLAG));
         s.push_str(&format!("#define DFA_FIND_CONTEXTS {}u\n", gpusql_plan::regex::FIND_CONTEXTS));
-        let (prelude, end) = include_str!("prelude.cu")
-            .rsplit_once("// ---- end of prelude ----")
-            .expect("prelude.cu ends with its end marker");
-        s.push_str(prelude);
-        s.push_str(include_str!("interval.cu"));
-        s.push_str(include_str!("sketches.cu"));
-        s.push_str(&string_tables());
-        s.push_str(include_str!("strings.cu"));
-        s.push_str(include_str!("text_cast.cu"));
-        s.push_str("// ---- end of prelude ----");
-        s.push_str(end);
+        s.push_str(
+            include_str!("prelude.cu")
+                .trim_end()
+                .strip_suffix(PRELUDE_END)
+                .expect("prelude.cu ends with its end marker"),
+        );
         s
     });
     &PRELUDE
 }
 
-/// DOUBLE's text (double_text.cu and its tables): ~40 KB that NVRTC would otherwise parse
-/// in every module (10,500 modules of the CI compile check took 350 s longer with them in
-/// the prelude), so only a module that writes a double carries it, after the prelude. The
-/// guard keeps one copy where modules are merged into one program (`merge_modules`).
-pub fn double_text() -> &'static str {
-    static TEXT: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "#ifndef GPUSQL_DOUBLE_TEXT\n#define GPUSQL_DOUBLE_TEXT\n{}{}#endif\n",
-            include_str!("double_text_tables.cu"),
-            include_str!("double_text.cu")
-        )
+/// Where the library ends and a module's own code begins (`strip_prelude` shows what follows).
+pub const PRELUDE_END: &str = "// ---- end of prelude ----";
+
+/// A module's source: the prelude, the library parts `code` names (and the parts those
+/// name), the end marker, then `code`.
+///
+/// Why: NVRTC parses and optimizes all it is given. With every part in the prelude (170 KB,
+/// two thirds of it string functions, text casts and their tables) a numeric pipeline such
+/// as TPC-H Q6's took 235 ms to compile (sm_90, quick tier, 2-core host) and made 39 KB of
+/// PTX; with only the parts it uses, 125 ms and 16 KB. Each part sits in an include guard,
+/// so modules merged into one program (`merge_modules`) keep one copy.
+pub fn with_prelude(code: &str) -> String {
+    let parts = library_parts();
+    let mut needed = vec![false; parts.len()];
+    let used = identifiers(code);
+    for (i, part) in parts.iter().enumerate() {
+        needed[i] = part.names.iter().any(|n| used.contains(n.as_str()));
+    }
+    // (A part names only parts before it: one pass from the last marks every one needed.)
+    for i in (0..parts.len()).rev() {
+        if needed[i] {
+            for &d in &parts[i].needs {
+                needed[d] = true;
+            }
+        }
+    }
+    let mut src = String::from(prelude());
+    for (part, _) in parts.iter().zip(&needed).filter(|(_, n)| **n) {
+        src.push_str(&part.text);
+    }
+    src.push_str(PRELUDE_END);
+    src.push('\n');
+    src.push_str(code);
+    src
+}
+
+/// One library part: its text in an include guard, the names it defines (its top-level
+/// functions, structs, arrays and macros, less those the prelude also defines: overloads
+/// such as `ld_cg` are found by their types' names) and the parts it names.
+struct LibraryPart {
+    text: String,
+    names: Vec<String>,
+    needs: Vec<usize>,
+}
+
+/// The library parts, in the order they compile: each may use the ones before it.
+fn library_parts() -> &'static [LibraryPart] {
+    static PARTS: LazyLock<Vec<LibraryPart>> = LazyLock::new(|| {
+        let texts: [(&str, String); 6] = [
+            ("INTERVAL", include_str!("interval.cu").to_string()),
+            ("SKETCHES", include_str!("sketches.cu").to_string()),
+            ("CASE_TABLES", string_tables()),
+            ("STRINGS", include_str!("strings.cu").to_string()),
+            ("TEXT_CAST", include_str!("text_cast.cu").to_string()),
+            // (DOUBLE's text: Ryu's tables, ~40 KB.)
+            ("DOUBLE_TEXT", [include_str!("double_text_tables.cu"), include_str!("double_text.cu")].concat()),
+        ];
+        let in_prelude = defined_names(prelude());
+        let mut parts: Vec<LibraryPart> = vec![];
+        for (guard, text) in texts {
+            let names: Vec<String> = defined_names(&text).into_iter().filter(|n| !in_prelude.contains(n)).collect();
+            let used = identifiers(&text);
+            let needs =
+                (0..parts.len()).filter(|&d| parts[d].names.iter().any(|n| used.contains(n.as_str()))).collect();
+            let text = format!("#ifndef GPUSQL_{guard}\n#define GPUSQL_{guard}\n{}\n#endif\n", text.trim_end());
+            parts.push(LibraryPart { text, names, needs });
+        }
+        parts
     });
-    &TEXT
+    &PARTS
+}
+
+/// The names a CUDA text defines at its top level (lines that start in column 0, as the
+/// .cu files write every definition): `#define`s, structs, and the function or array each
+/// other line declares.
+fn defined_names(text: &str) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let first = line.chars().next().unwrap_or(' ');
+        if !(first.is_ascii_alphabetic() || first == '_' || first == '#') {
+            continue;
+        }
+        let words: Vec<&str> =
+            line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        let name = if let Some(rest) = line.strip_prefix("#define ") {
+            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()
+        } else if line.starts_with('#') || line.starts_with("template") || line.contains("operator") {
+            None
+        } else if line.starts_with("struct ") {
+            words.iter().skip(1).find(|w| **w != "__align__" && !w.chars().all(|c| c.is_ascii_digit())).copied()
+        } else {
+            // (The word before the first '(' or '[': `__device__ Str str_left(Str s, …`.)
+            let end = line.find(['(', '[']).unwrap_or(0);
+            line[..end].trim_end().rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()
+        };
+        if let Some(n) = name.filter(|n| !n.is_empty()) {
+            names.insert(n.to_string());
+        }
+    }
+    names
+}
+
+/// Every identifier-like word of `text`.
+fn identifiers(text: &str) -> std::collections::HashSet<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect()
 }
 
 /// `case_map`'s tables as CUDA arrays (strings.cu's `map_case`, `is_trim_space`).
@@ -243,12 +330,52 @@ mod tests {
 
     #[test]
     fn merged_modules_hold_the_prelude_once_and_every_kernel() {
-        let a = format!("{}extern \"C\" __global__ void __launch_bounds__(256) pipeline_0(int x) {{}}\n", prelude());
-        let b = format!("{}extern \"C\" __global__ void pipeline_1(int x) {{}}\n", prelude());
-        let m = merge_modules(&[&a, &b]).unwrap();
-        assert_eq!(m.matches("end of prelude").count(), 1);
-        assert!(m.contains("pipeline_0(") && m.contains("pipeline_1("));
+        let a = with_prelude("extern \"C\" __global__ void __launch_bounds__(256) pipeline_0(int x) {}\n");
+        let b = with_prelude("extern \"C\" __global__ void pipeline_1(Str s) { str_upper(a, s); }\n");
+        let c = with_prelude("extern \"C\" __global__ void pipeline_2(Str s) { str_lower(a, s); }\n");
+        let m = merge_modules(&[&a, &b, &c]).unwrap();
+        assert_eq!(m.matches("constants shared with the host").count(), 1);
+        // (The string functions in both b and c: defined twice in the text, once to NVRTC.)
+        assert_eq!(m.matches("#ifndef GPUSQL_STRINGS").count(), 2);
+        assert!(m.contains("pipeline_0(") && m.contains("pipeline_1(") && m.contains("pipeline_2("));
         assert_eq!(merge_modules(&[&a, &a]), None, "a kernel defined twice");
         assert_eq!(merge_modules(&[&a, "extern \"C\" __global__ void k() {}"]), None, "no prelude");
+    }
+
+    /// The guards' names, to tell which parts a module carries.
+    fn parts_of(src: &str) -> Vec<&str> {
+        src.lines().filter_map(|l| l.strip_prefix("#ifndef GPUSQL_")).collect()
+    }
+
+    #[test]
+    fn a_module_carries_the_library_parts_it_names_and_theirs() {
+        assert!(parts_of(&with_prelude("x = a + b;")).is_empty());
+        // (str_upper reads the case tables; strings.cu writes intervals as text.)
+        assert_eq!(parts_of(&with_prelude("str_upper(a, s)")), ["INTERVAL", "CASE_TABLES", "STRINGS"]);
+        assert_eq!(parts_of(&with_prelude("Interval v = iv_add(a, b, err);")), ["INTERVAL"]);
+        assert_eq!(
+            parts_of(&with_prelude("str_from_f64(a, x)")),
+            ["INTERVAL", "CASE_TABLES", "STRINGS", "DOUBLE_TEXT"]
+        );
+        assert!(parts_of(&with_prelude("text_to_date(s, &st)")).contains(&"TEXT_CAST"));
+        // Overloads of the prelude's own functions do not pull a part in by their name.
+        assert!(parts_of(&with_prelude("ld_cg(p); bcast(v, 0);")).is_empty());
+        let src = with_prelude("y = hll_estimate(c);");
+        assert!(src.ends_with(&format!("{PRELUDE_END}\ny = hll_estimate(c);")), "the code follows the marker");
+    }
+
+    #[test]
+    fn every_top_level_definition_of_a_part_is_found() {
+        // Each line of a part that starts in column 0 and declares something yields its name.
+        let names = defined_names("#define TEXT_OK 0\nstruct __align__(16) Interval {\n__device__ __forceinline__ Interval make_iv(int32_t m) {\n__device__ const char DAYS[7][10] = {};\ntemplate <typename T>\n__device__ T pick(T a) {\n    int inner(int);\n}\n");
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["DAYS", "Interval", "TEXT_OK", "make_iv", "pick"]);
+        for part in library_parts() {
+            assert!(!part.names.is_empty());
+            assert!(
+                part.names.iter().all(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')),
+                "{:?}",
+                part.names
+            );
+        }
     }
 }

@@ -15,9 +15,6 @@ pub struct Emitter {
     pub literals: Option<Literals>,
     /// Some expression makes strings: the kernel needs its string arena (`strings.rs`).
     pub uses_arena: bool,
-    /// Some expression writes a DOUBLE as text: the module carries `double_text()`
-    /// (`device_constants.rs`), which the prelude leaves out.
-    pub uses_double_text: bool,
 }
 
 impl Emitter {

@@ -490,12 +490,7 @@ impl KernelBuilder {
                 self.param(Param::InSet { index, part }, &crate::in_set::param_decl(&set.ty, part));
             }
         }
-        let mut src = String::new();
-        src.push_str(crate::device_constants::prelude());
-        if self.code.body.uses_double_text {
-            src.push_str(crate::device_constants::double_text());
-        }
-        src.push_str(&format!("\n// ======== Pipeline {} ========\n", p.id));
+        let mut src = format!("\n// ======== Pipeline {} ========\n", p.id);
         src.push_str(&self.code.extra);
         let params: Vec<String> = self.params.iter().map(|(_, decl, name)| format!("{decl} {name}")).collect();
         src.push_str(&format!(
@@ -529,7 +524,7 @@ impl KernelBuilder {
         source_columns_read.sort_unstable();
         source_columns_read.dedup();
         KernelSpec {
-            source: src,
+            source: crate::device_constants::with_prelude(&src),
             entry,
             params: self.params.into_iter().map(|(p, _, _)| p).collect(),
             init,

@@ -4,7 +4,7 @@
 //! for the key columns (NULL placement, ASC/DESC, strings): small inputs, top-N, INTERVAL
 //! keys. Both are stable: ties keep the row order, so the order is deterministic.
 
-use crate::device_constants::prelude;
+use crate::device_constants::with_prelude;
 use crate::spec::{Param, Part};
 use crate::types::c_type;
 use gpusql_common::{Result, Schema};
@@ -182,7 +182,7 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn], segments: Option<usiz
             _ => String::new(),
         })
         .collect();
-    let mut source = format!("{}{}", prelude(), SORT_CU)
+    let mut source = SORT_CU
         .replace("$KEYS", &key_text.join(", "))
         .replace("$COMPARE", &body)
         .replace("$DECLS", &decl_list)
@@ -207,7 +207,7 @@ pub fn generate_sort(schema: &Schema, keys: &[SortColumn], segments: Option<usiz
         );
     }
     Ok(SortSpec {
-        source,
+        source: with_prelude(&source),
         step_entry: "sort_step".into(),
         iota_entry: "sort_iota".into(),
         keep_halves_entry: "sort_keep_halves".into(),
@@ -227,11 +227,11 @@ pub fn util_module() -> &'static str {
 }
 
 fn util_module_source() -> String {
-    let mut src = format!("{}{UTIL_CU}{CONCAT_RUNS_CU}{RADIX_SORT_CU}", prelude());
+    let mut src = format!("{UTIL_CU}{CONCAT_RUNS_CU}{RADIX_SORT_CU}");
     for (width, key, entry) in [("4", "int32_t", "int2"), ("8", "int64_t", "longlong2")] {
         src.push_str(&KEYED_TABLES_CU.replace("$W", width).replace("$KEY", key).replace("$ENTRY", entry));
     }
-    src
+    with_prelude(&src)
 }
 
 #[cfg(test)]

@@ -41,10 +41,7 @@ pub fn gen_string(func: StringFunc, args: &[Expr], row: &Row, out: &mut Emitter)
             let x = &values[0].v;
             match args[0].ty() {
                 DataType::Boolean => format!("str_from_bool({arena}{x})"),
-                DataType::Float64 => {
-                    out.uses_double_text = true;
-                    format!("str_from_f64({arena}{x})")
-                }
+                DataType::Float64 => format!("str_from_f64({arena}{x})"),
                 DataType::Int32 | DataType::Int64 => format!("str_from_scaled({arena}(__int128){x}, 0)"),
                 DataType::Decimal { scale, .. } => format!("str_from_scaled({arena}(__int128){x}, {scale})"),
                 DataType::Date => format!("str_from_date({arena}{x})"),

@@ -5,7 +5,7 @@
 //! partition and peer bounds, its frame, and those scans (the CPU twin:
 //! exec/src/cpu/window.rs; the rules: gpusql_plan::window).
 
-use crate::device_constants::{prelude, typed_code, KernelError};
+use crate::device_constants::{typed_code, with_prelude, KernelError};
 use crate::spec::{Param, Part};
 use crate::types::{c_type, i128_literal};
 use gpusql_common::{DataType, Error, Result, ScalarValue, Schema};
@@ -192,8 +192,7 @@ pub fn generate_window(
     let (all_decls, all_args) = (listed(&decls), listed(&param_names(&params)));
     let names: Vec<String> = keys.iter().map(|k| format!("#{}", k.column)).collect();
     let mut source = format!(
-        "{}// ======== Window: partitions [{}] ordered by [{}] ========\n{}",
-        prelude(),
+        "// ======== Window: partitions [{}] ordered by [{}] ========\n{}",
         names[..partition].join(", "),
         names[partition..].join(", "),
         WINDOW_CU
@@ -257,7 +256,7 @@ pub fn generate_window(
     }
     source.push_str(&calls_kernel(schema, calls, &scans, &all_decls, &all_args)?);
     Ok(WindowSpec {
-        source,
+        source: with_prelude(&source),
         heads_entry: "window_heads".into(),
         calls_entry: "window_calls".into(),
         scans,

@@ -42,6 +42,10 @@ pub struct FuzzArgs {
     /// Row-returning queries get ORDER BY … LIMIT (for large scale factors).
     #[arg(long)]
     pub small_results: bool,
+    /// Every query computes a window function or grouping sets (ROLLUP / CUBE / GROUPING
+    /// SETS) at its top SELECT.
+    #[arg(long)]
+    pub windows: bool,
     /// Hostile input instead of valid queries: nothing may panic, abort or hang.
     #[arg(long)]
     pub crash: bool,
@@ -152,6 +156,7 @@ pub fn main(args: FuzzArgs) -> ExitCode {
             reduce_for: Duration::from_secs(args.reduce_secs),
             hang_after: Duration::from_secs(args.hang_secs),
             small_results: args.small_results,
+            windows: args.windows,
             verbose: args.print_queries,
             time_limit: args.time_limit.map(Duration::from_secs),
             checkpoint: args.report.clone(),
@@ -230,6 +235,7 @@ impl Jobs<'_> {
             (args.duckdb, "--duckdb"),
             (args.no_duckdb, "--no-duckdb"),
             (args.small_results, "--small-results"),
+            (args.windows, "--windows"),
             (args.crash, "--crash"),
         ];
         cmd.args(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| *flag));

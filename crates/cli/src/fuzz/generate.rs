@@ -134,6 +134,8 @@ pub struct Generator<'a> {
     depth: usize,
     /// Draw row-returning queries so they stay small on large data (aggregates or LIMIT).
     pub small_results: bool,
+    /// Every query computes a window function or grouping sets at its top SELECT.
+    pub windows: bool,
 }
 
 mod aggregates;
@@ -142,14 +144,14 @@ mod windows;
 
 impl<'a> Generator<'a> {
     pub fn new(schema: &'a SchemaInfo, seed: u64) -> Generator<'a> {
-        Generator { schema, rng: Rng::new(seed), next_alias: 0, depth: 0, small_results: false }
+        Generator { schema, rng: Rng::new(seed), next_alias: 0, depth: 0, small_results: false, windows: false }
     }
 
     /// One query.
     pub fn query(&mut self) -> String {
         self.next_alias = 0;
         self.depth = 0;
-        if self.rng.chance(0.15) {
+        if !self.windows && self.rng.chance(0.15) {
             self.set_operation(None)
         } else {
             self.select(None)
@@ -274,8 +276,11 @@ impl<'a> Generator<'a> {
             }
             distinct = self.rng.chance(0.2);
         }
+        // With `windows`, the top SELECT has grouping sets (half of those with keys) or windows.
+        let focus = self.windows && self.depth == 1 && single.is_none();
+        let force_sets = focus && !group_by.is_empty() && self.rng.chance(0.5);
         // Window functions now and then (over the groups where the SELECT aggregates).
-        if single.is_none() && self.rng.chance(0.2) {
+        if single.is_none() && ((focus && !force_sets) || self.rng.chance(0.2)) {
             for _ in 0..1 + self.rng.below(2) {
                 let groups = aggregate.then_some(group_by.as_slice());
                 outputs.push(self.window(&scope, groups));
@@ -294,7 +299,7 @@ impl<'a> Generator<'a> {
         }
         if !group_by.is_empty() {
             sql.push_str(" GROUP BY ");
-            sql.push_str(&self.grouping_sets(&group_by));
+            sql.push_str(&self.grouping_sets(&group_by, force_sets));
         }
         if let Some(h) = having {
             sql.push_str(" HAVING ");
@@ -322,10 +327,10 @@ impl<'a> Generator<'a> {
     }
 
     /// GROUP BY's list: the keys as written, or now and then ROLLUP / CUBE / GROUPING SETS
-    /// of them (each set's rows carry NULL in the keys outside it).
-    fn grouping_sets(&mut self, keys: &[String]) -> String {
+    /// of them (each set's rows carry NULL in the keys outside it); always those with `force`.
+    fn grouping_sets(&mut self, keys: &[String], force: bool) -> String {
         let list = keys.join(", ");
-        if !self.rng.chance(0.15) {
+        if !force && !self.rng.chance(0.15) {
             return list;
         }
         match self.rng.below(if keys.len() > 1 { 4 } else { 3 }) {
@@ -828,5 +833,32 @@ impl<'a> Generator<'a> {
         let x = self.expr(scope, ty, 0);
         let op = *self.rng.pick(&["=", "<", ">", "<>"]).unwrap_or(&"=");
         format!("{x} {op} ({sub})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Generator;
+    use gpusql::{BackendChoice, Engine};
+
+    #[test]
+    fn the_windows_focus_draws_a_window_or_grouping_sets_every_time() {
+        let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+        e.sql("CREATE TABLE t AS SELECT * FROM (VALUES (1, 'a', 2.5::DECIMAL(6,2), DATE '2020-01-01', 1.5::DOUBLE)) v(i, s, d, dt, f)")
+            .unwrap();
+        let schema = super::super::schema_of(&mut e).unwrap();
+        let (mut windows, mut sets) = (0, 0);
+        for seed in 0..400 {
+            let mut g = Generator::new(&schema, seed);
+            g.windows = true;
+            let sql = g.query();
+            let w = sql.contains(" OVER (");
+            let s = ["ROLLUP (", "CUBE (", "GROUPING SETS ("].iter().any(|k| sql.contains(k));
+            assert!(w || s, "seed {seed}: {sql}");
+            windows += w as usize;
+            sets += s as usize;
+        }
+        // Both kinds are drawn.
+        assert!(windows > 100 && sets > 40, "{windows} with windows, {sets} with grouping sets");
     }
 }

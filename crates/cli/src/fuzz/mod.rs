@@ -63,6 +63,8 @@ pub struct FuzzOptions {
     pub checkpoint: Option<PathBuf>,
     /// Row-returning queries get a LIMIT (for large scale factors).
     pub small_results: bool,
+    /// Every query computes a window function or grouping sets.
+    pub windows: bool,
     /// Print every query before running it.
     pub verbose: bool,
     /// Stop drawing queries after this long (the report covers those run).
@@ -421,6 +423,7 @@ pub fn run(engine: &mut Engine, opts: &FuzzOptions) -> gpusql::Result<FuzzReport
         }
         let mut g = Generator::new(&schema, query_seed(opts.seed, index));
         g.small_results = opts.small_results;
+        g.windows = opts.windows;
         let sql = g.query();
         if opts.verbose {
             eprintln!("[{index}] {sql}");
