@@ -1,6 +1,6 @@
 //! `gpusql bench compile`: where the compile time of a never-seen query goes. Every
 //! module of each TPC-H or SSB query (planned over SF 0.01 data; the kernels' shape does
-//! not depend on the scale) is compiled with NVRTC to PTX (front end and NVVM), to CUBIN
+//! not depend on the scale), or TPC-DS query (over the files of `--data`) is compiled with NVRTC to PTX (front end and NVVM), to CUBIN
 //! (what the engine does: the above plus ptxas) and to CUBIN with ptxas at -O0; then all
 //! modules of the query are compiled at once on `threads` threads (the wall a parallel
 //! compile would take), and as one NVRTC program (the prelude once). Needs no GPU.
@@ -14,6 +14,8 @@ pub struct CompileOptions {
     pub arch: String,
     pub threads: usize,
     pub queries: Option<Vec<String>>,
+    /// TPC-DS's folder (scripts/tpcds_data.py's `--out`: the tables under data/).
+    pub data: Option<std::path::PathBuf>,
 }
 
 pub fn run(o: &CompileOptions) -> Result<String, String> {
@@ -21,7 +23,12 @@ pub fn run(o: &CompileOptions) -> Result<String, String> {
     match o.suite.as_str() {
         "tpch" => engine.load_tpch(0.01),
         "ssb" => engine.load_ssb(0.01),
-        other => return Err(format!("unknown suite {other:?} (tpch or ssb)")),
+        "tpcds" => {
+            let dir = o.data.as_ref().ok_or("--suite tpcds needs --data DIR (scripts/tpcds_data.py's --out)")?;
+            let opened = engine.open_directory(&dir.join("data")).map_err(|e| e.to_string())?;
+            opened.errors.first().map_or(Ok(()), |e| Err(gpusql::Error::Io(e.clone())))
+        }
+        other => return Err(format!("unknown suite {other:?} (tpch, ssb or tpcds)")),
     }
     .map_err(|e| e.to_string())?;
     let mut files: Vec<_> = std::fs::read_dir(Path::new(&o.suite))

@@ -191,7 +191,7 @@ enum BenchSuite {
 
 #[derive(clap::Args)]
 struct CompileArgs {
-    /// tpch or ssb (the query files under that folder).
+    /// tpch, ssb or tpcds (the query files under that folder).
     #[arg(long, default_value = "tpch")]
     suite: String,
     #[arg(long, default_value = "sm_90")]
@@ -202,6 +202,9 @@ struct CompileArgs {
     /// Only these queries, e.g. 1,6 or 1.1,4.3.
     #[arg(long, value_delimiter = ',', value_name = "N,...")]
     queries: Option<Vec<String>>,
+    /// TPC-DS's folder, as made by scripts/tpcds_data.py (--suite tpcds).
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -321,6 +324,7 @@ fn main() -> ExitCode {
                 arch: a.arch,
                 threads: a.threads,
                 queries: a.queries,
+                data: a.data,
             }))
         }
         Some(Cmd::Bench { suite: BenchSuite::SkewGroup(args) }) => run_skew_group(args),
