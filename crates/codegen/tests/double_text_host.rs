@@ -5,6 +5,7 @@
 //! no GPU.
 
 use gpusql_common::double_text::double_text;
+use gpusql_common::xorshift::XorShift64Star;
 use std::io::Write;
 use std::process::Command;
 
@@ -34,19 +35,8 @@ int main(int argc, char** argv) {
 }
 "#;
 
-/// xorshift64*: reproducible bits without a dependency.
-struct Bits(u64);
-impl Bits {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 fn inputs() -> Vec<f64> {
-    let mut r = Bits(0x9e37_79b9_7f4a_7c15);
+    let mut r = XorShift64Star(0x9e37_79b9_7f4a_7c15);
     let mut xs = vec![0.0, -0.0, f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, f64::MAX];
     let frac = (1u64 << 52) - 1;
     for exp in 0u64..2047 {
@@ -54,20 +44,20 @@ fn inputs() -> Vec<f64> {
             xs.push(f64::from_bits(exp << 52 | m));
         }
         for _ in 0..40 {
-            let sign = (r.next() & 1) << 63;
-            xs.push(f64::from_bits(sign | exp << 52 | (r.next() & frac)));
+            let sign = (r.next_u64() & 1) << 63;
+            xs.push(f64::from_bits(sign | exp << 52 | (r.next_u64() & frac)));
         }
     }
     for _ in 0..100_000 {
-        let x = f64::from_bits(r.next());
+        let x = f64::from_bits(r.next_u64());
         if !x.is_nan() {
             xs.push(x);
         }
     }
     // Decimal-looking values (few digits, the kind typed and computed by users) and integers.
     for k in 0..20_000u64 {
-        let digits = (r.next() % 1_000_000) as f64;
-        let scale = 10f64.powi((r.next() % 40) as i32 - 20);
+        let digits = (r.next_u64() % 1_000_000) as f64;
+        let scale = 10f64.powi((r.next_u64() % 40) as i32 - 20);
         xs.push(digits * scale);
         xs.push(digits / scale);
         xs.push(k as f64);

@@ -18,6 +18,7 @@ pub mod string_hash;
 pub mod strptime;
 pub mod suggest;
 pub mod text_cast;
+pub mod xorshift;
 
 pub use cancel::{CancelToken, Ticker};
 pub use constraints::{OnConflict, UniqueKey};

@@ -1,7 +1,7 @@
 //! The data of the skew benchmarks (`gpusql bench skew-join`, `gpusql bench skew-group`):
 //! two-column `Int32` tables, one column drawn uniformly or from a Zipf distribution.
 //!
-//! The draws come from a small generator of this module's own (xorshift64*), so the same
+//! The draws come from a small generator (`gpusql_common::xorshift`), so the same
 //! sizes and exponents give the same rows everywhere, whatever the versions of the
 //! dependencies. A benchmark's tables share one generator, drawn in the order the
 //! benchmark asks for them: the table for an exponent depends on the exponents before it.
@@ -12,6 +12,7 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, Int32Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
+use gpusql_common::xorshift::XorShift64Star;
 
 /// The sizes of the skew-join benchmark's tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,15 +29,15 @@ pub struct SkewJoinSizes {
 /// 1..=keys, `v` the row number; and the generator of its build tables, which goes on
 /// drawing where the probe table stopped.
 pub fn skew_join(sizes: &SkewJoinSizes) -> (RecordBatch, SkewJoinBuilds) {
-    let mut rng = Rng(0x9E3779B97F4A7C15);
-    let keys: Vec<i32> = (0..sizes.probe_rows).map(|_| (rng.next() % sizes.keys as u64) as i32 + 1).collect();
+    let mut rng = XorShift64Star(0x9E3779B97F4A7C15);
+    let keys: Vec<i32> = (0..sizes.probe_rows).map(|_| (rng.next_u64() % sizes.keys as u64) as i32 + 1).collect();
     let values: Vec<i32> = (0..sizes.probe_rows as i32).collect();
     (table("k", "v", keys, values), SkewJoinBuilds { rng, sizes: *sizes })
 }
 
 /// The build tables of the skew join, one per Zipf exponent, in the benchmark's order.
 pub struct SkewJoinBuilds {
-    rng: Rng,
+    rng: XorShift64Star,
     sizes: SkewJoinSizes,
 }
 
@@ -77,13 +78,13 @@ pub struct SkewGroupSizes {
 pub fn skew_group(sizes: &SkewGroupSizes) -> (RecordBatch, SkewGroupFacts) {
     let k: Vec<i32> = (1..=sizes.values as i32).collect();
     let w: Vec<i32> = k.iter().map(|k| k % 100).collect();
-    (table("k", "w", k, w), SkewGroupFacts { rng: Rng(0x5DEECE66D), sizes: *sizes })
+    (table("k", "w", k, w), SkewGroupFacts { rng: XorShift64Star(0x5DEECE66D), sizes: *sizes })
 }
 
 /// The fact tables of the skew-group benchmark, one per Zipf exponent, in the
 /// benchmark's order.
 pub struct SkewGroupFacts {
-    rng: Rng,
+    rng: XorShift64Star,
     sizes: SkewGroupSizes,
 }
 
@@ -94,24 +95,6 @@ impl SkewGroupFacts {
         let a = zipf_keys(self.sizes.rows, self.sizes.values, z, &mut self.rng);
         let b: Vec<i32> = (0..self.sizes.rows).map(|i| (i % 1000) as i32).collect();
         table("a", "b", a, b)
-    }
-}
-
-/// xorshift64*: a small deterministic generator (the data must not depend on a crate's
-/// algorithm changes).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545F4914F6CDD1D)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -126,7 +109,7 @@ fn table(name_k: &str, name_v: &str, keys: Vec<i32>, values: Vec<i32>) -> Record
 }
 
 /// Keys 1..=n drawn with P(k) ~ 1/k^z (inverse CDF by binary search).
-fn zipf_keys(rows: usize, n: usize, z: f64, rng: &mut Rng) -> Vec<i32> {
+fn zipf_keys(rows: usize, n: usize, z: f64, rng: &mut XorShift64Star) -> Vec<i32> {
     let mut cdf = Vec::with_capacity(n);
     let mut acc = 0.0;
     for k in 1..=n {
