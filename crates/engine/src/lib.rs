@@ -18,6 +18,7 @@ mod gpu_slot;
 mod kernels;
 mod loading;
 mod plan_cache;
+mod row_text;
 mod statement_thread;
 
 pub use files::OpenedDirectory;
@@ -635,7 +636,12 @@ impl Engine {
     fn run_plan(&self, plan: &PhysicalPlan, memo: &PlanMemo) -> Result<(Vec<RecordBatch>, ExecStats)> {
         self.cancel.check()?;
         match self.gpu.get() {
-            Some(g) => g.execute_with(plan, &self.tables, memo),
+            Some(g) => match g.execute_with(plan, &self.tables, memo) {
+                Err(e) if row_text::lacks_row_text(&e) => {
+                    Err(row_text::with_row_text(plan, &self.tables, &self.cancel, e))
+                }
+                run => run,
+            },
             None => gpusql_exec::cpu::execute_cancellable(plan, &self.tables, &self.cancel),
         }
     }
