@@ -130,7 +130,7 @@ pub fn strptime_failure(code: i32) -> Option<Failure> {
 }
 
 /// The text every module starts with: the constants shared with the host and prelude.cu's
-/// types and helpers. The library parts (`LIBRARY_PARTS`) follow it only where a module
+/// types and helpers. The library parts (`library_parts`) follow it only where a module
 /// uses them: see `with_prelude`.
 pub fn prelude() -> &'static str {
     static PRELUDE: LazyLock<String> = LazyLock::new(|| {
