@@ -65,6 +65,19 @@ pub fn emit_insert(
     group_count: &str,
 ) {
     emit_hash(b, kv, keys);
+    emit_insert_hashed(b, kv, keys, slots, mask, max_groups, group_count);
+}
+
+/// [`emit_insert`] where the keys' hash `h_` (of [`emit_hash`]) is in scope already.
+pub fn emit_insert_hashed(
+    b: &mut Emitter,
+    kv: &[Value],
+    keys: &[KeyArrays],
+    slots: &str,
+    mask: &str,
+    max_groups: &str,
+    group_count: &str,
+) {
     b.line(format!("uint32_t slot_ = (uint32_t)h_ & {mask};"));
     b.open(format!("for (uint32_t probe_ = 0; probe_ <= {mask}; probe_++)"));
     b.line(format!("int cur_ = *(volatile int*)&{slots}[slot_];"));

@@ -56,6 +56,29 @@ fn group_cache_where_many_rows_reach_the_aggregation() {
     assert!(!q32.contains("gc_gid_"), "{q32}");
 }
 
+/// String group keys are hashed once a row: a row the group cache misses inserts into the
+/// global table with the hash it looked the cache up with (hashing again would read the
+/// strings' bytes again, and doubled the string-hash code NVRTC compiles).
+#[test]
+fn string_group_keys_are_hashed_once() {
+    let mut e = Engine::new(BackendChoice::Cpu).unwrap();
+    e.sql("CREATE TABLE t (a VARCHAR, b VARCHAR, k BIGINT, n BIGINT)").unwrap();
+    e.sql("INSERT INTO t VALUES ('x', 'y', 1, 1), ('x', 'z', 2, 2)").unwrap();
+    let kernel_of = |e: &mut Engine, sql: &str| {
+        let sources = e.cuda_sources(sql).unwrap();
+        let kernel = sources.into_iter().map(|(_, s)| s).find(|s| s.contains("Scan t")).expect("the scan of t");
+        kernel[gpusql_codegen_prelude_len(&kernel)..].to_string()
+    };
+    let strings = kernel_of(&mut e, "SELECT a, b, k, sum(n) FROM t GROUP BY a, b, k");
+    assert!(strings.contains("gc_gid_"), "{strings}");
+    assert_eq!(strings.matches("hash_str(").count(), 2, "{strings}");
+    assert_eq!(strings.matches("uint64_t h_ = ").count(), 1, "{strings}");
+    // Integer keys hash again on the miss path (measured faster: SSB Q3.1).
+    let ints = kernel_of(&mut e, "SELECT k, n, count(*) FROM t GROUP BY k, n");
+    assert!(ints.contains("gc_gid_"), "{ints}");
+    assert_eq!(ints.matches("uint64_t h_ = ").count(), 2, "{ints}");
+}
+
 /// A long IN list is a sorted set the kernel binary-searches in a buffer, not a comparison
 /// per item in its source (10,000 of them made NVRTC take minutes): the source stays the
 /// size of a short list's, whatever the list's length.

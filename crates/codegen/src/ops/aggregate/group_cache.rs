@@ -1,7 +1,7 @@
 //! The per-block group cache of a HashAggregate: the groups a block's rows found, kept in
 //! shared memory, so most rows skip the global hash table.
 
-use crate::hash_table::{emit_hash, emit_insert, sorted_runs_apply, KeyArrays};
+use crate::hash_table::{emit_hash, emit_insert, emit_insert_hashed, sorted_runs_apply, KeyArrays};
 use crate::kernel_builder::KernelBuilder;
 use crate::types::{c_size, c_type};
 use crate::value::Value;
@@ -116,9 +116,15 @@ pub fn emit_group_cache(
     b.line(format!("if (gcg_ >= 0 && {}) {{ gid_ = gcg_; break; }}", hit("gcs_")));
     b.close();
     b.open("if (gid_ < 0)");
-    // (The insert hashes the keys again, on the rare path: with `h_` reused instead, SSB
-    // Q3.1's probe stage measured 0.82-0.84 ms against 0.76-0.77, docs/BENCHMARKS.md.)
-    emit_insert(b, kv, arrays, slots, mask, max_groups, count);
+    // (The insert hashes integer keys again, on the rare path: with `h_` reused instead,
+    // SSB Q3.1's probe stage measured 0.82-0.84 ms against 0.76-0.77, docs/BENCHMARKS.md.
+    // String keys reuse it: hashing them again reads their bytes, and the second copy of
+    // the string hashes made TPC-DS q04's 8-key aggregations compile in 1,097 ms, not 773.)
+    if keys.iter().any(|k| k.ty() == DataType::Utf8) {
+        emit_insert_hashed(b, kv, arrays, slots, mask, max_groups, count);
+    } else {
+        emit_insert(b, kv, arrays, slots, mask, max_groups, count);
+    }
     b.open("if (gid_ >= 0 && gcf_ >= 0 && atomicCAS(&gc_gid_[gcf_], -1, -2) == -1)");
     for (named, null) in &arrays_of {
         for (name, val) in named.iter().chain(null) {
