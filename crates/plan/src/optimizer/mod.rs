@@ -1,6 +1,7 @@
 //! Logical optimizer: a list of rules, each a `name()` and a `rewrite()`, applied in order.
 
 mod constant_folding;
+mod existence_joins;
 mod join_planning;
 mod move_constants;
 mod projection_pushdown;
@@ -11,6 +12,7 @@ use crate::logical::LogicalPlan;
 use gpusql_common::Result;
 
 pub use constant_folding::ConstantFolding;
+pub use existence_joins::ExistenceJoins;
 pub use join_planning::JoinPlanning;
 pub use projection_pushdown::ProjectionPushdown;
 pub use row_group_pruning::RowGroupPruning;
@@ -25,12 +27,14 @@ pub fn default_rules() -> Vec<Box<dyn OptimizerRule>> {
     // Projection pushdown also runs first, so join planning weighs each table by the
     // columns the query reads of it (and filters and aggregations moved into a UNION
     // ALL's arms read only the columns needed). Row groups are pruned once join planning has put
-    // each table's filters on its scan.
+    // each table's filters on its scan. Existence joins
+    // rewrite the inner joins join planning made.
     vec![
         Box::new(ConstantFolding),
         Box::new(ProjectionPushdown),
         Box::new(UnionPushdown),
         Box::new(JoinPlanning),
+        Box::new(ExistenceJoins),
         Box::new(RowGroupPruning),
         Box::new(ProjectionPushdown),
     ]
