@@ -66,8 +66,8 @@ fn values_only(plan: LogicalPlan) -> LogicalPlan {
         base = input.as_ref();
     }
     match semi_of(base.clone(), &exprs) {
-        Ok((semi, exprs)) => LogicalPlan::Project { input: Box::new(semi), exprs, names: names.clone() },
-        Err(_) => within(plan),
+        Some((semi, exprs)) => LogicalPlan::Project { input: Box::new(semi), exprs, names: names.clone() },
+        None => within(plan),
     }
 }
 
@@ -88,22 +88,18 @@ fn within(plan: LogicalPlan) -> LogicalPlan {
 }
 
 /// `[Filter p] Join inner` under a projection `exprs`: the semi join and the projection
-/// renumbered onto it, where `exprs` read one side only; else the input as it was.
-fn semi_of(input: LogicalPlan, exprs: &[Expr]) -> std::result::Result<(LogicalPlan, Vec<Expr>), LogicalPlan> {
+/// renumbered onto it, where `exprs` read one side only.
+fn semi_of(input: LogicalPlan, exprs: &[Expr]) -> Option<(LogicalPlan, Vec<Expr>)> {
     let (join, predicate) = match input {
-        LogicalPlan::Filter { input, predicate } if matches!(*input, LogicalPlan::Join { kind: JoinKind::Inner, .. }) => {
+        LogicalPlan::Filter { input, predicate }
+            if matches!(*input, LogicalPlan::Join { kind: JoinKind::Inner, .. }) =>
+        {
             (*input, Some(predicate))
         }
         join @ LogicalPlan::Join { kind: JoinKind::Inner, .. } => (join, None),
-        other => return Err(other),
+        _ => return None,
     };
-    let rebuild = |join: LogicalPlan, predicate: Option<Expr>| match predicate {
-        Some(predicate) => LogicalPlan::Filter { input: Box::new(join), predicate },
-        None => join,
-    };
-    let LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual: None } = join else {
-        return Err(rebuild(join, predicate));
-    };
+    let LogicalPlan::Join { probe, build, probe_keys, build_keys, residual: None, .. } = join else { return None };
     let np = probe.schema().len();
     let mut read = vec![];
     for e in exprs {
@@ -114,8 +110,9 @@ fn semi_of(input: LogicalPlan, exprs: &[Expr]) -> std::result::Result<(LogicalPl
     let rows = |p: &LogicalPlan| estimate(p, Estimates::Guessed).0;
     if from_probe {
         // The hash table stays the build side's; the columns keep their numbers.
-        let semi = LogicalPlan::Join { probe, build, probe_keys, build_keys, kind: JoinKind::Semi, residual: predicate };
-        Ok((semi, exprs.to_vec()))
+        let semi =
+            LogicalPlan::Join { probe, build, probe_keys, build_keys, kind: JoinKind::Semi, residual: predicate };
+        Some((semi, exprs.to_vec()))
     } else if from_build && rows(&build) >= rows(&probe) {
         // The build side probes a hash table of the probe side: in the residual, the build
         // row's columns come first now.
@@ -131,10 +128,9 @@ fn semi_of(input: LogicalPlan, exprs: &[Expr]) -> std::result::Result<(LogicalPl
             kind: JoinKind::Semi,
             residual,
         };
-        Ok((semi, exprs))
+        Some((semi, exprs))
     } else {
-        let join = LogicalPlan::Join { probe, build, probe_keys, build_keys, kind, residual: None };
-        Err(rebuild(join, predicate))
+        None
     }
 }
 
@@ -169,9 +165,15 @@ mod tests {
             kind: JoinKind::Inner,
             residual: None,
         };
-        let ne = Expr::Binary { op: BinaryOp::NotEq, left: Box::new(col(1)), right: Box::new(col(3)), ty: DataType::Boolean };
+        let ne = Expr::Binary {
+            op: BinaryOp::NotEq,
+            left: Box::new(col(1)),
+            right: Box::new(col(3)),
+            ty: DataType::Boolean,
+        };
         let filter = LogicalPlan::Filter { input: Box::new(join), predicate: ne };
-        let project = LogicalPlan::Project { input: Box::new(filter), exprs: vec![col(column)], names: vec!["k".into()] };
+        let project =
+            LogicalPlan::Project { input: Box::new(filter), exprs: vec![col(column)], names: vec!["k".into()] };
         LogicalPlan::Join {
             probe: Box::new(scan("outer", 1000)),
             build: Box::new(project),
