@@ -632,10 +632,6 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_3(
                                 if (gcg_ >= 0 && (gc_k0_2_[gcs_] == p0_0_null && (p0_0_null || (gc_k0_0_[gcs_] == (unsigned long long)p0_0.p && gc_k0_1_[gcs_] == p0_0.len))) && (gc_k1_2_[gcs_] == p0_2_null && (p0_2_null || (gc_k1_0_[gcs_] == (unsigned long long)p0_2.p && gc_k1_1_[gcs_] == p0_2.len))) && (gc_k2_1_[gcs_] == p0_3_null && (p0_3_null || (gc_k2_0_[gcs_] == p0_3)))) { gid_ = gcg_; break; }
                             }
                             if (gid_ < 0) {
-                                uint64_t h_ = 0x9e3779b97f4a7c15ull;
-                                h_ = hash_combine(h_, p0_0_null ? 0x5bd1e995ull : hash_str(p0_0));
-                                h_ = hash_combine(h_, p0_2_null ? 0x5bd1e995ull : hash_str(p0_2));
-                                h_ = hash_combine(h_, p0_3_null ? 0x5bd1e995ull : hash_u64((uint64_t)(int64_t)(p0_3)));
                                 uint32_t slot_ = (uint32_t)h_ & ht_mask;
                                 for (uint32_t probe_ = 0; probe_ <= ht_mask; probe_++) {
                                     int cur_ = *(volatile int*)&ht_slots[slot_];
