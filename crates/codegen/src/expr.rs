@@ -483,6 +483,19 @@ fn gen_binary(op: &BinaryOp, left: &Expr, right: &Expr, ty: &DataType, row: &Row
             ));
             out.line(format!("const {ct} {t} = ({ct}){t}w;"));
         }
+        // A DECIMAL product with fewer digits than its operands' sum (DuckDB keeps two 64-bit
+        // decimals' product in 18 digits and caps all at 38): checked against 10^digits.
+        BinaryOp::Mul if Expr::decimal_product_narrowed(left, right, ty) => {
+            let code = out_of_range_code(ty);
+            if ct == "int64_t" {
+                let limit = format!("{}ll", 10i64.pow(ty.as_decimal().map_or(18, |(p, _)| p as u32)));
+                out.line(format!("const __int128 {t}w = (__int128){a} * (__int128){b};"));
+                out.line(format!("if (!({null}) && ({t}w <= -{limit} || {t}w >= {limit})) raise_error(err, {code});"));
+                out.line(format!("const int64_t {t} = (int64_t){t}w;"));
+            } else {
+                out.line(format!("const __int128 {t} = dec128_mul({a}, {b}, {null}, err, {code});"));
+            }
+        }
         _ => out.line(format!("const {ct} {t} = {a} {} {b};", op.symbol())),
     }
     Ok(Value { v: t, null })

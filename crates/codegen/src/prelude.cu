@@ -311,6 +311,26 @@ __device__ __forceinline__ __int128 i128_sub(__int128 a, __int128 b) {
         : "l"((uint64_t)a), "l"((uint64_t)((unsigned __int128)a >> 64)), "l"((uint64_t)b), "l"((uint64_t)((unsigned __int128)b >> 64)));
     return (__int128)(((unsigned __int128)hi << 64) | lo);
 }
+// a × b for a DECIMAL product of 38 digits (DuckDB caps wider products there): an error
+// (`code`) where |a × b| reaches 10^38, unless the product is NULL.
+__device__ __int128 dec128_mul(__int128 a, __int128 b, bool null, int* err, int code) {
+    const bool neg = (a < 0) != (b < 0);
+    unsigned __int128 x = (unsigned __int128)(a < 0 ? i128_sub(0, a) : a);
+    unsigned __int128 y = (unsigned __int128)(b < 0 ? i128_sub(0, b) : b);
+    if (x < y) { const unsigned __int128 z = x; x = y; y = z; }
+    const unsigned __int128 limit = (unsigned __int128)10000000000000000000ull * 10000000000000000000ull;
+    bool over = (y >> 64) != 0;  // both at least 2^64
+    unsigned __int128 p = 0;
+    if (!over) {
+        const uint64_t y0 = (uint64_t)y;
+        const unsigned __int128 lo = (unsigned __int128)(uint64_t)x * y0;
+        const unsigned __int128 hi = (unsigned __int128)(uint64_t)(x >> 64) * y0;
+        p = lo + (hi << 64);
+        over = (hi >> 64) != 0 || p < lo || p >= limit;
+    }
+    if (over && !null) raise_error(err, code);
+    return over ? (__int128)0 : (neg ? i128_sub(0, (__int128)p) : (__int128)p);
+}
 // A DECIMAL (unscaled v, p = 10^scale, pd = p as a double when exact, else 0) as the
 // nearest DOUBLE (gpusql_common::semantics::decimal_to_f64). Below 2^53 both operands of
 // the division are exact; above, the quotient's bits are found by long division (integer

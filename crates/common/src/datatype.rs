@@ -21,6 +21,8 @@ pub enum DataType {
 }
 
 pub const MAX_DECIMAL_PRECISION: u8 = 38;
+/// The most digits a DECIMAL held in 64 bits has.
+pub const INT64_DECIMAL_PRECISION: u8 = 18;
 
 impl DataType {
     pub fn decimal(precision: u8, scale: u8) -> DataType {

@@ -368,6 +368,20 @@ impl LikePattern {
 }
 
 impl Expr {
+    /// Whether `left × right` of type `ty` is a DECIMAL product typed with fewer digits than
+    /// its operands have together (DuckDB keeps two 64-bit decimals' product in 18 digits
+    /// and caps every product at 38), so that it can overflow.
+    pub fn decimal_product_narrowed(left: &Expr, right: &Expr, ty: &DataType) -> bool {
+        match (left.ty(), right.ty(), ty) {
+            (
+                DataType::Decimal { precision: p1, .. },
+                DataType::Decimal { precision: p2, .. },
+                DataType::Decimal { precision, .. },
+            ) => p1 as u16 + p2 as u16 > *precision as u16,
+            _ => false,
+        }
+    }
+
     pub fn ty(&self) -> DataType {
         match self {
             Expr::Column { ty, .. }

@@ -172,7 +172,7 @@ fn touches_strings(e: &Expr, schema: &Schema) -> bool {
 }
 
 /// Whether evaluating `e` can raise an error (`%` of integers or decimals by zero, INTEGER /
-/// BIGINT arithmetic out of range, a DOUBLE cast out of an integer type's range, a
+/// BIGINT arithmetic or a narrowed DECIMAL product out of range, a DOUBLE cast out of an integer type's range, a
 /// TIMESTAMP out of range, text that does not read as a number or date; `/` divides as
 /// DOUBLE, by zero too).
 fn can_raise_error(e: &Expr) -> bool {
@@ -187,7 +187,8 @@ fn can_raise_error(e: &Expr) -> bool {
         let modulo =
             matches!(&x, Expr::Binary { op: BinaryOp::Mod | BinaryOp::Div, ty, .. } if *ty != DataType::Float64);
         let integer_overflow = matches!(&x, Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, ty, .. }
-            if matches!(ty, DataType::Int32 | DataType::Int64));
+            if matches!(ty, DataType::Int32 | DataType::Int64))
+            || matches!(&x, Expr::Binary { op: BinaryOp::Mul, left, right, ty } if Expr::decimal_product_narrowed(left, right, ty));
         let cast_of_double =
             matches!(&x, Expr::Cast { expr, ty } if expr.ty() == DataType::Float64 && *ty != DataType::Float64);
         // Text that does not read as the type (TRY_CAST: text the engine does not read).

@@ -1,6 +1,7 @@
 //! Type rules (DuckDB's, where they differ from PostgreSQL): the binder casts operands so
 //! that every operator sees one type, and decides each result type here.
 
+use gpusql_common::datatype::{INT64_DECIMAL_PRECISION, MAX_DECIMAL_PRECISION};
 use gpusql_common::{date, DataType, Error, Result, ScalarValue};
 use gpusql_plan::{BinaryOp, Expr};
 
@@ -235,7 +236,7 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
             let (p1, s1) = lt.as_decimal().ok_or_else(err)?;
             let (p2, s2) = rt.as_decimal().ok_or_else(err)?;
             let (l, r) = (cast(l, DataType::decimal(p1, s1)), cast(r, DataType::decimal(p2, s2)));
-            bin(op, l, r, DataType::decimal(p1 + p2, s1 + s2))
+            bin(op, l, r, decimal_product(p1, s1, p2, s2)?)
         }
         _ if matches!(lt, Decimal { .. }) || matches!(rt, Decimal { .. }) => {
             let t = common_type(&lt, &rt).ok_or_else(err)?;
@@ -248,6 +249,27 @@ pub fn arithmetic(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
             bin(op, cast(l, t), cast(r, t), t)
         }
     })
+}
+
+/// The type of DECIMAL(p1,s1) × DECIMAL(p2,s2), as DuckDB types it: p1+p2 digits at scale
+/// s1+s2, except that two 64-bit decimals keep a 64-bit product (DECIMAL(18, s1+s2), an
+/// overflow error past 18 digits) where its scale fits, and no product has more than 38.
+fn decimal_product(p1: u8, s1: u8, p2: u8, s2: u8) -> Result<DataType> {
+    let scale = s1 + s2;
+    if scale > MAX_DECIMAL_PRECISION {
+        return Err(Error::bind(format!(
+            "Needed scale {scale} to accurately represent the multiplication result, but this is out of \
+             range of the DECIMAL type. Max scale is {MAX_DECIMAL_PRECISION}; could not perform an accurate \
+             multiplication. Either add a cast to DOUBLE, or add an explicit cast to a decimal with a lower scale."
+        )));
+    }
+    let width = p1 + p2;
+    let width = if width > INT64_DECIMAL_PRECISION && p1.max(p2) <= INT64_DECIMAL_PRECISION && scale < INT64_DECIMAL_PRECISION {
+        INT64_DECIMAL_PRECISION
+    } else {
+        width
+    };
+    Ok(DataType::decimal(width, scale))
 }
 
 /// DuckDB's INTERVAL arithmetic: TIMESTAMP - TIMESTAMP (an INTERVAL: the microseconds
