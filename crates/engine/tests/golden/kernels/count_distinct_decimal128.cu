@@ -47,14 +47,16 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         int64_t c0 = 0; 
         int64_t c1 = 0; 
         int64_t c2 = 0; 
-        // ---- HashAggregate -> #0 keys=[l_suppkey#0] states=[min(((l_quantity#1 * lit0) - CAST(abs(l_tax#2) AS DECIMAL(25,2))))] (shared memory: bank-replicated table of 100 values, 846 copies in 864 slots (15 KiB; rows carry their slot; writes: a copy per lane, merged into the global groups per block)) ----
+        // ---- HashAggregate -> #0 keys=[l_suppkey#0] states=[min(((l_quantity#1 * lit0) - CAST(abs(l_tax#2) AS DECIMAL(18,2))))] (shared memory: bank-replicated table of 100 values, 846 copies in 864 slots (15 KiB; rows carry their slot; writes: a copy per lane, merged into the global groups per block)) ----
         __int128 a0_ = 0;
         if (active) {
             c1 = pf0_cur_;
             c2 = in2_values[row];
-            const __int128 t_1 = ((__int128)c1) * ((__int128)lit0);
+            const __int128 t_1w = (__int128)((int64_t)c1) * (__int128)((int64_t)lit0);
+            if (!(false) && (t_1w <= -1000000000000000000ll || t_1w >= 1000000000000000000ll)) raise_error(err, 34734850);
+            const int64_t t_1 = (int64_t)t_1w;
             const int64_t t_2 = c2;
-            const __int128 t_3 = ((__int128)((__int128)(t_2 < 0 ? -t_2 : t_2) * ((__int128)((int64_t)1ll))));
+            const int64_t t_3 = ((int64_t)((int64_t)(t_2 < 0 ? -t_2 : t_2) * ((int64_t)1ll)));
             const __int128 t_4 = i128_sub(((__int128)t_1), ((__int128)t_3));
             a0_ = t_4;
             const uint32_t s_ = rp0_slots[row];

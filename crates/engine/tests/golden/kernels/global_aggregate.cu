@@ -50,10 +50,12 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
             active = (t_3);
         }
         // ---- GlobalAggregate -> #0 [count(*), sum((l_extendedprice#1 * l_discount#2))] (block reduction, one atomic per block) ----
-        __int128 a1_ = 0;
+        int64_t a1_ = 0;
         if (active) {
             c1 = in1_values[row];
-            const __int128 t_4 = ((__int128)c1) * ((__int128)c2);
+            const __int128 t_4w = (__int128)((int64_t)c1) * (__int128)((int64_t)c2);
+            if (!(false) && (t_4w <= -1000000000000000000ll || t_4w >= 1000000000000000000ll)) raise_error(err, 68289282);
+            const int64_t t_4 = (int64_t)t_4w;
             a1_ = t_4;
             acc0_ += (true ? (int64_t)1 : ((int64_t)0));
             acc1_ += (true ? (__int128)(__int128)(a1_) : ((__int128)0));

@@ -12,7 +12,7 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
     unsigned long long* out_count,
     const uint64_t out_capacity,
     int64_t* __restrict__ out0_values,
-    __int128* __restrict__ out1_values,
+    int64_t* __restrict__ out1_values,
     const int64_t lit0,
     const int32_t lit1,
     const int64_t lit2)
@@ -47,14 +47,16 @@ extern "C" __global__ void __launch_bounds__(256) pipeline_0(
         }
         // ---- Project l_orderkey#0, (l_extendedprice#2 * (lit2 - l_discount#3)) ----
         int64_t p0_0 = 0; bool p0_0_null = true;
-        __int128 p0_1 = 0; bool p0_1_null = true;
+        int64_t p0_1 = 0; bool p0_1_null = true;
         if (active) {
             c0 = in0_values[row];
             c2 = in2_values[row];
             c3 = in3_values[row];
             p0_0 = c0; p0_0_null = false;
             const int64_t t_3 = ((int64_t)lit2) - ((int64_t)c3);
-            const __int128 t_4 = ((__int128)c2) * ((__int128)t_3);
+            const __int128 t_4w = (__int128)((int64_t)c2) * (__int128)((int64_t)t_3);
+            if (!(false) && (t_4w <= -1000000000000000000ll || t_4w >= 1000000000000000000ll)) raise_error(err, 68289282);
+            const int64_t t_4 = (int64_t)t_4w;
             p0_1 = t_4; p0_1_null = false;
         }
         // ---- Materialize -> #0 (prefix-sum write: ballot/popc per warp, block scan, one atomicAdd per block) ----
