@@ -174,6 +174,8 @@ pub(crate) fn positional(e: &ast::Expr) -> Option<usize> {
             ast::Value::Number(n, _) => n.parse().ok(),
             _ => None,
         },
+        // (DuckDB reads `(1)` as the position too.)
+        ast::Expr::Nested(inner) => positional(inner),
         _ => None,
     }
 }

@@ -8,8 +8,9 @@
 //! `CASE` part, or a LIKE pattern without ESCAPE (a template compiles each run's pattern
 //! and refuses one of another form). The others stay in the shape, so a query that
 //! changes them is a new shape: function arguments, intervals, casts, signed numbers,
-//! LIMIT and OFFSET, GROUP BY and ORDER BY (ordinals), and select items without an alias
-//! (their text names the column).
+//! LIMIT and OFFSET, GROUP BY and ORDER BY (ordinals), select items without an alias
+//! (their text names the column), and literals of the select list and HAVING equal to
+//! one of GROUP BY's (the binder matches them with the group keys).
 
 use crate::literal;
 use crate::BoundStatement;
@@ -117,6 +118,26 @@ impl Visitor for Candidates {
             if let ast::SelectItem::UnnamedExpr(e) = item {
                 exclude_all(e, &mut self.excluded);
             }
+        }
+        // The select list and HAVING match group keys by value (a constant key of a
+        // grouping set is NULL in the sets without it, and so is the same constant in
+        // the select list): their literals equal to one of GROUP BY's stay literals.
+        let mut group_literals = HashSet::new();
+        let _ = ast::visit_expressions(&s.group_by, |e| {
+            if is_literal(e) {
+                group_literals.insert(e.to_string());
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        if !group_literals.is_empty() {
+            let mut keep = |e: &ast::Expr| {
+                if is_literal(e) && group_literals.contains(&e.to_string()) {
+                    self.excluded.insert(address(e));
+                }
+                ControlFlow::<()>::Continue(())
+            };
+            let _ = ast::visit_expressions(&s.projection, &mut keep);
+            let _ = ast::visit_expressions(&s.having, &mut keep);
         }
         ControlFlow::Continue(())
     }
