@@ -7,6 +7,16 @@
 // A sum of integers or decimals (exact) and of DOUBLEs, with the count of values added.
 struct SumI { __int128 s; unsigned long long n; };
 struct SumF { double s; unsigned long long n; };
+// The count, mean and sum of squared differences from the mean of DOUBLEs (var_pop,
+// var_samp, stddev_pop, stddev_samp), combined as DuckDB combines its states.
+struct Moments { unsigned long long n; double mean; double m2; };
+__device__ __forceinline__ Moments moments_combine(Moments a, Moments b) {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const double an = (double)a.n, bn = (double)b.n, n = an + bn;
+    const double delta = b.mean - a.mean;
+    return Moments{a.n + b.n, (bn * b.mean + an * a.mean) / n, b.m2 + a.m2 + delta * delta * bn * an / n};
+}
 
 // ntile(n)'s bucket (1-based) of the row at 0-based `index` of a partition of `rows` rows
 // (gpusql_plan::window::ntile).

@@ -106,6 +106,13 @@ fn state_code(func: AggFunc, ty: &DataType) -> Result<StateCode> {
             load: format!("    return {present} ? SumI{{(__int128){vals}[i], 1ull}} : SumI{{0, 0ull}};\n"),
             combine: "    (void)x_values;\n    return SumI{a.s + b.s, a.n + b.n};\n".into(),
         },
+        AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => StateCode {
+            ty: "Moments",
+            bytes: 24,
+            ident: "Moments{0ull, 0.0, 0.0}".into(),
+            load: format!("    return {present} ? Moments{{1ull, {vals}[i], 0.0}} : Moments{{0ull, 0.0, 0.0}};\n"),
+            combine: "    (void)x_values;\n    return moments_combine(a, b);\n".into(),
+        },
         AggFunc::Min | AggFunc::Max => {
             // The row holding the extreme so far (of equal values the first, as the CPU
             // backend keeps the first it meets).
@@ -477,6 +484,21 @@ fn finish(f: AggFunc, arg: &DataType, ty: &DataType, j: usize, vals: &str) -> Re
             code = typed_code(KernelError::Overflow, ty)
         ),
         AggFunc::Sum => format!("            if (st.n == 0) {{ {null} }} else {{ {} }}\n", set("st.s")),
+        // NULL over no value (the samples: over fewer than two), as DuckDB.
+        AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
+            let sample = matches!(f, AggFunc::VarSamp | AggFunc::StddevSamp);
+            let moment = if sample { "st.m2 / (double)(st.n - 1)" } else { "st.m2 / (double)st.n" };
+            let value = if matches!(f, AggFunc::StddevPop | AggFunc::StddevSamp) {
+                format!("sqrt({moment})")
+            } else {
+                moment.to_string()
+            };
+            format!(
+                "            if (st.n < {least}) {{ {null} }} else {{ {} }}\n",
+                set(&value),
+                least = if sample { 2 } else { 1 }
+            )
+        }
         AggFunc::Avg => {
             let sum = if *arg == DataType::Float64 {
                 "st.s".to_string()

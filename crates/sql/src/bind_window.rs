@@ -32,8 +32,31 @@ pub fn extract(e: &mut ast::Expr, out: &mut Vec<CutWindow>) -> Result<()> {
             return Err(Error::bind("window function calls cannot be nested").at_span(f.name.span()));
         }
         let name = format!("{PLACEHOLDER}{}", out.len());
-        out.push((name.clone(), f.clone()));
-        Ok(Some(ast::Expr::Identifier(ast::Ident::with_span(f.name.span(), name))))
+        let placeholder = ast::Expr::Identifier(ast::Ident::with_span(f.name.span(), name.clone()));
+        // bool_and / bool_or: MIN / MAX of the truth values as 1 and 0, compared with 1
+        // (as the grouped aggregates are bound).
+        let extreme = match f.name.to_string().to_ascii_lowercase().as_str() {
+            "bool_and" => Some("min"),
+            "bool_or" => Some("max"),
+            _ => None,
+        };
+        if let (Some(extreme), Some([x])) = (extreme, crate::functions::plain_arguments(f).as_deref()) {
+            let truth = crate::functions::parse_expr(&format!("CASE WHEN ({x}) THEN 1 WHEN NOT ({x}) THEN 0 END"), f)?;
+            let mut inner = f.clone();
+            inner.name = ast::ObjectName::from(vec![ast::Ident::with_span(f.name.span(), extreme)]);
+            if let ast::FunctionArguments::List(list) = &mut inner.args {
+                list.args = vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(truth))];
+            }
+            out.push((name, inner));
+            let one = ast::Expr::value(ast::Value::Number("1".into(), false));
+            return Ok(Some(ast::Expr::Nested(Box::new(ast::Expr::BinaryOp {
+                left: Box::new(placeholder),
+                op: ast::BinaryOperator::Eq,
+                right: Box::new(one),
+            }))));
+        }
+        out.push((name, f.clone()));
+        Ok(Some(placeholder))
     })
 }
 
@@ -154,10 +177,24 @@ fn function_of(
                 .ok_or_else(|| Error::bind(format!("{name} is not defined for {arg}")).at_span(at))?;
             (WindowFunc::Aggregate(func), ty)
         }
+        // (The argument as a DOUBLE: `bind_window` casts it.)
+        ("stddev" | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop", 1) => {
+            let func = match name {
+                "stddev" | "stddev_samp" => AggFunc::StddevSamp,
+                "stddev_pop" => AggFunc::StddevPop,
+                "variance" | "var_samp" => AggFunc::VarSamp,
+                _ => AggFunc::VarPop,
+            };
+            let arg = value()?;
+            if !arg.is_numeric() {
+                return Err(Error::bind(format!("{name} is not defined for {arg}")).at_span(at));
+            }
+            (WindowFunc::Aggregate(func), DataType::Float64)
+        }
         (
             "row_number" | "rank" | "dense_rank" | "percent_rank" | "cume_dist" | "ntile" | "lag" | "lead"
             | "first_value" | "first" | "last_value" | "last" | "nth_value" | "count" | "sum" | "avg" | "mean" | "min"
-            | "max",
+            | "max" | "stddev" | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop",
             _,
         ) => return Err(wrong()),
         _ => return Err(Error::not_supported(format!("{name} as a window function")).at_span(at)),
@@ -224,6 +261,7 @@ impl Context<'_> {
         }
         match func {
             WindowFunc::Ntile => bound[0] = cast(bound[0].clone(), DataType::Int64),
+            WindowFunc::Aggregate(a) if a.is_statistic() => bound[0] = cast(bound[0].clone(), DataType::Float64),
             WindowFunc::NthValue => bound[1] = cast(bound[1].clone(), DataType::Int64),
             WindowFunc::Lag | WindowFunc::Lead => {
                 if bound.len() > 1 {

@@ -250,13 +250,17 @@ struct Accumulator {
     /// SUM / AVG of integers and decimals, exact.
     exact: i128,
     double: f64,
+    /// The variances' mean and sum of squared differences from it (Welford's update, as
+    /// DuckDB adds a value; the GPU combines chunks' states as DuckDB combines states).
+    mean: f64,
+    m2: f64,
     /// MIN / MAX so far.
     best: Option<ScalarValue>,
 }
 
 impl Accumulator {
     fn new(func: AggFunc, ty: DataType, arg_ty: Option<DataType>) -> Accumulator {
-        Accumulator { func, ty, arg_ty, count: 0, exact: 0, double: 0.0, best: None }
+        Accumulator { func, ty, arg_ty, count: 0, exact: 0, double: 0.0, mean: 0.0, m2: 0.0, best: None }
     }
 
     fn add(&mut self, v: &ScalarValue) {
@@ -265,6 +269,12 @@ impl Accumulator {
         }
         self.count += 1;
         match v {
+            ScalarValue::Float64(x) if self.func.is_statistic() => {
+                let step = (x - self.mean) / self.count as f64;
+                let mean = self.mean + step;
+                self.m2 += (x - mean) * (x - self.mean);
+                self.mean = mean;
+            }
             ScalarValue::Float64(x) => self.double += x,
             other => {
                 if let Some(x) = other.as_i128() {
@@ -297,6 +307,14 @@ impl Accumulator {
         let cast = |e: Expr, ty: DataType| Expr::Cast { expr: Box::new(e), ty };
         match self.func {
             AggFunc::Min | AggFunc::Max => Ok(self.best.clone().unwrap_or(ScalarValue::Null)),
+            // (The samples: NULL over one value, as DuckDB.)
+            AggFunc::VarSamp | AggFunc::StddevSamp if self.count < 2 => Ok(ScalarValue::Null),
+            AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
+                let sample = matches!(self.func, AggFunc::VarSamp | AggFunc::StddevSamp);
+                let moment = self.m2 / (self.count - i64::from(sample)) as f64;
+                let sqrt = matches!(self.func, AggFunc::StddevPop | AggFunc::StddevSamp);
+                Ok(ScalarValue::Float64(if sqrt { moment.sqrt() } else { moment }))
+            }
             AggFunc::Sum if self.ty == DataType::Float64 => Ok(ScalarValue::Float64(self.double)),
             AggFunc::Sum => {
                 let sum = lit(ScalarValue::Decimal(self.exact), DataType::decimal(38, self.ty.scale()));
