@@ -301,7 +301,8 @@ fn range_bound(
             };
             (format!("const double target = {vals}[i] {sign} {a};"), format!("f64_cmp({vals}[j], target)"))
         }
-        DataType::Int32 | DataType::Int64 | DataType::Decimal { .. } => {
+        // (DATE keys move by days, TIMESTAMP keys by microseconds.)
+        DataType::Int32 | DataType::Int64 | DataType::Decimal { .. } | DataType::Date | DataType::Timestamp => {
             let a = i128_literal(offset.as_i128().unwrap_or(0));
             (
                 format!("const __int128 target = (__int128){vals}[i] {sign} {a};"),

@@ -366,23 +366,36 @@ impl Context<'_> {
 
 /// A RANGE offset as a value of the ORDER BY key's type, exactly: integers for integer
 /// keys, decimals of at most the key's scale for DECIMAL keys, any number for DOUBLE
-/// keys. (DuckDB also moves dates and timestamps by INTERVALs.)
+/// keys; for DATE keys days (an integer, or an INTERVAL of whole days), for TIMESTAMP
+/// keys microseconds (an INTERVAL without months). (DuckDB also moves them by months.)
 fn range_offset(value: Expr, key: DataType, side: &str, at: sqlparser::tokenizer::Span) -> Result<ScalarValue> {
     let ty = value.ty();
+    let refuse = |what: String| Err(Error::not_supported(what).at_span(at));
+    if let (DataType::Date | DataType::Timestamp, DataType::Interval) = (key, ty) {
+        let iv = match constant(&value, "a frame offset", at)? {
+            ScalarValue::Interval(iv) => iv,
+            other => return Ok(other),
+        };
+        let days_only = iv.months == 0 && (key == DataType::Timestamp || iv.micros == 0);
+        let micros = (iv.days as i128 * gpusql_common::date::MICROS_PER_DAY as i128 + iv.micros as i128) as i64;
+        return match (days_only, key) {
+            (false, _) => refuse(format!("a RANGE {side} offset of an INTERVAL of months or parts of days over {key}")),
+            (true, DataType::Date) => Ok(ScalarValue::Int64(iv.days as i64)),
+            (true, _) => Ok(ScalarValue::Int64(micros)),
+        };
+    }
     let fits = match (key, ty) {
         (DataType::Float64, t) => t.is_numeric(),
-        (DataType::Int32 | DataType::Int64, t) => t.is_integer(),
+        (DataType::Int32 | DataType::Int64 | DataType::Date, t) => t.is_integer(),
         (DataType::Decimal { scale, .. }, DataType::Decimal { scale: s, .. }) => s <= scale,
         (DataType::Decimal { .. }, t) => t.is_integer(),
         _ => false,
     };
     if !fits {
-        return Err(
-            Error::not_supported(format!("a RANGE {side} offset of {ty} for an ORDER BY key of {key}")).at_span(at)
-        );
+        return refuse(format!("a RANGE {side} offset of {ty} for an ORDER BY key of {key}"));
     }
     let target = match key {
-        DataType::Int32 => DataType::Int64,
+        DataType::Int32 | DataType::Date => DataType::Int64,
         DataType::Decimal { scale, .. } => DataType::decimal(38, scale),
         other => other,
     };

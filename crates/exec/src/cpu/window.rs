@@ -233,6 +233,8 @@ fn shifted(v: &ScalarValue, offset: &ScalarValue, smaller: bool) -> Option<Scala
                 Int32(_) => Int32(i32::try_from(y).ok()?),
                 Int64(_) => Int64(i64::try_from(y).ok()?),
                 Decimal(_) => Decimal(y),
+                Date(_) => Date(i32::try_from(y).ok()?),
+                Timestamp(_) => Timestamp(i64::try_from(y).ok()?),
                 _ => return None,
             })
         }
