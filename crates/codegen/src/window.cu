@@ -18,6 +18,22 @@ __device__ __forceinline__ Moments moments_combine(Moments a, Moments b) {
     return Moments{a.n + b.n, (bn * b.mean + an * a.mean) / n, b.m2 + a.m2 + delta * delta * bn * an / n};
 }
 
+// IGNORE NULLS: the row of the n-th (from 1) non-NULL value among rows [lo, hi) of the
+// partition starting at ps, from `counts` (a scan: the non-NULL values from ps through
+// each row); NO_ROW64 where there are fewer (exec's CPU twin: nth_non_null).
+#define NO_ROW64 0xffffffffffffffffull
+__device__ uint64_t window_nth_non_null(const unsigned long long* counts, uint64_t ps, uint64_t lo, uint64_t hi, unsigned long long n) {
+    if (n == 0 || hi <= lo) return NO_ROW64;
+    const unsigned long long base = lo > ps ? counts[lo - 1] : 0ull;
+    if (counts[hi - 1] - base < n) return NO_ROW64;
+    const unsigned long long target = base + n;
+    while (lo < hi) {
+        const uint64_t m = (lo + hi) / 2;
+        if (counts[m] < target) lo = m + 1; else hi = m;
+    }
+    return lo;
+}
+
 // ntile(n)'s bucket (1-based) of the row at 0-based `index` of a partition of `rows` rows
 // (gpusql_plan::window::ntile).
 __device__ int64_t window_ntile(int64_t n, int64_t index, int64_t rows) {

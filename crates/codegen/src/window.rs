@@ -61,6 +61,22 @@ enum Reach {
     Walk,
 }
 
+/// The aggregate a call scans and how it reads the scan: its own aggregate, or for IGNORE
+/// NULLS (lag, lead, first_value, last_value, nth_value) a count of the non-NULL values
+/// from the partition's start, whose positions `window_nth_non_null` finds by bisection.
+fn scanned(c: &WindowCall) -> Option<(AggFunc, Reach)> {
+    match c.func {
+        WindowFunc::Aggregate(_) if c.args.is_empty() => None,
+        WindowFunc::Aggregate(f) => Some((f, reach(&c.frame))),
+        WindowFunc::Lag | WindowFunc::Lead | WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue
+            if c.ignore_nulls =>
+        {
+            Some((AggFunc::Count, Reach::FromStart))
+        }
+        _ => None,
+    }
+}
+
 fn reach(frame: &Frame) -> Reach {
     match (&frame.start, &frame.end) {
         (FrameBound::UnboundedPreceding, _) => Reach::FromStart,
@@ -210,13 +226,13 @@ pub fn generate_window(
     );
     let mut scans = vec![];
     for (j, c) in calls.iter().enumerate() {
-        let WindowFunc::Aggregate(f) = c.func else { continue };
-        let Some(&x) = c.args.first() else { continue };
+        let Some((f, reach)) = scanned(c) else { continue };
+        let x = c.args[0];
         let x_ty = schema.fields[x].ty;
         let code = state_code(f, &x_ty)?;
         let x_decls =
             format!(", const {}* __restrict__ x_values, const uint8_t* __restrict__ x_validity", c_type(&x_ty));
-        let forward = match reach(&c.frame) {
+        let forward = match reach {
             Reach::FromStart => true,
             Reach::ToEnd => false,
             Reach::Walk => {
@@ -366,7 +382,7 @@ fn calls_kernel(
     );
     for s in scans {
         let c = &calls[s.call];
-        let WindowFunc::Aggregate(f) = c.func else { continue };
+        let Some((f, _)) = scanned(c) else { continue };
         let st = state_code(f, &schema.fields[c.args[0]].ty)?.ty;
         sig.push_str(&format!(", const {st}* __restrict__ {}", s.name));
     }
@@ -394,6 +410,44 @@ fn calls_kernel(
                 v = valid(0),
                 a = vals(0)
             )),
+            WindowFunc::Lag | WindowFunc::Lead if c.ignore_nulls => {
+                // The |offset|-th non-NULL value before (lag) or after (lead) the row (a
+                // negative offset turns the direction), the row's own at 0; else the
+                // default (NULL). scan{j}: the partition's non-NULL values through each row.
+                let (known, offset) = match c.args.len() {
+                    1 => ("true".to_string(), "(__int128)1".to_string()),
+                    _ => (format!("WVALID({}, i)", valid(1)), format!("(__int128){}[i]", vals(1))),
+                };
+                let default = if c.args.len() > 2 {
+                    format!(
+                        "if (WVALID({dv}, i)) {{ o{j}_values[i] = {d}[i]; o{j}_validity[i] = 1; }} else {{ {null} }}",
+                        dv = valid(2),
+                        d = vals(2)
+                    )
+                } else {
+                    null.clone()
+                };
+                let lag = c.func == WindowFunc::Lag;
+                body.push_str(&format!(
+                    "            const __int128 off = {known} ? {offset} : 0;\n            uint64_t r = NO_ROW64;\n            if (off == 0) r = i;\n            else if ((off > 0) == {lag}) {{\n                const unsigned long long before = i > ps ? scan{j}[i - 1] : 0ull;\n                const __int128 k = off > 0 ? off : -off;\n                if (k <= (__int128)before) r = window_nth_non_null(scan{j}, ps, ps, i, before + 1ull - (unsigned long long)k);\n            }} else {{\n                const __int128 k = off > 0 ? off : -off;\n                if (k <= (__int128)(pe - i)) r = window_nth_non_null(scan{j}, ps, i + 1, pe, (unsigned long long)k);\n            }}\n            if (!({known})) {{ {null} }}\n            else if (r != NO_ROW64) {{ if (WVALID({v}, r)) {{ o{j}_values[i] = {a}[r]; o{j}_validity[i] = 1; }} else {{ {null} }} }}\n            else {{ {default} }}\n",
+                    v = valid(0),
+                    a = vals(0)
+                ));
+            }
+            WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue if c.ignore_nulls => {
+                // The frame's first / last / n-th non-NULL value (scan{j}: the partition's
+                // non-NULL values through each row).
+                let (fs, fe) = frame_code(&c.frame, j, args);
+                let n = match c.func {
+                    WindowFunc::FirstValue => "1ull".to_string(),
+                    WindowFunc::LastValue => format!("fe > fs ? scan{j}[fe - 1] - (fs > ps ? scan{j}[fs - 1] : 0ull) : 0ull"),
+                    _ => format!("WVALID({nv}, i) && {n}[i] >= 1 ? (unsigned long long){n}[i] : 0ull", nv = valid(1), n = vals(1)),
+                };
+                body.push_str(&format!(
+                    "            const uint64_t fs = {fs}; uint64_t fe = {fe}; if (fe < fs) fe = fs;\n            const uint64_t r = window_nth_non_null(scan{j}, ps, fs, fe, {n});\n            if (r != NO_ROW64) {{ o{j}_values[i] = {a}[r]; o{j}_validity[i] = 1; }} else {{ {null} }}\n",
+                    a = vals(0)
+                ));
+            }
             WindowFunc::Lag | WindowFunc::Lead => {
                 // The row `offset` before (lag) or after (lead), within the partition; a
                 // NULL offset gives NULL, a row outside the default (NULL).

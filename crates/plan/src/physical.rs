@@ -427,12 +427,15 @@ pub struct WindowCall {
     pub args: Vec<usize>,
     pub frame: crate::window::Frame,
     pub ty: DataType,
+    /// IGNORE NULLS (`WindowExpr::ignore_nulls`).
+    pub ignore_nulls: bool,
 }
 
 impl fmt::Display for WindowCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let args: Vec<String> = self.args.iter().map(|a| format!("#{a}")).collect();
-        write!(f, "{}({})", self.func.name(), args.join(", "))?;
+        let ignore = if self.ignore_nulls { " IGNORE NULLS" } else { "" };
+        write!(f, "{}({}{ignore})", self.func.name(), args.join(", "))?;
         if self.func.uses_frame() {
             write!(f, " {}", self.frame)?;
         }

@@ -132,6 +132,9 @@ pub struct WindowExpr {
     pub order_by: Vec<SortKey>,
     pub frame: Frame,
     pub ty: DataType,
+    /// IGNORE NULLS (lag, lead, first_value, last_value, nth_value): the offsets and
+    /// positions count the rows whose value is not NULL.
+    pub ignore_nulls: bool,
 }
 
 impl WindowExpr {
@@ -172,7 +175,8 @@ impl fmt::Display for WindowExpr {
         } else {
             args.join(", ")
         };
-        write!(f, "{}({args}) OVER (", self.func.name())?;
+        let ignore = if self.ignore_nulls { " IGNORE NULLS" } else { "" };
+        write!(f, "{}({args}{ignore}) OVER (", self.func.name())?;
         let mut parts = vec![];
         if !self.partition_by.is_empty() {
             let p: Vec<String> = self.partition_by.iter().map(|e| e.to_string()).collect();

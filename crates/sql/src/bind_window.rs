@@ -217,9 +217,19 @@ impl Context<'_> {
         let name = f.name.to_string().to_ascii_lowercase();
         let at = f.name.span();
         let refuse = |what: &str| Err(Error::not_supported(what.to_string()).at_span(at));
-        if f.null_treatment.is_some() {
-            return refuse("IGNORE NULLS / RESPECT NULLS");
-        }
+        // IGNORE / RESPECT NULLS: DuckDB's spelling is in the arguments (`lag(x IGNORE
+        // NULLS)`); the standard's after them (`lag(x) IGNORE NULLS`) is read the same.
+        let in_arguments = match &f.args {
+            ast::FunctionArguments::List(list) => list.clauses.iter().find_map(|c| match c {
+                ast::FunctionArgumentClause::IgnoreOrRespectNulls(t) => Some(*t),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let ignore_nulls = match in_arguments.or(f.null_treatment) {
+            Some(ast::NullTreatment::IgnoreNulls) => true,
+            Some(ast::NullTreatment::RespectNulls) | None => false,
+        };
         if !f.within_group.is_empty() || !matches!(f.parameters, ast::FunctionArguments::None) {
             return refuse(&format!("{name}(…) WITHIN GROUP / parameters as a window function"));
         }
@@ -229,7 +239,9 @@ impl Context<'_> {
                 if list.duplicate_treatment.is_some() {
                     return refuse(&format!("{name}(DISTINCT …) as a window function"));
                 }
-                if let Some(c) = list.clauses.first() {
+                let other_clause =
+                    list.clauses.iter().find(|c| !matches!(c, ast::FunctionArgumentClause::IgnoreOrRespectNulls(_)));
+                if let Some(c) = other_clause {
                     return refuse(&format!("{c} in a window function's arguments"));
                 }
                 let mut args = vec![];
@@ -252,6 +264,13 @@ impl Context<'_> {
         }
         let mut bound = args.iter().map(|a| self.bind(a)).collect::<Result<Vec<_>>>()?;
         let (func, ty) = function_of(&name, bound.len(), bound.first().map(|b| b.ty()), at)?;
+        let takes_nulls = matches!(
+            func,
+            WindowFunc::Lag | WindowFunc::Lead | WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue
+        );
+        if (in_arguments.is_some() || f.null_treatment.is_some()) && !takes_nulls {
+            return Err(Error::bind(format!("RESPECT/IGNORE NULLS is not supported for {name}")).at_span(at));
+        }
         if let Some(c) = &f.filter {
             if !matches!(func, WindowFunc::Aggregate(_)) {
                 return refuse(&format!("FILTER of {name}"));
@@ -297,7 +316,7 @@ impl Context<'_> {
             None => Frame::default_for(!order_by.is_empty()),
             Some(fr) => self.frame(fr, &order_by)?,
         };
-        Ok(WindowExpr { func, args: bound, partition_by, order_by, frame, ty })
+        Ok(WindowExpr { func, args: bound, partition_by, order_by, frame, ty, ignore_nulls })
     }
 
     fn frame(&self, fr: &ast::WindowFrame, order_by: &[SortKey]) -> Result<Frame> {

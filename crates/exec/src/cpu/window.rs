@@ -80,6 +80,19 @@ fn call_values(
         let (s, e) = frame_bounds(&call.frame, p, &range);
         (s, e.max(s))
     };
+    // IGNORE NULLS: the non-NULL values before each row (the sorted rows' prefix count);
+    // positions count those rows (`nth_non_null`).
+    let non_null: Vec<usize> = match (call.ignore_nulls, call.args.first()) {
+        (true, Some(&x)) => std::iter::once(0)
+            .chain(input.iter().scan(0, |c, r| {
+                *c += usize::from(!r[x].is_null());
+                Some(*c)
+            }))
+            .collect(),
+        _ => vec![],
+    };
+    let nth = |lo: usize, hi: usize, n: usize| nth_non_null(&non_null, lo, hi, n);
+    let value_at = |j: Option<usize>| j.map_or(ScalarValue::Null, |j| input[j][call.args[0]].clone());
     let mut out = Vec::with_capacity(input.len());
     // (Running frames: the aggregate of the partition's rows so far, added in order.)
     let mut running: Option<(usize, usize, Accumulator)> = None;
@@ -111,6 +124,23 @@ fn call_values(
                 let offset = if call.args.len() > 1 { int(&arg(1, i)) } else { Some(1) };
                 match offset {
                     None => ScalarValue::Null,
+                    // The |o|-th non-NULL value before (lag) or after (lead) the row; at
+                    // offset 0 the row's own.
+                    Some(0) if call.ignore_nulls => arg(0, i),
+                    Some(o) if call.ignore_nulls => {
+                        let back = (call.func == WindowFunc::Lag) == (o > 0);
+                        let k = o.unsigned_abs() as usize;
+                        let found = if back {
+                            let before = non_null[i] - non_null[ps];
+                            (k <= before).then(|| nth(ps, i, before + 1 - k)).flatten()
+                        } else {
+                            nth(i + 1, pe, k)
+                        };
+                        match found {
+                            Some(j) => value_at(Some(j)),
+                            None => arg(2, i),
+                        }
+                    }
                     Some(o) => {
                         let j =
                             if call.func == WindowFunc::Lag { i as i128 - o as i128 } else { i as i128 + o as i128 };
@@ -121,6 +151,15 @@ fn call_values(
                         }
                     }
                 }
+            }
+            WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue if call.ignore_nulls => {
+                let (s, e) = frame_of(p);
+                let n = match call.func {
+                    WindowFunc::FirstValue => Some(1),
+                    WindowFunc::LastValue => Some(non_null[e] - non_null[s]),
+                    _ => int(&arg(1, i)).filter(|n| *n >= 1).map(|n| n as usize),
+                };
+                value_at(n.and_then(|n| nth(s, e, n)))
             }
             WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue => {
                 let (s, e) = frame_of(p);
@@ -163,6 +202,17 @@ fn call_values(
         out.push(v);
     }
     Ok(out)
+}
+
+/// The row of the `n`-th (from 1) non-NULL value among rows [lo, hi), given their prefix
+/// count (`non_null[r]`: the non-NULL values before row r); None where there are fewer.
+fn nth_non_null(non_null: &[usize], lo: usize, hi: usize, n: usize) -> Option<usize> {
+    if n == 0 || hi <= lo || non_null[hi] - non_null[lo] < n {
+        return None;
+    }
+    // The first row r whose count through it (non_null[r + 1]) reaches the target.
+    let target = non_null[lo] + n;
+    Some(lo + non_null[lo + 1..=hi].partition_point(|c| *c < target))
 }
 
 /// A RANGE frame's end at `bound` (`a PRECEDING` / `a FOLLOWING`) for the row at `p`: the
