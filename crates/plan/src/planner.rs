@@ -405,7 +405,7 @@ impl Planner {
         if !probe_keys.iter().all(|k| matches!(k, Expr::Literal { .. })) {
             return Ok(());
         }
-        let rows = |p: &LogicalPlan| estimate(p, Estimates::Guessed).0.max(1.0);
+        let rows = |p: &LogicalPlan| crate::selectivity::rows_at_most(p).max(1.0);
         let pairs = rows(probe) * rows(build);
         if pairs > self.max_cross_join_pairs as f64 {
             return Err(Error::InvalidInput(format!(

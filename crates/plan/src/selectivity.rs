@@ -144,6 +144,74 @@ pub fn estimate(plan: &LogicalPlan, how: Estimates) -> (f64, f64) {
     }
 }
 
+/// `estimate`'s rows, or fewer where a grouping's keys are known to take fewer values: a
+/// grouping yields at most one row per combination of its keys' values, and a key that
+/// is a column of a table read whole-number values from [min, max] (chunk statistics) takes
+/// at most max - min + 1 of them, and NULL. For the cross-join guard, which must not refuse
+/// a pairing of two small aggregates (TPC-DS q77's sales and returns per call center)
+/// because its input was large.
+pub fn rows_at_most(plan: &LogicalPlan) -> f64 {
+    let rows = estimate(plan, Estimates::Guessed).0;
+    match plan {
+        LogicalPlan::Aggregate { input, group_by, .. } if !group_by.is_empty() => {
+            let bound = group_by.iter().try_fold(1.0f64, |acc, k| match k {
+                Expr::Column { index, .. } => column_values(input, *index).map(|n| acc * (n + 1.0)),
+                _ => None,
+            });
+            bound.map_or(rows, |b| rows.min(b))
+        }
+        LogicalPlan::Filter { input, .. } | LogicalPlan::Project { input, .. } => rows.min(rows_at_most(input)),
+        _ => rows,
+    }
+}
+
+/// How many non-NULL values output column `col` of `plan` can take at most, where its
+/// table's statistics bound a whole-number column (through filters, projections of
+/// columns, joins and group keys).
+fn column_values(plan: &LogicalPlan, col: usize) -> Option<f64> {
+    match plan {
+        LogicalPlan::Scan { projection, statistics: Some(stats), .. } => {
+            let column = *projection.get(col)?;
+            let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+            for chunk in &stats.chunks {
+                let c = chunk.get(column)?;
+                lo = lo.min(whole(c.min.as_ref()?)?);
+                hi = hi.max(whole(c.max.as_ref()?)?);
+            }
+            (hi >= lo).then(|| (hi - lo + 1) as f64)
+        }
+        LogicalPlan::Filter { input, .. } => column_values(input, col),
+        LogicalPlan::Project { input, exprs, .. } => match exprs.get(col)? {
+            Expr::Column { index, .. } => column_values(input, *index),
+            _ => None,
+        },
+        LogicalPlan::Aggregate { input, group_by, .. } => match group_by.get(col)? {
+            Expr::Column { index, .. } => column_values(input, *index),
+            _ => None,
+        },
+        LogicalPlan::Join { probe, build, .. } => {
+            let width = probe.schema().len();
+            if col < width {
+                column_values(probe, col)
+            } else if plan.schema().len() == width + build.schema().len() {
+                column_values(build, col - width)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// An integer, date, timestamp or decimal statistic as a whole number (a decimal's
+/// unscaled value: as many values as the statistic's range at its scale).
+fn whole(v: &ScalarValue) -> Option<i128> {
+    match v {
+        ScalarValue::Float64(_) | ScalarValue::Utf8(_) => None,
+        other => other.as_i128(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
