@@ -264,7 +264,10 @@ fn decimal_product(p1: u8, s1: u8, p2: u8, s2: u8) -> Result<DataType> {
         )));
     }
     let width = p1 + p2;
-    let width = if width > INT64_DECIMAL_PRECISION && p1.max(p2) <= INT64_DECIMAL_PRECISION && scale < INT64_DECIMAL_PRECISION {
+    let width = if width > INT64_DECIMAL_PRECISION
+        && p1.max(p2) <= INT64_DECIMAL_PRECISION
+        && scale < INT64_DECIMAL_PRECISION
+    {
         INT64_DECIMAL_PRECISION
     } else {
         width

@@ -50,7 +50,13 @@ impl Planner {
             for j in &group {
                 let c = &windows[*j];
                 let args = c.args.iter().map(|a| add(a, &mut exprs, &mut fields)).collect();
-                calls.push(WindowCall { func: c.func, args, frame: c.frame.clone(), ty: c.ty, ignore_nulls: c.ignore_nulls });
+                calls.push(WindowCall {
+                    func: c.func,
+                    args,
+                    frame: c.frame.clone(),
+                    ty: c.ty,
+                    ignore_nulls: c.ignore_nulls,
+                });
             }
             push_project(&mut ops, exprs, Schema::new(fields));
             let (id, schema) = self.materialize(source, ops);
