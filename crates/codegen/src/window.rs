@@ -410,30 +410,6 @@ fn calls_kernel(
                 v = valid(0),
                 a = vals(0)
             )),
-            WindowFunc::Lag | WindowFunc::Lead if c.ignore_nulls => {
-                // The |offset|-th non-NULL value before (lag) or after (lead) the row (a
-                // negative offset turns the direction), the row's own at 0; else the
-                // default (NULL). scan{j}: the partition's non-NULL values through each row.
-                let (known, offset) = match c.args.len() {
-                    1 => ("true".to_string(), "(__int128)1".to_string()),
-                    _ => (format!("WVALID({}, i)", valid(1)), format!("(__int128){}[i]", vals(1))),
-                };
-                let default = if c.args.len() > 2 {
-                    format!(
-                        "if (WVALID({dv}, i)) {{ o{j}_values[i] = {d}[i]; o{j}_validity[i] = 1; }} else {{ {null} }}",
-                        dv = valid(2),
-                        d = vals(2)
-                    )
-                } else {
-                    null.clone()
-                };
-                let lag = c.func == WindowFunc::Lag;
-                body.push_str(&format!(
-                    "            const __int128 off = {known} ? {offset} : 0;\n            uint64_t r = NO_ROW64;\n            if (off == 0) r = i;\n            else if ((off > 0) == {lag}) {{\n                const unsigned long long before = i > ps ? scan{j}[i - 1] : 0ull;\n                const __int128 k = off > 0 ? off : -off;\n                if (k <= (__int128)before) r = window_nth_non_null(scan{j}, ps, ps, i, before + 1ull - (unsigned long long)k);\n            }} else {{\n                const __int128 k = off > 0 ? off : -off;\n                if (k <= (__int128)(pe - i)) r = window_nth_non_null(scan{j}, ps, i + 1, pe, (unsigned long long)k);\n            }}\n            if (!({known})) {{ {null} }}\n            else if (r != NO_ROW64) {{ if (WVALID({v}, r)) {{ o{j}_values[i] = {a}[r]; o{j}_validity[i] = 1; }} else {{ {null} }} }}\n            else {{ {default} }}\n",
-                    v = valid(0),
-                    a = vals(0)
-                ));
-            }
             WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue if c.ignore_nulls => {
                 // The frame's first / last / n-th non-NULL value (scan{j}: the partition's
                 // non-NULL values through each row).
@@ -450,12 +426,14 @@ fn calls_kernel(
             }
             WindowFunc::Lag | WindowFunc::Lead => {
                 // The row `offset` before (lag) or after (lead), within the partition; a
-                // NULL offset gives NULL, a row outside the default (NULL).
+                // NULL offset gives NULL, a row outside the default (NULL). IGNORE NULLS:
+                // the |offset|-th non-NULL value before (lag) or after (lead) the row (a
+                // negative offset turns the direction), the row's own at 0 (scan{j}: the
+                // partition's non-NULL values through each row).
                 let (known, offset) = match c.args.len() {
                     1 => ("true".to_string(), "(__int128)1".to_string()),
                     _ => (format!("WVALID({}, i)", valid(1)), format!("(__int128){}[i]", vals(1))),
                 };
-                let sign = if c.func == WindowFunc::Lag { "-" } else { "+" };
                 let default = if c.args.len() > 2 {
                     format!(
                         "if (WVALID({dv}, i)) {{ o{j}_values[i] = {d}[i]; o{j}_validity[i] = 1; }} else {{ {null} }}",
@@ -465,11 +443,21 @@ fn calls_kernel(
                 } else {
                     null.clone()
                 };
-                body.push_str(&format!(
-                    "            const __int128 at = {known} ? (__int128)i {sign} {offset} : -1;\n            if (!({known})) {{ {null} }}\n            else if (at >= (__int128)ps && at < (__int128)pe) {{\n                const uint64_t r = (uint64_t)at;\n                if (WVALID({v}, r)) {{ o{j}_values[i] = {a}[r]; o{j}_validity[i] = 1; }} else {{ {null} }}\n            }} else {{ {default} }}\n",
-                    v = valid(0),
-                    a = vals(0)
-                ));
+                if c.ignore_nulls {
+                    let lag = c.func == WindowFunc::Lag;
+                    body.push_str(&format!(
+                        "            const __int128 off = {known} ? {offset} : 0;\n            uint64_t r = NO_ROW64;\n            if (off == 0) r = i;\n            else if ((off > 0) == {lag}) {{\n                const unsigned long long before = i > ps ? scan{j}[i - 1] : 0ull;\n                const __int128 k = off > 0 ? off : -off;\n                if (k <= (__int128)before) r = window_nth_non_null(scan{j}, ps, ps, i, before + 1ull - (unsigned long long)k);\n            }} else {{\n                const __int128 k = off > 0 ? off : -off;\n                if (k <= (__int128)(pe - i)) r = window_nth_non_null(scan{j}, ps, i + 1, pe, (unsigned long long)k);\n            }}\n            if (!({known})) {{ {null} }}\n            else if (r != NO_ROW64) {{ if (WVALID({v}, r)) {{ o{j}_values[i] = {a}[r]; o{j}_validity[i] = 1; }} else {{ {null} }} }}\n            else {{ {default} }}\n",
+                        v = valid(0),
+                        a = vals(0)
+                    ));
+                } else {
+                    let sign = if c.func == WindowFunc::Lag { "-" } else { "+" };
+                    body.push_str(&format!(
+                        "            const __int128 at = {known} ? (__int128)i {sign} {offset} : -1;\n            if (!({known})) {{ {null} }}\n            else if (at >= (__int128)ps && at < (__int128)pe) {{\n                const uint64_t r = (uint64_t)at;\n                if (WVALID({v}, r)) {{ o{j}_values[i] = {a}[r]; o{j}_validity[i] = 1; }} else {{ {null} }}\n            }} else {{ {default} }}\n",
+                        v = valid(0),
+                        a = vals(0)
+                    ));
+                }
             }
             WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue => {
                 let (fs, fe) = frame_code(&c.frame, j, args);
