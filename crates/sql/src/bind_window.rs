@@ -395,12 +395,16 @@ fn range_offset(value: Expr, key: DataType, side: &str, at: sqlparser::tokenizer
             ScalarValue::Interval(iv) => iv,
             other => return Ok(other),
         };
-        let days_only = iv.months == 0 && (key == DataType::Timestamp || iv.micros == 0);
-        let micros = (iv.days as i128 * gpusql_common::date::MICROS_PER_DAY as i128 + iv.micros as i128) as i64;
-        return match (days_only, key) {
-            (false, _) => refuse(format!("a RANGE {side} offset of an INTERVAL of months or parts of days over {key}")),
-            (true, DataType::Date) => Ok(ScalarValue::Int64(iv.days as i64)),
-            (true, _) => Ok(ScalarValue::Int64(micros)),
+        let micros = iv.days as i128 * gpusql_common::date::MICROS_PER_DAY as i128 + iv.micros as i128;
+        return match key {
+            DataType::Date if iv.months != 0 || iv.micros != 0 => {
+                refuse(format!("a RANGE {side} offset of an INTERVAL of months or parts of days over {key}"))
+            }
+            DataType::Date => Ok(ScalarValue::Int64(iv.days as i64)),
+            _ if iv.months != 0 => refuse(format!("a RANGE {side} offset of an INTERVAL of months over {key}")),
+            _ => i64::try_from(micros)
+                .map(ScalarValue::Int64)
+                .map_err(|_| Error::bind(format!("RANGE {side} offset out of range")).at_span(at)),
         };
     }
     let fits = match (key, ty) {
