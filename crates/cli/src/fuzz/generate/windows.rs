@@ -1,7 +1,8 @@
 //! The generator's window functions. Rows that tie in a window's ORDER BY may come in any
 //! order, so each call is one whose values ties cannot change: ranks, distributions and
 //! aggregates over frames that hold a row's peers (RANGE, whole partitions); the row-order
-//! ones (row_number, ntile, lag / lead, first / last / nth_value, ROWS frames) only where
+//! ones (row_number, ntile, lag / lead, first / last / nth_value, with or without IGNORE
+//! NULLS, ROWS frames) only where
 //! the ORDER BY is every column in scope, and none of them DOUBLE (signed zeros tie but
 //! print apart), so that rows that tie are the same row. No DOUBLE arguments either: a
 //! running sum's rounding depends on the order the engine adds in.
@@ -80,8 +81,14 @@ impl Generator<'_> {
                 // DuckDB 2.0.1 ends `… AND 0 PRECEDING` at the row, not its last peer, where
                 // the key is an aggregate or a constant BIGINT; this engine, as the standard
                 // and DuckDB elsewhere, at the last peer.)
-                let key = value(self, Ty::Int);
+                // (Or a DATE key, moved by days: an integer or an INTERVAL of whole days.)
+                let date = groups.is_none() && !scope.of_type(Ty::Date).is_empty() && self.rng.chance(0.3);
+                let key = value(self, if date { Ty::Date } else { Ty::Int });
                 let (a, b) = (1 + self.rng.below(3), 1 + self.rng.below(3));
+                let (a, b) = match (date, self.rng.chance(0.5)) {
+                    (true, true) => (format!("INTERVAL {a} DAY"), format!("INTERVAL {b} DAY")),
+                    _ => (a.to_string(), b.to_string()),
+                };
                 over.retain(|o| o.starts_with("PARTITION"));
                 let frame = match self.rng.below(3) {
                     0 => format!("RANGE BETWEEN {a} PRECEDING AND {b} FOLLOWING"),
@@ -99,16 +106,18 @@ impl Generator<'_> {
                 let f = *self.rng.pick(&["lag", "lead"]).unwrap_or(&"lag");
                 let ty = pick(self);
                 let v = value(self, ty);
+                let nulls = self.null_treatment();
                 match self.rng.below(3) {
-                    0 => format!("{f}({v})"),
-                    1 => format!("{f}({v}, {})", self.rng.below(4)),
-                    _ => format!("{f}({v}, {}, {})", self.rng.below(4), self.literal(scope, ty)),
+                    0 => format!("{f}({v}{nulls})"),
+                    1 => format!("{f}({v}, {}{nulls})", self.rng.below(4)),
+                    _ => format!("{f}({v}, {}, {}{nulls})", self.rng.below(4), self.literal(scope, ty)),
                 }
             }
             12 => {
                 let f = *self.rng.pick(&["first_value", "last_value"]).unwrap_or(&"first_value");
                 let ty = pick(self);
-                format!("{f}({})", value(self, ty))
+                let v = value(self, ty);
+                format!("{f}({v}{})", self.null_treatment())
             }
             _ => {
                 let (a, b) = (self.rng.below(4), self.rng.below(4));
@@ -126,7 +135,8 @@ impl Generator<'_> {
                     "sum" => format!("sum({})", numeric(self)),
                     "nth_value" => {
                         let ty = pick(self);
-                        format!("nth_value({}, {})", value(self, ty), 1 + self.rng.below(3))
+                        let v = value(self, ty);
+                        format!("nth_value({v}, {}{})", 1 + self.rng.below(3), self.null_treatment())
                     }
                     _ => {
                         let ty = pick(self);
@@ -136,5 +146,14 @@ impl Generator<'_> {
             }
         };
         format!("{call} OVER ({})", over.join(" "))
+    }
+
+    /// IGNORE NULLS (or RESPECT NULLS) at times, in DuckDB's spelling: in the arguments.
+    fn null_treatment(&mut self) -> &'static str {
+        match self.rng.below(6) {
+            0 | 1 => " IGNORE NULLS",
+            2 => " RESPECT NULLS",
+            _ => "",
+        }
     }
 }
