@@ -201,6 +201,28 @@ fn function_of(
     })
 }
 
+/// `lag(max(x) IGNORE NULLS)`: sqlparser gives the IGNORE NULLS after the last argument's
+/// own call to that call; it is the window call's (DuckDB's reading). None where there is
+/// no such call.
+fn lift_null_treatment(f: &ast::Function) -> Option<ast::Function> {
+    let ast::FunctionArguments::List(list) = &f.args else { return None };
+    let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Function(inner)))) = list.args.last()
+    else {
+        return None;
+    };
+    let treatment = inner.null_treatment.filter(|_| inner.over.is_none())?;
+    let mut lifted = f.clone();
+    if let ast::FunctionArguments::List(list) = &mut lifted.args {
+        if let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Function(inner)))) =
+            list.args.last_mut()
+        {
+            inner.null_treatment = None;
+        }
+        list.clauses.push(ast::FunctionArgumentClause::IgnoreOrRespectNulls(treatment));
+    }
+    Some(lifted)
+}
+
 /// A constant of a frame bound or argument, evaluated.
 fn constant(e: &Expr, what: &str, at: sqlparser::tokenizer::Span) -> Result<ScalarValue> {
     let mut columns = vec![];
@@ -214,6 +236,8 @@ fn constant(e: &Expr, what: &str, at: sqlparser::tokenizer::Span) -> Result<Scal
 impl Context<'_> {
     /// One window call, over this context's columns.
     pub(crate) fn bind_window(&self, f: &ast::Function, named: &[ast::NamedWindowDefinition]) -> Result<WindowExpr> {
+        let lifted = lift_null_treatment(f);
+        let f = lifted.as_ref().unwrap_or(f);
         let name = f.name.to_string().to_ascii_lowercase();
         let at = f.name.span();
         let refuse = |what: &str| Err(Error::not_supported(what.to_string()).at_span(at));
